@@ -1,0 +1,133 @@
+package billing
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/domain"
+	"outboxlab/store"
+)
+
+// Tables of the billing database.
+const (
+	// TableLedger holds one Entry per business effect, keyed by a counter in
+	// the order they were applied.
+	TableLedger = "ledger"
+	// TableAccounts holds one Account per order.
+	TableAccounts = "accounts"
+	// TableInbox holds the ids of processed messages (the idempotency keys).
+	TableInbox = "inbox"
+	// TableParked holds messages waiting for a missing earlier event, keyed
+	// by aggregate and sequence.
+	TableParked = "parked"
+	// TableDead holds messages the consumer can never process, keyed by
+	// message id.
+	TableDead  = "dead_letters"
+	tableMeta  = "billing_meta"
+	keyLedgerN = "ledger-next"
+)
+
+// EffectKind says what an event did to billing.
+type EffectKind string
+
+// The effects of the three order events.
+const (
+	Invoice EffectKind = "invoice" // OrderAccepted
+	Line    EffectKind = "line"    // OrderAmended
+	Credit  EffectKind = "credit"  // OrderCancelled
+)
+
+// Entry is one business effect. Its Key orders entries by when they were
+// applied; OrderID and Sequence say which business change caused it.
+type Entry struct {
+	Key       string
+	OrderID   string
+	Sequence  int
+	Kind      EffectKind
+	Amount    domain.Money
+	MessageID string
+	At        time.Time
+}
+
+// Account is billing's view of one order: the last sequence applied and the
+// amount billed so far.
+type Account struct {
+	OrderID   string
+	Applied   int
+	Billed    domain.Money
+	Cancelled bool
+}
+
+// Install creates the billing tables in db.
+func Install(db *store.DB) error {
+	for _, t := range []string{TableLedger, TableAccounts, TableInbox, TableParked, TableDead, tableMeta} {
+		if err := db.CreateTable(t); err != nil {
+			return fmt.Errorf("billing: install: %w", err)
+		}
+	}
+	return nil
+}
+
+// LoadAccount reads an order's account inside tx; a missing account is the
+// zero Account with Applied 0.
+func LoadAccount(tx *store.Tx, orderID string) Account {
+	if v, ok := tx.Get(TableAccounts, orderID); ok {
+		return v.(Account)
+	}
+	return Account{OrderID: orderID}
+}
+
+// ApplyEffect writes the business effect of e into tx: a ledger entry, and
+// the account's new applied sequence and billed amount. It does no
+// deduplication and no ordering of its own: that is the caller's job, and
+// the difference between the correct consumer and the mistakes.
+func ApplyEffect(tx *store.Tx, e domain.Event, messageID string, now time.Time) error {
+	acc := LoadAccount(tx, e.AggregateID())
+	entry := Entry{OrderID: e.AggregateID(), Sequence: e.Seq(), MessageID: messageID, At: now}
+	switch ev := e.(type) {
+	case domain.OrderAccepted:
+		entry.Kind, entry.Amount = Invoice, ev.Total
+		acc.Billed = ev.Total
+	case domain.OrderAmended:
+		entry.Kind, entry.Amount = Line, ev.Amount
+		billed := ev.Amount
+		if acc.Billed.Currency != "" {
+			sum, err := acc.Billed.Add(ev.Amount)
+			if err != nil {
+				return fmt.Errorf("billing: %s#%d: %w", entry.OrderID, entry.Sequence, err)
+			}
+			billed = sum
+		}
+		acc.Billed = billed
+	case domain.OrderCancelled:
+		entry.Kind = Credit
+		entry.Amount = domain.Money{Minor: -acc.Billed.Minor, Currency: acc.Billed.Currency}
+		acc.Billed = domain.Money{Currency: acc.Billed.Currency}
+		acc.Cancelled = true
+	default:
+		return fmt.Errorf("billing: no effect for %s", e.EventType())
+	}
+	acc.Applied = e.Seq()
+	n := 1
+	if v, ok := tx.Get(tableMeta, keyLedgerN); ok {
+		n = v.(int)
+	}
+	tx.Put(tableMeta, keyLedgerN, n+1)
+	entry.Key = fmt.Sprintf("%012d", n)
+	if err := tx.Insert(TableLedger, entry.Key, entry); err != nil {
+		return fmt.Errorf("billing: %w", err)
+	}
+	tx.Put(TableAccounts, acc.OrderID, acc)
+	return nil
+}
+
+// Ledger returns every committed effect in the order it was applied.
+func Ledger(db *store.DB) []Entry {
+	keys := db.Keys(TableLedger)
+	out := make([]Entry, 0, len(keys))
+	for _, k := range keys {
+		v, _ := db.Get(TableLedger, k)
+		out = append(out, v.(Entry))
+	}
+	return out
+}

@@ -1,0 +1,34 @@
+package broker
+
+import (
+	"time"
+
+	"outboxlab/domain"
+)
+
+// ActionKind says what the broker did.
+type ActionKind string
+
+// The things a broker does.
+const (
+	Published     ActionKind = "published"
+	PublishFailed ActionKind = "publish-failed"
+	AckLost       ActionKind = "ack-lost"
+	Delivered     ActionKind = "delivered"
+	Acked         ActionKind = "acked"
+	Requeued      ActionKind = "requeued"
+	Duplicated    ActionKind = "duplicated"
+	Held          ActionKind = "held"
+	Reordered     ActionKind = "reordered"
+)
+
+// Action is one entry of the broker's history.
+type Action struct {
+	At         time.Time
+	Kind       ActionKind
+	MessageID  string
+	Event      domain.Record
+	Subscriber string
+	Tag        uint64
+	Detail     string
+}

@@ -1,0 +1,250 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"outboxlab/domain"
+)
+
+// Sentinel errors of Publish.
+var (
+	// ErrUnavailable means the broker could not be reached; nothing was stored.
+	ErrUnavailable = errors.New("broker unavailable")
+	// ErrAckLost means the publisher got no acknowledgement. The message may
+	// or may not be stored: the publisher cannot tell, and must send again.
+	ErrAckLost = errors.New("broker acknowledgement lost")
+	// ErrRejected means the broker refuses this message, now and every time.
+	ErrRejected = errors.New("broker rejected message")
+	// ErrUnknownDelivery means an ack named a delivery the subscriber does
+	// not hold (already acked, or requeued by a reconnect).
+	ErrUnknownDelivery = errors.New("unknown delivery")
+)
+
+// Envelope is a message on the wire: its stable id and the event record.
+type Envelope struct {
+	ID    string
+	Event domain.Record
+}
+
+// Publisher is the port a relay (or a dual-writing service) sends through.
+type Publisher interface {
+	// Publish stores the envelope durably and returns nil once it did.
+	Publish(Envelope) error
+}
+
+// Clock tells the broker the current (virtual) time.
+type Clock interface{ Now() time.Time }
+
+// Target names one message by its aggregate and sequence number.
+type Target struct {
+	AggregateID string
+	Sequence    int
+}
+
+func (t Target) matches(e Envelope) bool {
+	return e.Event.AggregateID == t.AggregateID && e.Event.Sequence == t.Sequence
+}
+
+func (t Target) String() string { return fmt.Sprintf("%s#%d", t.AggregateID, t.Sequence) }
+
+// Delivery is one hand-over of a message to a subscriber.
+type Delivery struct {
+	// Tag identifies this delivery for Ack.
+	Tag      uint64
+	Envelope Envelope
+	// Redelivered is set when the subscriber got this message before.
+	Redelivered bool
+}
+
+type entry struct {
+	env         Envelope
+	availableAt time.Time
+	redelivered bool
+}
+
+type subscription struct {
+	name     string
+	queue    []entry
+	inflight []inflight // in delivery order
+	seen     map[string]bool
+}
+
+type inflight struct {
+	tag uint64
+	e   entry
+}
+
+// Broker is the durable broker. Create it with New.
+type Broker struct {
+	clock   Clock
+	log     []Envelope
+	subs    []*subscription // in subscription order
+	nextTag uint64
+	history []Action
+	faults  faults
+}
+
+// New returns an empty broker reading time from clock.
+func New(clock Clock) *Broker {
+	return &Broker{clock: clock}
+}
+
+// Subscribe creates a named subscription that receives every message
+// published from now on. Subscribing twice under one name is an error.
+func (b *Broker) Subscribe(name string) error {
+	if b.sub(name) != nil {
+		return fmt.Errorf("broker: subscribe %s: already subscribed", name)
+	}
+	b.subs = append(b.subs, &subscription{name: name, seen: map[string]bool{}})
+	return nil
+}
+
+func (b *Broker) sub(name string) *subscription {
+	for _, s := range b.subs {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func (b *Broker) mustSub(name string) *subscription {
+	s := b.sub(name)
+	if s == nil {
+		panic(fmt.Sprintf("broker: no subscription %q", name))
+	}
+	return s
+}
+
+// Publish implements Publisher, subject to the faults in force.
+func (b *Broker) Publish(e Envelope) error {
+	now := b.clock.Now()
+	if err := b.faults.refuse(e, now); err != nil {
+		b.record(Action{Kind: PublishFailed, MessageID: e.ID, Event: e.Event, Detail: err.Error()})
+		return fmt.Errorf("broker: publish %s: %w", e.ID, err)
+	}
+	b.log = append(b.log, e)
+	b.record(Action{Kind: Published, MessageID: e.ID, Event: e.Event})
+	at := now.Add(b.faults.delayOf(e))
+	for _, s := range b.subs {
+		b.enqueue(s, e, at)
+	}
+	b.faults.usedUp(e)
+	if b.faults.loseAck(e) {
+		b.record(Action{Kind: AckLost, MessageID: e.ID, Event: e.Event})
+		return fmt.Errorf("broker: publish %s: %w", e.ID, ErrAckLost)
+	}
+	return nil
+}
+
+func (b *Broker) enqueue(s *subscription, e Envelope, at time.Time) {
+	n := entry{env: e, availableAt: at}
+	if b.faults.holdForReorder(s.name, e) {
+		b.record(Action{Kind: Held, MessageID: e.ID, Event: e.Event, Subscriber: s.name, Detail: "held back to be delivered after the next message of " + e.Event.AggregateID})
+		return
+	}
+	s.queue = append(s.queue, n)
+	if held, ok := b.faults.releaseAfter(s.name, e); ok {
+		held.availableAt = at
+		s.queue = append(s.queue, held)
+		b.record(Action{Kind: Reordered, MessageID: held.env.ID, Event: held.env.Event, Subscriber: s.name, Detail: "delivered after " + e.ID})
+	}
+	if b.faults.duplicate(s.name, e) {
+		s.queue = append(s.queue, n)
+		b.record(Action{Kind: Duplicated, MessageID: e.ID, Event: e.Event, Subscriber: s.name})
+	}
+}
+
+// Receive hands the next available message to the subscriber, or reports
+// false when there is none (or the broker is unreachable).
+func (b *Broker) Receive(name string) (Delivery, bool) {
+	s := b.mustSub(name)
+	now := b.clock.Now()
+	if b.faults.down(now) {
+		return Delivery{}, false
+	}
+	for i, e := range s.queue {
+		if e.availableAt.After(now) {
+			continue
+		}
+		s.queue = append(s.queue[:i:i], s.queue[i+1:]...)
+		b.nextTag++
+		e.redelivered = e.redelivered || s.seen[e.env.ID]
+		s.seen[e.env.ID] = true
+		s.inflight = append(s.inflight, inflight{tag: b.nextTag, e: e})
+		b.record(Action{Kind: Delivered, MessageID: e.env.ID, Event: e.env.Event, Subscriber: name, Tag: b.nextTag})
+		return Delivery{Tag: b.nextTag, Envelope: e.env, Redelivered: e.redelivered}, true
+	}
+	return Delivery{}, false
+}
+
+// Ack confirms a delivery; the message will not be delivered again.
+func (b *Broker) Ack(name string, tag uint64) error {
+	s := b.mustSub(name)
+	for i, f := range s.inflight {
+		if f.tag == tag {
+			s.inflight = append(s.inflight[:i:i], s.inflight[i+1:]...)
+			b.record(Action{Kind: Acked, MessageID: f.e.env.ID, Event: f.e.env.Event, Subscriber: name, Tag: tag})
+			return nil
+		}
+	}
+	return fmt.Errorf("broker: ack %s/%d: %w", name, tag, ErrUnknownDelivery)
+}
+
+// Disconnect drops the subscriber's connection, as a crash of its process
+// does: every unacknowledged delivery goes back to the front of its queue,
+// in the order it was delivered, and will be delivered again.
+func (b *Broker) Disconnect(name string) {
+	s := b.mustSub(name)
+	if len(s.inflight) == 0 {
+		return
+	}
+	back := make([]entry, 0, len(s.inflight)+len(s.queue))
+	for _, f := range s.inflight {
+		f.e.redelivered = true
+		back = append(back, f.e)
+		b.record(Action{Kind: Requeued, MessageID: f.e.env.ID, Event: f.e.env.Event, Subscriber: name, Tag: f.tag})
+	}
+	s.queue = append(back, s.queue...)
+	s.inflight = nil
+}
+
+// Pending returns how many messages wait for the subscriber or are
+// delivered and not yet acknowledged.
+func (b *Broker) Pending(name string) int {
+	s := b.mustSub(name)
+	return len(s.queue) + len(s.inflight) + b.faults.heldCount(name)
+}
+
+// NextAvailable returns when the subscriber's next queued message becomes
+// deliverable, and false if none is queued.
+func (b *Broker) NextAvailable(name string) (time.Time, bool) {
+	s := b.mustSub(name)
+	var next time.Time
+	found := false
+	for _, e := range s.queue {
+		if !found || e.availableAt.Before(next) {
+			next, found = e.availableAt, true
+		}
+	}
+	if found {
+		if end, down := b.faults.outageEnd(b.clock.Now()); down && end.After(next) {
+			next = end
+		}
+	}
+	return next, found
+}
+
+// Log returns every message stored, in the order stored. Read it, do not
+// change it.
+func (b *Broker) Log() []Envelope { return b.log }
+
+// History returns everything the broker did, in order.
+func (b *Broker) History() []Action { return b.history }
+
+func (b *Broker) record(a Action) {
+	a.At = b.clock.Now()
+	b.history = append(b.history, a)
+}

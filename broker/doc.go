@@ -1,0 +1,30 @@
+// Package broker is the lab's message broker: a durable topic log with
+// at-least-once delivery to named subscribers, and faults that the simulator
+// switches on and off deterministically.
+//
+// The broker is a separate durable system. It survives every process crash:
+// what it acknowledged is in its log, and a subscriber's unacknowledged
+// deliveries are delivered again when that subscriber reconnects.
+//
+// # Faults
+//
+// Faults describe what the broker does wrong; they never read the wall clock
+// or a random source of their own:
+//
+//   - FailNextPublishes(n): the next n publishes fail and store nothing.
+//   - Outage(from, to): unreachable in [from, to): publishes fail, nothing is
+//     delivered (seed 004's ten minutes).
+//   - LoseAck(target): the message is stored, but the publisher sees an error
+//     and will send it again.
+//   - Duplicate(target): the message is delivered twice.
+//   - Reorder(target): the target and the next message of its aggregate are
+//     delivered in swapped order.
+//   - Delay(target, d): the message is delivered only d after it was stored.
+//   - Reject(target): every publish of the message is refused, permanently.
+//
+// A Target names a message by aggregate id and sequence number, which the
+// simulator knows before any message id is drawn.
+//
+// Everything the broker does is recorded (History) for traces and for the
+// invariant checker.
+package broker

@@ -1,0 +1,177 @@
+package broker
+
+import (
+	"time"
+)
+
+// faults is the broker's fault schedule. Every method is deterministic.
+type faults struct {
+	failNext   int
+	outages    []window
+	lostAcks   []Target
+	duplicates []Target
+	reorders   []Target
+	delays     []delay
+	rejected   []Target
+	held       []heldEntry
+}
+
+type window struct{ from, to time.Time }
+
+type delay struct {
+	target Target
+	d      time.Duration
+}
+
+type heldEntry struct {
+	sub    string
+	target Target
+	e      entry
+}
+
+// FailNextPublishes makes the next n publishes fail with ErrUnavailable.
+func (b *Broker) FailNextPublishes(n int) { b.faults.failNext = n }
+
+// Outage makes the broker unreachable in [from, to): publishes fail with
+// ErrUnavailable and nothing is delivered.
+func (b *Broker) Outage(from, to time.Time) {
+	b.faults.outages = append(b.faults.outages, window{from, to})
+}
+
+// LoseAck stores the target's next publish but reports ErrAckLost to the
+// publisher, once.
+func (b *Broker) LoseAck(t Target) { b.faults.lostAcks = append(b.faults.lostAcks, t) }
+
+// Duplicate delivers the target's next publish twice to every subscriber, once.
+func (b *Broker) Duplicate(t Target) { b.faults.duplicates = append(b.faults.duplicates, t) }
+
+// Reorder holds the target back and delivers it right after the next message
+// of its aggregate, once: the two arrive swapped.
+func (b *Broker) Reorder(t Target) { b.faults.reorders = append(b.faults.reorders, t) }
+
+// Delay makes the target deliverable only d after it was stored.
+func (b *Broker) Delay(t Target, d time.Duration) {
+	b.faults.delays = append(b.faults.delays, delay{t, d})
+}
+
+// Reject refuses every publish of the target with ErrRejected. Heal does not
+// end a rejection: it is a permanent property of the message (too large, a
+// schema the broker refuses) until FixRejections says its cause was fixed.
+func (b *Broker) Reject(t Target) { b.faults.rejected = append(b.faults.rejected, t) }
+
+// Heal ends every transient fault: no more failures, outages, lost acks,
+// duplicates or delays, and a message held back for a reorder that never
+// came is delivered now. Rejections stay (see FixRejections).
+func (b *Broker) Heal() {
+	for _, h := range b.faults.held {
+		s := b.mustSub(h.sub)
+		h.e.availableAt = b.clock.Now()
+		s.queue = append(s.queue, h.e)
+		b.record(Action{Kind: Reordered, MessageID: h.e.env.ID, Event: h.e.env.Event, Subscriber: h.sub, Detail: "released at heal"})
+	}
+	b.faults = faults{rejected: b.faults.rejected}
+}
+
+// FixRejections ends every rejection: the cause was fixed and the messages
+// may be published again.
+func (b *Broker) FixRejections() { b.faults.rejected = nil }
+
+func (f *faults) down(now time.Time) bool {
+	_, down := f.outageEnd(now)
+	return down
+}
+
+func (f *faults) outageEnd(now time.Time) (time.Time, bool) {
+	for _, w := range f.outages {
+		if !now.Before(w.from) && now.Before(w.to) {
+			return w.to, true
+		}
+	}
+	return time.Time{}, false
+}
+
+func (f *faults) refuse(e Envelope, now time.Time) error {
+	for _, t := range f.rejected {
+		if t.matches(e) {
+			return ErrRejected
+		}
+	}
+	if f.down(now) {
+		return ErrUnavailable
+	}
+	if f.failNext > 0 {
+		f.failNext--
+		return ErrUnavailable
+	}
+	return nil
+}
+
+// take removes the first target matching e from list and reports whether
+// there was one.
+func take(list *[]Target, e Envelope) bool {
+	for i, t := range *list {
+		if t.matches(e) {
+			*list = append((*list)[:i:i], (*list)[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func (f *faults) loseAck(e Envelope) bool { return take(&f.lostAcks, e) }
+
+func (f *faults) delayOf(e Envelope) time.Duration {
+	for _, d := range f.delays {
+		if d.target.matches(e) {
+			return d.d
+		}
+	}
+	return 0
+}
+
+// usedUp removes the once-only faults that the publish of e has fired for
+// every subscription.
+func (f *faults) usedUp(e Envelope) {
+	take(&f.duplicates, e)
+	take(&f.reorders, e)
+}
+
+// duplicate reports whether e is to be delivered twice.
+func (f *faults) duplicate(_ string, e Envelope) bool {
+	for _, t := range f.duplicates {
+		if t.matches(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *faults) holdForReorder(sub string, e Envelope) bool {
+	for _, t := range f.reorders {
+		if t.matches(e) {
+			f.held = append(f.held, heldEntry{sub: sub, target: t, e: entry{env: e}})
+			return true
+		}
+	}
+	return false
+}
+
+func (f *faults) releaseAfter(sub string, e Envelope) (entry, bool) {
+	for i, h := range f.held {
+		if h.sub == sub && h.e.env.Event.AggregateID == e.Event.AggregateID && h.e.env.ID != e.ID {
+			f.held = append(f.held[:i:i], f.held[i+1:]...)
+			return h.e, true
+		}
+	}
+	return entry{}, false
+}
+
+func (f *faults) heldCount(sub string) int {
+	n := 0
+	for _, h := range f.held {
+		if h.sub == sub {
+			n++
+		}
+	}
+	return n
+}

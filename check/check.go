@@ -1,0 +1,172 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+
+	"outboxlab/billing"
+	"outboxlab/domain"
+	"outboxlab/outbox"
+)
+
+// Outcome is the verdict of one run. Its String is the public word used in
+// the matrix, in JSON and in variant declarations.
+type Outcome int
+
+// Outcomes, mildest first; a larger value is worse.
+const (
+	OK Outcome = iota
+	Stuck
+	OutOfOrder
+	Duplicate
+	Phantom
+	Lost
+)
+
+var outcomeWords = [...]string{"OK", "STUCK", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST"}
+
+// String returns the outcome's public word, e.g. "OUT_OF_ORDER".
+func (o Outcome) String() string {
+	if o < 0 || int(o) >= len(outcomeWords) {
+		return fmt.Sprintf("Outcome(%d)", int(o))
+	}
+	return outcomeWords[o]
+}
+
+// Outcomes lists every outcome, mildest first.
+func Outcomes() []Outcome { return []Outcome{OK, Stuck, OutOfOrder, Duplicate, Phantom, Lost} }
+
+// ParseOutcome turns a public word back into an Outcome.
+func ParseOutcome(word string) (Outcome, error) {
+	for i, w := range outcomeWords {
+		if w == word {
+			return Outcome(i), nil
+		}
+	}
+	return OK, fmt.Errorf("unknown outcome %q (valid: OK, STUCK, OUT_OF_ORDER, DUPLICATE, PHANTOM, LOST)", word)
+}
+
+// Violation is one broken invariant, in plain words with numbers.
+type Violation struct {
+	Outcome     Outcome
+	AggregateID string
+	Sequence    int
+	Detail      string
+}
+
+func (v Violation) String() string {
+	if v.AggregateID == "" {
+		return fmt.Sprintf("%s: %s", v.Outcome, v.Detail)
+	}
+	return fmt.Sprintf("%s %s#%d: %s", v.Outcome, v.AggregateID, v.Sequence, v.Detail)
+}
+
+// Worst returns the worst outcome among vs, OK for none.
+func Worst(vs []Violation) Outcome {
+	w := OK
+	for _, v := range vs {
+		w = max(w, v.Outcome)
+	}
+	return w
+}
+
+// World is what the durable systems hold at the end of a run.
+type World struct {
+	// Orders are the committed orders: every version 1..Version of each is a
+	// committed business change that must have its effect downstream.
+	Orders []domain.Order
+	// Ledger is billing's committed effects in the order applied.
+	Ledger []billing.Entry
+	// Outbox is the outbox as it was after quiesce, before any replay; nil
+	// for a variant without an outbox.
+	Outbox []outbox.Message
+	// Quiesced is false if the run was still busy at the end of its horizon
+	// (something retried forever).
+	Quiesced bool
+	// Busy describes what was still going on when the horizon ran out.
+	Busy string
+}
+
+type change struct {
+	order string
+	seq   int
+}
+
+// Check returns every violation in w, ordered by outcome (worst first), then
+// aggregate and sequence.
+func Check(w World) []Violation {
+	var vs []Violation
+	committed := map[change]bool{}
+	for _, o := range w.Orders {
+		for seq := 1; seq <= o.Version; seq++ {
+			committed[change{o.ID, seq}] = true
+		}
+	}
+	effects := map[change]int{}
+	lastApplied := map[string]billing.Entry{}
+	for _, e := range w.Ledger {
+		c := change{e.OrderID, e.Sequence}
+		effects[c]++
+		if prev, ok := lastApplied[e.OrderID]; ok && e.Sequence < prev.Sequence {
+			vs = append(vs, Violation{OutOfOrder, e.OrderID, e.Sequence,
+				fmt.Sprintf("%s of #%d applied after %s of #%d", e.Kind, e.Sequence, prev.Kind, prev.Sequence)})
+		}
+		if prev, ok := lastApplied[e.OrderID]; !ok || e.Sequence > prev.Sequence {
+			lastApplied[e.OrderID] = e
+		}
+	}
+	for c, n := range effects {
+		if !committed[c] {
+			vs = append(vs, Violation{Phantom, c.order, c.seq, fmt.Sprintf("billing applied %d effect(s) for a change the order service never committed", n)})
+		}
+		if n > 1 {
+			vs = append(vs, Violation{Duplicate, c.order, c.seq, fmt.Sprintf("billing applied the change %d times", n)})
+		}
+	}
+	for c := range committed {
+		if effects[c] == 0 {
+			vs = append(vs, Violation{Lost, c.order, c.seq, "committed, but billing never applied it"})
+		}
+	}
+	if !w.Quiesced {
+		vs = append(vs, Violation{Outcome: Stuck, Detail: "still busy at the end of the horizon: " + w.Busy})
+	}
+	vs = append(vs, stuckMessages(w.Outbox)...)
+	sort.Slice(vs, func(i, j int) bool {
+		a, b := vs[i], vs[j]
+		if a.Outcome != b.Outcome {
+			return a.Outcome > b.Outcome
+		}
+		if a.AggregateID != b.AggregateID {
+			return a.AggregateID < b.AggregateID
+		}
+		if a.Sequence != b.Sequence {
+			return a.Sequence < b.Sequence
+		}
+		return a.Detail < b.Detail
+	})
+	return vs
+}
+
+// stuckMessages finds outbox messages that are neither SENT nor DEAD_LETTER
+// after quiesce, except those that wait behind a visible dead letter of
+// their aggregate (the relay holds them back to keep the aggregate's order).
+func stuckMessages(msgs []outbox.Message) []Violation {
+	var vs []Violation
+	blocked := map[string]bool{}
+	for _, m := range msgs { // oldest first
+		agg := m.Event.AggregateID
+		switch {
+		case m.Status == outbox.DeadLetter:
+			blocked[agg] = true
+		case m.Status == outbox.Sent || blocked[agg]:
+		default:
+			detail := fmt.Sprintf("message %s is %s after quiesce", m.ID, m.Status)
+			if m.Status == outbox.InFlight {
+				detail += " (claimed by " + m.LeaseOwner + ", never released)"
+			}
+			vs = append(vs, Violation{Stuck, agg, m.Event.Sequence, detail})
+		}
+	}
+	return vs
+}

@@ -1,0 +1,180 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// AggregateOrder is the aggregate type of every order event.
+const AggregateOrder = "Order"
+
+// Event type names, as they appear on the wire.
+const (
+	TypeOrderAccepted  = "OrderAccepted"
+	TypeOrderAmended   = "OrderAmended"
+	TypeOrderCancelled = "OrderCancelled"
+)
+
+// Sentinel errors of Decode.
+var (
+	// ErrUnknownEvent means the record's event type is not one this code knows.
+	ErrUnknownEvent = errors.New("unknown event type")
+	// ErrUnknownVersion means the event type is known but not in this version.
+	ErrUnknownVersion = errors.New("unknown event version")
+	// ErrMalformedEvent means the payload does not satisfy the contract.
+	ErrMalformedEvent = errors.New("malformed event")
+)
+
+// Event is a business fact about one aggregate, numbered by its sequence.
+type Event interface {
+	// EventType is the contract name, e.g. "OrderAccepted".
+	EventType() string
+	// AggregateID names the aggregate the event belongs to.
+	AggregateID() string
+	// Seq is the aggregate's version after this event: 1, 2, 3, ...
+	Seq() int
+}
+
+// OrderAccepted says an order was accepted with a total. Contract v1.
+type OrderAccepted struct {
+	OrderID    string    `json:"orderId"`
+	Sequence   int       `json:"sequence"`
+	Total      Money     `json:"total"`
+	AcceptedAt time.Time `json:"acceptedAt"`
+}
+
+// OrderAmended says an amount was added to an order. Contract v1.
+type OrderAmended struct {
+	OrderID   string    `json:"orderId"`
+	Sequence  int       `json:"sequence"`
+	Amount    Money     `json:"amount"`
+	Note      string    `json:"note"`
+	AmendedAt time.Time `json:"amendedAt"`
+}
+
+// OrderCancelled says an order was cancelled. Contract v1.
+type OrderCancelled struct {
+	OrderID     string    `json:"orderId"`
+	Sequence    int       `json:"sequence"`
+	Reason      string    `json:"reason"`
+	CancelledAt time.Time `json:"cancelledAt"`
+}
+
+// EventType implements Event.
+func (OrderAccepted) EventType() string { return TypeOrderAccepted }
+
+// EventType implements Event.
+func (OrderAmended) EventType() string { return TypeOrderAmended }
+
+// EventType implements Event.
+func (OrderCancelled) EventType() string { return TypeOrderCancelled }
+
+// AggregateID implements Event.
+func (e OrderAccepted) AggregateID() string { return e.OrderID }
+
+// AggregateID implements Event.
+func (e OrderAmended) AggregateID() string { return e.OrderID }
+
+// AggregateID implements Event.
+func (e OrderCancelled) AggregateID() string { return e.OrderID }
+
+// Seq implements Event.
+func (e OrderAccepted) Seq() int { return e.Sequence }
+
+// Seq implements Event.
+func (e OrderAmended) Seq() int { return e.Sequence }
+
+// Seq implements Event.
+func (e OrderCancelled) Seq() int { return e.Sequence }
+
+// Record is an event as it travels: contract name and version, the aggregate
+// it belongs to, its sequence number and the JSON payload. It holds only
+// immutable fields, so it can be copied freely between stores and the broker.
+type Record struct {
+	Type          string
+	Version       int
+	AggregateType string
+	AggregateID   string
+	Sequence      int
+	Payload       string
+}
+
+// CurrentVersion is the contract version Encode writes.
+const CurrentVersion = 1
+
+// Encode turns an event into a Record of the current contract version.
+func Encode(e Event) (Record, error) {
+	payload, err := json.Marshal(e)
+	if err != nil {
+		return Record{}, fmt.Errorf("encode %s: %w", e.EventType(), err)
+	}
+	return Record{
+		Type:          e.EventType(),
+		Version:       CurrentVersion,
+		AggregateType: AggregateOrder,
+		AggregateID:   e.AggregateID(),
+		Sequence:      e.Seq(),
+		Payload:       string(payload),
+	}, nil
+}
+
+// Decode turns a Record back into an event. It refuses rather than guesses:
+// an unknown type or version, a payload that is not valid JSON, fields
+// missing, or a payload that disagrees with the record's aggregate id or
+// sequence are errors.
+func Decode(r Record) (Event, error) {
+	if r.Version != CurrentVersion {
+		if r.Type == TypeOrderAccepted || r.Type == TypeOrderAmended || r.Type == TypeOrderCancelled {
+			return nil, fmt.Errorf("decode %s v%d: %w (known: v%d)", r.Type, r.Version, ErrUnknownVersion, CurrentVersion)
+		}
+	}
+	var (
+		e   Event
+		err error
+	)
+	switch r.Type {
+	case TypeOrderAccepted:
+		var v OrderAccepted
+		err = strictUnmarshal(r.Payload, &v)
+		if err == nil && !v.Total.IsPositive() {
+			err = fmt.Errorf("total %s must be positive", v.Total)
+		}
+		e = v
+	case TypeOrderAmended:
+		var v OrderAmended
+		err = strictUnmarshal(r.Payload, &v)
+		if err == nil && !v.Amount.IsPositive() {
+			err = fmt.Errorf("amount %s must be positive", v.Amount)
+		}
+		e = v
+	case TypeOrderCancelled:
+		var v OrderCancelled
+		err = strictUnmarshal(r.Payload, &v)
+		e = v
+	default:
+		return nil, fmt.Errorf("decode %q: %w (known: %s, %s, %s)", r.Type, ErrUnknownEvent, TypeOrderAccepted, TypeOrderAmended, TypeOrderCancelled)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decode %s v%d: %w: %w", r.Type, r.Version, ErrMalformedEvent, err)
+	}
+	if e.AggregateID() == "" || e.AggregateID() != r.AggregateID || e.Seq() != r.Sequence || e.Seq() < 1 {
+		return nil, fmt.Errorf("decode %s v%d: %w: payload names %q #%d, record names %q #%d",
+			r.Type, r.Version, ErrMalformedEvent, e.AggregateID(), e.Seq(), r.AggregateID, r.Sequence)
+	}
+	return e, nil
+}
+
+// strictUnmarshal decodes exactly one JSON value into v.
+func strictUnmarshal(payload string, v any) error {
+	dec := json.NewDecoder(bytes.NewReader([]byte(payload)))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package outbox
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config configures a Relay. Start from DefaultConfig and change what you
+// need: Validate rejects every zero or negative value instead of guessing.
+type Config struct {
+	// Owner names this relay instance in leases, e.g. "relay-1". A relay
+	// that restarts under the same name recovers the claims it held.
+	Owner string
+	// BatchSize is the most messages one Step claims. Seed 000 warns that
+	// batches too large block the database. Default 100.
+	BatchSize int
+	// Lease is how long a claim lasts. A relay that has not recorded the
+	// outcome by then loses the message to another relay (and may no longer
+	// mark it). Default 30 s.
+	Lease time.Duration
+	// MaxAttempts is how many failed sends make a message DEAD_LETTER.
+	// Default 10.
+	MaxAttempts int
+	// BackoffBase and BackoffCap give the delay after the n-th failed
+	// attempt: min(BackoffCap, BackoffBase·2^n). Seed 000 uses 1 s and
+	// 300 s: 2 s, 4 s, 8 s, ... 300 s.
+	BackoffBase time.Duration
+	BackoffCap  time.Duration
+	// Jitter in [0, 1) shortens each delay by a random fraction up to Jitter,
+	// so that relays do not retry in lockstep. 0 disables it. Default 0.
+	Jitter float64
+	// Retention is how long SENT messages are kept for audit and replay
+	// before Cleanup deletes them. Default 7 days (seed 003).
+	Retention time.Duration
+}
+
+// DefaultConfig returns the configuration the seeds describe for a relay
+// named owner.
+func DefaultConfig(owner string) Config {
+	return Config{
+		Owner:       owner,
+		BatchSize:   100,
+		Lease:       30 * time.Second,
+		MaxAttempts: 10,
+		BackoffBase: time.Second,
+		BackoffCap:  300 * time.Second,
+		Retention:   7 * 24 * time.Hour,
+	}
+}
+
+// ErrConfig is wrapped by every error Validate returns.
+var ErrConfig = errors.New("invalid relay config")
+
+// Validate returns an error naming every field that is out of range.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(field string, value any, want string) {
+		errs = append(errs, fmt.Errorf("%w: %s = %v, want %s", ErrConfig, field, value, want))
+	}
+	if c.Owner == "" {
+		bad("Owner", `""`, "a relay instance name")
+	}
+	if c.BatchSize < 1 {
+		bad("BatchSize", c.BatchSize, ">= 1")
+	}
+	if c.Lease <= 0 {
+		bad("Lease", c.Lease, "> 0")
+	}
+	if c.MaxAttempts < 1 {
+		bad("MaxAttempts", c.MaxAttempts, ">= 1")
+	}
+	if c.BackoffBase <= 0 {
+		bad("BackoffBase", c.BackoffBase, "> 0")
+	}
+	if c.BackoffCap < c.BackoffBase {
+		bad("BackoffCap", c.BackoffCap, ">= BackoffBase")
+	}
+	if c.Jitter < 0 || c.Jitter >= 1 {
+		bad("Jitter", c.Jitter, "in [0, 1)")
+	}
+	if c.Retention <= 0 {
+		bad("Retention", c.Retention, "> 0")
+	}
+	return errors.Join(errs...)
+}
+
+// Backoff returns the delay after the given number of failed attempts:
+// min(BackoffCap, BackoffBase·2^attempts), shortened by jitter·delay where
+// jitter is a number in [0, Jitter).
+func (c Config) Backoff(attempts int, jitter float64) time.Duration {
+	d := c.BackoffCap
+	if attempts < 62 {
+		if exp := c.BackoffBase << attempts; exp > 0 && exp < d {
+			d = exp
+		}
+	}
+	return d - time.Duration(jitter*c.Jitter*float64(d))
+}

@@ -1,0 +1,108 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/domain"
+	"outboxlab/mistakes"
+	"outboxlab/orders"
+	"outboxlab/sim"
+	"outboxlab/variant"
+)
+
+// MatrixSeed is the seed of every run of the default matrix.
+const MatrixSeed = 1
+
+// Workload is the standard matrix workload: three orders, one amended, one
+// cancelled, so that every event kind and per-order sequences of length
+// one, two and three are in play.
+func Workload() []sim.Command {
+	eur := func(s string) domain.Money { return domain.MustMoney(s, "EUR") }
+	return []sim.Command{
+		{At: 0, Command: orders.Command{Kind: orders.Place, OrderID: "o-1", Amount: eur("10.00")}},
+		{At: 1 * time.Second, Command: orders.Command{Kind: orders.Place, OrderID: "o-2", Amount: eur("25.00")}},
+		{At: 2 * time.Second, Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: eur("2.50"), Text: "gift wrap"}},
+		{At: 3 * time.Second, Command: orders.Command{Kind: orders.Place, OrderID: "o-3", Amount: eur("7.00")}},
+		{At: 4 * time.Second, Command: orders.Command{Kind: orders.Cancel, OrderID: "o-1", Text: "customer changed mind"}},
+	}
+}
+
+// CrashPoints are the crash points of DESIGN.md, in the order of a message's
+// life, plus the extra points the mistakes add.
+var CrashPoints = []string{
+	"service.before-commit",
+	"service.after-commit",
+	"relay.after-claim",
+	"relay.after-send",
+	"consumer.before-commit",
+	"consumer.after-commit",
+}
+
+// Points returns the rows of the default matrix: every crash point, then
+// every broker fault, aimed at the standard workload.
+func Points() []sim.Point {
+	var points []sim.Point
+	for _, id := range CrashPoints {
+		points = append(points, sim.Point{ID: id, Kind: sim.KindCrash})
+	}
+	fault := func(kind sim.FaultKind, f sim.Fault) sim.Point {
+		f.Kind = kind
+		return sim.Point{ID: string(kind), Kind: sim.KindFault, Faults: []sim.Fault{f}}
+	}
+	first := broker.Target{AggregateID: "o-1", Sequence: 1}
+	return append(points,
+		fault(sim.FaultOutage, sim.Fault{From: 0, For: 10 * time.Minute}),
+		fault(sim.FaultLostAck, sim.Fault{Target: first}),
+		fault(sim.FaultDuplicate, sim.Fault{Target: first}),
+		fault(sim.FaultReorder, sim.Fault{Target: first}),
+		fault(sim.FaultRejected, sim.Fault{Target: first}),
+	)
+}
+
+// Variants returns every variant of the matrix: the reference first, then
+// the mistakes.
+func Variants() []variant.Variant {
+	return []variant.Variant{
+		variant.Outbox(),
+		mistakes.DualWrite(),
+	}
+}
+
+// VariantNames lists the variants' ids, for usage messages.
+func VariantNames() []string {
+	var names []string
+	for _, v := range Variants() {
+		names = append(names, v.Name)
+	}
+	return names
+}
+
+// FindVariant returns the variant with that id.
+func FindVariant(name string) (variant.Variant, error) {
+	for _, v := range Variants() {
+		if v.Name == name {
+			return v, nil
+		}
+	}
+	return variant.Variant{}, fmt.Errorf("unknown variant %q (valid: %s)", name, strings.Join(VariantNames(), ", "))
+}
+
+// FindPoint returns the matrix row with that id.
+func FindPoint(id string) (sim.Point, error) {
+	var ids []string
+	for _, p := range Points() {
+		if p.ID == id {
+			return p, nil
+		}
+		ids = append(ids, p.ID)
+	}
+	return sim.Point{}, fmt.Errorf("unknown point %q (valid: %s)", id, strings.Join(ids, ", "))
+}
+
+// Matrix is the default crash matrix: the standard workload at every point.
+func Matrix() sim.Matrix {
+	return sim.Matrix{Workload: Workload(), Seed: MatrixSeed, Points: Points()}
+}

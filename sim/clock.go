@@ -1,0 +1,25 @@
+package sim
+
+import "time"
+
+// Epoch is the virtual time at which every run starts.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Clock is the virtual clock. Only the simulator moves it.
+type Clock struct{ now time.Time }
+
+// NewClock returns a clock standing at Epoch.
+func NewClock() *Clock { return &Clock{now: Epoch} }
+
+// Now returns the current virtual time.
+func (c *Clock) Now() time.Time { return c.now }
+
+// Set moves the clock to t; it never moves backwards.
+func (c *Clock) Set(t time.Time) {
+	if t.After(c.now) {
+		c.now = t
+	}
+}
+
+// Since returns the virtual time elapsed since Epoch.
+func (c *Clock) Since() time.Duration { return c.now.Sub(Epoch) }

@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/orders"
+	"outboxlab/variant"
+)
+
+// Command is one use case call of the workload at a virtual time.
+type Command struct {
+	// At is the time since Epoch at which the client sends the command.
+	At time.Duration
+	orders.Command
+}
+
+// Crash plans one crash: at the Occurrence-th time (1, 2, ...) Point is
+// reached. Occurrences of a second crash are counted from the moment the
+// first one fired, so {P, 1}, {Q, 1} means "crash at P, then at the next Q".
+type Crash struct {
+	Point      string
+	Occurrence int
+}
+
+func (c Crash) String() string { return fmt.Sprintf("%s#%d", c.Point, c.Occurrence) }
+
+// FaultKind names a broker fault, as it appears as a matrix row.
+type FaultKind string
+
+// The broker faults of the matrix.
+const (
+	FaultOutage    FaultKind = "broker-outage"
+	FaultLostAck   FaultKind = "lost-ack"
+	FaultDuplicate FaultKind = "duplicate-delivery"
+	FaultReorder   FaultKind = "reorder"
+	FaultRejected  FaultKind = "rejected"
+)
+
+// Fault plans one broker fault.
+type Fault struct {
+	Kind FaultKind
+	// Target names the message, for every kind but broker-outage.
+	Target broker.Target
+	// From and For give the outage window, as time since Epoch.
+	From, For time.Duration
+}
+
+func (f Fault) String() string {
+	if f.Kind == FaultOutage {
+		return fmt.Sprintf("%s from %s for %s", f.Kind, f.From, f.For)
+	}
+	return fmt.Sprintf("%s %s", f.Kind, f.Target)
+}
+
+// Config is one run.
+type Config struct {
+	Variant  variant.Variant
+	Workload []Command
+	// Seed fixes every random choice: message ids, interleavings, jitter.
+	Seed    uint64
+	Crashes []Crash
+	Faults  []Fault
+	// Relays is how many relay instances run side by side (>= 1).
+	Relays int
+	// RestartDelay is how long a crashed process stays down.
+	RestartDelay time.Duration
+	// EffectCost is the virtual time every effect takes (a commit, a
+	// publish, an ack), so that timelines show the order of events.
+	EffectCost time.Duration
+	// Horizon bounds each phase in virtual time: a phase still busy after
+	// it ends the run as STUCK.
+	Horizon time.Duration
+	// Trace records every step; without it only the verdict is computed.
+	Trace bool
+}
+
+// DefaultConfig returns a configuration for v and workload with one relay,
+// a 5 s restart delay, 10 ms per effect and a 6 h horizon.
+func DefaultConfig(v variant.Variant, workload []Command, seed uint64) Config {
+	return Config{
+		Variant:      v,
+		Workload:     workload,
+		Seed:         seed,
+		Relays:       1,
+		RestartDelay: 5 * time.Second,
+		EffectCost:   10 * time.Millisecond,
+		Horizon:      6 * time.Hour,
+		Trace:        true,
+	}
+}
+
+// Validate returns an error naming every field that is out of range.
+func (c Config) Validate() error {
+	var errs []error
+	if err := c.Variant.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Relays < 1 {
+		errs = append(errs, fmt.Errorf("sim: Relays = %d, want >= 1", c.Relays))
+	}
+	if c.RestartDelay <= 0 {
+		errs = append(errs, fmt.Errorf("sim: RestartDelay = %s, want > 0", c.RestartDelay))
+	}
+	if c.EffectCost < 0 {
+		errs = append(errs, fmt.Errorf("sim: EffectCost = %s, want >= 0", c.EffectCost))
+	}
+	if c.Horizon <= 0 {
+		errs = append(errs, fmt.Errorf("sim: Horizon = %s, want > 0", c.Horizon))
+	}
+	for _, cr := range c.Crashes {
+		if !strings.Contains(cr.Point, ".before-") && !strings.Contains(cr.Point, ".after-") {
+			errs = append(errs, fmt.Errorf("sim: crash point %q is not of the form process.before-effect or process.after-effect", cr.Point))
+		}
+		if cr.Occurrence < 1 {
+			errs = append(errs, fmt.Errorf("sim: crash %s: Occurrence = %d, want >= 1", cr.Point, cr.Occurrence))
+		}
+	}
+	for _, f := range c.Faults {
+		switch f.Kind {
+		case FaultOutage:
+			if f.For <= 0 {
+				errs = append(errs, fmt.Errorf("sim: %s: For = %s, want > 0", f.Kind, f.For))
+			}
+		case FaultLostAck, FaultDuplicate, FaultReorder, FaultRejected:
+			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
+				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s)", f.Kind,
+				FaultOutage, FaultLostAck, FaultDuplicate, FaultReorder, FaultRejected))
+		}
+	}
+	for i := 1; i < len(c.Workload); i++ {
+		if c.Workload[i].At < c.Workload[i-1].At {
+			errs = append(errs, fmt.Errorf("sim: workload command %d (%s) is earlier than the one before it", i, c.Workload[i].Command))
+		}
+	}
+	return errors.Join(errs...)
+}

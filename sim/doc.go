@@ -1,0 +1,23 @@
+// Package sim is the lab's simulator: it builds a world (order service,
+// relays, broker, billing consumer), runs a workload on one goroutine under a
+// virtual clock and one seeded random source, crashes processes at effect
+// boundaries, restarts them, quiesces, and checks the invariants.
+//
+// # A run
+//
+//  1. run: the workload's commands are handed to the service at their
+//     virtual times; relays and the consumer step in an order drawn from
+//     the seed. Faults are in force; the planned crashes fire at the k-th
+//     time their crash point is reached. A crashed process loses its open
+//     transactions and volatile state and restarts after RestartDelay.
+//  2. quiesce: transient faults are healed and crashes stop; everything
+//     runs until nothing is due. A run that is still busy at the horizon
+//     is STUCK, not hung.
+//  3. replay: the causes of permanent faults are fixed and dead letters are
+//     replayed; everything runs until nothing is due again.
+//  4. check: package check judges what the durable systems hold.
+//
+// Nothing here reads the wall clock, the global math/rand or starts a
+// goroutine, and no output depends on map order: the same Config gives the
+// same Result, byte for byte.
+package sim

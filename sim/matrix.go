@@ -1,0 +1,174 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"outboxlab/check"
+	"outboxlab/variant"
+)
+
+// PointKind says whether a matrix row is a crash point or a broker fault.
+type PointKind string
+
+// The two groups of matrix rows.
+const (
+	KindCrash PointKind = "crash"
+	KindFault PointKind = "fault"
+)
+
+// Point is one row of the crash matrix.
+type Point struct {
+	// ID is the public id: a crash point ("relay.after-send") or a fault
+	// ("lost-ack").
+	ID   string
+	Kind PointKind
+	// Faults are the broker faults a fault row installs.
+	Faults []Fault
+}
+
+// NotApplicable is the outcome word of a cell whose crash point the variant
+// never reaches.
+const NotApplicable = "n/a"
+
+// Cell is one variant at one point: the worst outcome over every run behind
+// it, and the first run that showed it.
+type Cell struct {
+	Variant string
+	Point   Point
+	// Outcome is an outcome word, or NotApplicable.
+	Outcome string
+	// Expected is the outcome the variant declares.
+	Expected string
+	// Violations of the counterexample run.
+	Violations []check.Violation
+	// Counterexample is the first run that showed Outcome; nil for OK and
+	// n/a.
+	Counterexample *Counterexample
+	// Runs is how many runs the cell took (one per occurrence of a crash
+	// point).
+	Runs int
+}
+
+// Matches reports whether the cell agrees with the variant's declaration.
+func (c Cell) Matches() bool {
+	if c.Outcome == NotApplicable {
+		return c.Expected == check.OK.String()
+	}
+	return c.Outcome == c.Expected
+}
+
+// Counterexample is one reproducible run that broke an invariant.
+type Counterexample struct {
+	Seed uint64
+	// Schedule lists the crashes and faults of the run, e.g.
+	// "crash relay.after-send#2".
+	Schedule []string
+	// Scenario is the scenario name labrun replays it by, e.g.
+	// "relay.after-send@2".
+	Scenario string
+}
+
+// Replay returns the labrun command that reproduces the counterexample.
+func (c Counterexample) Replay(variantName string) string {
+	return fmt.Sprintf("go run ./cmd/labrun scenario %s --variant %s --seed %d", c.Scenario, variantName, c.Seed)
+}
+
+// Matrix describes the runs behind a crash matrix.
+type Matrix struct {
+	// Workload is run in every cell.
+	Workload []Command
+	// Seed is the seed of every run.
+	Seed uint64
+	// Points are the rows.
+	Points []Point
+	// Base adjusts the configuration of every run (relays, horizon); nil
+	// keeps DefaultConfig.
+	Base func(*Config)
+}
+
+// Config returns the configuration of one run of the matrix for v.
+func (m Matrix) Config(v variant.Variant) Config {
+	cfg := DefaultConfig(v, m.Workload, m.Seed)
+	cfg.Trace = false
+	if m.Base != nil {
+		m.Base(&cfg)
+	}
+	return cfg
+}
+
+// RunCell runs every occurrence of a crash point (k = 1, 2, ... until the
+// point is no longer reached), or the fault run of a fault row, and reports
+// the worst outcome with the first run that showed it.
+func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
+	cell := Cell{Variant: v.Name, Point: p, Expected: v.Expected(p.ID).String(), Outcome: NotApplicable}
+	worst := check.OK
+	consider := func(res Result, sched []string, scenario string) {
+		cell.Runs++
+		if cell.Outcome == NotApplicable {
+			cell.Outcome = check.OK.String()
+		}
+		if res.Outcome > worst {
+			worst = res.Outcome
+			cell.Outcome = worst.String()
+			cell.Violations = res.Violations
+			cell.Counterexample = &Counterexample{Seed: m.Seed, Schedule: sched, Scenario: scenario}
+		}
+	}
+	if p.Kind == KindFault {
+		cfg := m.Config(v)
+		cfg.Faults = p.Faults
+		res, err := Run(cfg)
+		if err != nil {
+			return cell, err
+		}
+		var sched []string
+		for _, f := range p.Faults {
+			sched = append(sched, "fault "+f.String())
+		}
+		consider(res, sched, p.ID)
+		return cell, nil
+	}
+	for k := 1; ; k++ {
+		cfg := m.Config(v)
+		cfg.Crashes = []Crash{{Point: p.ID, Occurrence: k}}
+		res, err := Run(cfg)
+		if err != nil {
+			return cell, err
+		}
+		if len(res.Fired) == 0 {
+			return cell, nil // the point is reached fewer than k times
+		}
+		consider(res, []string{"crash " + cfg.Crashes[0].String()}, fmt.Sprintf("%s@%d", p.ID, k))
+	}
+}
+
+// Run runs every cell of the matrix for every variant, variant by variant,
+// point by point.
+func (m Matrix) Run(variants []variant.Variant) ([]Cell, error) {
+	var cells []Cell
+	for _, v := range variants {
+		for _, p := range m.Points {
+			c, err := m.RunCell(v, p)
+			if err != nil {
+				return nil, fmt.Errorf("matrix %s/%s: %w", v.Name, p.ID, err)
+			}
+			cells = append(cells, c)
+		}
+	}
+	return cells, nil
+}
+
+// ParseScenarioPoint splits a matrix scenario name "point@k" into the point
+// id and occurrence; a name without "@k" has occurrence 1.
+func ParseScenarioPoint(name string) (string, int, error) {
+	id, k, found := strings.Cut(name, "@")
+	if !found {
+		return id, 1, nil
+	}
+	var n int
+	if _, err := fmt.Sscanf(k, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != k {
+		return "", 0, fmt.Errorf("scenario %q: occurrence %q is not a whole number >= 1", name, k)
+	}
+	return id, n, nil
+}

@@ -1,0 +1,268 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"outboxlab/billing"
+	"outboxlab/check"
+	"outboxlab/effect"
+	"outboxlab/orders"
+	"outboxlab/outbox"
+	"outboxlab/variant"
+)
+
+// maxSteps bounds the steps of one phase, a second guard next to the
+// virtual horizon.
+const maxSteps = 1_000_000
+
+// Result is the outcome of one run.
+type Result struct {
+	// Outcome is the worst outcome among Violations, OK for none.
+	Outcome    check.Outcome
+	Violations []check.Violation
+	// Fired lists the planned crashes that happened, in order. A planned
+	// crash that is missing here was never reached.
+	Fired []FiredCrash
+	// Reached counts how often each crash point was reached during the run
+	// phase, by point id.
+	Reached map[string]int
+	// Trace is every step, if Config.Trace was set.
+	Trace []Step
+	// Duration is the virtual time the whole run took.
+	Duration time.Duration
+}
+
+// ReachedPoints returns the crash points reached, sorted.
+func (r Result) ReachedPoints() []string {
+	points := make([]string, 0, len(r.Reached))
+	for p := range r.Reached {
+		points = append(points, p)
+	}
+	sort.Strings(points)
+	return points
+}
+
+// Run executes one run and checks it. It returns an error only for a
+// configuration that cannot run or a variant that failed to build; every
+// misbehaviour of the system under test is a violation in the Result.
+func Run(cfg Config) (Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return Result{}, err
+	}
+	w, err := newWorld(cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, p := range w.procs {
+		if err := w.start(p); err != nil {
+			return Result{}, err
+		}
+	}
+
+	// 1. run: the workload under faults and crashes.
+	w.phase("run")
+	last := time.Duration(0)
+	if n := len(cfg.Workload); n > 0 {
+		last = cfg.Workload[n-1].At
+	}
+	if _, _, err := w.runUntilQuiet(Epoch.Add(last + cfg.Horizon)); err != nil {
+		return Result{}, err
+	}
+
+	// 2. quiesce: transient faults healed, no more crashes.
+	w.crashing = false
+	w.broker.Heal()
+	w.phase("quiesce")
+	quiet, busy, err := w.runUntilQuiet(w.clock.Now().Add(cfg.Horizon))
+	if err != nil {
+		return Result{}, err
+	}
+	var afterQuiesce []outbox.Message
+	if w.orderDB.HasTable(outbox.Table) {
+		afterQuiesce = outbox.All(w.orderDB)
+	}
+
+	// 3. replay: permanent causes fixed, dead letters replayed.
+	w.broker.FixRejections()
+	w.phase("replay")
+	if err := w.replayDeadLetters(); err != nil {
+		return Result{}, err
+	}
+	if _, _, err := w.runUntilQuiet(w.clock.Now().Add(cfg.Horizon)); err != nil {
+		return Result{}, err
+	}
+
+	// 4. check.
+	vs := check.Check(check.World{
+		Orders:   orders.All(w.orderDB),
+		Ledger:   billing.Ledger(w.billingDB),
+		Outbox:   afterQuiesce,
+		Quiesced: quiet,
+		Busy:     busy,
+	})
+	return Result{
+		Outcome:    check.Worst(vs),
+		Violations: vs,
+		Fired:      w.fired,
+		Reached:    w.reached,
+		Trace:      w.trace,
+		Duration:   w.clock.Since(),
+	}, nil
+}
+
+func (w *world) phase(name string) {
+	if w.cfg.Trace {
+		w.record(Step{Process: "sim", Kind: StepPhase, Action: name})
+	}
+}
+
+// runUntilQuiet steps the world until nothing is due (quiet) or deadline
+// passes (not quiet; busy says what was still going on).
+func (w *world) runUntilQuiet(deadline time.Time) (quiet bool, busy string, err error) {
+	for steps := 0; steps < maxSteps; steps++ {
+		did, err := w.tick()
+		if err != nil {
+			return false, "", err
+		}
+		if did {
+			continue
+		}
+		next, ok := w.nextEvent()
+		if !ok {
+			return true, "", nil
+		}
+		if !next.After(w.clock.Now()) {
+			next = w.clock.Now().Add(time.Second) // something claims to be due but did nothing: poll again later
+		}
+		if next.After(deadline) {
+			return false, w.busy(), nil
+		}
+		w.clock.Set(next)
+	}
+	return false, fmt.Sprintf("%d steps without quiescence; %s", maxSteps, w.busy()), nil
+}
+
+// tick does one thing at the current time, if anything is due: a restart, a
+// workload command, or a step of a relay or the consumer (in an order drawn
+// from the seed, so that interleavings vary with it).
+func (w *world) tick() (bool, error) {
+	now := w.clock.Now()
+	for _, p := range w.procs {
+		if !p.alive && !p.restartAt.After(now) {
+			if w.cfg.Trace {
+				w.record(Step{Process: p.name, Kind: StepRestart, Action: "restart"})
+			}
+			return true, w.start(p)
+		}
+	}
+	if svc := w.procs[0]; svc.alive && len(w.cfg.Workload) > 0 && !Epoch.Add(w.cfg.Workload[0].At).After(now) {
+		cmd := w.cfg.Workload[0]
+		w.cfg.Workload = w.cfg.Workload[1:]
+		if w.cfg.Trace {
+			w.record(Step{Process: svc.name, Kind: StepCommand, Action: cmd.Command.String()})
+		}
+		if err := svc.service.Handle(cmd.Command); err != nil && !errors.Is(err, effect.ErrCrashed) && w.cfg.Trace {
+			w.record(Step{Process: svc.name, Kind: StepError, Action: cmd.Command.String(), Result: "error: " + err.Error()})
+		}
+		return true, nil
+	}
+	workers := w.procs[1:]
+	for _, i := range w.rng.Perm(len(workers)) {
+		p := workers[i]
+		if !p.alive {
+			continue
+		}
+		var (
+			did bool
+			err error
+		)
+		if p.relay != nil {
+			did, err = p.relay.Step()
+		} else {
+			did, err = p.consumer.Step()
+		}
+		if err != nil && !errors.Is(err, effect.ErrCrashed) && w.cfg.Trace {
+			w.record(Step{Process: p.name, Kind: StepError, Action: "step", Result: "error: " + err.Error()})
+		}
+		if did || errors.Is(err, effect.ErrCrashed) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// nextEvent returns the earliest future time at which something is due:
+// a restart, a workload command, a relay's next claim, a delivery.
+func (w *world) nextEvent() (time.Time, bool) {
+	var next time.Time
+	found := false
+	consider := func(t time.Time) {
+		if !found || t.Before(next) {
+			next, found = t, true
+		}
+	}
+	for _, p := range w.procs {
+		switch {
+		case !p.alive:
+			consider(p.restartAt)
+		case p.relay != nil:
+			if t, ok := p.relay.NextWake(); ok {
+				consider(t)
+			}
+		case p.consumer != nil:
+			if t, ok := w.broker.NextAvailable(variant.Subscription); ok {
+				consider(t)
+			}
+		}
+	}
+	if len(w.cfg.Workload) > 0 && w.procs[0].alive {
+		consider(Epoch.Add(w.cfg.Workload[0].At))
+	}
+	return next, found
+}
+
+// busy describes what keeps the world from being quiet.
+func (w *world) busy() string {
+	var parts []string
+	for _, p := range w.procs {
+		if p.relay != nil {
+			if t, ok := p.relay.NextWake(); ok {
+				parts = append(parts, fmt.Sprintf("%s wants to work at %s", p.name, FormatTime(t.Sub(Epoch))))
+			}
+		}
+	}
+	if n := w.broker.Pending(variant.Subscription); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d deliveries pending", n))
+	}
+	if len(parts) == 0 {
+		return "unknown"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// replayDeadLetters is the operator's replay, done by the first live relay
+// and the consumer.
+func (w *world) replayDeadLetters() error {
+	for _, p := range w.procs {
+		if !p.alive {
+			if err := w.start(p); err != nil {
+				return err
+			}
+		}
+		var err error
+		switch {
+		case p.relay != nil:
+			_, err = p.relay.ReplayDeadLetters()
+		case p.consumer != nil:
+			_, err = p.consumer.ReplayDeadLetters()
+		}
+		if err != nil {
+			return fmt.Errorf("sim: replay on %s: %w", p.name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,218 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/effect"
+	"outboxlab/store"
+	"outboxlab/variant"
+)
+
+// Process roles; they are also the first part of crash point ids.
+const (
+	roleService  = "service"
+	roleRelay    = "relay"
+	roleConsumer = "consumer"
+)
+
+// proc is one process of the world: its role, whether it is alive, and its
+// volatile instance (rebuilt on every restart).
+type proc struct {
+	name, role  string
+	alive       bool
+	incarnation int
+	restartAt   time.Time
+	service     variant.Service
+	relay       variant.Relay
+	consumer    variant.Consumer
+}
+
+// world is everything one run owns.
+type world struct {
+	cfg       Config
+	clock     *Clock
+	rng       *rand.Rand
+	orderDB   *store.DB
+	billingDB *store.DB
+	broker    *broker.Broker
+	procs     []*proc // service, relay-1..n, billing: a fixed order
+
+	crashing bool           // crashes may fire (phase run only)
+	reached  map[string]int // crash point -> times reached while crashing
+	plan     []Crash        // crashes still to fire, in order
+	counted  map[string]int // reaches since the previous crash fired
+	fired    []FiredCrash
+
+	trace []Step
+	seen  mark // how far the trace has described the durable systems
+}
+
+// FiredCrash is a planned crash that happened.
+type FiredCrash struct {
+	Crash
+	Process string
+	At      time.Duration
+}
+
+func newWorld(cfg Config) (*world, error) {
+	w := &world{
+		cfg:       cfg,
+		clock:     NewClock(),
+		rng:       rand.New(rand.NewPCG(cfg.Seed, 0x6f7574626f786c62)),
+		orderDB:   store.New("orders"),
+		billingDB: store.New("billing"),
+		reached:   map[string]int{},
+		counted:   map[string]int{},
+		plan:      append([]Crash(nil), cfg.Crashes...),
+		crashing:  true,
+	}
+	w.broker = broker.New(w.clock)
+	if err := w.broker.Subscribe(variant.Subscription); err != nil {
+		return nil, err
+	}
+	if err := cfg.Variant.Install(w.orderDB, w.billingDB); err != nil {
+		return nil, fmt.Errorf("sim: install %s: %w", cfg.Variant.Name, err)
+	}
+	w.procs = append(w.procs, &proc{name: "service", role: roleService})
+	if cfg.Variant.NewRelay != nil {
+		for i := 1; i <= cfg.Relays; i++ {
+			w.procs = append(w.procs, &proc{name: fmt.Sprintf("relay-%d", i), role: roleRelay})
+		}
+	}
+	w.procs = append(w.procs, &proc{name: "billing", role: roleConsumer})
+	for _, f := range cfg.Faults {
+		w.installFault(f)
+	}
+	return w, nil
+}
+
+func (w *world) installFault(f Fault) {
+	switch f.Kind {
+	case FaultOutage:
+		w.broker.Outage(Epoch.Add(f.From), Epoch.Add(f.From+f.For))
+	case FaultLostAck:
+		w.broker.LoseAck(f.Target)
+	case FaultDuplicate:
+		w.broker.Duplicate(f.Target)
+	case FaultReorder:
+		w.broker.Reorder(f.Target)
+	case FaultRejected:
+		w.broker.Reject(f.Target)
+	}
+}
+
+// NewID draws a message id from the run's seed.
+func (w *world) NewID() string { return fmt.Sprintf("e-%016x", w.rng.Uint64()) }
+
+// gate is the effect.Gate of one incarnation of one process.
+type gate struct {
+	w           *world
+	p           *proc
+	incarnation int
+}
+
+// Cross implements effect.Gate: it may crash the process before or after
+// the effect, and records the crossing in the trace.
+func (g gate) Cross(b effect.Boundary, do func() error) error {
+	w, p := g.w, g.p
+	if !p.alive || p.incarnation != g.incarnation {
+		return effect.ErrCrashed // a dead process has no effects
+	}
+	if w.crashHere(p, b.Before()) {
+		return effect.ErrCrashed
+	}
+	err := do()
+	w.clock.Set(w.clock.Now().Add(w.cfg.EffectCost))
+	if w.cfg.Trace {
+		result := "ok"
+		if err != nil {
+			result = "error: " + err.Error()
+		}
+		changes, ids := w.changesSince(w.seen)
+		w.seen = w.mark()
+		w.record(Step{Process: p.name, Kind: StepEffect, Action: b.String(), Result: result, Messages: ids, Changes: changes})
+	}
+	if err != nil {
+		return err
+	}
+	if w.crashHere(p, b.After()) {
+		return effect.ErrCrashed
+	}
+	return nil
+}
+
+// crashHere counts that point was reached and crashes p if the plan says so.
+func (w *world) crashHere(p *proc, point string) bool {
+	if !w.crashing {
+		return false
+	}
+	w.reached[point]++
+	if len(w.plan) == 0 {
+		return false
+	}
+	w.counted[point]++
+	next := w.plan[0]
+	if next.Point != point || w.counted[point] != next.Occurrence {
+		return false
+	}
+	w.plan = w.plan[1:]
+	clear(w.counted)
+	w.fired = append(w.fired, FiredCrash{Crash: next, Process: p.name, At: w.clock.Since()})
+	w.crash(p, point)
+	return true
+}
+
+// crash kills p: its open transactions are aborted, its unacknowledged
+// deliveries go back to the broker, its volatile state is gone.
+func (w *world) crash(p *proc, point string) {
+	p.alive = false
+	p.service, p.relay, p.consumer = nil, nil, nil
+	p.restartAt = w.clock.Now().Add(w.cfg.RestartDelay)
+	aborted := w.orderDB.Crash(p.name) + w.billingDB.Crash(p.name)
+	if p.role == roleConsumer {
+		w.broker.Disconnect(variant.Subscription)
+	}
+	if w.cfg.Trace {
+		w.record(Step{Process: p.name, Kind: StepCrash, Action: point, Result: "crash",
+			Changes: []string{fmt.Sprintf("%d open transaction(s) aborted; restart at %s", aborted, FormatTime(p.restartAt.Sub(Epoch)))}})
+	}
+}
+
+// start builds a new incarnation of p and runs its recovery.
+func (w *world) start(p *proc) error {
+	p.incarnation++
+	p.alive = true
+	env := variant.Env{
+		Owner: p.name, OrderDB: w.orderDB, BillingDB: w.billingDB, Broker: w.broker,
+		Gate: gate{w: w, p: p, incarnation: p.incarnation}, Clock: w.clock, IDs: w, Rand: w.rng,
+	}
+	v := w.cfg.Variant
+	var err error
+	switch p.role {
+	case roleService:
+		p.service, err = v.NewService(env)
+	case roleRelay:
+		p.relay, err = v.NewRelay(env)
+		if err == nil {
+			err = p.relay.Recover()
+		}
+	case roleConsumer:
+		p.consumer, err = v.NewConsumer(env)
+	}
+	if errors.Is(err, effect.ErrCrashed) {
+		return nil // crashed during recovery: a double crash, it restarts again
+	}
+	if err != nil {
+		return fmt.Errorf("sim: start %s of %s: %w", p.name, v.Name, err)
+	}
+	return nil
+}
+
+func (w *world) record(s Step) {
+	s.At = w.clock.Since()
+	w.trace = append(w.trace, s)
+}

@@ -1,0 +1,222 @@
+package store_test
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"outboxlab/store"
+)
+
+// modelTx is the reference model of an open transaction: its owner and the
+// rows it wrote (nil value = deleted), plus the keys it must insert uniquely.
+type modelTx struct {
+	tx      *store.Tx
+	owner   string
+	writes  map[string]*int
+	inserts []insertion
+}
+
+type insertion struct {
+	key          string
+	afterOwnDrop bool // the transaction deleted the key before inserting it
+}
+
+// TestStoreAgainstModel drives the store with random transactions, crashes,
+// commits and rollbacks, and compares every read and the committed state with
+// a plain map. Table "t" has a partial index "odd" over odd values.
+func TestStoreAgainstModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		db := store.New("model")
+		if err := db.CreateTable("t", store.Index{Name: "odd", Where: func(v any) bool { return v.(int)%2 == 1 }}); err != nil {
+			t.Fatal(err)
+		}
+		committed := map[string]int{}
+		var open []*modelTx
+		keys := rapid.SampledFrom([]string{"a", "b", "c", "d", "e"})
+		owners := rapid.SampledFrom([]string{"service", "relay", "billing"})
+		pick := func(t *rapid.T) *modelTx {
+			if len(open) == 0 {
+				t.Skip("no open transaction")
+			}
+			return open[rapid.IntRange(0, len(open)-1).Draw(t, "tx")]
+		}
+		drop := func(m *modelTx) {
+			for i, o := range open {
+				if o == m {
+					open = append(open[:i], open[i+1:]...)
+					return
+				}
+			}
+		}
+		view := func(m *modelTx, k string) (int, bool) {
+			if v, ok := m.writes[k]; ok {
+				if v == nil {
+					return 0, false
+				}
+				return *v, true
+			}
+			v, ok := committed[k]
+			return v, ok
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"begin": func(t *rapid.T) {
+				owner := owners.Draw(t, "owner")
+				open = append(open, &modelTx{tx: db.Begin(owner), owner: owner, writes: map[string]*int{}})
+			},
+			"put": func(t *rapid.T) {
+				m, k, v := pick(t), keys.Draw(t, "key"), rapid.IntRange(0, 9).Draw(t, "value")
+				m.tx.Put("t", k, v)
+				m.writes[k] = &v
+			},
+			"insert": func(t *rapid.T) {
+				m, k, v := pick(t), keys.Draw(t, "key"), rapid.IntRange(0, 9).Draw(t, "value")
+				_, exists := view(m, k)
+				err := m.tx.Insert("t", k, v)
+				if exists != errors.Is(err, store.ErrDuplicateKey) {
+					t.Fatalf("Insert(%s) with exists=%v: err = %v", k, exists, err)
+				}
+				if err == nil {
+					w, wrote := m.writes[k]
+					m.inserts = append(m.inserts, insertion{key: k, afterOwnDrop: wrote && w == nil})
+					m.writes[k] = &v
+				}
+			},
+			"delete": func(t *rapid.T) {
+				m, k := pick(t), keys.Draw(t, "key")
+				m.tx.Delete("t", k)
+				m.writes[k] = nil
+			},
+			"get": func(t *rapid.T) {
+				m, k := pick(t), keys.Draw(t, "key")
+				wantV, wantOK := view(m, k)
+				gotV, gotOK := m.tx.Get("t", k)
+				if gotOK != wantOK || (gotOK && gotV.(int) != wantV) {
+					t.Fatalf("%s Get(%s) = %v, %v; model says %v, %v", m.owner, k, gotV, gotOK, wantV, wantOK)
+				}
+			},
+			"scanIndex": func(t *rapid.T) {
+				m := pick(t)
+				var want []string
+				for _, k := range []string{"a", "b", "c", "d", "e"} {
+					if v, ok := view(m, k); ok && v%2 == 1 {
+						want = append(want, k)
+					}
+				}
+				var got []string
+				m.tx.ScanIndex("t", "odd", func(k string, v any) bool { got = append(got, k); return true })
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("ScanIndex (-model +store):\n%s", diff)
+				}
+			},
+			"commit": func(t *rapid.T) {
+				m := pick(t)
+				conflict := false
+				for _, ins := range m.inserts {
+					if _, exists := committed[ins.key]; exists && !ins.afterOwnDrop {
+						conflict = true
+					}
+				}
+				err := m.tx.Commit()
+				if conflict != errors.Is(err, store.ErrDuplicateKey) || (!conflict && err != nil) {
+					t.Fatalf("Commit with conflict=%v: err = %v", conflict, err)
+				}
+				if !conflict {
+					for k, v := range m.writes {
+						if v == nil {
+							delete(committed, k)
+						} else {
+							committed[k] = *v
+						}
+					}
+				}
+				drop(m)
+			},
+			"rollback": func(t *rapid.T) {
+				m := pick(t)
+				m.tx.Rollback()
+				drop(m)
+			},
+			"crash": func(t *rapid.T) {
+				owner := owners.Draw(t, "owner")
+				var victims []*modelTx
+				for _, m := range open {
+					if m.owner == owner {
+						victims = append(victims, m)
+					}
+				}
+				if n := db.Crash(owner); n != len(victims) {
+					t.Fatalf("Crash(%s) aborted %d transactions, model %d", owner, n, len(victims))
+				}
+				for _, m := range victims {
+					drop(m)
+					if err := m.tx.Commit(); !errors.Is(err, store.ErrAborted) {
+						t.Fatalf("commit of a crashed transaction: err = %v", err)
+					}
+				}
+			},
+			"": func(t *rapid.T) {
+				got := map[string]int{}
+				for _, k := range db.Keys("t") {
+					v, _ := db.Get("t", k)
+					got[k] = v.(int)
+				}
+				if diff := cmp.Diff(committed, got); diff != "" {
+					t.Fatalf("committed state (-model +store):\n%s", diff)
+				}
+				odd := 0
+				for _, v := range committed {
+					odd += v % 2
+				}
+				if n := db.IndexLen("t", "odd"); n != odd {
+					t.Fatalf("index holds %d rows, model %d", n, odd)
+				}
+				if db.OpenTransactions() != len(open) {
+					t.Fatalf("open transactions = %d, model %d", db.OpenTransactions(), len(open))
+				}
+			},
+		})
+	})
+}
+
+// TestOrderedIndexUnderChurn checks the partial index's order and membership
+// after many adds and removes, enough to trigger its compaction.
+func TestOrderedIndexUnderChurn(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		db := store.New("churn")
+		if err := db.CreateTable("t", store.Index{Name: "all", Where: func(any) bool { return true }}); err != nil {
+			t.Fatal(err)
+		}
+		model := map[string]bool{}
+		ops := rapid.SliceOfN(rapid.IntRange(0, 300), 1, 800).Draw(t, "ops")
+		for _, op := range ops {
+			k := fmt.Sprintf("%04d", op%150)
+			tx := db.Begin("w")
+			if op >= 150 {
+				tx.Delete("t", k)
+				delete(model, k)
+			} else {
+				tx.Put("t", k, op)
+				model[k] = true
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var want []string
+		for k := range model {
+			want = append(want, k)
+		}
+		sort.Strings(want)
+		var got []string
+		tx := db.Begin("r")
+		tx.ScanIndex("t", "all", func(k string, _ any) bool { got = append(got, k); return true })
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("index order (-model +store):\n%s", diff)
+		}
+	})
+}

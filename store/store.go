@@ -1,0 +1,196 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Sentinel errors. They are wrapped with the table and key involved.
+var (
+	// ErrDuplicateKey means an Insert found the key already present, either
+	// when it was called or when the transaction committed. The transaction
+	// is aborted and nothing of it is applied.
+	ErrDuplicateKey = errors.New("duplicate key")
+	// ErrAborted means the transaction was aborted by a crash of its owner.
+	ErrAborted = errors.New("transaction aborted by crash")
+	// ErrTxDone means the transaction was already committed or rolled back.
+	ErrTxDone = errors.New("transaction already finished")
+	// ErrTableExists means CreateTable was called twice for one name.
+	ErrTableExists = errors.New("table exists")
+)
+
+// DB is one process's durable database. The zero value is not usable; call New.
+type DB struct {
+	name   string
+	tables map[string]*table
+	open   map[*Tx]struct{}
+	log    []Commit
+	seq    uint64
+}
+
+type table struct {
+	name    string
+	rows    map[string]any
+	indexes []*index
+}
+
+type index struct {
+	Index
+	set *orderedSet
+}
+
+// Commit is one committed transaction in the commit log.
+type Commit struct {
+	// Seq numbers commits 1, 2, 3, ... in the order they were applied.
+	Seq uint64
+	// Owner is the process that committed.
+	Owner   string
+	Changes []Change
+}
+
+// Change is one row written by a commit. A deleted row has Deleted set and no
+// Value.
+type Change struct {
+	Table   string
+	Key     string
+	Value   any
+	Deleted bool
+}
+
+// New returns an empty database; name appears in error messages.
+func New(name string) *DB {
+	return &DB{name: name, tables: make(map[string]*table), open: make(map[*Tx]struct{})}
+}
+
+// Name returns the database's name.
+func (db *DB) Name() string { return db.name }
+
+// CreateTable adds an empty table with the given partial indexes.
+func (db *DB) CreateTable(name string, indexes ...Index) error {
+	if _, ok := db.tables[name]; ok {
+		return fmt.Errorf("store %s: create %s: %w", db.name, name, ErrTableExists)
+	}
+	t := &table{name: name, rows: make(map[string]any)}
+	for _, ix := range indexes {
+		if ix.Name == "" || ix.Where == nil {
+			return fmt.Errorf("store %s: create %s: index needs a name and a Where predicate", db.name, name)
+		}
+		t.indexes = append(t.indexes, &index{Index: ix, set: newOrderedSet()})
+	}
+	db.tables[name] = t
+	return nil
+}
+
+// HasTable reports whether a table of that name exists.
+func (db *DB) HasTable(name string) bool {
+	_, ok := db.tables[name]
+	return ok
+}
+
+func (db *DB) table(name string) *table {
+	t, ok := db.tables[name]
+	if !ok {
+		panic(fmt.Sprintf("store %s: no table %q", db.name, name))
+	}
+	return t
+}
+
+func (t *table) index(name string) *index {
+	for _, ix := range t.indexes {
+		if ix.Name == name {
+			return ix
+		}
+	}
+	panic(fmt.Sprintf("store: table %s has no index %q", t.name, name))
+}
+
+// Begin starts a transaction on behalf of owner, the process that will be
+// blamed (and whose transactions are aborted) when it crashes.
+func (db *DB) Begin(owner string) *Tx {
+	tx := &Tx{db: db, owner: owner}
+	db.open[tx] = struct{}{}
+	return tx
+}
+
+// Crash aborts every open transaction of owner, as a process crash does, and
+// returns how many it aborted. Committed state is untouched.
+func (db *DB) Crash(owner string) int {
+	n := 0
+	for tx := range db.open {
+		if tx.owner == owner {
+			tx.abort(ErrAborted)
+			n++
+		}
+	}
+	return n
+}
+
+// OpenTransactions returns how many transactions are open, for tests that a
+// component does not leak them.
+func (db *DB) OpenTransactions() int { return len(db.open) }
+
+// Len returns the number of committed rows in a table.
+func (db *DB) Len(tableName string) int { return len(db.table(tableName).rows) }
+
+// IndexLen returns the number of committed rows in a partial index.
+func (db *DB) IndexLen(tableName, indexName string) int {
+	return db.table(tableName).index(indexName).set.len()
+}
+
+// Get reads one committed row outside any transaction.
+func (db *DB) Get(tableName, key string) (any, bool) {
+	v, ok := db.table(tableName).rows[key]
+	return v, ok
+}
+
+// Keys returns the committed keys of a table in ascending order.
+func (db *DB) Keys(tableName string) []string {
+	rows := db.table(tableName).rows
+	keys := make([]string, 0, len(rows))
+	for k := range rows {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// LastSeq returns the sequence number of the last commit (0 if none).
+func (db *DB) LastSeq() uint64 { return db.seq }
+
+// Log returns the commits with Seq > after, oldest first. The slice and its
+// values belong to the store: read them, do not change them.
+func (db *DB) Log(after uint64) []Commit {
+	i := sort.Search(len(db.log), func(i int) bool { return db.log[i].Seq > after })
+	return db.log[i:]
+}
+
+// TruncateLog forgets the commits with Seq <= upTo, as a database recycles
+// write-ahead log segments that every reader has passed.
+func (db *DB) TruncateLog(upTo uint64) {
+	i := sort.Search(len(db.log), func(i int) bool { return db.log[i].Seq > upTo })
+	db.log = append([]Commit(nil), db.log[i:]...)
+}
+
+// apply makes a transaction's writes durable, all at once.
+func (db *DB) apply(owner string, writes []write) {
+	db.seq++
+	c := Commit{Seq: db.seq, Owner: owner, Changes: make([]Change, 0, len(writes))}
+	for _, w := range writes {
+		t := w.table
+		if w.deleted {
+			delete(t.rows, w.key)
+		} else {
+			t.rows[w.key] = w.value
+		}
+		for _, ix := range t.indexes {
+			if !w.deleted && ix.Where(w.value) {
+				ix.set.add(w.key)
+			} else {
+				ix.set.remove(w.key)
+			}
+		}
+		c.Changes = append(c.Changes, Change{Table: t.name, Key: w.key, Value: w.value, Deleted: w.deleted})
+	}
+	db.log = append(db.log, c)
+}

@@ -1,0 +1,232 @@
+package store_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"outboxlab/store"
+)
+
+type row struct {
+	Status string
+	N      int
+}
+
+func unsent(v any) bool { return v.(row).Status != "SENT" }
+
+func newDB(t *testing.T) *store.DB {
+	t.Helper()
+	db := store.New("orders")
+	for _, name := range []string{"orders"} {
+		if err := db.CreateTable(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.CreateTable("outbox", store.Index{Name: "unsent", Where: unsent}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestCrashBeforeCommitLeavesNeitherRow(t *testing.T) {
+	db := newDB(t)
+	tx := db.Begin("service")
+	tx.Put("orders", "o-1", row{Status: "ACCEPTED"})
+	tx.Put("outbox", "0001", row{Status: "PENDING"})
+	if n := db.Crash("service"); n != 1 {
+		t.Fatalf("Crash aborted %d transactions, want 1", n)
+	}
+	if err := tx.Commit(); !errors.Is(err, store.ErrAborted) {
+		t.Fatalf("commit after crash: err = %v, want ErrAborted", err)
+	}
+	if db.Len("orders") != 0 || db.Len("outbox") != 0 || db.LastSeq() != 0 {
+		t.Fatalf("after crash before commit: orders=%d outbox=%d commits=%d, want nothing", db.Len("orders"), db.Len("outbox"), db.LastSeq())
+	}
+}
+
+func TestCrashAfterCommitKeepsBothRows(t *testing.T) {
+	db := newDB(t)
+	tx := db.Begin("service")
+	tx.Put("orders", "o-1", row{Status: "ACCEPTED"})
+	tx.Put("outbox", "0001", row{Status: "PENDING"})
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := db.Crash("service"); n != 0 {
+		t.Fatalf("Crash aborted %d transactions, want 0", n)
+	}
+	if _, ok := db.Get("orders", "o-1"); !ok {
+		t.Error("order lost after crash after commit")
+	}
+	if _, ok := db.Get("outbox", "0001"); !ok {
+		t.Error("outbox row lost after crash after commit")
+	}
+	want := []store.Commit{{Seq: 1, Owner: "service", Changes: []store.Change{
+		{Table: "orders", Key: "o-1", Value: row{Status: "ACCEPTED"}},
+		{Table: "outbox", Key: "0001", Value: row{Status: "PENDING"}},
+	}}}
+	if diff := cmp.Diff(want, db.Log(0)); diff != "" {
+		t.Errorf("commit log (-want +got):\n%s", diff)
+	}
+}
+
+func TestCrashAbortsOnlyTheCrashedOwner(t *testing.T) {
+	db := newDB(t)
+	relay := db.Begin("relay")
+	relay.Put("outbox", "0001", row{Status: "IN_FLIGHT"})
+	service := db.Begin("service")
+	service.Put("orders", "o-1", row{Status: "ACCEPTED"})
+	db.Crash("relay")
+	if err := service.Commit(); err != nil {
+		t.Fatalf("service commit after relay crash: %v", err)
+	}
+	if err := relay.Commit(); !errors.Is(err, store.ErrAborted) {
+		t.Fatalf("relay commit: err = %v, want ErrAborted", err)
+	}
+	if db.OpenTransactions() != 0 {
+		t.Errorf("open transactions = %d, want 0", db.OpenTransactions())
+	}
+}
+
+func TestNoDirtyReadsAndReadYourWrites(t *testing.T) {
+	db := newDB(t)
+	a := db.Begin("a")
+	a.Put("orders", "o-1", row{Status: "ACCEPTED", N: 1})
+	if v, ok := a.Get("orders", "o-1"); !ok || v.(row).N != 1 {
+		t.Fatalf("a does not see its own write: %v, %v", v, ok)
+	}
+	b := db.Begin("b")
+	if v, ok := b.Get("orders", "o-1"); ok {
+		t.Fatalf("b sees a's uncommitted write: %v", v)
+	}
+	seen := 0
+	b.Scan("orders", func(string, any) bool { seen++; return true })
+	if seen != 0 {
+		t.Fatalf("b's scan sees %d uncommitted rows", seen)
+	}
+	if err := a.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := b.Get("orders", "o-1"); !ok || v.(row).N != 1 {
+		t.Fatalf("b does not see a's committed write: %v, %v", v, ok)
+	}
+	b.Rollback()
+}
+
+func TestInsertIsAUniqueConstraint(t *testing.T) {
+	db := newDB(t)
+	a, b := db.Begin("billing-1"), db.Begin("billing-2")
+	if err := a.Insert("orders", "e-1", row{N: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Insert("orders", "e-1", row{N: 2}); err != nil {
+		t.Fatalf("b cannot see a's insert yet, so its own insert succeeds: %v", err)
+	}
+	b.Put("outbox", "0001", row{Status: "PENDING"})
+	if err := a.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); !errors.Is(err, store.ErrDuplicateKey) {
+		t.Fatalf("second commit of e-1: err = %v, want ErrDuplicateKey", err)
+	}
+	if _, ok := db.Get("outbox", "0001"); ok {
+		t.Error("the failed commit applied part of its writes")
+	}
+	c := db.Begin("billing-1")
+	if err := c.Insert("orders", "e-1", row{}); !errors.Is(err, store.ErrDuplicateKey) {
+		t.Fatalf("insert of committed key: err = %v, want ErrDuplicateKey", err)
+	}
+	c.Delete("orders", "e-1")
+	if err := c.Insert("orders", "e-1", row{N: 3}); err != nil {
+		t.Fatalf("insert after own delete: %v", err)
+	}
+	if err := c.Commit(); err != nil {
+		t.Fatalf("commit of delete+insert: %v", err)
+	}
+	if v, _ := db.Get("orders", "e-1"); v.(row).N != 3 {
+		t.Errorf("e-1 = %v, want N=3", v)
+	}
+}
+
+func TestFinishedTransactionsRefuseWork(t *testing.T) {
+	db := newDB(t)
+	tx := db.Begin("a")
+	tx.Put("orders", "o-1", row{})
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx.Rollback() // harmless after commit
+	if err := tx.Commit(); !errors.Is(err, store.ErrTxDone) {
+		t.Errorf("second commit: err = %v, want ErrTxDone", err)
+	}
+	tx.Put("orders", "o-2", row{})
+	if _, ok := db.Get("orders", "o-2"); ok {
+		t.Error("a write after commit reached the store")
+	}
+	if db.LastSeq() != 1 {
+		t.Errorf("commits = %d, want 1", db.LastSeq())
+	}
+}
+
+func TestScanIndexSeesOnlyMatchingRowsInKeyOrder(t *testing.T) {
+	db := newDB(t)
+	tx := db.Begin("seed")
+	for i, status := range []string{"SENT", "PENDING", "SENT", "FAILED", "PENDING"} {
+		tx.Put("outbox", string(rune('a'+i)), row{Status: status})
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := db.IndexLen("outbox", "unsent"); got != 3 {
+		t.Fatalf("index holds %d rows, want 3", got)
+	}
+	tx = db.Begin("relay")
+	tx.Put("outbox", "b", row{Status: "SENT"})    // leaves the index in this tx
+	tx.Put("outbox", "c", row{Status: "PENDING"}) // enters it
+	tx.Put("outbox", "f", row{Status: "PENDING"}) // new row
+	tx.Put("outbox", "0", row{Status: "PENDING"}) // new row before all others
+	var keys []string
+	tx.ScanIndex("outbox", "unsent", func(k string, v any) bool { keys = append(keys, k); return true })
+	if diff := cmp.Diff([]string{"0", "c", "d", "e", "f"}, keys); diff != "" {
+		t.Errorf("ScanIndex in tx (-want +got):\n%s", diff)
+	}
+	keys = nil
+	tx.ScanIndex("outbox", "unsent", func(k string, v any) bool { keys = append(keys, k); return len(keys) < 2 })
+	if diff := cmp.Diff([]string{"0", "c"}, keys); diff != "" {
+		t.Errorf("ScanIndex stopping after 2 (-want +got):\n%s", diff)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := db.IndexLen("outbox", "unsent"); got != 5 {
+		t.Errorf("index holds %d rows after commit, want 5", got)
+	}
+}
+
+func TestLogAndTruncate(t *testing.T) {
+	db := newDB(t)
+	for _, k := range []string{"a", "b", "c"} {
+		tx := db.Begin("w")
+		tx.Put("orders", k, row{})
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := len(db.Log(1)); got != 2 {
+		t.Fatalf("Log(1) has %d commits, want 2", got)
+	}
+	db.TruncateLog(2)
+	log := db.Log(0)
+	if len(log) != 1 || log[0].Seq != 3 || log[0].Changes[0].Key != "c" {
+		t.Fatalf("after TruncateLog(2): %+v", log)
+	}
+}
+
+func TestCreateTableTwice(t *testing.T) {
+	db := newDB(t)
+	if err := db.CreateTable("orders"); !errors.Is(err, store.ErrTableExists) {
+		t.Fatalf("err = %v, want ErrTableExists", err)
+	}
+}

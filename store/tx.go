@@ -1,0 +1,243 @@
+package store
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Tx is a transaction: buffered writes that become durable together on
+// Commit, or not at all. A Tx is used by one process at a time.
+type Tx struct {
+	db     *DB
+	owner  string
+	writes []write
+	// latest maps a table and key to its last write, once writes is long
+	// enough that scanning it would cost more than a map.
+	latest map[tableKey]int
+	err    error // set once the transaction is finished
+}
+
+type write struct {
+	table   *table
+	key     string
+	value   any
+	deleted bool
+	insert  bool // must not exist at commit
+}
+
+type tableKey struct {
+	table *table
+	key   string
+}
+
+// Owner returns the process the transaction belongs to.
+func (tx *Tx) Owner() string { return tx.owner }
+
+// Err returns why the transaction is finished (ErrTxDone after a commit or
+// rollback, ErrAborted after a crash, ErrDuplicateKey after a failed commit),
+// or nil while it is open.
+func (tx *Tx) Err() error { return tx.err }
+
+func (tx *Tx) lookup(t *table, key string) (write, bool) {
+	if tx.latest != nil {
+		i, ok := tx.latest[tableKey{t, key}]
+		if !ok {
+			return write{}, false
+		}
+		return tx.writes[i], true
+	}
+	for i := len(tx.writes) - 1; i >= 0; i-- {
+		if w := tx.writes[i]; w.table == t && w.key == key {
+			return w, true
+		}
+	}
+	return write{}, false
+}
+
+func (tx *Tx) record(w write) {
+	if tx.err != nil {
+		return
+	}
+	tx.writes = append(tx.writes, w)
+	switch {
+	case tx.latest != nil:
+		tx.latest[tableKey{w.table, w.key}] = len(tx.writes) - 1
+	case len(tx.writes) > 16:
+		tx.latest = make(map[tableKey]int, 2*len(tx.writes))
+		for i, w := range tx.writes {
+			tx.latest[tableKey{w.table, w.key}] = i
+		}
+	}
+}
+
+// Get returns the row as this transaction sees it: its own latest write, or
+// else the committed value.
+func (tx *Tx) Get(tableName, key string) (any, bool) {
+	t := tx.db.table(tableName)
+	if w, ok := tx.lookup(t, key); ok {
+		return w.value, !w.deleted
+	}
+	v, ok := t.rows[key]
+	return v, ok
+}
+
+// Put writes a row, replacing any value the key had.
+func (tx *Tx) Put(tableName, key string, value any) {
+	tx.record(write{table: tx.db.table(tableName), key: key, value: value})
+}
+
+// Insert writes a row whose key must not exist yet, a unique constraint. It
+// fails with ErrDuplicateKey if this transaction already sees the key; Commit
+// checks again against what others committed meanwhile.
+func (tx *Tx) Insert(tableName, key string, value any) error {
+	if tx.err != nil {
+		return tx.err
+	}
+	if _, ok := tx.Get(tableName, key); ok {
+		return fmt.Errorf("store %s: insert %s/%s: %w", tx.db.name, tableName, key, ErrDuplicateKey)
+	}
+	tx.record(write{table: tx.db.table(tableName), key: key, value: value, insert: true})
+	return nil
+}
+
+// Delete removes a row; deleting a missing row is not an error.
+func (tx *Tx) Delete(tableName, key string) {
+	tx.record(write{table: tx.db.table(tableName), key: key, deleted: true})
+}
+
+// Scan calls fn for every row this transaction sees, in key order, until fn
+// returns false. It sorts the whole table: use it for reports and checks, and
+// ScanIndex on hot paths.
+func (tx *Tx) Scan(tableName string, fn func(key string, value any) bool) {
+	t := tx.db.table(tableName)
+	keys := make([]string, 0, len(t.rows))
+	for k := range t.rows {
+		keys = append(keys, k)
+	}
+	for _, w := range tx.writes {
+		if w.table == t {
+			if _, committed := t.rows[w.key]; !committed {
+				keys = append(keys, w.key)
+			}
+		}
+	}
+	for _, k := range sortedUnique(keys) {
+		if v, ok := tx.Get(tableName, k); ok && !fn(k, v) {
+			return
+		}
+	}
+}
+
+// ScanIndex calls fn, in key order, for every row this transaction sees that
+// satisfies the index's predicate, until fn returns false. It visits only the
+// committed rows in the index (plus this transaction's own writes), so its
+// cost does not depend on how many rows the index leaves out.
+func (tx *Tx) ScanIndex(tableName, indexName string, fn func(key string, value any) bool) {
+	t := tx.db.table(tableName)
+	ix := t.index(indexName)
+	// Own writes that may enter the index, merged in key order with the
+	// committed members.
+	var own []string
+	for _, w := range tx.writes {
+		if w.table == t && !w.deleted && ix.Where(w.value) {
+			own = append(own, w.key)
+		}
+	}
+	own = sortedUnique(own)
+	visit := func(k string) bool {
+		if w, ok := tx.lookup(t, k); ok {
+			if w.deleted || !ix.Where(w.value) {
+				return true // this transaction took the row out of the index
+			}
+			return fn(k, w.value)
+		}
+		return fn(k, t.rows[k])
+	}
+	stopped := false
+	ix.set.ascend(func(k string) bool {
+		for len(own) > 0 && own[0] <= k {
+			if own[0] < k && !visit(own[0]) {
+				stopped = true
+				return false
+			}
+			own = own[1:]
+		}
+		if !visit(k) {
+			stopped = true
+			return false
+		}
+		return true
+	})
+	if stopped {
+		return
+	}
+	for _, k := range own {
+		if !visit(k) {
+			return
+		}
+	}
+}
+
+func sortedUnique(keys []string) []string {
+	sort.Strings(keys)
+	out := keys[:0]
+	for i, k := range keys {
+		if i == 0 || keys[i-1] != k {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Commit applies every write of the transaction atomically. It fails, and
+// applies nothing, if the transaction is finished or aborted or if an Insert
+// meets a key that was committed meanwhile.
+func (tx *Tx) Commit() error {
+	if tx.err != nil {
+		return fmt.Errorf("store %s: commit: %w", tx.db.name, tx.err)
+	}
+	for i, w := range tx.writes {
+		if !w.insert || tx.deletedBefore(i) {
+			continue
+		}
+		if _, exists := w.table.rows[w.key]; exists {
+			err := fmt.Errorf("store %s: commit: insert %s/%s: %w", tx.db.name, w.table.name, w.key, ErrDuplicateKey)
+			tx.abort(ErrDuplicateKey)
+			return err
+		}
+	}
+	if len(tx.writes) > 0 {
+		tx.db.apply(tx.owner, tx.writes)
+	}
+	tx.finish(ErrTxDone)
+	return nil
+}
+
+// deletedBefore reports whether a write before writes[i] deleted the same
+// row, so that the insert at i does not conflict with the committed row.
+func (tx *Tx) deletedBefore(i int) bool {
+	w := tx.writes[i]
+	for _, prev := range tx.writes[:i] {
+		if prev.deleted && prev.table == w.table && prev.key == w.key {
+			return true
+		}
+	}
+	return false
+}
+
+// Rollback discards the transaction. It is safe to call after Commit, so
+// `defer tx.Rollback()` is the usual pattern.
+func (tx *Tx) Rollback() {
+	if tx.err == nil {
+		tx.finish(ErrTxDone)
+	}
+}
+
+func (tx *Tx) abort(reason error) { tx.finish(reason) }
+
+func (tx *Tx) finish(reason error) {
+	tx.err = reason
+	tx.writes = nil
+	tx.latest = nil
+	delete(tx.db.open, tx)
+}

@@ -1,0 +1,83 @@
+package variant
+
+import (
+	"errors"
+	"time"
+
+	"outboxlab/billing"
+	"outboxlab/orders"
+	"outboxlab/outbox"
+	"outboxlab/store"
+)
+
+// Outbox is the reference: one transaction for the order and its outbox
+// message; a relay that claims with a lease, sends, and marks SENT only after
+// the broker's ack, retries with capped backoff, dead-letters after
+// MaxAttempts and recovers its claims after a crash; and an idempotent,
+// per-aggregate ordered consumer with its inbox in the effect's transaction.
+func Outbox() Variant {
+	return Variant{
+		Name:        "outbox",
+		Summary:     "order and outbox row in one transaction, leased relay, idempotent ordered consumer",
+		Correct:     true,
+		Seed:        "000 sections 3-8, 001, 003, 004",
+		Install:     InstallAll,
+		NewService:  NewOutboxService,
+		NewRelay:    NewOutboxRelay,
+		NewConsumer: NewBillingConsumer,
+	}
+}
+
+// InstallAll creates the order service's tables (orders, outbox) and
+// billing's tables.
+func InstallAll(orderDB, billingDB *store.DB) error {
+	return errors.Join(orders.Install(orderDB), outbox.Install(orderDB), billing.Install(billingDB))
+}
+
+// NewOutboxService builds the order service that writes order and outbox
+// message in one transaction.
+func NewOutboxService(env Env) (Service, error) {
+	return &orders.Service{DB: env.OrderDB, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
+}
+
+// NewOutboxRelay builds the reference relay with the default configuration.
+func NewOutboxRelay(env Env) (Relay, error) {
+	r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
+		DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return RelayAdapter{r}, nil
+}
+
+// NewBillingConsumer builds the reference consumer.
+func NewBillingConsumer(env Env) (Consumer, error) {
+	return &billing.Consumer{
+		DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock,
+		Subscription: Subscription, Owner: env.Owner,
+	}, nil
+}
+
+// RelayAdapter makes an *outbox.Relay a Relay.
+type RelayAdapter struct{ *outbox.Relay }
+
+// Recover implements Relay.
+func (a RelayAdapter) Recover() error {
+	_, err := a.Relay.Recover()
+	return err
+}
+
+// Step implements Relay.
+func (a RelayAdapter) Step() (bool, error) {
+	rep, err := a.Relay.Step()
+	return rep.Did(), err
+}
+
+// NextWake implements Relay.
+func (a RelayAdapter) NextWake() (time.Time, bool) { return a.Relay.NextWake() }
+
+// ReplayDeadLetters implements Relay.
+func (a RelayAdapter) ReplayDeadLetters() (int, error) {
+	return a.Relay.ReplayDeadLetters(outbox.Filter{})
+}

@@ -1,0 +1,111 @@
+package variant
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/check"
+	"outboxlab/effect"
+	"outboxlab/orders"
+	"outboxlab/store"
+)
+
+// Subscription is the broker subscription billing consumes from.
+const Subscription = "billing"
+
+// Env is what a process is built from: the durable systems it may use and
+// the values the world hands in (gate, clock, ids, randomness). A restart
+// builds the process again from a fresh Env with the same durable systems.
+type Env struct {
+	// Owner is the process's name: "service", "relay-1", "billing".
+	Owner string
+	// OrderDB is the order service's database (orders, outbox).
+	OrderDB *store.DB
+	// BillingDB is billing's database (ledger, accounts, inbox).
+	BillingDB *store.DB
+	Broker    *broker.Broker
+	// Gate performs this process's durable effects.
+	Gate  effect.Gate
+	Clock Clock
+	// IDs draws message ids.
+	IDs IDs
+	// Rand draws jitter and other random choices of the process.
+	Rand Rand
+}
+
+// Clock tells the current (virtual) time.
+type Clock interface{ Now() time.Time }
+
+// IDs draws message ids.
+type IDs interface{ NewID() string }
+
+// Rand is a seeded random source.
+type Rand interface{ Float64() float64 }
+
+// Service is the order service: it runs the use cases the workload calls.
+type Service interface {
+	Handle(orders.Command) error
+}
+
+// Relay moves messages from the order service to the broker.
+type Relay interface {
+	// Recover runs once after every (re)start.
+	Recover() error
+	// Step does one round of work and reports whether it did anything.
+	Step() (bool, error)
+	// NextWake tells when Step will next have work if nothing else happens;
+	// false means never.
+	NextWake() (time.Time, bool)
+	// ReplayDeadLetters is the operator's replay after the cause was fixed.
+	ReplayDeadLetters() (int, error)
+}
+
+// Consumer is billing's consumer.
+type Consumer interface {
+	// Step handles at most one delivery and reports whether there was one.
+	Step() (bool, error)
+	// ReplayDeadLetters is the operator's replay after the cause was fixed.
+	ReplayDeadLetters() (int, error)
+}
+
+// Variant is one way to build the three parts, with what theory predicts.
+type Variant struct {
+	// Name is the public id, e.g. "outbox", "dual-write".
+	Name string
+	// Summary says in one line what the variant does.
+	Summary string
+	// Correct is true for the reference and the correct alternatives.
+	Correct bool
+	// Seed says which passage of the course chapters describes it.
+	Seed string
+	// Expect maps crash point and fault ids to the outcome theory predicts;
+	// every point not listed is expected OK (or n/a if never reached).
+	Expect map[string]check.Outcome
+	// Install creates the variant's tables.
+	Install func(orderDB, billingDB *store.DB) error
+	// NewService, NewRelay and NewConsumer build a process. NewRelay is nil
+	// for a variant without a relay.
+	NewService  func(Env) (Service, error)
+	NewRelay    func(Env) (Relay, error)
+	NewConsumer func(Env) (Consumer, error)
+}
+
+// Expected returns the outcome the variant declares for a point.
+func (v Variant) Expected(point string) check.Outcome {
+	if o, ok := v.Expect[point]; ok {
+		return o
+	}
+	return check.OK
+}
+
+// Validate reports what is missing from v.
+func (v Variant) Validate() error {
+	switch {
+	case v.Name == "":
+		return fmt.Errorf("variant: no Name")
+	case v.Install == nil || v.NewService == nil || v.NewConsumer == nil:
+		return fmt.Errorf("variant %s: Install, NewService and NewConsumer are required", v.Name)
+	}
+	return nil
+}
