@@ -1,0 +1,88 @@
+package check_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"outboxlab/billing"
+	"outboxlab/check"
+	"outboxlab/domain"
+	"outboxlab/outbox"
+)
+
+func order(id string, version int) domain.Order { return domain.Order{ID: id, Version: version} }
+
+func entry(order string, seq int) billing.Entry {
+	return billing.Entry{OrderID: order, Sequence: seq, Kind: billing.Line}
+}
+
+func msg(order string, seq int, status outbox.Status) outbox.Message {
+	return outbox.Message{ID: "e-" + order, Event: domain.Record{AggregateID: order, Sequence: seq}, Status: status}
+}
+
+func outcomes(vs []check.Violation) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.String())
+	}
+	return out
+}
+
+func TestCheck(t *testing.T) {
+	cases := []struct {
+		name  string
+		world check.World
+		want  []string
+	}{
+		{"all applied once in order", check.World{
+			Orders: []domain.Order{order("o-1", 2)}, Ledger: []billing.Entry{entry("o-1", 1), entry("o-1", 2)}, Quiesced: true,
+		}, nil},
+		{"lost", check.World{
+			Orders: []domain.Order{order("o-1", 2)}, Ledger: []billing.Entry{entry("o-1", 1)}, Quiesced: true,
+		}, []string{"LOST o-1#2: committed, but billing never applied it"}},
+		{"phantom", check.World{
+			Ledger: []billing.Entry{entry("o-9", 1)}, Quiesced: true,
+		}, []string{"PHANTOM o-9#1: billing applied 1 effect(s) for a change the order service never committed"}},
+		{"duplicate", check.World{
+			Orders: []domain.Order{order("o-1", 1)}, Ledger: []billing.Entry{entry("o-1", 1), entry("o-1", 1)}, Quiesced: true,
+		}, []string{"DUPLICATE o-1#1: billing applied the change 2 times"}},
+		{"out of order", check.World{
+			Orders: []domain.Order{order("o-1", 2)}, Ledger: []billing.Entry{entry("o-1", 2), entry("o-1", 1)}, Quiesced: true,
+		}, []string{"OUT_OF_ORDER o-1#1: line of #1 applied after line of #2"}},
+		{"stuck in flight", check.World{
+			Orders: []domain.Order{order("o-1", 1)}, Ledger: []billing.Entry{entry("o-1", 1)}, Quiesced: true,
+			Outbox: []outbox.Message{msg("o-1", 1, outbox.InFlight)},
+		}, []string{"STUCK o-1#1: message e-o-1 is IN_FLIGHT after quiesce (claimed by , never released)"}},
+		{"held behind a dead letter is not stuck", check.World{
+			Orders: []domain.Order{order("o-1", 2)}, Ledger: []billing.Entry{entry("o-1", 1), entry("o-1", 2)}, Quiesced: true,
+			Outbox: []outbox.Message{msg("o-1", 1, outbox.DeadLetter), msg("o-1", 2, outbox.Pending)},
+		}, nil},
+		{"busy at the horizon", check.World{Busy: "relay-1 wants to work"},
+			[]string{"STUCK: still busy at the end of the horizon: relay-1 wants to work"}},
+		{"worst first", check.World{
+			Orders: []domain.Order{order("o-1", 1), order("o-2", 1)}, Ledger: []billing.Entry{entry("o-1", 1), entry("o-1", 1)}, Quiesced: true,
+		}, []string{"LOST o-2#1: committed, but billing never applied it", "DUPLICATE o-1#1: billing applied the change 2 times"}},
+	}
+	for _, c := range cases {
+		vs := check.Check(c.world)
+		if diff := cmp.Diff(c.want, outcomes(vs)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+func TestOutcomeWords(t *testing.T) {
+	for _, o := range check.Outcomes() {
+		back, err := check.ParseOutcome(o.String())
+		if err != nil || back != o {
+			t.Errorf("ParseOutcome(%q) = %v, %v", o, back, err)
+		}
+	}
+	if _, err := check.ParseOutcome("BROKEN"); err == nil {
+		t.Error("ParseOutcome accepted BROKEN")
+	}
+	if check.Worst(nil) != check.OK {
+		t.Error("Worst(nil) != OK")
+	}
+}

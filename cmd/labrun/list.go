@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"outboxlab/scenarios"
+)
+
+func runList(args []string, stdout io.Writer) error {
+	fs := newFlags("list", "list [--format text|json]", stdout)
+	format := &choice{value: "text", choices: []string{"text", "json"}}
+	fs.Var(format, "format", "output format: text or json")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q (list takes only flags)", rest[0])
+	}
+	type jsonScenario struct {
+		Name    string `json:"name"`
+		Summary string `json:"summary"`
+	}
+	type jsonVariant struct {
+		Name    string `json:"name"`
+		Correct bool   `json:"correct"`
+		Summary string `json:"summary"`
+	}
+	var out struct {
+		Variants  []jsonVariant  `json:"variants"`
+		Points    []jsonPoint    `json:"points"`
+		Scenarios []jsonScenario `json:"scenarios"`
+	}
+	for _, v := range scenarios.Variants() {
+		out.Variants = append(out.Variants, jsonVariant{v.Name, v.Correct, v.Summary})
+	}
+	for _, p := range scenarios.Points() {
+		out.Points = append(out.Points, jsonPoint{ID: p.ID, Kind: string(p.Kind)})
+	}
+	for _, s := range scenarios.Catalogue() {
+		out.Scenarios = append(out.Scenarios, jsonScenario{s.Name, s.Summary})
+	}
+	if format.value == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(out)
+	}
+	for _, v := range out.Variants {
+		kind := "mistake"
+		if v.Correct {
+			kind = "correct"
+		}
+		fmt.Fprintf(stdout, "variant   %-26s %-8s %s\n", v.Name, kind, v.Summary)
+	}
+	for _, p := range out.Points {
+		fmt.Fprintf(stdout, "point     %-26s %s\n", p.ID, p.Kind)
+	}
+	for _, s := range out.Scenarios {
+		fmt.Fprintf(stdout, "scenario  %-26s %s\n", s.Name, s.Summary)
+	}
+	fmt.Fprintln(stdout, "scenario  POINT[@K]                  any point above, crashed at its K-th occurrence (default 1)")
+	return nil
+}

@@ -1,0 +1,170 @@
+// Command labrun is the lab's front end: it prints the crash matrix, lists
+// what the lab contains, and plays back one run as a timeline.
+//
+//	labrun                          same as `labrun matrix`
+//	labrun matrix [--variant V]... [--format table|markdown|json]
+//	labrun list [--format text|json]
+//	labrun scenario NAME [--variant V] [--seed N] [--format text|json]
+//
+// Exit codes: 0 when everything matches what the variants declare, 1 when a
+// cell disagrees, 2 on bad usage.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitMismatch = 1
+	exitUsage    = 2
+)
+
+// usageError is bad input: exit 2 with one line on stderr.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// errMismatch is returned by a command whose output disagrees with a
+// declaration; the output itself says where.
+var errMismatch = errors.New("mismatch")
+
+var commands = []struct {
+	name, synopsis string
+	run            func(args []string, stdout io.Writer) error
+}{
+	{"matrix", "matrix [--variant V]... [--format table|markdown|json]", runMatrix},
+	{"list", "list [--format text|json]", runList},
+	{"scenario", "scenario NAME [--variant V] [--seed N] [--format text|json]", runScenario},
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	name := "matrix"
+	switch {
+	case len(args) > 0 && isHelp(args[0]):
+		printUsage(stdout) // `labrun -h` lists the commands; `labrun matrix -h` its flags
+		return exitOK
+	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
+		name, args = args[0], args[1:]
+	}
+	for _, c := range commands {
+		if c.name != name {
+			continue
+		}
+		err := c.run(args, stdout)
+		var ue usageError
+		switch {
+		case err == nil:
+			return exitOK
+		case errors.Is(err, flag.ErrHelp):
+			return exitOK
+		case errors.As(err, &ue):
+			fmt.Fprintf(stderr, "labrun %s: %s\n", name, ue.msg)
+			return exitUsage
+		case errors.Is(err, errMismatch):
+			return exitMismatch
+		default:
+			fmt.Fprintf(stderr, "labrun %s: %v\n", name, err)
+			return exitMismatch
+		}
+	}
+	if name == "help" {
+		printUsage(stdout)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "labrun: unknown command %q (valid: %s)\n", name, commandNames())
+	return exitUsage
+}
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: labrun [command] [flags]   (no command: matrix)")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  labrun %s\n", c.synopsis)
+	}
+	fmt.Fprintln(w, "Run `labrun COMMAND -h` for a command's flags.")
+}
+
+// newFlags returns a flag set that reports errors as usage errors instead of
+// exiting, and prints -h to stdout.
+func newFlags(name, synopsis string, stdout io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "usage: labrun %s\n", synopsis)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parse parses flags, accepting positional arguments before and after them,
+// and returns the positional arguments.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// choice is a flag whose value must be one of a fixed set.
+type choice struct {
+	value   string
+	choices []string
+}
+
+func (c *choice) String() string { return c.value }
+
+func (c *choice) Set(s string) error {
+	for _, v := range c.choices {
+		if v == s {
+			c.value = s
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is not one of %s", s, strings.Join(c.choices, ", "))
+}
+
+// list is a repeatable flag.
+type list []string
+
+func (l *list) String() string { return strings.Join(*l, ",") }
+
+func (l *list) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+	"outboxlab/variant"
+)
+
+func runMatrix(args []string, stdout io.Writer) error {
+	const synopsis = "matrix [--variant V]... [--format table|markdown|json]"
+	fs := newFlags("matrix", synopsis, stdout)
+	var variants list
+	format := &choice{value: "table", choices: []string{"table", "markdown", "json"}}
+	fs.Var(&variants, "variant", "a variant to include (repeatable; default: all): "+strings.Join(scenarios.VariantNames(), ", "))
+	fs.Var(format, "format", "output format: table, markdown or json")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q (matrix takes only flags)", rest[0])
+	}
+	selected, err := selectVariants(variants)
+	if err != nil {
+		return err
+	}
+	m := scenarios.Matrix()
+	cells, err := m.Run(selected)
+	if err != nil {
+		return err
+	}
+	switch format.value {
+	case "json":
+		err = writeMatrixJSON(stdout, m, selected, cells)
+	case "markdown":
+		writeMatrixMarkdown(stdout, m, selected, cells)
+	default:
+		writeMatrixTable(stdout, m, selected, cells)
+	}
+	if err != nil {
+		return err
+	}
+	for _, c := range cells {
+		if !c.Matches() {
+			return errMismatch
+		}
+	}
+	return nil
+}
+
+func selectVariants(names []string) ([]variant.Variant, error) {
+	if len(names) == 0 {
+		return scenarios.Variants(), nil
+	}
+	var out []variant.Variant
+	for _, n := range names {
+		v, err := scenarios.FindVariant(n)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// cellAt returns the cell of variant v at point p.
+func cellAt(cells []sim.Cell, v, p string) sim.Cell {
+	for _, c := range cells {
+		if c.Variant == v && c.Point.ID == p {
+			return c
+		}
+	}
+	return sim.Cell{}
+}
+
+// mark renders a cell: ✓ for OK, the outcome word otherwise, and a trailing
+// "!" where the cell disagrees with the variant's declaration.
+func mark(c sim.Cell) string {
+	s := c.Outcome
+	if s == "OK" {
+		s = "✓"
+	}
+	if !c.Matches() {
+		s += "!"
+	}
+	return s
+}
+
+func writeMatrixTable(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {
+	fmt.Fprintf(w, "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n",
+		len(variants), len(m.Points), len(m.Workload), m.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "point\tkind")
+	for _, v := range variants {
+		fmt.Fprintf(tw, "\t%s", v.Name)
+	}
+	fmt.Fprintln(tw)
+	for _, p := range m.Points {
+		fmt.Fprintf(tw, "%s\t%s", p.ID, p.Kind)
+		for _, v := range variants {
+			fmt.Fprintf(tw, "\t%s", mark(cellAt(cells, v.Name, p.ID)))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	writeLegend(w)
+	writeFindings(w, cells)
+}
+
+func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {
+	fmt.Fprint(w, "| point | kind |")
+	for _, v := range variants {
+		fmt.Fprintf(w, " %s |", v.Name)
+	}
+	fmt.Fprint(w, "\n|---|---|")
+	for range variants {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprintln(w)
+	for _, p := range m.Points {
+		fmt.Fprintf(w, "| `%s` | %s |", p.ID, p.Kind)
+		for _, v := range variants {
+			fmt.Fprintf(w, " %s |", mark(cellAt(cells, v.Name, p.ID)))
+		}
+		fmt.Fprintln(w)
+	}
+	writeLegend(w)
+	writeFindings(w, cells)
+}
+
+func writeLegend(w io.Writer) {
+	fmt.Fprint(w, `
+Legend: ✓ all invariants hold   n/a the variant never reaches this point
+  LOST          a committed change has no effect downstream
+  PHANTOM       a downstream effect for a change never committed
+  DUPLICATE     a business effect applied more than once
+  OUT_OF_ORDER  an older event applied after a newer one of the same order
+  STUCK         a message neither SENT nor DEAD_LETTER after quiesce
+  !             the cell disagrees with what the variant declares
+`)
+}
+
+// writeFindings lists every violation with the command that replays it,
+// and every disagreement with a declaration.
+func writeFindings(w io.Writer, cells []sim.Cell) {
+	mismatches := 0
+	for _, c := range cells {
+		if !c.Matches() {
+			mismatches++
+		}
+	}
+	fmt.Fprintln(w)
+	for _, c := range cells {
+		if c.Counterexample == nil {
+			if !c.Matches() {
+				fmt.Fprintf(w, "%s at %s: %s, but the variant declares %s\n", c.Variant, c.Point.ID, c.Outcome, c.Expected)
+			}
+			continue
+		}
+		note := "as declared"
+		if !c.Matches() {
+			note = "but the variant declares " + c.Expected
+		}
+		fmt.Fprintf(w, "%s at %s: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, note)
+		for _, v := range c.Violations {
+			fmt.Fprintf(w, "  %s\n", v)
+		}
+		fmt.Fprintf(w, "  replay: %s\n", c.Counterexample.Replay(c.Variant))
+	}
+	if mismatches == 0 {
+		fmt.Fprintln(w, "Every cell matches its variant's declaration.")
+	} else {
+		fmt.Fprintf(w, "%d cell(s) disagree with their variant's declaration.\n", mismatches)
+	}
+}
+
+type jsonMatrix struct {
+	Variants []string    `json:"variants"`
+	Points   []jsonPoint `json:"points"`
+	Cells    []jsonCell  `json:"cells"`
+}
+
+type jsonPoint struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+}
+
+type jsonCell struct {
+	Variant        string         `json:"variant"`
+	Point          string         `json:"point"`
+	Outcome        string         `json:"outcome"`
+	Expected       string         `json:"expected"`
+	Runs           int            `json:"runs"`
+	Violations     []string       `json:"violations"`
+	Counterexample *jsonCounterex `json:"counterexample"`
+}
+
+type jsonCounterex struct {
+	Seed     uint64   `json:"seed"`
+	Schedule []string `json:"schedule"`
+	Replay   string   `json:"replay"`
+}
+
+func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) error {
+	out := jsonMatrix{Variants: []string{}, Points: []jsonPoint{}, Cells: []jsonCell{}}
+	for _, v := range variants {
+		out.Variants = append(out.Variants, v.Name)
+	}
+	for _, p := range m.Points {
+		out.Points = append(out.Points, jsonPoint{ID: p.ID, Kind: string(p.Kind)})
+	}
+	for _, c := range cells {
+		jc := jsonCell{Variant: c.Variant, Point: c.Point.ID, Outcome: c.Outcome, Expected: c.Expected, Runs: c.Runs, Violations: []string{}}
+		for _, v := range c.Violations {
+			jc.Violations = append(jc.Violations, v.String())
+		}
+		if ce := c.Counterexample; ce != nil {
+			jc.Counterexample = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(c.Variant)}
+		}
+		out.Cells = append(out.Cells, jc)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}

@@ -1,0 +1,59 @@
+package outboxlab_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+)
+
+// TestCrashMatrix runs every variant at every point of the default matrix,
+// every occurrence of every crash point, and asserts each cell against the
+// variant's declaration. A mistake that stops failing fails this test as
+// surely as the reference failing does.
+func TestCrashMatrix(t *testing.T) {
+	m := scenarios.Matrix()
+	known := map[string]bool{}
+	for _, p := range m.Points {
+		known[p.ID] = true
+	}
+	for _, v := range scenarios.Variants() {
+		t.Run(v.Name, func(t *testing.T) {
+			for point := range v.Expect {
+				if !known[point] {
+					t.Errorf("%s declares an outcome at %q, which is not a row of the matrix", v.Name, point)
+				}
+			}
+			for _, p := range m.Points {
+				t.Run(p.ID, func(t *testing.T) {
+					t.Parallel()
+					cell, err := m.RunCell(v, p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if cell.Outcome == sim.NotApplicable && cell.Expected != "OK" {
+						t.Fatalf("%s declares %s at %s, but the workload never reaches that point: the row tests nothing", v.Name, cell.Expected, p.ID)
+					}
+					if !cell.Matches() {
+						t.Errorf("%s at %s: got %s after %d run(s), declared %s\n%s", v.Name, p.ID, cell.Outcome, cell.Runs, cell.Expected, explain(cell))
+					}
+				})
+			}
+		})
+	}
+}
+
+// explain renders a cell's counterexample with the commands that replay it.
+func explain(c sim.Cell) string {
+	var b strings.Builder
+	for _, v := range c.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	fmt.Fprintf(&b, "  replay: go test -run 'TestCrashMatrix/%s/%s' .\n", c.Variant, c.Point.ID)
+	if c.Counterexample != nil {
+		fmt.Fprintf(&b, "  timeline: %s\n", c.Counterexample.Replay(c.Variant))
+	}
+	return b.String()
+}
