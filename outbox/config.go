@@ -33,6 +33,10 @@ type Config struct {
 	// Retention is how long SENT messages are kept for audit and replay
 	// before Cleanup deletes them. Default 7 days (seed 003).
 	Retention time.Duration
+	// BusyPoll is how long Run pauses after a step that did work, and
+	// IdlePoll after one that found nothing (seed 003: 50 ms and 500 ms).
+	// The simulator steps the relay itself and ignores both.
+	BusyPoll, IdlePoll time.Duration
 }
 
 // DefaultConfig returns the configuration the seeds describe for a relay
@@ -46,6 +50,8 @@ func DefaultConfig(owner string) Config {
 		BackoffBase: time.Second,
 		BackoffCap:  300 * time.Second,
 		Retention:   7 * 24 * time.Hour,
+		BusyPoll:    50 * time.Millisecond,
+		IdlePoll:    500 * time.Millisecond,
 	}
 }
 
@@ -81,6 +87,12 @@ func (c Config) Validate() error {
 	}
 	if c.Retention <= 0 {
 		bad("Retention", c.Retention, "> 0")
+	}
+	if c.BusyPoll <= 0 {
+		bad("BusyPoll", c.BusyPoll, "> 0")
+	}
+	if c.IdlePoll < c.BusyPoll {
+		bad("IdlePoll", c.IdlePoll, ">= BusyPoll")
 	}
 	return errors.Join(errs...)
 }

@@ -101,7 +101,7 @@ func (m Message) ClaimableAt() (time.Time, bool) {
 func (m *Message) Claim(owner string, now, leaseUntil time.Time) error {
 	at, ok := m.ClaimableAt()
 	if !ok || now.Before(at) {
-		return fmt.Errorf("claim %s: %w: %s", m, ErrIllegalTransition, m.why(now))
+		return fmt.Errorf("claim %s: %w: %s", m.String(), ErrIllegalTransition, m.why(now))
 	}
 	m.Status, m.LeaseOwner, m.LeaseUntil = InFlight, owner, leaseUntil
 	return nil
@@ -122,10 +122,10 @@ func (m Message) why(now time.Time) string {
 // what happened to the message.
 func (m Message) checkLease(owner string, now time.Time) error {
 	if m.Status != InFlight {
-		return fmt.Errorf("%s: %w: status %s", m, ErrIllegalTransition, m.Status)
+		return fmt.Errorf("%s: %w: status %s", m.String(), ErrIllegalTransition, m.Status)
 	}
 	if m.LeaseOwner != owner || !now.Before(m.LeaseUntil) {
-		return fmt.Errorf("%s: %w: %s holds it until %s, %s asked at %s", m, ErrLeaseLost,
+		return fmt.Errorf("%s: %w: %s holds it until %s, %s asked at %s", m.String(), ErrLeaseLost,
 			m.LeaseOwner, m.LeaseUntil.Format(time.RFC3339), owner, now.Format(time.RFC3339))
 	}
 	return nil
@@ -163,7 +163,7 @@ func (m *Message) MarkFailed(owner string, now time.Time, cause string, retryAt 
 // send the message (it stopped its batch, or recovers after a crash).
 func (m *Message) Release(owner string) error {
 	if m.Status != InFlight || m.LeaseOwner != owner {
-		return fmt.Errorf("release %s: %w: not in flight for %s", m, ErrIllegalTransition, owner)
+		return fmt.Errorf("release %s: %w: not in flight for %s", m.String(), ErrIllegalTransition, owner)
 	}
 	m.Status, m.LeaseOwner, m.LeaseUntil = Pending, "", time.Time{}
 	return nil
@@ -173,7 +173,7 @@ func (m *Message) Release(owner string) error {
 // operator fixed the cause. It is the only way out of DEAD_LETTER.
 func (m *Message) Replay(now time.Time) error {
 	if m.Status != DeadLetter {
-		return fmt.Errorf("replay %s: %w: only dead letters are replayed", m, ErrIllegalTransition)
+		return fmt.Errorf("replay %s: %w: only dead letters are replayed", m.String(), ErrIllegalTransition)
 	}
 	m.Status, m.Attempts, m.NextAttemptAt, m.Replays = Pending, 0, now, m.Replays+1
 	return nil

@@ -110,7 +110,7 @@ func (r *Relay) Recover() (int, error) {
 // effect.ErrCrashed (wrapped) when the process crashed at a boundary.
 func (r *Relay) Step() (StepReport, error) {
 	var rep StepReport
-	batch, err := r.claim()
+	batch, err := r.ClaimDue()
 	if err != nil {
 		return rep, err
 	}
@@ -147,17 +147,19 @@ func (r *Relay) Step() (StepReport, error) {
 	return rep, nil
 }
 
-// claim takes up to BatchSize due messages in one short transaction. Events
+// ClaimDue takes up to BatchSize due messages in one short transaction,
+// the in-memory counterpart of SELECT ... FOR UPDATE SKIP LOCKED: a message
+// another relay holds under a live lease is skipped. Events
 // of one aggregate go out in sequence order: once an aggregate's oldest
 // unsent message cannot be claimed (it waits out a backoff, another relay
 // holds it, or it is a dead letter), its later messages wait too. That is
 // head-of-line blocking, the price of per-aggregate order; BlockedAggregates
 // in Metrics shows it.
-func (r *Relay) claim() ([]Message, error) {
+func (r *Relay) ClaimDue() ([]Message, error) {
 	now := r.Clock.Now()
 	tx := r.DB.Begin(r.cfg.Owner)
 	defer tx.Rollback()
-	var batch []Message
+	batch := make([]Message, 0, min(r.cfg.BatchSize, r.DB.IndexLen(Table, IndexUnsent)))
 	blocked := map[string]bool{}
 	tx.ScanIndex(Table, IndexUnsent, func(_ string, v any) bool {
 		m := v.(Message)

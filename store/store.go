@@ -27,6 +27,11 @@ type DB struct {
 	open   map[*Tx]struct{}
 	log    []Commit
 	seq    uint64
+	// spare buffers of finished transactions, reused by the next Begin: a
+	// relay commits thousands of small transactions, and garbage is what
+	// makes a large in-memory database slow.
+	spareWrites []write
+	spareLatest map[tableKey]int
 }
 
 type table struct {
@@ -108,9 +113,23 @@ func (t *table) index(name string) *index {
 // Begin starts a transaction on behalf of owner, the process that will be
 // blamed (and whose transactions are aborted) when it crashes.
 func (db *DB) Begin(owner string) *Tx {
-	tx := &Tx{db: db, owner: owner}
+	tx := &Tx{db: db, owner: owner, writes: db.spareWrites}
+	db.spareWrites = nil
 	db.open[tx] = struct{}{}
 	return tx
+}
+
+// recycle keeps a finished transaction's buffers for the next one.
+func (db *DB) recycle(writes []write, latest map[tableKey]int) {
+	const keepAtMost = 4096 // a huge one-off transaction's buffers are not kept
+	if cap(writes) > cap(db.spareWrites) && cap(writes) <= keepAtMost {
+		clear(writes) // drop references to the values; beyond len it is already zero
+		db.spareWrites = writes[:0]
+	}
+	if latest != nil && len(latest) <= keepAtMost {
+		clear(latest)
+		db.spareLatest = latest
+	}
 }
 
 // Crash aborts every open transaction of owner, as a process crash does, and

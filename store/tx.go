@@ -22,7 +22,9 @@ type write struct {
 	key     string
 	value   any
 	deleted bool
-	insert  bool // must not exist at commit
+	insert  bool // must not exist at commit...
+	// ...unless this transaction deleted the row before inserting it again.
+	afterOwnDelete bool
 }
 
 type tableKey struct {
@@ -63,7 +65,10 @@ func (tx *Tx) record(w write) {
 	case tx.latest != nil:
 		tx.latest[tableKey{w.table, w.key}] = len(tx.writes) - 1
 	case len(tx.writes) > 16:
-		tx.latest = make(map[tableKey]int, 2*len(tx.writes))
+		tx.latest, tx.db.spareLatest = tx.db.spareLatest, nil
+		if tx.latest == nil {
+			tx.latest = make(map[tableKey]int, 2*len(tx.writes))
+		}
 		for i, w := range tx.writes {
 			tx.latest[tableKey{w.table, w.key}] = i
 		}
@@ -93,10 +98,12 @@ func (tx *Tx) Insert(tableName, key string, value any) error {
 	if tx.err != nil {
 		return tx.err
 	}
+	t := tx.db.table(tableName)
+	own, wrote := tx.lookup(t, key)
 	if _, ok := tx.Get(tableName, key); ok {
 		return fmt.Errorf("store %s: insert %s/%s: %w", tx.db.name, tableName, key, ErrDuplicateKey)
 	}
-	tx.record(write{table: tx.db.table(tableName), key: key, value: value, insert: true})
+	tx.record(write{table: t, key: key, value: value, insert: true, afterOwnDelete: wrote && own.deleted})
 	return nil
 }
 
@@ -196,8 +203,8 @@ func (tx *Tx) Commit() error {
 	if tx.err != nil {
 		return fmt.Errorf("store %s: commit: %w", tx.db.name, tx.err)
 	}
-	for i, w := range tx.writes {
-		if !w.insert || tx.deletedBefore(i) {
+	for _, w := range tx.writes {
+		if !w.insert || w.afterOwnDelete {
 			continue
 		}
 		if _, exists := w.table.rows[w.key]; exists {
@@ -213,18 +220,6 @@ func (tx *Tx) Commit() error {
 	return nil
 }
 
-// deletedBefore reports whether a write before writes[i] deleted the same
-// row, so that the insert at i does not conflict with the committed row.
-func (tx *Tx) deletedBefore(i int) bool {
-	w := tx.writes[i]
-	for _, prev := range tx.writes[:i] {
-		if prev.deleted && prev.table == w.table && prev.key == w.key {
-			return true
-		}
-	}
-	return false
-}
-
 // Rollback discards the transaction. It is safe to call after Commit, so
 // `defer tx.Rollback()` is the usual pattern.
 func (tx *Tx) Rollback() {
@@ -237,6 +232,7 @@ func (tx *Tx) abort(reason error) { tx.finish(reason) }
 
 func (tx *Tx) finish(reason error) {
 	tx.err = reason
+	tx.db.recycle(tx.writes, tx.latest)
 	tx.writes = nil
 	tx.latest = nil
 	delete(tx.db.open, tx)
