@@ -3,6 +3,8 @@ package billing
 import (
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"outboxlab/broker"
@@ -14,11 +16,14 @@ import (
 // The consumer's effect boundaries.
 var (
 	// BoundaryCommit is the commit of the effect together with the inbox row
-	// (consumer.before-commit, consumer.after-commit).
+	// (consumer.before-commit, consumer.after-commit); parking a message is
+	// committed at this boundary too.
 	BoundaryCommit = effect.Boundary{Process: "consumer", Effect: "commit"}
 	// BoundaryAck is the acknowledgement of the delivery to the broker.
 	BoundaryAck = effect.Boundary{Process: "consumer", Effect: "ack"}
-	// BoundaryReplay is the commit of a replayed dead letter.
+	// BoundaryFailure is the commit that counts a failed processing attempt.
+	BoundaryFailure = effect.Boundary{Process: "consumer", Effect: "count-failure"}
+	// BoundaryReplay is the commit that takes dead letters out for a replay.
 	BoundaryReplay = effect.Boundary{Process: "consumer", Effect: "replay"}
 )
 
@@ -26,10 +31,79 @@ var (
 type Source interface {
 	Receive(subscription string) (broker.Delivery, bool)
 	Ack(subscription string, tag uint64) error
+	Nack(subscription string, tag uint64) error
+	Redeliver(subscription, messageID string) error
 }
 
 // Clock tells the consumer the current time.
 type Clock interface{ Now() time.Time }
+
+// Effect writes the business effect of one event into tx. ApplyEffect is
+// billing's; the insurance flow's payment service brings its own.
+type Effect func(tx *store.Tx, e domain.Event, messageID string, now time.Time) error
+
+// Config configures a Consumer.
+type Config struct {
+	// Owner is the process name its transactions belong to, e.g. "billing".
+	Owner string
+	// Subscription is the broker subscription it consumes.
+	Subscription string
+	// MaxAttempts is how often a message may fail to be processed before it
+	// is parked as a dead letter (poison). Default 3.
+	MaxAttempts int
+}
+
+// DefaultConfig returns the configuration of the billing consumer.
+func DefaultConfig(owner, subscription string) Config {
+	return Config{Owner: owner, Subscription: subscription, MaxAttempts: 3}
+}
+
+// Validate names every field out of range.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Owner == "" {
+		errs = append(errs, errors.New(`billing: config: Owner = "", want a process name`))
+	}
+	if c.Subscription == "" {
+		errs = append(errs, errors.New(`billing: config: Subscription = "", want a subscription name`))
+	}
+	if c.MaxAttempts < 1 {
+		errs = append(errs, fmt.Errorf("billing: config: MaxAttempts = %d, want >= 1", c.MaxAttempts))
+	}
+	return errors.Join(errs...)
+}
+
+// Deps are what a consumer works with; Effect defaults to ApplyEffect.
+type Deps struct {
+	DB     *store.DB
+	Broker Source
+	Gate   effect.Gate
+	Clock  Clock
+	Effect Effect
+}
+
+// Consumer is the correct billing consumer: idempotent through an inbox in
+// the effect's transaction, ordered per aggregate, and with a dead letter
+// for what it can never process.
+type Consumer struct {
+	cfg Config
+	Deps
+}
+
+// NewConsumer returns a consumer, or an error naming what is wrong.
+func NewConsumer(cfg Config, deps Deps) (*Consumer, error) {
+	errs := []error{cfg.Validate()}
+	if deps.DB == nil || deps.Broker == nil || deps.Gate == nil || deps.Clock == nil {
+		errs = append(errs, errors.New("billing: DB, Broker, Gate and Clock are required"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if deps.Effect == nil {
+		deps.Effect = ApplyEffect
+	}
+	return &Consumer{cfg: cfg, Deps: deps}, nil
+}
 
 // Parked is a message waiting for an earlier event of its aggregate, or a
 // dead letter the consumer cannot process.
@@ -45,41 +119,47 @@ type InboxEntry struct {
 	At        time.Time
 }
 
-// Consumer is the correct billing consumer: idempotent through an inbox in
-// the effect's transaction, and ordered per aggregate.
-type Consumer struct {
-	DB           *store.DB
-	Broker       Source
-	Gate         effect.Gate
-	Clock        Clock
-	Subscription string
-	// Owner is the process name its transactions belong to, e.g. "billing".
-	Owner string
-}
+// failure is a message that could not be processed this time.
+type failure struct{ err error }
 
-// Step receives one delivery, handles it and acknowledges it. It reports
-// whether there was a delivery, and returns effect.ErrCrashed (wrapped) when
-// the process crashed at a boundary.
+func (f failure) Error() string { return f.err.Error() }
+
+// Step receives one delivery and handles it: applied (or found applied
+// before) and acknowledged, parked and acknowledged, or failed and handed
+// back to the broker. It reports whether there was a delivery, and returns
+// effect.ErrCrashed (wrapped) when the process crashed at a boundary.
 func (c *Consumer) Step() (bool, error) {
-	d, ok := c.Broker.Receive(c.Subscription)
+	d, ok := c.Broker.Receive(c.cfg.Subscription)
 	if !ok {
 		return false, nil
 	}
-	if err := c.handle(d.Envelope); err != nil {
+	err := c.handle(d.Envelope)
+	var f failure
+	if errors.As(err, &f) {
+		parked, err := c.countFailure(d.Envelope, f)
+		if err != nil {
+			return true, err
+		}
+		if !parked {
+			// Hand it back; it comes again after what is already waiting.
+			return true, c.Broker.Nack(c.cfg.Subscription, d.Tag)
+		}
+	} else if err != nil {
 		return true, err
 	}
-	err := c.Gate.Cross(BoundaryAck, func() error { return c.Broker.Ack(c.Subscription, d.Tag) })
+	err = c.Gate.Cross(BoundaryAck, func() error { return c.Broker.Ack(c.cfg.Subscription, d.Tag) })
 	if err != nil {
 		return true, fmt.Errorf("billing: ack %s: %w", d.Envelope.ID, err)
 	}
 	return true, nil
 }
 
-// handle applies one message in one transaction, or decides that there is
-// nothing to apply. Acknowledging is the caller's next step.
+// handle applies one message in one transaction, parks it, or decides that
+// there is nothing to do. It returns a failure when the message could not be
+// processed this time.
 func (c *Consumer) handle(env broker.Envelope) error {
 	now := c.Clock.Now()
-	tx := c.DB.Begin(c.Owner)
+	tx := c.DB.Begin(c.cfg.Owner)
 	defer tx.Rollback()
 	if _, done := tx.Get(TableInbox, env.ID); done {
 		return nil // a redelivery: the effect is already there
@@ -87,10 +167,11 @@ func (c *Consumer) handle(env broker.Envelope) error {
 	if _, dead := tx.Get(TableDead, env.ID); dead {
 		return nil // already a visible dead letter
 	}
-	if !c.process(tx, env, now) {
-		return nil
+	changed, err := c.process(tx, env, now)
+	if err != nil || !changed {
+		return err
 	}
-	err := c.Gate.Cross(BoundaryCommit, tx.Commit)
+	err = c.Gate.Cross(BoundaryCommit, tx.Commit)
 	if errors.Is(err, store.ErrDuplicateKey) {
 		return nil // another consumer instance applied it first
 	}
@@ -102,50 +183,52 @@ func (c *Consumer) handle(env broker.Envelope) error {
 
 // process writes into tx what env means for billing and reports whether
 // there is anything to commit.
-func (c *Consumer) process(tx *store.Tx, env broker.Envelope, now time.Time) bool {
+func (c *Consumer) process(tx *store.Tx, env broker.Envelope, now time.Time) (bool, error) {
 	event, err := domain.Decode(env.Event)
-	if err != nil {
+	switch {
+	case errors.Is(err, domain.ErrUnknownEvent) || errors.Is(err, domain.ErrUnknownVersion):
+		// A contract this code does not know: park it at once, never misread it.
 		tx.Put(TableDead, env.ID, Parked{Envelope: env, Reason: err.Error(), At: now})
-		return true
+		return true, nil
+	case err != nil:
+		return false, failure{err}
 	}
 	acc := LoadAccount(tx, event.AggregateID())
 	switch {
 	case event.Seq() <= acc.Applied:
-		return false // stale: a newer or the same change is already applied
+		return false, nil // stale: this or a newer change is already applied
 	case event.Seq() > acc.Applied+1:
 		key := parkedKey(event.AggregateID(), event.Seq())
 		if _, ok := tx.Get(TableParked, key); ok {
-			return false
+			return false, nil
 		}
 		tx.Put(TableParked, key, Parked{Envelope: env, Reason: fmt.Sprintf("waiting for #%d", acc.Applied+1), At: now})
-		return true
+		return true, nil
 	}
 	if err := c.apply(tx, env.ID, event, now); err != nil {
-		tx.Put(TableDead, env.ID, Parked{Envelope: env, Reason: err.Error(), At: now})
-		return true
+		return false, failure{err}
 	}
-	c.drainParked(tx, event.AggregateID(), now)
-	return true
+	return true, c.drainParked(tx, event.AggregateID(), now)
 }
 
 // apply writes the effect and the inbox row: one transaction, so that they
 // exist together or not at all.
 func (c *Consumer) apply(tx *store.Tx, messageID string, event domain.Event, now time.Time) error {
-	if err := ApplyEffect(tx, event, messageID, now); err != nil {
+	if err := c.Effect(tx, event, messageID, now); err != nil {
 		return err
 	}
 	return tx.Insert(TableInbox, messageID, InboxEntry{MessageID: messageID, At: now})
 }
 
 // drainParked applies the parked successors of an aggregate that are now in
-// sequence.
-func (c *Consumer) drainParked(tx *store.Tx, orderID string, now time.Time) {
+// sequence. A successor that fails goes back to waiting, as a dead letter.
+func (c *Consumer) drainParked(tx *store.Tx, orderID string, now time.Time) error {
 	for {
 		next := LoadAccount(tx, orderID).Applied + 1
 		key := parkedKey(orderID, next)
 		v, ok := tx.Get(TableParked, key)
 		if !ok {
-			return
+			return nil
 		}
 		p := v.(Parked)
 		tx.Delete(TableParked, key)
@@ -155,34 +238,108 @@ func (c *Consumer) drainParked(tx *store.Tx, orderID string, now time.Time) {
 		}
 		if err != nil {
 			tx.Put(TableDead, p.Envelope.ID, Parked{Envelope: p.Envelope, Reason: err.Error(), At: now})
-			return
+			return nil
 		}
 	}
 }
 
+// countFailure records one failed attempt durably and parks the message as
+// a dead letter once it failed MaxAttempts times. It reports whether it
+// parked the message.
+func (c *Consumer) countFailure(env broker.Envelope, f failure) (parked bool, err error) {
+	now := c.Clock.Now()
+	tx := c.DB.Begin(c.cfg.Owner)
+	defer tx.Rollback()
+	n := 1
+	if v, ok := tx.Get(TableFailures, env.ID); ok {
+		n = v.(int) + 1
+	}
+	b := BoundaryFailure
+	if n >= c.cfg.MaxAttempts {
+		tx.Delete(TableFailures, env.ID)
+		tx.Put(TableDead, env.ID, Parked{Envelope: env, Reason: fmt.Sprintf("failed %d times: %v", n, f.err), At: now})
+		b, parked = BoundaryCommit, true
+	} else {
+		tx.Put(TableFailures, env.ID, n)
+	}
+	if err := c.Gate.Cross(b, tx.Commit); err != nil {
+		return false, fmt.Errorf("billing: count failure of %s: %w", env.ID, err)
+	}
+	return parked, nil
+}
+
 func parkedKey(orderID string, seq int) string { return fmt.Sprintf("%s/%012d", orderID, seq) }
 
-// ReplayDeadLetters processes every dead letter again, once an operator fixed
-// the cause, and returns how many were applied (or parked behind a gap).
+// ReplayDeadLetters takes every dead letter out of the dead-letter table and
+// asks the broker to deliver the stored original again, once an operator
+// fixed the cause. It returns how many it replayed.
 func (c *Consumer) ReplayDeadLetters() (int, error) {
-	now := c.Clock.Now()
-	tx := c.DB.Begin(c.Owner)
+	tx := c.DB.Begin(c.cfg.Owner)
 	defer tx.Rollback()
-	n := 0
+	var ids []string
 	tx.Scan(TableDead, func(key string, v any) bool {
-		p := v.(Parked)
 		tx.Delete(TableDead, key)
-		if _, done := tx.Get(TableInbox, p.Envelope.ID); !done {
-			c.process(tx, p.Envelope, now)
-		}
-		n++
+		tx.Delete(TableFailures, key)
+		ids = append(ids, key)
 		return true
 	})
-	if n == 0 {
+	if len(ids) == 0 {
 		return 0, nil
 	}
 	if err := c.Gate.Cross(BoundaryReplay, tx.Commit); err != nil {
 		return 0, fmt.Errorf("billing: replay: %w", err)
 	}
-	return n, nil
+	for _, id := range ids {
+		if err := c.Broker.Redeliver(c.cfg.Subscription, id); err != nil {
+			return 0, fmt.Errorf("billing: replay: %w", err)
+		}
+	}
+	return len(ids), nil
+}
+
+// DeadLetters returns the consumer's dead letters, by message id.
+func DeadLetters(db *store.DB) []Parked {
+	var out []Parked
+	for _, k := range db.Keys(TableDead) {
+		v, _ := db.Get(TableDead, k)
+		out = append(out, v.(Parked))
+	}
+	return out
+}
+
+// BlockedAggregate is an order whose later events wait for a missing one.
+type BlockedAggregate struct {
+	OrderID string
+	// Missing is the sequence number billing waits for.
+	Missing int
+	// Waiting is how many later events are parked.
+	Waiting int
+}
+
+// Blocked returns the orders that wait for a missing event, by order id:
+// the consumer's blocked-aggregates metric. Other orders are not affected.
+func Blocked(db *store.DB) []BlockedAggregate {
+	byOrder := map[string]*BlockedAggregate{}
+	var ids []string
+	for _, k := range db.Keys(TableParked) {
+		id := k[:strings.LastIndex(k, "/")]
+		b, ok := byOrder[id]
+		if !ok {
+			acc, _ := db.Get(TableAccounts, id)
+			applied := 0
+			if acc != nil {
+				applied = acc.(Account).Applied
+			}
+			b = &BlockedAggregate{OrderID: id, Missing: applied + 1}
+			byOrder[id] = b
+			ids = append(ids, id)
+		}
+		b.Waiting++
+	}
+	sort.Strings(ids)
+	out := make([]BlockedAggregate, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, *byOrder[id])
+	}
+	return out
 }

@@ -22,9 +22,11 @@ const (
 	TableParked = "parked"
 	// TableDead holds messages the consumer can never process, keyed by
 	// message id.
-	TableDead  = "dead_letters"
-	tableMeta  = "billing_meta"
-	keyLedgerN = "ledger-next"
+	TableDead = "dead_letters"
+	// TableFailures counts failed processing attempts by message id.
+	TableFailures = "failures"
+	tableMeta     = "billing_meta"
+	keyLedgerN    = "ledger-next"
 )
 
 // EffectKind says what an event did to billing.
@@ -60,7 +62,7 @@ type Account struct {
 
 // Install creates the billing tables in db.
 func Install(db *store.DB) error {
-	for _, t := range []string{TableLedger, TableAccounts, TableInbox, TableParked, TableDead, tableMeta} {
+	for _, t := range []string{TableLedger, TableAccounts, TableInbox, TableParked, TableDead, TableFailures, tableMeta} {
 		if err := db.CreateTable(t); err != nil {
 			return fmt.Errorf("billing: install: %w", err)
 		}

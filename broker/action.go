@@ -16,6 +16,8 @@ const (
 	AckLost       ActionKind = "ack-lost"
 	Delivered     ActionKind = "delivered"
 	Acked         ActionKind = "acked"
+	Nacked        ActionKind = "nacked"
+	Redelivered   ActionKind = "redelivered"
 	Requeued      ActionKind = "requeued"
 	Duplicated    ActionKind = "duplicated"
 	Held          ActionKind = "held"

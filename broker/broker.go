@@ -20,6 +20,8 @@ var (
 	// ErrUnknownDelivery means an ack named a delivery the subscriber does
 	// not hold (already acked, or requeued by a reconnect).
 	ErrUnknownDelivery = errors.New("unknown delivery")
+	// ErrUnknownMessage means the log holds no message with that id.
+	ErrUnknownMessage = errors.New("unknown message")
 )
 
 // Envelope is a message on the wire: its stable id and the event record.
@@ -174,8 +176,13 @@ func (b *Broker) Receive(name string) (Delivery, bool) {
 		e.redelivered = e.redelivered || s.seen[e.env.ID]
 		s.seen[e.env.ID] = true
 		s.inflight = append(s.inflight, inflight{tag: b.nextTag, e: e})
-		b.record(Action{Kind: Delivered, MessageID: e.env.ID, Event: e.env.Event, Subscriber: name, Tag: b.nextTag})
-		return Delivery{Tag: b.nextTag, Envelope: e.env, Redelivered: e.redelivered}, true
+		out, poisoned := b.faults.corrupt(e.env)
+		a := Action{Kind: Delivered, MessageID: e.env.ID, Event: e.env.Event, Subscriber: name, Tag: b.nextTag}
+		if poisoned {
+			a.Detail = "payload corrupted (poison)"
+		}
+		b.record(a)
+		return Delivery{Tag: b.nextTag, Envelope: out, Redelivered: e.redelivered}, true
 	}
 	return Delivery{}, false
 }
@@ -191,6 +198,39 @@ func (b *Broker) Ack(name string, tag uint64) error {
 		}
 	}
 	return fmt.Errorf("broker: ack %s/%d: %w", name, tag, ErrUnknownDelivery)
+}
+
+// Nack gives a delivery back: it goes to the end of the subscriber's queue
+// and will be delivered again, after what is already waiting, so that one
+// failing message does not stop the others.
+func (b *Broker) Nack(name string, tag uint64) error {
+	s := b.mustSub(name)
+	for i, f := range s.inflight {
+		if f.tag == tag {
+			s.inflight = append(s.inflight[:i:i], s.inflight[i+1:]...)
+			f.e.redelivered = true
+			f.e.availableAt = b.clock.Now()
+			s.queue = append(s.queue, f.e)
+			b.record(Action{Kind: Nacked, MessageID: f.e.env.ID, Event: f.e.env.Event, Subscriber: name, Tag: tag})
+			return nil
+		}
+	}
+	return fmt.Errorf("broker: nack %s/%d: %w", name, tag, ErrUnknownDelivery)
+}
+
+// Redeliver queues the stored original of a message for the subscriber
+// again, as replaying from a durable log does. It fails with
+// ErrUnknownMessage if the log has no message with that id.
+func (b *Broker) Redeliver(name, messageID string) error {
+	s := b.mustSub(name)
+	for _, e := range b.log {
+		if e.ID == messageID {
+			s.queue = append(s.queue, entry{env: e, availableAt: b.clock.Now(), redelivered: true})
+			b.record(Action{Kind: Redelivered, MessageID: e.ID, Event: e.Event, Subscriber: name})
+			return nil
+		}
+	}
+	return fmt.Errorf("broker: redeliver %s to %s: %w", messageID, name, ErrUnknownMessage)
 }
 
 // Disconnect drops the subscriber's connection, as a crash of its process

@@ -20,7 +20,10 @@
 //   - Reorder(target): the target and the next message of its aggregate are
 //     delivered in swapped order.
 //   - Delay(target, d): the message is delivered only d after it was stored.
-//   - Reject(target): every publish of the message is refused, permanently.
+//   - Reject(target): every publish of the message is refused, until
+//     FixRejections.
+//   - Poison(target): every delivery of the message carries a corrupted
+//     payload the consumer cannot process, until FixPoison.
 //
 // A Target names a message by aggregate id and sequence number, which the
 // simulator knows before any message id is drawn.

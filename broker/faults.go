@@ -13,6 +13,7 @@ type faults struct {
 	reorders   []Target
 	delays     []delay
 	rejected   []Target
+	poisoned   []Target
 	held       []heldEntry
 }
 
@@ -61,7 +62,8 @@ func (b *Broker) Reject(t Target) { b.faults.rejected = append(b.faults.rejected
 
 // Heal ends every transient fault: no more failures, outages, lost acks,
 // duplicates or delays, and a message held back for a reorder that never
-// came is delivered now. Rejections stay (see FixRejections).
+// came is delivered now. Rejections and poison are permanent properties of
+// a message and stay (see FixRejections and FixPoison).
 func (b *Broker) Heal() {
 	for _, h := range b.faults.held {
 		s := b.mustSub(h.sub)
@@ -69,12 +71,32 @@ func (b *Broker) Heal() {
 		s.queue = append(s.queue, h.e)
 		b.record(Action{Kind: Reordered, MessageID: h.e.env.ID, Event: h.e.env.Event, Subscriber: h.sub, Detail: "released at heal"})
 	}
-	b.faults = faults{rejected: b.faults.rejected}
+	b.faults = faults{rejected: b.faults.rejected, poisoned: b.faults.poisoned}
 }
 
 // FixRejections ends every rejection: the cause was fixed and the messages
 // may be published again.
 func (b *Broker) FixRejections() { b.faults.rejected = nil }
+
+// Poison corrupts the payload of every delivery of the target (a broken
+// serializer on the way out): the consumer can never process it. The log
+// keeps the original. Like a rejection, poison outlives Heal until
+// FixPoison.
+func (b *Broker) Poison(t Target) { b.faults.poisoned = append(b.faults.poisoned, t) }
+
+// FixPoison ends every poisoning; Redeliver then hands out the originals.
+func (b *Broker) FixPoison() { b.faults.poisoned = nil }
+
+// corrupt returns e as the poison fault delivers it.
+func (f *faults) corrupt(e Envelope) (Envelope, bool) {
+	for _, t := range f.poisoned {
+		if t.matches(e) {
+			e.Event.Payload = e.Event.Payload[:len(e.Event.Payload)/2]
+			return e, true
+		}
+	}
+	return e, false
+}
 
 func (f *faults) down(now time.Time) bool {
 	_, down := f.outageEnd(now)

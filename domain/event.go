@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -38,12 +39,15 @@ type Event interface {
 	Seq() int
 }
 
-// OrderAccepted says an order was accepted with a total. Contract v1.
+// OrderAccepted says an order was accepted with a total. Contract v1; v2
+// adds CustomerID, a compatible change: a v1 reader ignores the field.
 type OrderAccepted struct {
 	OrderID    string    `json:"orderId"`
 	Sequence   int       `json:"sequence"`
 	Total      Money     `json:"total"`
 	AcceptedAt time.Time `json:"acceptedAt"`
+	// CustomerID is new in v2; empty in v1.
+	CustomerID string `json:"customerId,omitempty"`
 }
 
 // OrderAmended says an amount was added to an order. Contract v1.
@@ -102,10 +106,24 @@ type Record struct {
 	Payload       string
 }
 
-// CurrentVersion is the contract version Encode writes.
-const CurrentVersion = 1
+// versions lists the contract versions this code reads and writes.
+var versions = map[string][]int{
+	TypeOrderAccepted:  {1, 2},
+	TypeOrderAmended:   {1},
+	TypeOrderCancelled: {1},
+}
 
-// Encode turns an event into a Record of the current contract version.
+// VersionOf returns the contract version Encode writes for e: the lowest
+// version that carries all of its fields, so that old readers keep working
+// for as long as possible.
+func VersionOf(e Event) int {
+	if a, ok := e.(OrderAccepted); ok && a.CustomerID != "" {
+		return 2
+	}
+	return 1
+}
+
+// Encode turns an event into a Record of the version VersionOf says.
 func Encode(e Event) (Record, error) {
 	payload, err := json.Marshal(e)
 	if err != nil {
@@ -113,7 +131,7 @@ func Encode(e Event) (Record, error) {
 	}
 	return Record{
 		Type:          e.EventType(),
-		Version:       CurrentVersion,
+		Version:       VersionOf(e),
 		AggregateType: AggregateOrder,
 		AggregateID:   e.AggregateID(),
 		Sequence:      e.Seq(),
@@ -126,10 +144,8 @@ func Encode(e Event) (Record, error) {
 // missing, or a payload that disagrees with the record's aggregate id or
 // sequence are errors.
 func Decode(r Record) (Event, error) {
-	if r.Version != CurrentVersion {
-		if r.Type == TypeOrderAccepted || r.Type == TypeOrderAmended || r.Type == TypeOrderCancelled {
-			return nil, fmt.Errorf("decode %s v%d: %w (known: v%d)", r.Type, r.Version, ErrUnknownVersion, CurrentVersion)
-		}
+	if known, ok := versions[r.Type]; ok && !slices.Contains(known, r.Version) {
+		return nil, fmt.Errorf("decode %s v%d: %w (known: %v)", r.Type, r.Version, ErrUnknownVersion, known)
 	}
 	var (
 		e   Event

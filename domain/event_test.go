@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,5 +107,40 @@ func TestDecodeRefusesWhatItDoesNotKnow(t *testing.T) {
 		if _, err := domain.Decode(r); !errors.Is(err, c.want) {
 			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
 		}
+	}
+}
+
+func TestOrderAcceptedV2IsACompatibleChange(t *testing.T) {
+	v2 := domain.OrderAccepted{OrderID: "o-1", Sequence: 1, Total: domain.MustMoney("10.00", "EUR"), AcceptedAt: epoch, CustomerID: "c-77"}
+	r, err := domain.Encode(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Version != 2 {
+		t.Fatalf("version = %d, want 2 for an event with a customer id", r.Version)
+	}
+	got, err := domain.Decode(r)
+	if err != nil || got.(domain.OrderAccepted).CustomerID != "c-77" {
+		t.Fatalf("decode v2 = %+v, %v", got, err)
+	}
+	v1 := v2
+	v1.CustomerID = ""
+	if r, _ := domain.Encode(v1); r.Version != 1 || strings.Contains(r.Payload, "customerId") {
+		t.Fatalf("an event without a customer id is written as v1 without the field: %+v", r)
+	}
+	// A v1 record whose payload carries the v2 field still decodes: readers
+	// tolerate fields they do not know.
+	r.Version = 1
+	if _, err := domain.Decode(r); err != nil {
+		t.Fatalf("v1 record with the v2 field: %v", err)
+	}
+	r.Version = 3
+	if _, err := domain.Decode(r); !errors.Is(err, domain.ErrUnknownVersion) {
+		t.Fatalf("v3: err = %v, want ErrUnknownVersion", err)
+	}
+	amended, _ := domain.Encode(domain.OrderAmended{OrderID: "o-1", Sequence: 2, Amount: domain.MustMoney("1", "EUR")})
+	amended.Version = 2
+	if _, err := domain.Decode(amended); !errors.Is(err, domain.ErrUnknownVersion) {
+		t.Fatalf("OrderAmended v2: err = %v, want ErrUnknownVersion", err)
 	}
 }

@@ -74,7 +74,10 @@ func TestDuplicateDeliveryCreatesOnlyOneInvoice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	consumer := &billing.Consumer{DB: db, Broker: b, Gate: effect.Direct{}, Clock: c, Subscription: "billing", Owner: "billing"}
+	consumer, err := billing.NewConsumer(billing.DefaultConfig("billing", "billing"), billing.Deps{DB: db, Broker: b, Gate: effect.Direct{}, Clock: c})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range 2 {
 		if did, err := consumer.Step(); !did || err != nil {
 			t.Fatalf("step: %v, %v", did, err)

@@ -58,6 +58,7 @@ func Points() []sim.Point {
 		fault(sim.FaultLostAck, sim.Fault{Target: first}),
 		fault(sim.FaultDuplicate, sim.Fault{Target: first}),
 		fault(sim.FaultReorder, sim.Fault{Target: first}),
+		fault(sim.FaultPoison, sim.Fault{Target: first}),
 		fault(sim.FaultRejected, sim.Fault{Target: first}),
 	)
 }

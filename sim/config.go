@@ -37,6 +37,7 @@ const (
 	FaultLostAck   FaultKind = "lost-ack"
 	FaultDuplicate FaultKind = "duplicate-delivery"
 	FaultReorder   FaultKind = "reorder"
+	FaultPoison    FaultKind = "poison"
 	FaultRejected  FaultKind = "rejected"
 )
 
@@ -125,13 +126,13 @@ func (c Config) Validate() error {
 			if f.For <= 0 {
 				errs = append(errs, fmt.Errorf("sim: %s: For = %s, want > 0", f.Kind, f.For))
 			}
-		case FaultLostAck, FaultDuplicate, FaultReorder, FaultRejected:
+		case FaultLostAck, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected:
 			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s)", f.Kind,
-				FaultOutage, FaultLostAck, FaultDuplicate, FaultReorder, FaultRejected))
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s)", f.Kind,
+				FaultOutage, FaultLostAck, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {

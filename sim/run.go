@@ -88,6 +88,7 @@ func Run(cfg Config) (Result, error) {
 
 	// 3. replay: permanent causes fixed, dead letters replayed.
 	w.broker.FixRejections()
+	w.broker.FixPoison()
 	w.phase("replay")
 	if err := w.replayDeadLetters(); err != nil {
 		return Result{}, err

@@ -100,6 +100,8 @@ func (w *world) installFault(f Fault) {
 		w.broker.Duplicate(f.Target)
 	case FaultReorder:
 		w.broker.Reorder(f.Target)
+	case FaultPoison:
+		w.broker.Poison(f.Target)
 	case FaultRejected:
 		w.broker.Reject(f.Target)
 	}

@@ -53,10 +53,8 @@ func NewOutboxRelay(env Env) (Relay, error) {
 
 // NewBillingConsumer builds the reference consumer.
 func NewBillingConsumer(env Env) (Consumer, error) {
-	return &billing.Consumer{
-		DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock,
-		Subscription: Subscription, Owner: env.Owner,
-	}, nil
+	return billing.NewConsumer(billing.DefaultConfig(env.Owner, Subscription),
+		billing.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock})
 }
 
 // RelayAdapter makes an *outbox.Relay a Relay.

@@ -1,0 +1,223 @@
+package broker_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"outboxlab/broker"
+	"outboxlab/domain"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+type clock struct{ now time.Time }
+
+func (c *clock) Now() time.Time { return c.now }
+
+func env(id, agg string, seq int) broker.Envelope {
+	return broker.Envelope{ID: id, Event: domain.Record{Type: "OrderAmended", Version: 1, AggregateID: agg, Sequence: seq, Payload: `{"orderId":"` + agg + `"}`}}
+}
+
+func newBroker(t *testing.T) (*broker.Broker, *clock) {
+	t.Helper()
+	c := &clock{now: t0}
+	b := broker.New(c)
+	if err := b.Subscribe("billing"); err != nil {
+		t.Fatal(err)
+	}
+	return b, c
+}
+
+func publish(t *testing.T, b *broker.Broker, envs ...broker.Envelope) {
+	t.Helper()
+	for _, e := range envs {
+		if err := b.Publish(e); err != nil {
+			t.Fatalf("publish %s: %v", e.ID, err)
+		}
+	}
+}
+
+// drain receives and acks everything deliverable now, returning the ids in
+// delivery order.
+func drain(t *testing.T, b *broker.Broker) []string {
+	t.Helper()
+	var ids []string
+	for {
+		d, ok := b.Receive("billing")
+		if !ok {
+			return ids
+		}
+		ids = append(ids, d.Envelope.ID)
+		if err := b.Ack("billing", d.Tag); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestAtLeastOnceDelivery(t *testing.T) {
+	b, _ := newBroker(t)
+	publish(t, b, env("e-1", "o-1", 1), env("e-2", "o-2", 1))
+	d1, _ := b.Receive("billing")
+	d2, _ := b.Receive("billing")
+	if err := b.Ack("billing", d2.Tag); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Ack("billing", d2.Tag); !errors.Is(err, broker.ErrUnknownDelivery) {
+		t.Fatalf("second ack: err = %v, want ErrUnknownDelivery", err)
+	}
+	b.Disconnect("billing") // the consumer crashed holding e-1
+	again, ok := b.Receive("billing")
+	if !ok || again.Envelope.ID != d1.Envelope.ID || !again.Redelivered {
+		t.Fatalf("after disconnect got %+v, %v; want e-1 redelivered", again, ok)
+	}
+	if err := b.Ack("billing", d1.Tag); !errors.Is(err, broker.ErrUnknownDelivery) {
+		t.Fatalf("ack of the old tag after reconnect: err = %v", err)
+	}
+	if err := b.Ack("billing", again.Tag); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.Pending("billing"); n != 0 {
+		t.Fatalf("pending = %d, want 0", n)
+	}
+}
+
+func TestFailNextPublishesStoresNothing(t *testing.T) {
+	b, _ := newBroker(t)
+	b.FailNextPublishes(2)
+	for range 2 {
+		if err := b.Publish(env("e-1", "o-1", 1)); !errors.Is(err, broker.ErrUnavailable) {
+			t.Fatalf("err = %v, want ErrUnavailable", err)
+		}
+	}
+	publish(t, b, env("e-1", "o-1", 1))
+	if len(b.Log()) != 1 {
+		t.Fatalf("log has %d messages, want 1", len(b.Log()))
+	}
+}
+
+func TestOutageWindow(t *testing.T) {
+	b, c := newBroker(t)
+	publish(t, b, env("e-1", "o-1", 1))
+	b.Outage(t0, t0.Add(10*time.Minute))
+	if _, ok := b.Receive("billing"); ok {
+		t.Fatal("delivered during the outage")
+	}
+	if err := b.Publish(env("e-2", "o-2", 1)); !errors.Is(err, broker.ErrUnavailable) {
+		t.Fatalf("publish during outage: err = %v", err)
+	}
+	if at, ok := b.NextAvailable("billing"); !ok || !at.Equal(t0.Add(10*time.Minute)) {
+		t.Fatalf("NextAvailable = %s, %v; want the end of the outage", at, ok)
+	}
+	c.now = t0.Add(10 * time.Minute)
+	publish(t, b, env("e-2", "o-2", 1))
+	if diff := cmp.Diff([]string{"e-1", "e-2"}, drain(t, b)); diff != "" {
+		t.Fatalf("after the outage (-want +got):\n%s", diff)
+	}
+}
+
+func TestLostAckStoresButReportsAnError(t *testing.T) {
+	b, _ := newBroker(t)
+	b.LoseAck(broker.Target{AggregateID: "o-1", Sequence: 1})
+	if err := b.Publish(env("e-1", "o-1", 1)); !errors.Is(err, broker.ErrAckLost) {
+		t.Fatalf("err = %v, want ErrAckLost", err)
+	}
+	publish(t, b, env("e-1", "o-1", 1)) // the publisher sends again; the fault was once
+	if diff := cmp.Diff([]string{"e-1", "e-1"}, drain(t, b)); diff != "" {
+		t.Fatalf("deliveries (-want +got):\n%s", diff)
+	}
+}
+
+func TestDuplicateReorderDelay(t *testing.T) {
+	b, c := newBroker(t)
+	b.Duplicate(broker.Target{AggregateID: "o-1", Sequence: 1})
+	b.Reorder(broker.Target{AggregateID: "o-2", Sequence: 1})
+	b.Delay(broker.Target{AggregateID: "o-3", Sequence: 1}, time.Minute)
+	publish(t, b, env("a1", "o-1", 1), env("b1", "o-2", 1), env("c1", "o-3", 1), env("b2", "o-2", 2))
+	if diff := cmp.Diff([]string{"a1", "a1", "b2", "b1"}, drain(t, b)); diff != "" {
+		t.Fatalf("deliveries now (-want +got):\n%s", diff)
+	}
+	c.now = t0.Add(time.Minute)
+	if diff := cmp.Diff([]string{"c1"}, drain(t, b)); diff != "" {
+		t.Fatalf("deliveries after the delay (-want +got):\n%s", diff)
+	}
+}
+
+func TestHealReleasesAMessageHeldForAReorderThatNeverCame(t *testing.T) {
+	b, _ := newBroker(t)
+	b.Reorder(broker.Target{AggregateID: "o-1", Sequence: 1})
+	publish(t, b, env("a1", "o-1", 1))
+	if ids := drain(t, b); len(ids) != 0 || b.Pending("billing") != 1 {
+		t.Fatalf("delivered %v while held; pending %d", ids, b.Pending("billing"))
+	}
+	b.Heal()
+	if diff := cmp.Diff([]string{"a1"}, drain(t, b)); diff != "" {
+		t.Fatalf("after heal (-want +got):\n%s", diff)
+	}
+}
+
+func TestRejectionAndPoisonOutliveHeal(t *testing.T) {
+	b, _ := newBroker(t)
+	target := broker.Target{AggregateID: "o-1", Sequence: 1}
+	b.Reject(target)
+	b.Heal()
+	if err := b.Publish(env("e-1", "o-1", 1)); !errors.Is(err, broker.ErrRejected) {
+		t.Fatalf("after heal: err = %v, want ErrRejected", err)
+	}
+	b.FixRejections()
+	b.Poison(target)
+	publish(t, b, env("e-1", "o-1", 1))
+	b.Heal()
+	d, _ := b.Receive("billing")
+	original := b.Log()[0].Event.Payload
+	if d.Envelope.Event.Payload == original {
+		t.Fatal("a poisoned delivery carried the original payload")
+	}
+	if err := b.Nack("billing", d.Tag); err != nil {
+		t.Fatal(err)
+	}
+	b.FixPoison()
+	d, _ = b.Receive("billing")
+	if d.Envelope.Event.Payload != original || !d.Redelivered {
+		t.Fatalf("after FixPoison: %+v", d)
+	}
+}
+
+func TestNackGoesToTheBackAndRedeliverReplaysTheLog(t *testing.T) {
+	b, _ := newBroker(t)
+	publish(t, b, env("e-1", "o-1", 1), env("e-2", "o-2", 1))
+	d, _ := b.Receive("billing")
+	if err := b.Nack("billing", d.Tag); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"e-2", "e-1"}, drain(t, b)); diff != "" {
+		t.Fatalf("after nack (-want +got):\n%s", diff)
+	}
+	if err := b.Redeliver("billing", "e-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Redeliver("billing", "e-9"); !errors.Is(err, broker.ErrUnknownMessage) {
+		t.Fatalf("redeliver unknown: err = %v", err)
+	}
+	if diff := cmp.Diff([]string{"e-1"}, drain(t, b)); diff != "" {
+		t.Fatalf("after redeliver (-want +got):\n%s", diff)
+	}
+}
+
+func TestHistoryRecordsEverything(t *testing.T) {
+	b, _ := newBroker(t)
+	b.FailNextPublishes(1)
+	_ = b.Publish(env("e-1", "o-1", 1))
+	publish(t, b, env("e-1", "o-1", 1))
+	drain(t, b)
+	var kinds []broker.ActionKind
+	for _, a := range b.History() {
+		kinds = append(kinds, a.Kind)
+	}
+	want := []broker.ActionKind{broker.PublishFailed, broker.Published, broker.Delivered, broker.Acked}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Fatalf("history (-want +got):\n%s", diff)
+	}
+}
