@@ -193,16 +193,16 @@ func (c *Consumer) process(tx *store.Tx, env broker.Envelope, now time.Time) (bo
 	case err != nil:
 		return false, failure{err}
 	}
-	acc := LoadAccount(tx, event.AggregateID())
+	applied := LoadApplied(tx, event.AggregateID())
 	switch {
-	case event.Seq() <= acc.Applied:
+	case event.Seq() <= applied:
 		return false, nil // stale: this or a newer change is already applied
-	case event.Seq() > acc.Applied+1:
+	case event.Seq() > applied+1:
 		key := parkedKey(event.AggregateID(), event.Seq())
 		if _, ok := tx.Get(TableParked, key); ok {
 			return false, nil
 		}
-		tx.Put(TableParked, key, Parked{Envelope: env, Reason: fmt.Sprintf("waiting for #%d", acc.Applied+1), At: now})
+		tx.Put(TableParked, key, Parked{Envelope: env, Reason: fmt.Sprintf("waiting for #%d", applied+1), At: now})
 		return true, nil
 	}
 	if err := c.apply(tx, env.ID, event, now); err != nil {
@@ -211,12 +211,13 @@ func (c *Consumer) process(tx *store.Tx, env broker.Envelope, now time.Time) (bo
 	return true, c.drainParked(tx, event.AggregateID(), now)
 }
 
-// apply writes the effect and the inbox row: one transaction, so that they
-// exist together or not at all.
+// apply writes the effect, the aggregate's new sequence and the inbox row:
+// one transaction, so that they exist together or not at all.
 func (c *Consumer) apply(tx *store.Tx, messageID string, event domain.Event, now time.Time) error {
 	if err := c.Effect(tx, event, messageID, now); err != nil {
 		return err
 	}
+	SetApplied(tx, event.AggregateID(), event.Seq())
 	return tx.Insert(TableInbox, messageID, InboxEntry{MessageID: messageID, At: now})
 }
 
@@ -224,7 +225,7 @@ func (c *Consumer) apply(tx *store.Tx, messageID string, event domain.Event, now
 // sequence. A successor that fails goes back to waiting, as a dead letter.
 func (c *Consumer) drainParked(tx *store.Tx, orderID string, now time.Time) error {
 	for {
-		next := LoadAccount(tx, orderID).Applied + 1
+		next := LoadApplied(tx, orderID) + 1
 		key := parkedKey(orderID, next)
 		v, ok := tx.Get(TableParked, key)
 		if !ok {
@@ -325,10 +326,9 @@ func Blocked(db *store.DB) []BlockedAggregate {
 		id := k[:strings.LastIndex(k, "/")]
 		b, ok := byOrder[id]
 		if !ok {
-			acc, _ := db.Get(TableAccounts, id)
 			applied := 0
-			if acc != nil {
-				applied = acc.(Account).Applied
+			if v, ok := db.Get(TableApplied, id); ok {
+				applied = v.(int)
 			}
 			b = &BlockedAggregate{OrderID: id, Missing: applied + 1}
 			byOrder[id] = b

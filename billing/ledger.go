@@ -17,6 +17,9 @@ const (
 	TableAccounts = "accounts"
 	// TableInbox holds the ids of processed messages (the idempotency keys).
 	TableInbox = "inbox"
+	// TableApplied holds, per aggregate, the sequence number of the last
+	// event applied: the consumer's ordering state.
+	TableApplied = "applied"
 	// TableParked holds messages waiting for a missing earlier event, keyed
 	// by aggregate and sequence.
 	TableParked = "parked"
@@ -51,18 +54,16 @@ type Entry struct {
 	At        time.Time
 }
 
-// Account is billing's view of one order: the last sequence applied and the
-// amount billed so far.
+// Account is billing's view of one order: the amount billed so far.
 type Account struct {
 	OrderID   string
-	Applied   int
 	Billed    domain.Money
 	Cancelled bool
 }
 
 // Install creates the billing tables in db.
 func Install(db *store.DB) error {
-	for _, t := range []string{TableLedger, TableAccounts, TableInbox, TableParked, TableDead, TableFailures, tableMeta} {
+	for _, t := range []string{TableLedger, TableAccounts, TableApplied, TableInbox, TableParked, TableDead, TableFailures, tableMeta} {
 		if err := db.CreateTable(t); err != nil {
 			return fmt.Errorf("billing: install: %w", err)
 		}
@@ -70,8 +71,8 @@ func Install(db *store.DB) error {
 	return nil
 }
 
-// LoadAccount reads an order's account inside tx; a missing account is the
-// zero Account with Applied 0.
+// LoadAccount reads an order's account inside tx; a missing account is an
+// empty Account.
 func LoadAccount(tx *store.Tx, orderID string) Account {
 	if v, ok := tx.Get(TableAccounts, orderID); ok {
 		return v.(Account)
@@ -79,10 +80,10 @@ func LoadAccount(tx *store.Tx, orderID string) Account {
 	return Account{OrderID: orderID}
 }
 
-// ApplyEffect writes the business effect of e into tx: a ledger entry, and
-// the account's new applied sequence and billed amount. It does no
-// deduplication and no ordering of its own: that is the caller's job, and
-// the difference between the correct consumer and the mistakes.
+// ApplyEffect writes the business effect of e into tx: a ledger entry and
+// the account's billed amount. It does no deduplication and no ordering of
+// its own: that is the consumer's job, and the difference between the
+// correct consumer and the mistakes.
 func ApplyEffect(tx *store.Tx, e domain.Event, messageID string, now time.Time) error {
 	acc := LoadAccount(tx, e.AggregateID())
 	entry := Entry{OrderID: e.AggregateID(), Sequence: e.Seq(), MessageID: messageID, At: now}
@@ -109,7 +110,6 @@ func ApplyEffect(tx *store.Tx, e domain.Event, messageID string, now time.Time) 
 	default:
 		return fmt.Errorf("billing: no effect for %s", e.EventType())
 	}
-	acc.Applied = e.Seq()
 	n := 1
 	if v, ok := tx.Get(tableMeta, keyLedgerN); ok {
 		n = v.(int)
@@ -121,6 +121,20 @@ func ApplyEffect(tx *store.Tx, e domain.Event, messageID string, now time.Time) 
 	}
 	tx.Put(TableAccounts, acc.OrderID, acc)
 	return nil
+}
+
+// LoadApplied returns the sequence number of the last event of aggregate
+// applied, 0 for none.
+func LoadApplied(tx *store.Tx, aggregateID string) int {
+	if v, ok := tx.Get(TableApplied, aggregateID); ok {
+		return v.(int)
+	}
+	return 0
+}
+
+// SetApplied records seq as the last event of aggregate applied.
+func SetApplied(tx *store.Tx, aggregateID string, seq int) {
+	tx.Put(TableApplied, aggregateID, seq)
 }
 
 // Ledger returns every committed effect in the order it was applied.

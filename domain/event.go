@@ -111,6 +111,7 @@ var versions = map[string][]int{
 	TypeOrderAccepted:  {1, 2},
 	TypeOrderAmended:   {1},
 	TypeOrderCancelled: {1},
+	TypeClaimReleased:  {1},
 }
 
 // VersionOf returns the contract version Encode writes for e: the lowest
@@ -132,11 +133,18 @@ func Encode(e Event) (Record, error) {
 	return Record{
 		Type:          e.EventType(),
 		Version:       VersionOf(e),
-		AggregateType: AggregateOrder,
+		AggregateType: aggregateType(e),
 		AggregateID:   e.AggregateID(),
 		Sequence:      e.Seq(),
 		Payload:       string(payload),
 	}, nil
+}
+
+func aggregateType(e Event) string {
+	if _, ok := e.(ClaimReleased); ok {
+		return AggregateClaim
+	}
+	return AggregateOrder
 }
 
 // Decode turns a Record back into an event. It refuses rather than guesses:
@@ -170,8 +178,16 @@ func Decode(r Record) (Event, error) {
 		var v OrderCancelled
 		err = strictUnmarshal(r.Payload, &v)
 		e = v
+	case TypeClaimReleased:
+		var v ClaimReleased
+		err = strictUnmarshal(r.Payload, &v)
+		if err == nil && !v.Amount.IsPositive() {
+			err = fmt.Errorf("amount %s must be positive", v.Amount)
+		}
+		e = v
 	default:
-		return nil, fmt.Errorf("decode %q: %w (known: %s, %s, %s)", r.Type, ErrUnknownEvent, TypeOrderAccepted, TypeOrderAmended, TypeOrderCancelled)
+		return nil, fmt.Errorf("decode %q: %w (known: %s, %s, %s, %s)", r.Type, ErrUnknownEvent,
+			TypeOrderAccepted, TypeOrderAmended, TypeOrderCancelled, TypeClaimReleased)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("decode %s v%d: %w: %w", r.Type, r.Version, ErrMalformedEvent, err)
