@@ -78,7 +78,8 @@ type World struct {
 	// Ledger is billing's committed effects in the order applied.
 	Ledger []billing.Entry
 	// Outbox is the outbox as it was after quiesce, before any replay; nil
-	// for a variant without an outbox.
+	// for a variant without an outbox. A committed change whose message is
+	// stuck there is STUCK, not LOST: the message still exists.
 	Outbox []outbox.Message
 	// Quiesced is false if the run was still busy at the end of its horizon
 	// (something retried forever).
@@ -123,15 +124,22 @@ func Check(w World) []Violation {
 			vs = append(vs, Violation{Duplicate, c.order, c.seq, fmt.Sprintf("billing applied the change %d times", n)})
 		}
 	}
+	stuck := stuckMessages(w.Outbox)
+	held := map[change]bool{}
+	for _, v := range stuck {
+		held[change{v.AggregateID, v.Sequence}] = true
+	}
 	for c := range committed {
-		if effects[c] == 0 {
+		// A change whose message is still in the outbox is not lost: it is
+		// stuck there, and that is reported as STUCK.
+		if effects[c] == 0 && !held[c] {
 			vs = append(vs, Violation{Lost, c.order, c.seq, "committed, but billing never applied it"})
 		}
 	}
 	if !w.Quiesced {
 		vs = append(vs, Violation{Outcome: Stuck, Detail: "still busy at the end of the horizon: " + w.Busy})
 	}
-	vs = append(vs, stuckMessages(w.Outbox)...)
+	vs = append(vs, stuck...)
 	sort.Slice(vs, func(i, j int) bool {
 		a, b := vs[i], vs[j]
 		if a.Outcome != b.Outcome {

@@ -86,3 +86,14 @@ func TestOutcomeWords(t *testing.T) {
 		t.Error("Worst(nil) != OK")
 	}
 }
+
+func TestAChangeStuckInTheOutboxIsStuckNotLost(t *testing.T) {
+	vs := check.Check(check.World{
+		Orders:   []domain.Order{order("o-1", 1)},
+		Outbox:   []outbox.Message{msg("o-1", 1, outbox.InFlight)},
+		Quiesced: true,
+	})
+	if diff := cmp.Diff([]string{"STUCK o-1#1: message e-o-1 is IN_FLIGHT after quiesce (claimed by , never released)"}, outcomes(vs)); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}

@@ -5,7 +5,8 @@
 //
 // The outcomes, from worst to mildest:
 //
-//	LOST          a committed business change has no effect downstream
+//	LOST          a committed business change has no effect downstream, and
+//	              no message for it is left anywhere to deliver it
 //	PHANTOM       a downstream effect exists for a change never committed
 //	DUPLICATE     a business effect was applied more than once
 //	OUT_OF_ORDER  an older event was applied after a newer one of its aggregate

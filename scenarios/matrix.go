@@ -35,8 +35,10 @@ func Workload() []sim.Command {
 var CrashPoints = []string{
 	"service.before-commit",
 	"service.after-commit",
+	"service.after-publish", // publish-first, dual-write, listen-to-yourself
 	"relay.after-claim",
 	"relay.after-send",
+	"relay.after-mark", // mark-before-send marks before it sends
 	"consumer.before-commit",
 	"consumer.after-commit",
 }
@@ -69,6 +71,15 @@ func Variants() []variant.Variant {
 	return []variant.Variant{
 		variant.Outbox(),
 		mistakes.DualWrite(),
+		mistakes.PublishFirst(),
+		mistakes.SeparateTx(),
+		mistakes.MarkBeforeSend(),
+		mistakes.NoInflightRecovery(),
+		mistakes.NoRetryLimit(),
+		mistakes.NonIdempotentConsumer(),
+		mistakes.DedupOutsideTx(),
+		mistakes.UnorderedConsumer(),
+		mistakes.MaxVersionOnly(),
 	}
 }
 

@@ -1,0 +1,154 @@
+package mistakes
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/check"
+	"outboxlab/effect"
+	"outboxlab/outbox"
+	"outboxlab/variant"
+)
+
+// MarkBeforeSend claims messages like the reference relay, but marks each
+// SENT before it hands it to the broker.
+//
+// WRONG: SENT must mean "the broker confirmed it stored the message". If the
+// process dies after the mark, or the broker fails, the message is never
+// sent again, because it already counts as sent. It is lost, and the outbox
+// says otherwise.
+//
+// Seed 004, typical mistakes ("Zu früh markiert: ... sendet der
+// Versandprozess den Eintrag nie wieder, weil der Eintrag schon als gesendet
+// markiert ist. Die Nachricht ist verloren."); seed 000 section 5.
+func MarkBeforeSend() variant.Variant {
+	return variant.Variant{
+		Name:    "mark-before-send",
+		Summary: "marks a message SENT before the broker confirmed it",
+		Seed:    "004 \"Zu früh markiert\"",
+		Expect: map[string]check.Outcome{
+			"relay.after-mark": check.Lost,
+			"broker-outage":    check.Lost,
+			"rejected":         check.Lost,
+		},
+		Install:    variant.InstallAll,
+		NewService: variant.NewOutboxService,
+		NewRelay: func(env variant.Env) (variant.Relay, error) {
+			ref, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
+				DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand,
+			})
+			if err != nil {
+				return nil, err
+			}
+			return &markBeforeSendRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+		},
+		NewConsumer: variant.NewBillingConsumer,
+	}
+}
+
+type markBeforeSendRelay struct {
+	variant.RelayAdapter
+	env variant.Env
+}
+
+// Step marks, then sends. DO NOT COPY.
+func (r *markBeforeSendRelay) Step() (bool, error) {
+	batch, err := r.ClaimDue()
+	if err != nil || len(batch) == 0 {
+		return false, err
+	}
+	for _, m := range batch {
+		tx := r.env.OrderDB.Begin(r.env.Owner)
+		cur, _ := outbox.Get(tx, m.Key)
+		if err := cur.MarkSent(r.env.Owner, r.env.Clock.Now()); err != nil {
+			tx.Rollback()
+			continue
+		}
+		tx.Put(outbox.Table, cur.Key, cur)
+		// SENT is now durable, and nothing has been sent.
+		if err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit); err != nil {
+			return true, fmt.Errorf("mark-before-send: %w", err)
+		}
+		err := r.env.Gate.Cross(outbox.BoundarySend, func() error {
+			return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
+		})
+		if errors.Is(err, effect.ErrCrashed) {
+			return true, err
+		}
+		// A broker error is swallowed: the row says SENT, so nobody retries.
+	}
+	return true, nil
+}
+
+// NoInflightRecovery is a relay whose claims never end: it recovers nothing
+// after a restart, and its claims have no lease that could expire (as in
+// the course's Java lab, where IN_FLIGHT lasts until someone calls
+// recoverInFlightAfterCrash, and nobody does).
+//
+// WRONG: a relay that dies between claiming and marking leaves the message
+// IN_FLIGHT forever. No relay will ever send it, and no alarm rings.
+//
+// Seed 000, section 11 ("IN_FLIGHT-Nachrichten werden nach Crash nie wieder
+// freigegeben"); seed 000 section 5.
+func NoInflightRecovery() variant.Variant {
+	return variant.Variant{
+		Name:    "no-inflight-recovery",
+		Summary: "never releases IN_FLIGHT claims after a crash",
+		Seed:    "000 section 11 \"IN_FLIGHT-Nachrichten werden nach Crash nie wieder freigegeben\"",
+		Expect: map[string]check.Outcome{
+			"relay.after-claim": check.Stuck,
+			"relay.after-send":  check.Stuck, // also claimed, and never marked
+		},
+		Install:    variant.InstallAll,
+		NewService: variant.NewOutboxService,
+		NewRelay: func(env variant.Env) (variant.Relay, error) {
+			cfg := outbox.DefaultConfig(env.Owner)
+			cfg.Lease = 100 * 365 * 24 * time.Hour // "no lease": a claim is forever
+			ref, err := outbox.NewRelay(cfg, outbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
+			if err != nil {
+				return nil, err
+			}
+			return noRecoveryRelay{variant.RelayAdapter{Relay: ref}}, nil
+		},
+		NewConsumer: variant.NewBillingConsumer,
+	}
+}
+
+type noRecoveryRelay struct{ variant.RelayAdapter }
+
+// Recover does nothing. DO NOT COPY.
+func (noRecoveryRelay) Recover() error { return nil }
+
+// NoRetryLimit is the reference relay without a maximum number of attempts.
+//
+// WRONG: a message the broker refuses every time (too large, a schema it
+// rejects) is retried forever. It never becomes a visible dead letter,
+// nobody is alerted, the relay spends its time on it, and with
+// per-aggregate order every later event of that aggregate waits behind it.
+//
+// Seed 000, section 8 ("Retry ohne Grenze ist eine Produktionsgefahr").
+func NoRetryLimit() variant.Variant {
+	return variant.Variant{
+		Name:    "no-retry-limit",
+		Summary: "retries forever, never dead-letters",
+		Seed:    "000 section 8 \"Retry ohne Grenze ist eine Produktionsgefahr\"",
+		Expect: map[string]check.Outcome{
+			"rejected": check.Stuck,
+		},
+		Install:    variant.InstallAll,
+		NewService: variant.NewOutboxService,
+		NewRelay: func(env variant.Env) (variant.Relay, error) {
+			cfg := outbox.DefaultConfig(env.Owner)
+			cfg.MaxAttempts = math.MaxInt // "it will work eventually"
+			ref, err := outbox.NewRelay(cfg, outbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
+			if err != nil {
+				return nil, err
+			}
+			return variant.RelayAdapter{Relay: ref}, nil
+		},
+		NewConsumer: variant.NewBillingConsumer,
+	}
+}
