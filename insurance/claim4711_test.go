@@ -22,7 +22,10 @@ func (c *clock) Now() time.Time { return c.now }
 // ids hands out the seed's message ids: e-5531 first.
 type ids struct{ next int }
 
-func (i *ids) NewID() string { i.next++; return []string{"e-5531", "e-5532", "e-5533", "e-5534"}[i.next-1] }
+func (i *ids) NewID() string {
+	i.next++
+	return []string{"e-5531", "e-5532", "e-5533", "e-5534"}[i.next-1]
+}
 
 // story is the two services, the relay and the broker of seed 004.
 type story struct {
