@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/check"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
@@ -56,4 +57,59 @@ func explain(c sim.Cell) string {
 		fmt.Fprintf(&b, "  timeline: %s\n", c.Counterexample.Replay(c.Variant))
 	}
 	return b.String()
+}
+
+// TestCorrectVariantsSurviveEveryCrashPoint goes beyond the matrix rows: for
+// every correct variant it crashes the standard workload at every crash
+// point the variant reaches (not only the named rows), at every occurrence,
+// and then once more at every point reached after that first crash (a
+// double crash, including crashes during recovery). Every run must be OK.
+func TestCorrectVariantsSurviveEveryCrashPoint(t *testing.T) {
+	m := scenarios.Matrix()
+	for _, v := range scenarios.Variants() {
+		if !v.Correct {
+			continue
+		}
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			base, err := sim.Run(m.Config(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			points := base.ReachedPoints()
+			runs := 0
+			for _, p := range points {
+				for k := 1; ; k++ {
+					first := sim.Crash{Point: p, Occurrence: k}
+					cfg := m.Config(v)
+					cfg.Crashes = []sim.Crash{first}
+					res, err := sim.Run(cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					runs++
+					if len(res.Fired) == 0 {
+						break
+					}
+					if res.Outcome != check.OK {
+						t.Errorf("crash at %s: %s %v", first, res.Outcome, res.Violations)
+					}
+					// The second crash may hit any point reached in the run with
+					// the first, recovery included (relay.before-recover, ...).
+					for _, q := range res.ReachedPoints() {
+						cfg.Crashes = []sim.Crash{first, {Point: q, Occurrence: 1}}
+						res, err := sim.Run(cfg)
+						if err != nil {
+							t.Fatal(err)
+						}
+						runs++
+						if len(res.Fired) == 2 && res.Outcome != check.OK {
+							t.Errorf("crash at %s, then at %s: %s %v", first, cfg.Crashes[1], res.Outcome, res.Violations)
+						}
+					}
+				}
+			}
+			t.Logf("%s: %d crash points without a crash, %d runs", v.Name, len(points), runs)
+		})
+	}
 }

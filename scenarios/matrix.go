@@ -70,6 +70,8 @@ func Points() []sim.Point {
 func Variants() []variant.Variant {
 	return []variant.Variant{
 		variant.Outbox(),
+		variant.ListenToYourself(),
+		variant.CDC(),
 		mistakes.DualWrite(),
 		mistakes.PublishFirst(),
 		mistakes.SeparateTx(),

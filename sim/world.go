@@ -74,13 +74,18 @@ func newWorld(cfg Config) (*world, error) {
 	if err := w.broker.Subscribe(variant.Subscription); err != nil {
 		return nil, err
 	}
+	if sub := cfg.Variant.RelaySubscription; sub != "" {
+		if err := w.broker.Subscribe(sub); err != nil {
+			return nil, fmt.Errorf("sim: %s: %w", cfg.Variant.Name, err)
+		}
+	}
 	if err := cfg.Variant.Install(w.orderDB, w.billingDB); err != nil {
 		return nil, fmt.Errorf("sim: install %s: %w", cfg.Variant.Name, err)
 	}
 	w.procs = append(w.procs, &proc{name: "service", role: roleService})
 	if cfg.Variant.NewRelay != nil {
 		for i := 1; i <= cfg.Relays; i++ {
-			w.procs = append(w.procs, &proc{name: fmt.Sprintf("relay-%d", i), role: roleRelay})
+			w.procs = append(w.procs, &proc{name: fmt.Sprintf("%s-%d", cfg.Variant.RelayRoleName(), i), role: roleRelay})
 		}
 	}
 	w.procs = append(w.procs, &proc{name: "billing", role: roleConsumer})
@@ -175,8 +180,11 @@ func (w *world) crash(p *proc, point string) {
 	p.service, p.relay, p.consumer = nil, nil, nil
 	p.restartAt = w.clock.Now().Add(w.cfg.RestartDelay)
 	aborted := w.orderDB.Crash(p.name) + w.billingDB.Crash(p.name)
-	if p.role == roleConsumer {
+	switch {
+	case p.role == roleConsumer:
 		w.broker.Disconnect(variant.Subscription)
+	case p.role == roleRelay && w.cfg.Variant.RelaySubscription != "":
+		w.broker.Disconnect(w.cfg.Variant.RelaySubscription)
 	}
 	if w.cfg.Trace {
 		w.record(Step{Process: p.name, Kind: StepCrash, Action: point, Result: "crash",

@@ -84,6 +84,13 @@ type Variant struct {
 	Expect map[string]check.Outcome
 	// Install creates the variant's tables.
 	Install func(orderDB, billingDB *store.DB) error
+	// RelayRole names the processes NewRelay builds, in process names
+	// ("relay-1") and crash point ids ("relay.after-send"). "" means
+	// "relay".
+	RelayRole string
+	// RelaySubscription, if set, is a broker subscription those processes
+	// consume (listen-to-yourself reads its own events back).
+	RelaySubscription string
 	// NewService, NewRelay and NewConsumer build a process. NewRelay is nil
 	// for a variant without a relay.
 	NewService  func(Env) (Service, error)
@@ -97,6 +104,14 @@ func (v Variant) Expected(point string) check.Outcome {
 		return o
 	}
 	return check.OK
+}
+
+// RelayRoleName returns RelayRole, or "relay" if it is empty.
+func (v Variant) RelayRoleName() string {
+	if v.RelayRole == "" {
+		return "relay"
+	}
+	return v.RelayRole
 }
 
 // Validate reports what is missing from v.

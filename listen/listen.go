@@ -1,0 +1,88 @@
+package listen
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/domain"
+	"outboxlab/effect"
+	"outboxlab/orders"
+	"outboxlab/store"
+)
+
+// Subscription is the order service's subscription to its own events.
+const Subscription = "orders-self"
+
+// BoundaryPublish is the service's one durable effect: the publish.
+var BoundaryPublish = effect.Boundary{Process: "service", Effect: "publish"}
+
+// Clock tells the current time.
+type Clock interface{ Now() time.Time }
+
+// IDs draws message ids.
+type IDs interface{ NewID() string }
+
+// Service decides on a command from the state its listener has stored, and
+// publishes the resulting event. It writes nothing itself.
+type Service struct {
+	DB     *store.DB
+	Broker broker.Publisher
+	Gate   effect.Gate
+	Clock  Clock
+	IDs    IDs
+	Owner  string
+}
+
+// Handle publishes the event of command c. The order changes only when the
+// service's own listener consumes the event (StoreOrder).
+func (s *Service) Handle(c orders.Command) error {
+	tx := s.DB.Begin(s.Owner)
+	defer tx.Rollback() // a decision only: the listener stores the change
+	event, err := orders.Decide(tx, c, s.Clock.Now())
+	if err != nil {
+		return err
+	}
+	rec, err := domain.Encode(event)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	msg := broker.Envelope{ID: s.IDs.NewID(), Event: rec}
+	if err := s.Gate.Cross(BoundaryPublish, func() error { return s.Broker.Publish(msg) }); err != nil {
+		return fmt.Errorf("listen: %s: %w", c, err)
+	}
+	return nil
+}
+
+// StoreOrder is the listener's effect (for billing.Deps.Effect): it applies
+// an order event to the stored order. The consumer around it deduplicates
+// and orders the events, so the event's sequence is the order's next
+// version.
+func StoreOrder(tx *store.Tx, e domain.Event, _ string, _ time.Time) error {
+	var cur domain.Order
+	if v, ok := tx.Get(orders.Table, e.AggregateID()); ok {
+		cur = v.(domain.Order)
+	}
+	var (
+		next domain.Order
+		err  error
+	)
+	switch ev := e.(type) {
+	case domain.OrderAccepted:
+		next, _, err = domain.AcceptOrder(ev.OrderID, ev.Total, ev.AcceptedAt)
+	case domain.OrderAmended:
+		next, _, err = cur.Amend(ev.Amount, ev.Note, ev.AmendedAt)
+	case domain.OrderCancelled:
+		next, _, err = cur.Cancel(ev.Reason, ev.CancelledAt)
+	default:
+		return fmt.Errorf("listen: no effect for %s", e.EventType())
+	}
+	if err != nil {
+		return fmt.Errorf("listen: store %s#%d: %w", e.AggregateID(), e.Seq(), err)
+	}
+	if next.Version != e.Seq() {
+		return fmt.Errorf("listen: store %s#%d: the order would be at version %d", e.AggregateID(), e.Seq(), next.Version)
+	}
+	tx.Put(orders.Table, next.ID, next)
+	return nil
+}

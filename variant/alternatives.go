@@ -1,0 +1,79 @@
+package variant
+
+import (
+	"errors"
+	"time"
+
+	"outboxlab/billing"
+	"outboxlab/cdc"
+	"outboxlab/listen"
+	"outboxlab/orders"
+	"outboxlab/outbox"
+	"outboxlab/store"
+)
+
+// ListenToYourself is the correct alternative for a service without a
+// transactional database (seed 004): publish the event first, then consume
+// it yourself, like any other receiver, and store the change only then.
+// The service's listener is an idempotent, ordered consumer of the
+// service's own subscription; it runs where the relay would.
+func ListenToYourself() Variant {
+	return Variant{
+		Name:              "listen-to-yourself",
+		Summary:           "publishes first, then consumes its own event to store the change",
+		Correct:           true,
+		Seed:              "004 \"sendet der Dienst die Änderung zuerst als Nachricht ... und liest sie wie jeder andere Empfänger wieder\"",
+		RelayRole:         "listener",
+		RelaySubscription: listen.Subscription,
+		Install: func(orderDB, billingDB *store.DB) error {
+			// The listener keeps its inbox and ordering state next to the orders.
+			return errors.Join(orders.Install(orderDB), billing.Install(orderDB), billing.Install(billingDB))
+		},
+		NewService: func(env Env) (Service, error) {
+			return &listen.Service{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
+		},
+		NewRelay: func(env Env) (Relay, error) {
+			cfg := billing.DefaultConfig(env.Owner, listen.Subscription)
+			cfg.Role = "listener"
+			c, err := billing.NewConsumer(cfg, billing.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: listen.StoreOrder})
+			if err != nil {
+				return nil, err
+			}
+			return listener{Consumer: c, env: env}, nil
+		},
+		NewConsumer: NewBillingConsumer,
+	}
+}
+
+// listener runs the service's own consumer in the relay's place.
+type listener struct {
+	*billing.Consumer
+	env Env
+}
+
+func (listener) Recover() error { return nil }
+
+func (l listener) NextWake() (time.Time, bool) { return l.env.Broker.NextAvailable(listen.Subscription) }
+
+// CDC is the correct alternative to a polling relay (seeds 003, 004): a
+// connector that tails the order database's commit log from a durable
+// offset and publishes every outbox row inserted.
+func CDC() Variant {
+	return Variant{
+		Name:    "cdc",
+		Summary: "a relay that tails the commit log with a durable offset instead of polling",
+		Correct: true,
+		Seed:    "003 \"Polling versus Change Data Capture\", 004 Debezium Outbox Event Router",
+		Install: func(orderDB, billingDB *store.DB) error {
+			return errors.Join(InstallAll(orderDB, billingDB), cdc.Install(orderDB))
+		},
+		NewService: func(env Env) (Service, error) {
+			return &cdc.Service{DB: env.OrderDB, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
+		},
+		NewRelay: func(env Env) (Relay, error) {
+			return &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner,
+				Config: outbox.DefaultConfig(env.Owner)}, nil
+		},
+		NewConsumer: NewBillingConsumer,
+	}
+}
