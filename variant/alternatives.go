@@ -53,7 +53,9 @@ type listener struct {
 
 func (listener) Recover() error { return nil }
 
-func (l listener) NextWake() (time.Time, bool) { return l.env.Broker.NextAvailable(listen.Subscription) }
+func (l listener) NextWake() (time.Time, bool) {
+	return l.env.Broker.NextAvailable(listen.Subscription)
+}
 
 // CDC is the correct alternative to a polling relay (seeds 003, 004): a
 // connector that tails the order database's commit log from a durable

@@ -1,0 +1,101 @@
+package outboxlab_test
+
+import (
+	"fmt"
+
+	"outboxlab/broker"
+	"outboxlab/check"
+	"outboxlab/outbox"
+	"outboxlab/scenarios"
+	"outboxlab/variant"
+)
+
+// myRelay is a learner's own relay: claim a batch with the reference
+// ClaimDue, send each message, mark it SENT. It skips recovery after a
+// restart (its claims are taken over when their lease runs out, so that
+// costs only time), and on a broker error it records nothing: no attempt is
+// counted, and the message is claimed again when its lease runs out.
+type myRelay struct {
+	variant.RelayAdapter
+	env variant.Env
+}
+
+func (r myRelay) Recover() error { return nil }
+
+func (r myRelay) Step() (bool, error) {
+	batch, err := r.ClaimDue()
+	if err != nil || len(batch) == 0 {
+		return false, err
+	}
+	for _, m := range batch {
+		err := r.env.Gate.Cross(outbox.BoundarySend, func() error {
+			return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
+		})
+		if err != nil {
+			return true, err // nothing recorded: the lease runs out, and it is sent again
+		}
+		tx := r.env.OrderDB.Begin(r.env.Owner)
+		cur, _ := outbox.Get(tx, m.Key)
+		if err := cur.MarkSent(r.env.Owner, r.env.Clock.Now()); err == nil {
+			tx.Put(outbox.Table, cur.Key, cur)
+			if err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit); err != nil {
+				return true, err
+			}
+		}
+		tx.Rollback()
+	}
+	return true, nil
+}
+
+// A learner plugs in their own relay through the same interfaces as every
+// variant, and the matrix grades it against what they declare. Here the
+// learner declares OK everywhere. The matrix agrees for every crash point,
+// but not for a message the broker always rejects: without counted attempts
+// it never becomes a dead letter, and is retried forever (STUCK), the
+// mistake of no-retry-limit by another road.
+func Example_gradeYourOwnRelay() {
+	mine := variant.Variant{
+		Name:       "my-relay",
+		Summary:    "a learner's relay",
+		Expect:     map[string]check.Outcome{}, // "it is correct"
+		Install:    variant.InstallAll,
+		NewService: variant.NewOutboxService,
+		NewRelay: func(env variant.Env) (variant.Relay, error) {
+			ref, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
+				DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand,
+			})
+			if err != nil {
+				return nil, err
+			}
+			return myRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+		},
+		NewConsumer: variant.NewBillingConsumer,
+	}
+	m := scenarios.Matrix()
+	for _, p := range m.Points {
+		cell, err := m.RunCell(mine, p)
+		if err != nil {
+			panic(err)
+		}
+		verdict := "as declared"
+		if !cell.Matches() {
+			verdict = "declared " + cell.Expected
+		}
+		fmt.Printf("%-22s %-5s %s\n", p.ID, cell.Outcome, verdict)
+	}
+	// Output:
+	// service.before-commit  OK    as declared
+	// service.after-commit   OK    as declared
+	// service.after-publish  n/a   as declared
+	// relay.after-claim      OK    as declared
+	// relay.after-send       OK    as declared
+	// relay.after-mark       OK    as declared
+	// consumer.before-commit OK    as declared
+	// consumer.after-commit  OK    as declared
+	// broker-outage          OK    as declared
+	// lost-ack               OK    as declared
+	// duplicate-delivery     OK    as declared
+	// reorder                OK    as declared
+	// poison                 OK    as declared
+	// rejected               STUCK declared OK
+}
