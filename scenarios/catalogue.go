@@ -2,40 +2,242 @@ package scenarios
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 
+	"outboxlab/broker"
+	"outboxlab/check"
+	"outboxlab/domain"
+	"outboxlab/orders"
 	"outboxlab/sim"
 	"outboxlab/variant"
 )
 
-// Scenario is one named story: a configuration to run and a narrative that
-// says what happens, what to learn, and which seed passage it illustrates.
+// Scenario is one named story: a run and a narrative that says what
+// happens, what breaks or holds, what to learn, and which seed passage it
+// illustrates.
 type Scenario struct {
 	Name    string
 	Summary string
 	// Narrative is a few sentences for the learner.
 	Narrative string
-	// Point is the matrix row whose declaration the run is judged by; ""
-	// means the run is expected OK.
+	// Variant is the variant the scenario runs when none is chosen.
+	Variant string
+	// Point is the matrix row whose declaration judges the run; "" means
+	// the run is expected OK whatever the variant.
 	Point string
 	// Configure builds the run for a variant and seed.
 	Configure func(v variant.Variant, seed uint64) sim.Config
 }
 
-// Catalogue returns the named scenarios.
+// Expected returns the outcome the scenario expects of v.
+func (s Scenario) Expected(v variant.Variant) check.Outcome {
+	if s.Point == "" {
+		return check.OK
+	}
+	return v.Expected(s.Point)
+}
+
+// crashAt is a scenario run: the standard workload with one crash.
+func crashAt(point string, k int) func(variant.Variant, uint64) sim.Config {
+	return func(v variant.Variant, seed uint64) sim.Config {
+		cfg := sim.DefaultConfig(v, Workload(), seed)
+		cfg.Crashes = []sim.Crash{{Point: point, Occurrence: k}}
+		return cfg
+	}
+}
+
+// faulty is a scenario run: the standard workload under broker faults.
+func faulty(faults ...sim.Fault) func(variant.Variant, uint64) sim.Config {
+	return func(v variant.Variant, seed uint64) sim.Config {
+		cfg := sim.DefaultConfig(v, Workload(), seed)
+		cfg.Faults = faults
+		return cfg
+	}
+}
+
+var (
+	o1first  = broker.Target{AggregateID: "o-1", Sequence: 1}
+	o1second = broker.Target{AggregateID: "o-1", Sequence: 2}
+)
+
+// Catalogue returns the named scenarios, the stories of the course
+// chapters, and one scenario per mistake.
 func Catalogue() []Scenario {
-	return []Scenario{
+	out := []Scenario{
 		{
-			Name:    "happy-path",
-			Summary: "the standard workload with no crash and no fault",
-			Narrative: "Three orders are placed, one amended, one cancelled. Each change commits together with " +
-				"its outbox row; the relay claims, sends and marks SENT; billing applies each event once, " +
-				"in order. Seed 000, section 3.",
+			Name: "happy-path", Summary: "the standard workload with no crash and no fault",
+			Narrative: "Three orders are placed, o-1 amended and cancelled. Each change commits together with its " +
+				"outbox row; the relay claims, sends and marks SENT only after the broker's ack; billing applies " +
+				"each event once, in order. Seed 000 section 3: the use case ends at the commit.",
+			Configure: func(v variant.Variant, seed uint64) sim.Config { return sim.DefaultConfig(v, Workload(), seed) },
+		},
+		{
+			Name: "crash-before-commit", Summary: "the service dies with the order written but not committed",
+			Narrative: "The service dies before its commit: the database keeps neither the order nor the outbox row, " +
+				"so nothing is sent and nothing is billed. The client saw an error. Consistent: nothing happened. " +
+				"Seed 000 section 6, row \"vor Commit\".",
+			Point: "service.before-commit", Configure: crashAt("service.before-commit", 1),
+		},
+		{
+			Name: "crash-after-commit", Summary: "the service dies right after its commit",
+			Narrative: "With the outbox the message is committed with the order, and the relay sends it although the " +
+				"service is dead. Run it with --variant dual-write to see the same crash lose the event: nothing " +
+				"durable says that it was due. Seed 000 section 2, seed 003.",
+			Point: "service.after-commit", Configure: crashAt("service.after-commit", 1),
+		},
+		{
+			Name: "after-send-before-sent", Summary: "the relay dies after the broker's ack, before it records SENT",
+			Narrative: "The most critical row of the crash matrix: the broker has the message, the outbox does not " +
+				"know it. The restarted relay releases its claim and sends the message again. That is not a bug of " +
+				"the outbox, it is at-least-once delivery; billing's inbox recognises the id. Run it with --variant " +
+				"non-idempotent-consumer to see the double invoice. Seed 000 section 6, seed 001, seed 003.",
+			Point: "relay.after-send", Configure: crashAt("relay.after-send", 1),
+		},
+		{
+			Name: "during-consume", Summary: "billing dies with the invoice written but not committed",
+			Narrative: "The effect and the inbox row are one transaction, so the crash takes both; the unacknowledged " +
+				"delivery comes again and is applied once. Seed 000 section 6, row \"während Consume\".",
+			Point: "consumer.before-commit", Configure: crashAt("consumer.before-commit", 1),
+		},
+		{
+			Name: "after-consume", Summary: "billing dies after its commit, before the ack",
+			Narrative: "The invoice and the inbox row are committed; the ack is not. The broker delivers again; the " +
+				"inbox says \"already done\", billing acks and bills nothing. Run it with --variant dedup-outside-tx: " +
+				"with the id recorded in a second transaction, the redelivery bills twice.",
+			Point: "consumer.after-commit", Configure: crashAt("consumer.after-commit", 1),
+		},
+		{
+			Name: "claim-4711", Summary: "seed 004: the broker is unreachable for ten minutes while claims are released",
+			Narrative: "The claims service (played by the order service) releases claim 4711; its message waits in the " +
+				"outbox while the broker is down for ten minutes. More claims are released meanwhile and the service " +
+				"restarts; nothing is lost, because the messages are in the database. The relay retries with capped " +
+				"backoff and delivers after the outage; the payment service (played by billing) pays each claim " +
+				"exactly once. Seed 004; the exact story with e-5531 is the test TestClaim4711 in package insurance.",
+			Point: "broker-outage", Configure: claim4711,
+		},
+		{
+			Name: "lost-ack", Summary: "the broker stores o-1's first message but its ack is lost",
+			Narrative: "The relay cannot tell a lost ack from a lost message, so it marks the message FAILED and sends " +
+				"it again after the backoff. The broker now holds it twice; billing's inbox makes it one invoice. " +
+				"Seed 004 (\"Ebenso kann nur die Bestätigung ausbleiben\").",
+			Point: "lost-ack", Configure: faulty(sim.Fault{Kind: sim.FaultLostAck, Target: o1first}),
+		},
+		{
+			Name: "duplicate-delivery", Summary: "the broker delivers o-1's first message twice",
+			Narrative: "At-least-once from the broker itself. The consumer is idempotent: the message id is in the " +
+				"inbox, in the same transaction as the invoice. Seed 000 section 7, seed 003.",
+			Point: "duplicate-delivery", Configure: faulty(sim.Fault{Kind: sim.FaultDuplicate, Target: o1first}),
+		},
+		{
+			Name: "reorder", Summary: "o-1's accepted and amended events arrive swapped",
+			Narrative: "Billing sees #2 before #1: it parks #2, applies #1 when it arrives, then #2. Run it with " +
+				"--variant unordered-consumer (applied in arrival order: OUT_OF_ORDER) and --variant max-version-only " +
+				"(#1 is discarded as old: LOST). Seed 001, order per business object.",
+			Point: "reorder", Configure: faulty(sim.Fault{Kind: sim.FaultReorder, Target: o1first}),
+		},
+		{
+			Name: "gap", Summary: "o-1's amendment is delayed a minute; the cancellation arrives first",
+			Narrative: "Sequence numbers tell a gap from a duplicate: billing parks #3 until #2 arrives, then applies " +
+				"both in order. o-2 and o-3 are not held up. Seed 001 (\"Bei einer Lücke muss der Empfänger warten\").",
+			Configure: faulty(sim.Fault{Kind: sim.FaultDelay, Target: o1second, For: time.Minute}),
+		},
+		{
+			Name: "poison", Summary: "o-1's first message can never be processed until its cause is fixed",
+			Narrative: "Billing fails three times, parks the message as a visible dead letter and goes on with the " +
+				"others; o-1's later events wait behind the gap. After the cause is fixed the dead letter is replayed " +
+				"and o-1 catches up. Seed 001, seed 000 section 8.",
+			Point: "poison", Configure: faulty(sim.Fault{Kind: sim.FaultPoison, Target: o1first}),
+		},
+		{
+			Name: "dead-letter-replay", Summary: "the broker rejects o-1's first message until an operator fixes it",
+			Narrative: "The relay retries with backoff (2 s, 4 s, ... capped at 300 s) and after ten attempts marks the " +
+				"message DEAD_LETTER: visible, not retried forever. o-1's later events wait behind it. The operator " +
+				"fixes the cause and replays; everything arrives in order. Run it with --variant no-retry-limit to see " +
+				"it retried forever. Seed 000 sections 4 and 8.",
+			Point: "rejected", Configure: faulty(sim.Fault{Kind: sim.FaultRejected, Target: o1first}),
+		},
+		{
+			Name: "two-relays", Summary: "two relays side by side; one dies holding a claim",
+			Narrative: "Claims are leases: while relay-1's lease lasts, relay-2 skips the message (FOR UPDATE SKIP " +
+				"LOCKED); when it expires, relay-2 takes it over and sends it. Seed 003, seed 000 section 5.",
 			Configure: func(v variant.Variant, seed uint64) sim.Config {
-				return sim.DefaultConfig(v, Workload(), seed)
+				cfg := crashAt("relay.after-claim", 1)(v, seed)
+				cfg.Relays = 2
+				cfg.RestartDelay = time.Hour // relay-1 stays down: relay-2 must take over
+				return cfg
 			},
 		},
 	}
+	for _, v := range Variants() {
+		if v.Correct {
+			continue
+		}
+		point := firstDeclaredFailure(v)
+		p, _ := FindPoint(point)
+		out = append(out, Scenario{
+			Name:      "mistake/" + v.Name,
+			Summary:   fmt.Sprintf("%s fails at %s: %s", v.Name, point, v.Expected(point)),
+			Narrative: fmt.Sprintf("%s %s. Seed %s.", v.Name, v.Summary, v.Seed),
+			Variant:   v.Name,
+			Point:     point,
+			Configure: pointRun(p, 1),
+		})
+	}
+	return out
+}
+
+// claim4711 is seed 004's story on the order flow.
+func claim4711(v variant.Variant, seed uint64) sim.Config {
+	release := func(at time.Duration, claim, amount string) sim.Command {
+		return sim.Command{At: at, Command: orders.Command{Kind: orders.Place, OrderID: claim, Amount: domain.MustMoney(amount, "EUR")}}
+	}
+	cfg := sim.DefaultConfig(v, []sim.Command{
+		release(0, "claim-4711", "1250.00"),
+		release(2*time.Minute, "claim-4712", "300.00"),
+		release(5*time.Minute, "claim-4713", "80.00"),
+	}, seed)
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultOutage, From: 0, For: 10 * time.Minute}}
+	cfg.Crashes = []sim.Crash{{Point: "service.after-commit", Occurrence: 2}} // the service restarts meanwhile
+	return cfg
+}
+
+// firstDeclaredFailure returns the first matrix row at which v declares a
+// violation.
+func firstDeclaredFailure(v variant.Variant) string {
+	for _, p := range Points() {
+		if v.Expected(p.ID) != check.OK {
+			return p.ID
+		}
+	}
+	keys := make([]string, 0, len(v.Expect))
+	for k := range v.Expect {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > 0 {
+		return keys[0]
+	}
+	return ""
+}
+
+// pointRun is the run of a matrix cell: a crash at the k-th occurrence of a
+// crash point, or the faults of a fault row.
+func pointRun(p sim.Point, k int) func(variant.Variant, uint64) sim.Config {
+	if p.Kind == sim.KindFault {
+		return faulty(p.Faults...)
+	}
+	return crashAt(p.ID, k)
+}
+
+// ScenarioNames lists the named scenarios.
+func ScenarioNames() []string {
+	var names []string
+	for _, s := range Catalogue() {
+		names = append(names, s.Name)
+	}
+	return names
 }
 
 // FindScenario resolves a scenario name: a named scenario of the catalogue,
@@ -52,11 +254,8 @@ func FindScenario(name string) (Scenario, error) {
 	}
 	p, err := FindPoint(id)
 	if err != nil {
-		var names []string
-		for _, s := range Catalogue() {
-			names = append(names, s.Name)
-		}
-		return Scenario{}, fmt.Errorf("unknown scenario %q (valid: %s, or a matrix point with an optional @K: see `labrun list`)", name, strings.Join(names, ", "))
+		return Scenario{}, fmt.Errorf("unknown scenario %q (valid: %s, or a matrix point with an optional @K; see `labrun list`)",
+			name, strings.Join(ScenarioNames(), ", "))
 	}
 	summary := fmt.Sprintf("the standard workload with a crash at %s, occurrence %d", p.ID, k)
 	if p.Kind == sim.KindFault {
@@ -65,18 +264,5 @@ func FindScenario(name string) (Scenario, error) {
 		}
 		summary = "the standard workload under the broker fault " + p.ID
 	}
-	return Scenario{
-		Name:    name,
-		Summary: summary,
-		Point:   p.ID,
-		Configure: func(v variant.Variant, seed uint64) sim.Config {
-			cfg := sim.DefaultConfig(v, Workload(), seed)
-			if p.Kind == sim.KindFault {
-				cfg.Faults = p.Faults
-			} else {
-				cfg.Crashes = []sim.Crash{{Point: p.ID, Occurrence: k}}
-			}
-			return cfg
-		},
-	}, nil
+	return Scenario{Name: name, Summary: summary, Point: p.ID, Configure: pointRun(p, k)}, nil
 }

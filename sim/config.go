@@ -39,6 +39,8 @@ const (
 	FaultReorder   FaultKind = "reorder"
 	FaultPoison    FaultKind = "poison"
 	FaultRejected  FaultKind = "rejected"
+	// FaultDelay is not a matrix row: scenarios use it to open a gap.
+	FaultDelay FaultKind = "delay"
 )
 
 // Fault plans one broker fault.
@@ -46,13 +48,17 @@ type Fault struct {
 	Kind FaultKind
 	// Target names the message, for every kind but broker-outage.
 	Target broker.Target
-	// From and For give the outage window, as time since Epoch.
+	// From and For give the outage window, as time since Epoch; For is
+	// also the delay of a delay fault.
 	From, For time.Duration
 }
 
 func (f Fault) String() string {
-	if f.Kind == FaultOutage {
+	switch f.Kind {
+	case FaultOutage:
 		return fmt.Sprintf("%s from %s for %s", f.Kind, f.From, f.For)
+	case FaultDelay:
+		return fmt.Sprintf("%s %s by %s", f.Kind, f.Target, f.For)
 	}
 	return fmt.Sprintf("%s %s", f.Kind, f.Target)
 }
@@ -126,13 +132,13 @@ func (c Config) Validate() error {
 			if f.For <= 0 {
 				errs = append(errs, fmt.Errorf("sim: %s: For = %s, want > 0", f.Kind, f.For))
 			}
-		case FaultLostAck, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected:
+		case FaultLostAck, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultDelay:
 			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s)", f.Kind,
-				FaultOutage, FaultLostAck, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected))
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s)", f.Kind,
+				FaultOutage, FaultLostAck, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultDelay))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {

@@ -107,6 +107,8 @@ func (w *world) installFault(f Fault) {
 		w.broker.Reorder(f.Target)
 	case FaultPoison:
 		w.broker.Poison(f.Target)
+	case FaultDelay:
+		w.broker.Delay(f.Target, f.For)
 	case FaultRejected:
 		w.broker.Reject(f.Target)
 	}

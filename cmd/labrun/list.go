@@ -53,14 +53,14 @@ func runList(args []string, stdout io.Writer) error {
 		if v.Correct {
 			kind = "correct"
 		}
-		fmt.Fprintf(stdout, "variant   %-26s %-8s %s\n", v.Name, kind, v.Summary)
+		fmt.Fprintf(stdout, "variant   %-34s %-8s %s\n", v.Name, kind, v.Summary)
 	}
 	for _, p := range out.Points {
-		fmt.Fprintf(stdout, "point     %-26s %s\n", p.ID, p.Kind)
+		fmt.Fprintf(stdout, "point     %-34s %s\n", p.ID, p.Kind)
 	}
 	for _, s := range out.Scenarios {
-		fmt.Fprintf(stdout, "scenario  %-26s %s\n", s.Name, s.Summary)
+		fmt.Fprintf(stdout, "scenario  %-34s %s\n", s.Name, s.Summary)
 	}
-	fmt.Fprintln(stdout, "scenario  POINT[@K]                  any point above, crashed at its K-th occurrence (default 1)")
+	fmt.Fprintln(stdout, "scenario  POINT[@K]                          any point above, crashed at its K-th occurrence (default 1)")
 	return nil
 }

@@ -106,28 +106,36 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "Run `labrun COMMAND -h` for a command's flags.")
 }
 
-// newFlags returns a flag set that reports errors as usage errors instead of
-// exiting, and prints -h to stdout.
-func newFlags(name, synopsis string, stdout io.Writer) *flag.FlagSet {
+// flags is a command's flag set: errors become usage errors instead of an
+// exit, and -h prints the synopsis and the flags to stdout.
+type flags struct {
+	*flag.FlagSet
+	synopsis string
+	stdout   io.Writer
+}
+
+func newFlags(name, synopsis string, stdout io.Writer) *flags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
-		fmt.Fprintf(stdout, "usage: labrun %s\n", synopsis)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	return fs
+	fs.Usage = func() {} // errors are reported once, by run
+	return &flags{FlagSet: fs, synopsis: synopsis, stdout: stdout}
+}
+
+func (f *flags) help() {
+	fmt.Fprintf(f.stdout, "usage: labrun %s\n", f.synopsis)
+	f.SetOutput(f.stdout)
+	f.PrintDefaults()
+	f.SetOutput(io.Discard)
 }
 
 // parse parses flags, accepting positional arguments before and after them,
 // and returns the positional arguments.
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+func parse(fs *flags, args []string) ([]string, error) {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.Usage()
+				fs.help()
 				return nil, err
 			}
 			return nil, usageError{err.Error()}

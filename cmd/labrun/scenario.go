@@ -13,12 +13,12 @@ import (
 )
 
 func runScenario(args []string, stdout io.Writer) error {
-	const synopsis = "scenario NAME [--variant V] [--seed N] [--format text|json]"
+	const synopsis = "scenario NAME [--variant V] [--seed N] [--format text|json|mermaid]"
 	fs := newFlags("scenario", synopsis, stdout)
-	variantName := fs.String("variant", "outbox", "the variant to run: "+strings.Join(scenarios.VariantNames(), ", "))
+	variantName := fs.String("variant", "", "the variant to run (default: the scenario's own, else outbox): "+strings.Join(scenarios.VariantNames(), ", "))
 	seedText := fs.String("seed", strconv.Itoa(scenarios.MatrixSeed), "the seed of the run, a whole number >= 0")
-	format := &choice{value: "text", choices: []string{"text", "json"}}
-	fs.Var(format, "format", "output format: text or json")
+	format := &choice{value: "text", choices: []string{"text", "json", "mermaid"}}
+	fs.Var(format, "format", "output format: text, json or mermaid (a sequence diagram)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -33,11 +33,18 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return usagef("--seed %q is not a whole number >= 0", *seedText)
 	}
-	v, err := scenarios.FindVariant(*variantName)
+	sc, err := scenarios.FindScenario(rest[0])
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	sc, err := scenarios.FindScenario(rest[0])
+	name := *variantName
+	switch {
+	case name == "" && sc.Variant != "":
+		name = sc.Variant
+	case name == "":
+		name = "outbox"
+	}
+	v, err := scenarios.FindVariant(name)
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -45,13 +52,13 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	expected := check.OK
-	if sc.Point != "" {
-		expected = v.Expected(sc.Point)
-	}
-	if format.value == "json" {
+	expected := sc.Expected(v)
+	switch format.value {
+	case "json":
 		err = writeScenarioJSON(stdout, sc, v.Name, seed, expected, res)
-	} else {
+	case "mermaid":
+		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, v.Name, seed, res.Outcome), res)
+	default:
 		writeScenarioText(stdout, sc, v.Name, seed, expected, res)
 	}
 	if err != nil {
@@ -66,7 +73,7 @@ func runScenario(args []string, stdout io.Writer) error {
 func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result) {
 	fmt.Fprintf(w, "Scenario %s, variant %s, seed %d\n%s\n", sc.Name, variantName, seed, sc.Summary)
 	if sc.Narrative != "" {
-		fmt.Fprintf(w, "\n%s\n", sc.Narrative)
+		fmt.Fprintf(w, "\n%s\n", wrap(sc.Narrative, 78))
 	}
 	fmt.Fprintln(w)
 	for _, s := range res.Trace {
@@ -76,6 +83,26 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
+	fmt.Fprintf(w, "Replay: go run ./cmd/labrun scenario %s --variant %s --seed %d\n", sc.Name, variantName, seed)
+}
+
+// wrap breaks text into lines of at most width runes at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(text) {
+		l := len([]rune(word))
+		if i > 0 && n+1+l > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += l
+	}
+	return b.String()
 }
 
 type jsonStep struct {
@@ -91,13 +118,18 @@ type jsonStep struct {
 func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result) error {
 	out := struct {
 		Scenario   string     `json:"scenario"`
+		Summary    string     `json:"summary"`
+		Narrative  string     `json:"narrative,omitempty"`
 		Variant    string     `json:"variant"`
 		Seed       uint64     `json:"seed"`
 		Outcome    string     `json:"outcome"`
 		Expected   string     `json:"expected"`
 		Violations []string   `json:"violations"`
+		Replay     string     `json:"replay"`
 		Steps      []jsonStep `json:"steps"`
-	}{Scenario: sc.Name, Variant: variantName, Seed: seed, Outcome: res.Outcome.String(), Expected: expected.String(), Violations: []string{}, Steps: []jsonStep{}}
+	}{Scenario: sc.Name, Summary: sc.Summary, Narrative: sc.Narrative, Variant: variantName, Seed: seed,
+		Outcome: res.Outcome.String(), Expected: expected.String(), Violations: []string{}, Steps: []jsonStep{},
+		Replay: fmt.Sprintf("go run ./cmd/labrun scenario %s --variant %s --seed %d", sc.Name, variantName, seed)}
 	for _, v := range res.Violations {
 		out.Violations = append(out.Violations, v.String())
 	}
