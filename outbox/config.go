@@ -27,12 +27,25 @@ type Config struct {
 	// 300 s: 2 s, 4 s, 8 s, ... 300 s.
 	BackoffBase time.Duration
 	BackoffCap  time.Duration
+	// PauseCap bounds the relay's own pause after failed sends: after n
+	// steps in a row that failed to send, Step does nothing for
+	// min(PauseCap, BackoffBase·2^(n-1)). Without it, a relay facing a broker
+	// outage would fail (and count an attempt against) a fresh message on
+	// every poll, and hammer the broker (seed 000: "Retry läuft ohne Backoff
+	// und verstärkt Störungen"). Default 10 s: the broker's return is noticed
+	// within 10 s.
+	PauseCap time.Duration
 	// Jitter in [0, 1) shortens each delay by a random fraction up to Jitter,
 	// so that relays do not retry in lockstep. 0 disables it. Default 0.
 	Jitter float64
 	// Retention is how long SENT messages are kept for audit and replay
 	// before Cleanup deletes them. Default 7 days (seed 003).
 	Retention time.Duration
+	// DeleteOnSend deletes a message once the broker acknowledged it,
+	// instead of keeping it SENT for the retention window (seed 004: "kann
+	// der Versandprozess den Eintrag auch löschen"). The outbox stays small;
+	// the audit trail and the replay window are gone. Default false.
+	DeleteOnSend bool
 	// BusyPoll is how long Run pauses after a step that did work, and
 	// IdlePoll after one that found nothing (seed 003: 50 ms and 500 ms).
 	// The simulator steps the relay itself and ignores both.
@@ -49,6 +62,7 @@ func DefaultConfig(owner string) Config {
 		MaxAttempts: 10,
 		BackoffBase: time.Second,
 		BackoffCap:  300 * time.Second,
+		PauseCap:    10 * time.Second,
 		Retention:   7 * 24 * time.Hour,
 		BusyPoll:    50 * time.Millisecond,
 		IdlePoll:    500 * time.Millisecond,
@@ -82,6 +96,9 @@ func (c Config) Validate() error {
 	if c.BackoffCap < c.BackoffBase {
 		bad("BackoffCap", c.BackoffCap, ">= BackoffBase")
 	}
+	if c.PauseCap < c.BackoffBase {
+		bad("PauseCap", c.PauseCap, ">= BackoffBase")
+	}
 	if c.Jitter < 0 || c.Jitter >= 1 {
 		bad("Jitter", c.Jitter, "in [0, 1)")
 	}
@@ -95,6 +112,21 @@ func (c Config) Validate() error {
 		bad("IdlePoll", c.IdlePoll, ">= BusyPoll")
 	}
 	return errors.Join(errs...)
+}
+
+// Pause returns how long the relay pauses after n failed steps in a row:
+// min(PauseCap, BackoffBase·2^(n-1)).
+func (c Config) Pause(n int) time.Duration {
+	if n < 1 {
+		return 0
+	}
+	d := c.PauseCap
+	if n < 62 {
+		if exp := c.BackoffBase << (n - 1); exp > 0 && exp < d {
+			d = exp
+		}
+	}
+	return d
 }
 
 // Backoff returns the delay after the given number of failed attempts:

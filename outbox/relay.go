@@ -50,6 +50,10 @@ type Deps struct {
 type Relay struct {
 	cfg Config
 	Deps
+	// Volatile state, lost in a crash: how many steps in a row failed to
+	// send, and until when the relay pauses because of them.
+	failedSteps int
+	pausedUntil time.Time
 }
 
 // NewRelay returns a relay, or an error naming what is wrong with cfg or deps.
@@ -110,6 +114,9 @@ func (r *Relay) Recover() (int, error) {
 // effect.ErrCrashed (wrapped) when the process crashed at a boundary.
 func (r *Relay) Step() (StepReport, error) {
 	var rep StepReport
+	if r.Clock.Now().Before(r.pausedUntil) {
+		return rep, nil // the broker failed recently: do not hammer it
+	}
 	batch, err := r.ClaimDue()
 	if err != nil {
 		return rep, err
@@ -132,8 +139,11 @@ func (r *Relay) Step() (StepReport, error) {
 			if dead {
 				rep.DeadLettered++
 			}
+			r.failedSteps++
+			r.pausedUntil = r.Clock.Now().Add(r.cfg.Pause(r.failedSteps))
 			return rep, nil
 		}
+		r.failedSteps = 0
 		lost, err := r.recordSent(m)
 		if err != nil {
 			return rep, err
@@ -201,7 +211,11 @@ func (r *Relay) recordSent(m Message) (lost bool, err error) {
 		}
 		return false, fmt.Errorf("outbox: %w", err)
 	}
-	tx.Put(Table, cur.Key, cur)
+	if r.cfg.DeleteOnSend {
+		tx.Delete(Table, cur.Key)
+	} else {
+		tx.Put(Table, cur.Key, cur)
+	}
 	if err := r.Gate.Cross(BoundaryMark, tx.Commit); err != nil {
 		return false, fmt.Errorf("outbox: mark sent %s: %w", m.ID, err)
 	}
@@ -257,6 +271,9 @@ func (r *Relay) NextWake() (time.Time, bool) {
 		}
 		return true
 	})
+	if found && next.Before(r.pausedUntil) {
+		next = r.pausedUntil
+	}
 	return next, found
 }
 

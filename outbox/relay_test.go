@@ -112,7 +112,8 @@ func TestLaterEventsOfAnAggregateWaitForTheEarlierOne(t *testing.T) {
 	if rep.Failed != 1 || rep.Released != 2 {
 		t.Fatalf("step 1: %+v, want 1 failed and the rest of the batch released", rep)
 	}
-	rep = f.step(r) // o-1#1 waits out its backoff: o-1#2 must wait too
+	f.clock.advance(time.Second) // the relay's own pause after a failed step
+	rep = f.step(r)              // o-1#1 waits out its 2 s backoff: o-1#2 must wait too
 	if rep.Sent != 1 || !cmp.Equal(f.published(), []string{other.ID}) {
 		t.Fatalf("step 2: %+v, published %v; want only %s (o-2#1)", rep, f.published(), other.ID)
 	}
@@ -120,7 +121,7 @@ func TestLaterEventsOfAnAggregateWaitForTheEarlierOne(t *testing.T) {
 	if len(met.Blocked) != 1 || met.Blocked[0].AggregateID != "o-1" || met.Blocked[0].Waiting != 1 || met.Blocked[0].Head.Key != first.Key {
 		t.Fatalf("blocked = %+v, want o-1 blocked by its first message with 1 waiting", met.Blocked)
 	}
-	f.clock.advance(2 * time.Second)
+	f.clock.advance(time.Second)
 	f.step(r)
 	want := []string{other.ID, "e-0001", "e-0002"}
 	if diff := cmp.Diff(want, f.published()); diff != "" {
@@ -245,6 +246,7 @@ func TestReplayDeadLettersByFilter(t *testing.T) {
 	a, b, c := f.add("o-1", 1), f.add("o-2", 1), f.add("o-3", 1)
 	for range 3 {
 		f.step(r)
+		f.clock.advance(time.Minute) // past the relay's pause
 	}
 	if diff := cmp.Diff([]outbox.Status{outbox.DeadLetter, outbox.DeadLetter, outbox.DeadLetter}, f.statuses()); diff != "" {
 		t.Fatalf("setup (-want +got):\n%s", diff)
@@ -353,5 +355,31 @@ func TestConfigValidateNamesEveryBadField(t *testing.T) {
 	}
 	if _, err := outbox.NewRelay(outbox.Config{}, outbox.Deps{}); err == nil {
 		t.Error("NewRelay accepted a zero config")
+	}
+}
+
+func TestTheRelayPausesAfterFailedSteps(t *testing.T) {
+	f := newFixture(t)
+	for i := range 5 {
+		f.add(string(rune('a'+i)), 1)
+	}
+	f.broker.Outage(t0, t0.Add(time.Hour))
+	r := f.relay("relay-1", nil)
+	var failedAt []time.Duration
+	for f.clock.Now().Before(t0.Add(30 * time.Second)) {
+		if rep := f.step(r); rep.Failed > 0 {
+			failedAt = append(failedAt, f.clock.Now().Sub(t0))
+		}
+		f.clock.advance(500 * time.Millisecond)
+	}
+	// Pauses of 1 s, 2 s, 4 s, 8 s, then 10 s (PauseCap): not a failure
+	// every poll.
+	s := time.Second
+	want := []time.Duration{0, 1 * s, 3 * s, 7 * s, 15 * s, 25 * s}
+	if diff := cmp.Diff(want, failedAt); diff != "" {
+		t.Fatalf("failed sends at (-want +got):\n%s", diff)
+	}
+	if at, ok := r.NextWake(); !ok || at.Before(t0.Add(35*time.Second)) {
+		t.Fatalf("NextWake = %s, %v; want the end of the pause", at, ok)
 	}
 }

@@ -80,3 +80,17 @@ func All(db *store.DB) []Message {
 	}
 	return out
 }
+
+// OldestUnsent returns the oldest message that is not SENT, cheaply: it is
+// the first entry of the unsent index.
+func OldestUnsent(db *store.DB) (Message, bool) {
+	tx := db.Begin("metrics")
+	defer tx.Rollback()
+	var oldest Message
+	found := false
+	tx.ScanIndex(Table, IndexUnsent, func(_ string, v any) bool {
+		oldest, found = v.(Message), true
+		return false
+	})
+	return oldest, found
+}

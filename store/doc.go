@@ -40,6 +40,7 @@
 // slices that the caller might change afterwards: the store does not copy
 // deeply.
 //
-// The store does no I/O and starts no goroutines. It is not safe for use by
-// several goroutines at once; the simulator runs each world on one goroutine.
+// The store does no I/O and starts no goroutines. A DB is safe for use by
+// several goroutines (a service and a relay's Run loop); one Tx belongs to
+// one goroutine. The simulator runs each world on one goroutine anyway.
 package store

@@ -9,80 +9,100 @@ type Index struct {
 	Where func(value any) bool
 }
 
-// orderedSet is the membership of one index: a set of keys that can be
-// visited in ascending order. Keys that are appended in ascending order (the
-// common case: sequence numbers) cost O(1) to add; removed keys are left as
-// tombstones in the sorted slice and compacted once they outnumber the
-// members, so a scan skips each tombstone at most once on average.
+// orderedSet is the membership of one index: a sorted set of keys kept in
+// blocks of at most blockMax keys, so that adding or removing a key anywhere
+// costs O(log n + blockMax) and visiting the members from any key on costs
+// O(log n) to start and O(1) per member. Keys appended in ascending order
+// (sequence numbers, the common case) land at the end of the last block.
 type orderedSet struct {
-	sorted []string            // ascending; may hold removed keys
-	member map[string]struct{} // the keys that are really in the set
-	head   int                 // sorted[:head] are all removed
+	blocks [][]string // each sorted and non-empty; all keys of a block < those of the next
+	n      int
 }
 
-func newOrderedSet() *orderedSet {
-	return &orderedSet{member: make(map[string]struct{})}
-}
+const blockMax = 512
 
-func (s *orderedSet) len() int { return len(s.member) }
+func newOrderedSet() *orderedSet { return &orderedSet{} }
+
+func (s *orderedSet) len() int { return s.n }
+
+// find returns the block and position where key is or would be inserted.
+func (s *orderedSet) find(key string) (bi, i int, found bool) {
+	bi = sort.Search(len(s.blocks), func(b int) bool {
+		blk := s.blocks[b]
+		return blk[len(blk)-1] >= key
+	})
+	if bi == len(s.blocks) {
+		return bi, 0, false
+	}
+	blk := s.blocks[bi]
+	i = sort.SearchStrings(blk, key)
+	return bi, i, i < len(blk) && blk[i] == key
+}
 
 func (s *orderedSet) add(key string) {
-	if _, ok := s.member[key]; ok {
+	bi, i, found := s.find(key)
+	if found {
 		return
 	}
-	s.member[key] = struct{}{}
-	n := len(s.sorted)
-	if n == 0 || key > s.sorted[n-1] {
-		s.sorted = append(s.sorted, key)
-		return
-	}
-	i := sort.SearchStrings(s.sorted, key)
-	if i < len(s.sorted) && s.sorted[i] == key {
-		if i < s.head {
-			s.head = i
+	s.n++
+	if bi == len(s.blocks) { // greater than every key: append to the last block
+		if bi == 0 || len(s.blocks[bi-1]) >= blockMax {
+			s.blocks = append(s.blocks, make([]string, 0, blockMax))
+			bi++
 		}
-		return // a tombstone comes back to life
+		s.blocks[bi-1] = append(s.blocks[bi-1], key)
+		return
 	}
-	s.sorted = append(s.sorted, "")
-	copy(s.sorted[i+1:], s.sorted[i:])
-	s.sorted[i] = key
-	if i < s.head {
-		s.head = i
+	blk := append(s.blocks[bi], "")
+	copy(blk[i+1:], blk[i:])
+	blk[i] = key
+	s.blocks[bi] = blk
+	if len(blk) > blockMax { // split in two
+		half := len(blk) / 2
+		right := append(make([]string, 0, blockMax), blk[half:]...)
+		clear(blk[half:])
+		s.blocks[bi] = blk[:half]
+		s.blocks = append(s.blocks, nil)
+		copy(s.blocks[bi+2:], s.blocks[bi+1:])
+		s.blocks[bi+1] = right
 	}
 }
 
 func (s *orderedSet) remove(key string) {
-	if _, ok := s.member[key]; !ok {
+	bi, i, found := s.find(key)
+	if !found {
 		return
 	}
-	delete(s.member, key)
-	if dead := len(s.sorted) - s.head - len(s.member); dead > 64 && dead > len(s.member) {
-		s.compact()
+	s.n--
+	blk := s.blocks[bi]
+	copy(blk[i:], blk[i+1:])
+	blk[len(blk)-1] = ""
+	blk = blk[:len(blk)-1]
+	if len(blk) > 0 {
+		s.blocks[bi] = blk
+		return
 	}
+	copy(s.blocks[bi:], s.blocks[bi+1:])
+	s.blocks[len(s.blocks)-1] = nil
+	s.blocks = s.blocks[:len(s.blocks)-1]
 }
 
-func (s *orderedSet) compact() {
-	live := make([]string, 0, len(s.member))
-	for _, k := range s.sorted[s.head:] {
-		if _, ok := s.member[k]; ok {
-			live = append(live, k)
+// after appends to out up to n members greater than key (all members from
+// the first if first is set), in ascending order.
+func (s *orderedSet) after(key string, first bool, n int, out []string) []string {
+	bi, i := 0, 0
+	if !first {
+		var found bool
+		bi, i, found = s.find(key)
+		if found {
+			i++
 		}
 	}
-	s.sorted, s.head = live, 0
-}
-
-// ascend calls fn for every member in ascending order until fn returns false.
-func (s *orderedSet) ascend(fn func(key string) bool) {
-	for i := s.head; i < len(s.sorted); i++ {
-		k := s.sorted[i]
-		if _, ok := s.member[k]; !ok {
-			if i == s.head {
-				s.head++ // leading tombstones are never visited again
-			}
-			continue
-		}
-		if !fn(k) {
-			return
-		}
+	for ; bi < len(s.blocks) && n > 0; bi, i = bi+1, 0 {
+		blk := s.blocks[bi][i:]
+		take := min(n, len(blk))
+		out = append(out, blk[:take]...)
+		n -= take
 	}
+	return out
 }

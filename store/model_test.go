@@ -184,7 +184,7 @@ func TestStoreAgainstModel(t *testing.T) {
 }
 
 // TestOrderedIndexUnderChurn checks the partial index's order and membership
-// after many adds and removes, enough to trigger its compaction.
+// after many adds and removes, across several of its blocks.
 func TestOrderedIndexUnderChurn(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		db := store.New("churn")
@@ -192,11 +192,12 @@ func TestOrderedIndexUnderChurn(t *testing.T) {
 			t.Fatal(err)
 		}
 		model := map[string]bool{}
-		ops := rapid.SliceOfN(rapid.IntRange(0, 300), 1, 800).Draw(t, "ops")
+		space := rapid.IntRange(1, 2000).Draw(t, "space")
+		ops := rapid.SliceOfN(rapid.IntRange(0, 2*space-1), 1, 3000).Draw(t, "ops")
 		for _, op := range ops {
-			k := fmt.Sprintf("%04d", op%150)
+			k := fmt.Sprintf("%04d", op%space)
 			tx := db.Begin("w")
-			if op >= 150 {
+			if op >= space {
 				tx.Delete("t", k)
 				delete(model, k)
 			} else {
@@ -218,5 +219,55 @@ func TestOrderedIndexUnderChurn(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("index order (-model +store):\n%s", diff)
 		}
+		if db.IndexLen("t", "all") != len(want) {
+			t.Fatalf("IndexLen = %d, model %d", db.IndexLen("t", "all"), len(want))
+		}
 	})
+}
+
+// TestOrderedIndexAcrossManyBlocks adds 5,000 keys in a shuffled order,
+// removes every third, and checks order and count: enough keys to split the
+// index's blocks many times and empty some of them.
+func TestOrderedIndexAcrossManyBlocks(t *testing.T) {
+	db := store.New("blocks")
+	if err := db.CreateTable("t", store.Index{Name: "all", Where: func(any) bool { return true }}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 5000
+	order := make([]int, n)
+	for i := range order {
+		order[i] = (i * 7919) % n // a permutation: 7919 is prime and does not divide 5000
+	}
+	put := func(keys []int, del bool) {
+		tx := db.Begin("w")
+		for _, i := range keys {
+			if del {
+				tx.Delete("t", fmt.Sprintf("%05d", i))
+			} else {
+				tx.Put("t", fmt.Sprintf("%05d", i), i)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(order, false)
+	var want []string
+	var removed []int
+	for i := range n {
+		if i%3 == 0 {
+			removed = append(removed, i)
+		} else {
+			want = append(want, fmt.Sprintf("%05d", i))
+		}
+	}
+	put(removed, true)
+	var got []string
+	db.Begin("r").ScanIndex("t", "all", func(k string, _ any) bool { got = append(got, k); return true })
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("index (-want +got):\n%s", diff)
+	}
+	if db.IndexLen("t", "all") != len(want) {
+		t.Fatalf("IndexLen = %d, want %d", db.IndexLen("t", "all"), len(want))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 )
 
 // Sentinel errors. They are wrapped with the table and key involved.
@@ -22,6 +23,9 @@ var (
 
 // DB is one process's durable database. The zero value is not usable; call New.
 type DB struct {
+	// mu guards everything below. No lock is held while a caller's function
+	// runs, so a scan's callback may use the transaction freely.
+	mu     sync.Mutex
 	name   string
 	tables map[string]*table
 	open   map[*Tx]struct{}
@@ -73,6 +77,8 @@ func (db *DB) Name() string { return db.name }
 
 // CreateTable adds an empty table with the given partial indexes.
 func (db *DB) CreateTable(name string, indexes ...Index) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	if _, ok := db.tables[name]; ok {
 		return fmt.Errorf("store %s: create %s: %w", db.name, name, ErrTableExists)
 	}
@@ -89,6 +95,8 @@ func (db *DB) CreateTable(name string, indexes ...Index) error {
 
 // HasTable reports whether a table of that name exists.
 func (db *DB) HasTable(name string) bool {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	_, ok := db.tables[name]
 	return ok
 }
@@ -113,13 +121,16 @@ func (t *table) index(name string) *index {
 // Begin starts a transaction on behalf of owner, the process that will be
 // blamed (and whose transactions are aborted) when it crashes.
 func (db *DB) Begin(owner string) *Tx {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	tx := &Tx{db: db, owner: owner, writes: db.spareWrites}
 	db.spareWrites = nil
 	db.open[tx] = struct{}{}
 	return tx
 }
 
-// recycle keeps a finished transaction's buffers for the next one.
+// recycle keeps a finished transaction's buffers for the next one. The
+// caller holds db.mu.
 func (db *DB) recycle(writes []write, latest map[tableKey]int) {
 	const keepAtMost = 4096 // a huge one-off transaction's buffers are not kept
 	if cap(writes) > cap(db.spareWrites) && cap(writes) <= keepAtMost {
@@ -135,10 +146,12 @@ func (db *DB) recycle(writes []write, latest map[tableKey]int) {
 // Crash aborts every open transaction of owner, as a process crash does, and
 // returns how many it aborted. Committed state is untouched.
 func (db *DB) Crash(owner string) int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	n := 0
 	for tx := range db.open {
 		if tx.owner == owner {
-			tx.abort(ErrAborted)
+			tx.finish(ErrAborted)
 			n++
 		}
 	}
@@ -147,24 +160,38 @@ func (db *DB) Crash(owner string) int {
 
 // OpenTransactions returns how many transactions are open, for tests that a
 // component does not leak them.
-func (db *DB) OpenTransactions() int { return len(db.open) }
+func (db *DB) OpenTransactions() int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return len(db.open)
+}
 
 // Len returns the number of committed rows in a table.
-func (db *DB) Len(tableName string) int { return len(db.table(tableName).rows) }
+func (db *DB) Len(tableName string) int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return len(db.table(tableName).rows)
+}
 
 // IndexLen returns the number of committed rows in a partial index.
 func (db *DB) IndexLen(tableName, indexName string) int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	return db.table(tableName).index(indexName).set.len()
 }
 
 // Get reads one committed row outside any transaction.
 func (db *DB) Get(tableName, key string) (any, bool) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	v, ok := db.table(tableName).rows[key]
 	return v, ok
 }
 
 // Keys returns the committed keys of a table in ascending order.
 func (db *DB) Keys(tableName string) []string {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	rows := db.table(tableName).rows
 	keys := make([]string, 0, len(rows))
 	for k := range rows {
@@ -175,11 +202,17 @@ func (db *DB) Keys(tableName string) []string {
 }
 
 // LastSeq returns the sequence number of the last commit (0 if none).
-func (db *DB) LastSeq() uint64 { return db.seq }
+func (db *DB) LastSeq() uint64 {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.seq
+}
 
 // Log returns the commits with Seq > after, oldest first. The slice and its
 // values belong to the store: read them, do not change them.
 func (db *DB) Log(after uint64) []Commit {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	i := sort.Search(len(db.log), func(i int) bool { return db.log[i].Seq > after })
 	return db.log[i:]
 }
@@ -187,11 +220,14 @@ func (db *DB) Log(after uint64) []Commit {
 // TruncateLog forgets the commits with Seq <= upTo, as a database recycles
 // write-ahead log segments that every reader has passed.
 func (db *DB) TruncateLog(upTo uint64) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	i := sort.Search(len(db.log), func(i int) bool { return db.log[i].Seq > upTo })
 	db.log = append([]Commit(nil), db.log[i:]...)
 }
 
-// apply makes a transaction's writes durable, all at once.
+// apply makes a transaction's writes durable, all at once. The caller holds
+// db.mu.
 func (db *DB) apply(owner string, writes []write) {
 	db.seq++
 	c := Commit{Seq: db.seq, Owner: owner, Changes: make([]Change, 0, len(writes))}

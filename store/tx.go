@@ -6,7 +6,7 @@ import (
 )
 
 // Tx is a transaction: buffered writes that become durable together on
-// Commit, or not at all. A Tx is used by one process at a time.
+// Commit, or not at all. A Tx is used by one goroutine at a time.
 type Tx struct {
 	db     *DB
 	owner  string
@@ -38,7 +38,11 @@ func (tx *Tx) Owner() string { return tx.owner }
 // Err returns why the transaction is finished (ErrTxDone after a commit or
 // rollback, ErrAborted after a crash, ErrDuplicateKey after a failed commit),
 // or nil while it is open.
-func (tx *Tx) Err() error { return tx.err }
+func (tx *Tx) Err() error {
+	tx.db.mu.Lock()
+	defer tx.db.mu.Unlock()
+	return tx.err
+}
 
 func (tx *Tx) lookup(t *table, key string) (write, bool) {
 	if tx.latest != nil {
@@ -56,6 +60,7 @@ func (tx *Tx) lookup(t *table, key string) (write, bool) {
 	return write{}, false
 }
 
+// record adds a write; the caller holds db.mu.
 func (tx *Tx) record(w write) {
 	if tx.err != nil {
 		return
@@ -75,10 +80,8 @@ func (tx *Tx) record(w write) {
 	}
 }
 
-// Get returns the row as this transaction sees it: its own latest write, or
-// else the committed value.
-func (tx *Tx) Get(tableName, key string) (any, bool) {
-	t := tx.db.table(tableName)
+// get is Get for a caller that holds db.mu.
+func (tx *Tx) get(t *table, key string) (any, bool) {
 	if w, ok := tx.lookup(t, key); ok {
 		return w.value, !w.deleted
 	}
@@ -86,8 +89,18 @@ func (tx *Tx) Get(tableName, key string) (any, bool) {
 	return v, ok
 }
 
+// Get returns the row as this transaction sees it: its own latest write, or
+// else the committed value.
+func (tx *Tx) Get(tableName, key string) (any, bool) {
+	tx.db.mu.Lock()
+	defer tx.db.mu.Unlock()
+	return tx.get(tx.db.table(tableName), key)
+}
+
 // Put writes a row, replacing any value the key had.
 func (tx *Tx) Put(tableName, key string, value any) {
+	tx.db.mu.Lock()
+	defer tx.db.mu.Unlock()
 	tx.record(write{table: tx.db.table(tableName), key: key, value: value})
 }
 
@@ -95,12 +108,14 @@ func (tx *Tx) Put(tableName, key string, value any) {
 // fails with ErrDuplicateKey if this transaction already sees the key; Commit
 // checks again against what others committed meanwhile.
 func (tx *Tx) Insert(tableName, key string, value any) error {
+	tx.db.mu.Lock()
+	defer tx.db.mu.Unlock()
 	if tx.err != nil {
 		return tx.err
 	}
 	t := tx.db.table(tableName)
 	own, wrote := tx.lookup(t, key)
-	if _, ok := tx.Get(tableName, key); ok {
+	if _, ok := tx.get(t, key); ok {
 		return fmt.Errorf("store %s: insert %s/%s: %w", tx.db.name, tableName, key, ErrDuplicateKey)
 	}
 	tx.record(write{table: t, key: key, value: value, insert: true, afterOwnDelete: wrote && own.deleted})
@@ -109,6 +124,8 @@ func (tx *Tx) Insert(tableName, key string, value any) error {
 
 // Delete removes a row; deleting a missing row is not an error.
 func (tx *Tx) Delete(tableName, key string) {
+	tx.db.mu.Lock()
+	defer tx.db.mu.Unlock()
 	tx.record(write{table: tx.db.table(tableName), key: key, deleted: true})
 }
 
@@ -116,6 +133,7 @@ func (tx *Tx) Delete(tableName, key string) {
 // returns false. It sorts the whole table: use it for reports and checks, and
 // ScanIndex on hot paths.
 func (tx *Tx) Scan(tableName string, fn func(key string, value any) bool) {
+	tx.db.mu.Lock()
 	t := tx.db.table(tableName)
 	keys := make([]string, 0, len(t.rows))
 	for k := range t.rows {
@@ -123,11 +141,10 @@ func (tx *Tx) Scan(tableName string, fn func(key string, value any) bool) {
 	}
 	for _, w := range tx.writes {
 		if w.table == t {
-			if _, committed := t.rows[w.key]; !committed {
-				keys = append(keys, w.key)
-			}
+			keys = append(keys, w.key)
 		}
 	}
+	tx.db.mu.Unlock()
 	for _, k := range sortedUnique(keys) {
 		if v, ok := tx.Get(tableName, k); ok && !fn(k, v) {
 			return
@@ -135,11 +152,16 @@ func (tx *Tx) Scan(tableName string, fn func(key string, value any) bool) {
 	}
 }
 
+// scanChunk is how many index entries ScanIndex reads per lock.
+const scanChunk = 64
+
 // ScanIndex calls fn, in key order, for every row this transaction sees that
 // satisfies the index's predicate, until fn returns false. It visits only the
 // committed rows in the index (plus this transaction's own writes), so its
-// cost does not depend on how many rows the index leaves out.
+// cost does not depend on how many rows the index leaves out. Rows that
+// others commit during the scan may or may not be seen.
 func (tx *Tx) ScanIndex(tableName, indexName string, fn func(key string, value any) bool) {
+	tx.db.mu.Lock()
 	t := tx.db.table(tableName)
 	ix := t.index(indexName)
 	// Own writes that may enter the index, merged in key order with the
@@ -150,36 +172,59 @@ func (tx *Tx) ScanIndex(tableName, indexName string, fn func(key string, value a
 			own = append(own, w.key)
 		}
 	}
+	tx.db.mu.Unlock()
 	own = sortedUnique(own)
-	visit := func(k string) bool {
-		if w, ok := tx.lookup(t, k); ok {
-			if w.deleted || !ix.Where(w.value) {
-				return true // this transaction took the row out of the index
-			}
-			return fn(k, w.value)
-		}
-		return fn(k, t.rows[k])
+
+	type entry struct {
+		key   string
+		value any
+		ok    bool
 	}
-	stopped := false
-	ix.set.ascend(func(k string) bool {
-		for len(own) > 0 && own[0] <= k {
-			if own[0] < k && !visit(own[0]) {
-				stopped = true
-				return false
+	var (
+		chunk []string
+		rows  []entry
+		last  string
+		first = true
+	)
+	for {
+		// Under the lock: the next committed members, resolved against this
+		// transaction's own writes.
+		tx.db.mu.Lock()
+		chunk = ix.set.after(last, first, scanChunk, chunk[:0])
+		rows = rows[:0]
+		for _, k := range chunk {
+			v, ok := tx.get(t, k)
+			rows = append(rows, entry{k, v, ok && ix.Where(v)})
+		}
+		tx.db.mu.Unlock()
+		done := len(chunk) < scanChunk
+		first = false
+		if len(chunk) > 0 {
+			last = chunk[len(chunk)-1]
+		}
+		// Without the lock: the caller's function, on own writes that sort
+		// before the next committed member, and on the members.
+		for _, r := range rows {
+			for len(own) > 0 && own[0] <= r.key {
+				k := own[0]
+				own = own[1:]
+				if k == r.key {
+					continue // the member itself, resolved above
+				}
+				if v, ok := tx.Get(tableName, k); ok && ix.Where(v) && !fn(k, v) {
+					return
+				}
 			}
-			own = own[1:]
+			if r.ok && !fn(r.key, r.value) {
+				return
+			}
 		}
-		if !visit(k) {
-			stopped = true
-			return false
+		if done {
+			break
 		}
-		return true
-	})
-	if stopped {
-		return
 	}
 	for _, k := range own {
-		if !visit(k) {
+		if v, ok := tx.Get(tableName, k); ok && ix.Where(v) && !fn(k, v) {
 			return
 		}
 	}
@@ -200,6 +245,8 @@ func sortedUnique(keys []string) []string {
 // applies nothing, if the transaction is finished or aborted or if an Insert
 // meets a key that was committed meanwhile.
 func (tx *Tx) Commit() error {
+	tx.db.mu.Lock()
+	defer tx.db.mu.Unlock()
 	if tx.err != nil {
 		return fmt.Errorf("store %s: commit: %w", tx.db.name, tx.err)
 	}
@@ -209,7 +256,7 @@ func (tx *Tx) Commit() error {
 		}
 		if _, exists := w.table.rows[w.key]; exists {
 			err := fmt.Errorf("store %s: commit: insert %s/%s: %w", tx.db.name, w.table.name, w.key, ErrDuplicateKey)
-			tx.abort(ErrDuplicateKey)
+			tx.finish(ErrDuplicateKey)
 			return err
 		}
 	}
@@ -223,13 +270,14 @@ func (tx *Tx) Commit() error {
 // Rollback discards the transaction. It is safe to call after Commit, so
 // `defer tx.Rollback()` is the usual pattern.
 func (tx *Tx) Rollback() {
+	tx.db.mu.Lock()
+	defer tx.db.mu.Unlock()
 	if tx.err == nil {
 		tx.finish(ErrTxDone)
 	}
 }
 
-func (tx *Tx) abort(reason error) { tx.finish(reason) }
-
+// finish ends the transaction; the caller holds db.mu.
 func (tx *Tx) finish(reason error) {
 	tx.err = reason
 	tx.db.recycle(tx.writes, tx.latest)

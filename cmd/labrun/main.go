@@ -4,7 +4,8 @@
 //	labrun                          same as `labrun matrix`
 //	labrun matrix [--variant V]... [--format table|markdown|json]
 //	labrun list [--format text|json]
-//	labrun scenario NAME [--variant V] [--seed N] [--format text|json]
+//	labrun scenario NAME [--variant V] [--seed N] [--format text|json|mermaid]
+//	labrun backlog --rate R --outage D --relay P [--simulate] [--format text|json]
 //
 // Exit codes: 0 when everything matches what the variants declare, 1 when a
 // cell disagrees, 2 on bad usage.
@@ -47,7 +48,8 @@ var commands = []struct {
 }{
 	{"matrix", "matrix [--variant V]... [--format table|markdown|json]", runMatrix},
 	{"list", "list [--format text|json]", runList},
-	{"scenario", "scenario NAME [--variant V] [--seed N] [--format text|json]", runScenario},
+	{"scenario", "scenario NAME [--variant V] [--seed N] [--format text|json|mermaid]", runScenario},
+	{"backlog", "backlog --rate R --outage D --relay P [--simulate] [--format text|json]", runBacklog},
 }
 
 func commandNames() string {

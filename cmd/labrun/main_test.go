@@ -52,6 +52,8 @@ func TestGolden(t *testing.T) {
 		{"scenario-happy-path.txt", []string{"scenario", "happy-path"}},
 		{"scenario-after-send-before-sent.mmd", []string{"scenario", "after-send-before-sent", "--format", "mermaid"}},
 		{"scenario-mistake-dual-write.txt", []string{"scenario", "mistake/dual-write"}},
+		{"backlog.txt", []string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "800"}},
+		{"backlog-never-drains.json", []string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "400", "--format", "json"}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -90,6 +92,14 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"scenario", "happy-path", "--seed", "1x"}, `--seed "1x" is not a whole number`},
 		{[]string{"scenario", "happy-path", "--variant", "nope"}, `unknown variant "nope"`},
 		{[]string{"scenario", "happy-path", "--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"backlog", "--outage", "20m", "--relay", "800"}, "missing --rate"},
+		{[]string{"backlog", "--rate", "500", "--relay", "800"}, "missing --outage"},
+		{[]string{"backlog", "--rate", "500", "--outage", "20m"}, "missing --relay"},
+		{[]string{"backlog", "--rate", "-1", "--outage", "20m", "--relay", "800"}, `--rate "-1" is not a number`},
+		{[]string{"backlog", "--rate", "NaN", "--outage", "20m", "--relay", "800"}, `--rate "NaN" is not a number`},
+		{[]string{"backlog", "--rate", "500", "--outage", "-20m", "--relay", "800"}, `--outage "-20m" is not a duration >= 0`},
+		{[]string{"backlog", "--rate", "500", "--outage", "soon", "--relay", "800"}, `--outage "soon" is not a duration`},
+		{[]string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "0"}, `--relay "0" is not a number`},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runLabrun(c.args...)
@@ -101,7 +111,7 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 }
 
 func TestHelpOnEveryCommand(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"matrix", "-h"}, {"list", "-h"}, {"scenario", "-h"}} {
+	for _, args := range [][]string{{"-h"}, {"matrix", "-h"}, {"list", "-h"}, {"scenario", "-h"}, {"backlog", "-h"}} {
 		code, stdout, _ := runLabrun(args...)
 		if code != 0 || !strings.Contains(stdout, "usage: labrun") {
 			t.Errorf("labrun %s: exit %d, stdout %q", strings.Join(args, " "), code, stdout)

@@ -1,0 +1,71 @@
+package backlog_test
+
+import (
+	"testing"
+	"time"
+
+	"outboxlab/backlog"
+)
+
+func TestSeed001Arithmetic(t *testing.T) {
+	e, err := backlog.Compute(backlog.Params{Rate: 500, Outage: 20 * time.Minute, Relay: 800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Backlog != 600000 || !e.Drains || e.Drain != 33*time.Minute+20*time.Second {
+		t.Fatalf("estimate = %+v, want 600000 messages draining in 33m20s", e)
+	}
+	e, _ = backlog.Compute(backlog.Params{Rate: 500, Outage: time.Minute, Relay: 500})
+	if e.Drains || e.Backlog != 30000 {
+		t.Fatalf("P = R: %+v, want a backlog that never drains", e)
+	}
+}
+
+func TestGrowthOfAnOutboxWithoutCleanup(t *testing.T) {
+	if got := backlog.Growth(2000, 365*24*time.Hour); got != 730000 {
+		t.Fatalf("2,000 a day for a year = %v, want 730,000", got)
+	}
+}
+
+func TestParamsValidate(t *testing.T) {
+	for _, p := range []backlog.Params{{Rate: 0, Relay: 1}, {Rate: 1, Relay: -1}, {Rate: 1, Relay: 1, Outage: -time.Second}} {
+		if _, err := backlog.Compute(p); err == nil {
+			t.Errorf("Compute(%+v) accepted", p)
+		}
+	}
+}
+
+func TestSimulationAgreesWithTheArithmetic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 1.6 million messages")
+	}
+	p := backlog.Params{Rate: 500, Outage: 20 * time.Minute, Relay: 800}
+	est, _ := backlog.Compute(p)
+	sim, err := backlog.Simulate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sim.Drained {
+		t.Fatalf("the simulated backlog did not drain: %+v", sim)
+	}
+	ratio := sim.Drain.Seconds() / est.Drain.Seconds()
+	if ratio < 0.99 || ratio > 1.01 {
+		t.Fatalf("simulated drain %s vs arithmetic %s (%.4f), want within 1%%", sim.Drain, est.Drain, ratio)
+	}
+	if sim.PeakOldestAge < 20*time.Minute {
+		t.Fatalf("peak oldest age %s, want at least the outage", sim.PeakOldestAge)
+	}
+	t.Logf("simulated: %+v", sim)
+}
+
+// BenchmarkBacklog is seed 001's message-level backlog: 500/s, a 20-minute
+// outage, a relay of 800/s, run until drained.
+func BenchmarkBacklog(b *testing.B) {
+	p := backlog.Params{Rate: 500, Outage: 20 * time.Minute, Relay: 800}
+	for b.Loop() {
+		sim, err := backlog.Simulate(p)
+		if err != nil || !sim.Drained {
+			b.Fatalf("%+v, %v", sim, err)
+		}
+	}
+}

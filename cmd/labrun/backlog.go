@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"outboxlab/backlog"
+)
+
+func runBacklog(args []string, stdout io.Writer) error {
+	const synopsis = "backlog --rate R --outage D --relay P [--simulate] [--format text|json]"
+	fs := newFlags("backlog", synopsis, stdout)
+	rateText := fs.String("rate", "", "events arriving per second, e.g. 500 (required)")
+	outageText := fs.String("outage", "", "how long the broker is down, e.g. 20m or 1h30m (required)")
+	relayText := fs.String("relay", "", "messages the relay publishes per second, e.g. 800 (required)")
+	simulate := fs.Bool("simulate", false, "also run the message-level simulation of the real relay")
+	format := &choice{value: "text", choices: []string{"text", "json"}}
+	fs.Var(format, "format", "output format: text or json")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q (backlog takes only flags)", rest[0])
+	}
+	rate, err := positive("--rate", *rateText, "events per second")
+	if err != nil {
+		return err
+	}
+	relay, err := positive("--relay", *relayText, "messages per second")
+	if err != nil {
+		return err
+	}
+	if *outageText == "" {
+		return usagef("missing --outage (a duration such as 20m)")
+	}
+	outage, err := time.ParseDuration(*outageText)
+	if err != nil || outage < 0 {
+		return usagef("--outage %q is not a duration >= 0 (e.g. 20m, 1h30m, 90s)", *outageText)
+	}
+	p := backlog.Params{Rate: rate, Outage: outage, Relay: relay}
+	est, err := backlog.Compute(p)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	var sim *backlog.Simulation
+	if *simulate {
+		s, err := backlog.Simulate(p)
+		if err != nil {
+			return err
+		}
+		sim = &s
+	}
+	if format.value == "json" {
+		return writeBacklogJSON(stdout, est, sim)
+	}
+	writeBacklogText(stdout, p, est, sim)
+	return nil
+}
+
+// positive parses a required number > 0.
+func positive(flagName, text, unit string) (float64, error) {
+	if text == "" {
+		return 0, usagef("missing %s (a number of %s > 0)", flagName, unit)
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, usagef("%s %q is not a number of %s > 0", flagName, text, unit)
+	}
+	return v, nil
+}
+
+func writeBacklogText(w io.Writer, p backlog.Params, est backlog.Estimate, sim *backlog.Simulation) {
+	fmt.Fprintf(w, "Backlog after a %s outage at %g events/s: %.0f messages (R·D)\n", p.Outage, p.Rate, est.Backlog)
+	if est.Drains {
+		fmt.Fprintf(w, "Drain at %g/s relay throughput, %g/s net: %s (backlog / (P − R))\n", p.Relay, p.Relay-p.Rate, est.Drain)
+	} else {
+		fmt.Fprintf(w, "The backlog never drains: the relay (%g/s) is not faster than the arrivals (%g/s).\n", p.Relay, p.Rate)
+	}
+	if sim != nil {
+		if sim.Drained {
+			fmt.Fprintf(w, "Simulated with the real relay: drained in %s", sim.Drain)
+			if est.Drains {
+				fmt.Fprintf(w, " (%+.2f%% against the arithmetic)", 100*(sim.Drain.Seconds()/est.Drain.Seconds()-1))
+			}
+			fmt.Fprintln(w)
+		} else {
+			fmt.Fprintln(w, "Simulated with the real relay: not drained by the end of the simulation.")
+		}
+		fmt.Fprintf(w, "Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n",
+			sim.PeakOldestAge, sim.Messages, sim.Backlog)
+	}
+	fmt.Fprintf(w, "Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (seed 004: 2,000 a day are %.0f a year).\n",
+		p.Rate, backlog.Growth(p.Rate*86400, 24*time.Hour), backlog.Growth(2000, 365*24*time.Hour))
+}
+
+func writeBacklogJSON(w io.Writer, est backlog.Estimate, sim *backlog.Simulation) error {
+	out := struct {
+		BacklogMessages       float64  `json:"backlogMessages"`
+		Drains                bool     `json:"drains"`
+		DrainSeconds          *float64 `json:"drainSeconds"`
+		SimulatedDrainSeconds *float64 `json:"simulatedDrainSeconds,omitempty"`
+		PeakOldestAgeSeconds  *float64 `json:"peakOldestAgeSeconds,omitempty"`
+		SimulatedDrained      *bool    `json:"simulatedDrained,omitempty"`
+	}{BacklogMessages: est.Backlog, Drains: est.Drains}
+	if est.Drains {
+		s := est.Drain.Seconds()
+		out.DrainSeconds = &s
+	}
+	if sim != nil {
+		peak := sim.PeakOldestAge.Seconds()
+		out.PeakOldestAgeSeconds = &peak
+		out.SimulatedDrained = &sim.Drained
+		if sim.Drained {
+			d := sim.Drain.Seconds()
+			out.SimulatedDrainSeconds = &d
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
