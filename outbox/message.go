@@ -63,8 +63,10 @@ type Message struct {
 	NextAttemptAt time.Time
 	LastError     string
 
-	// LeaseOwner and LeaseUntil are set while the message is IN_FLIGHT.
+	// LeaseOwner, ClaimedAt and LeaseUntil are set while the message is
+	// IN_FLIGHT.
 	LeaseOwner string
+	ClaimedAt  time.Time
 	LeaseUntil time.Time
 
 	SentAt time.Time
@@ -103,7 +105,7 @@ func (m *Message) Claim(owner string, now, leaseUntil time.Time) error {
 	if !ok || now.Before(at) {
 		return fmt.Errorf("claim %s: %w: %s", m.String(), ErrIllegalTransition, m.why(now))
 	}
-	m.Status, m.LeaseOwner, m.LeaseUntil = InFlight, owner, leaseUntil
+	m.Status, m.LeaseOwner, m.ClaimedAt, m.LeaseUntil = InFlight, owner, now, leaseUntil
 	return nil
 }
 
@@ -138,7 +140,7 @@ func (m *Message) MarkSent(owner string, now time.Time) error {
 		return fmt.Errorf("mark sent: %w", err)
 	}
 	m.Status, m.SentAt, m.LastError = Sent, now, ""
-	m.LeaseOwner, m.LeaseUntil = "", time.Time{}
+	m.LeaseOwner, m.ClaimedAt, m.LeaseUntil = "", time.Time{}, time.Time{}
 	return nil
 }
 
@@ -150,7 +152,7 @@ func (m *Message) MarkFailed(owner string, now time.Time, cause string, retryAt 
 	}
 	m.Attempts++
 	m.LastError = cause
-	m.LeaseOwner, m.LeaseUntil = "", time.Time{}
+	m.LeaseOwner, m.ClaimedAt, m.LeaseUntil = "", time.Time{}, time.Time{}
 	if m.Attempts >= maxAttempts {
 		m.Status, m.NextAttemptAt = DeadLetter, time.Time{}
 		return nil
@@ -165,7 +167,7 @@ func (m *Message) Release(owner string) error {
 	if m.Status != InFlight || m.LeaseOwner != owner {
 		return fmt.Errorf("release %s: %w: not in flight for %s", m.String(), ErrIllegalTransition, owner)
 	}
-	m.Status, m.LeaseOwner, m.LeaseUntil = Pending, "", time.Time{}
+	m.Status, m.LeaseOwner, m.ClaimedAt, m.LeaseUntil = Pending, "", time.Time{}, time.Time{}
 	return nil
 }
 

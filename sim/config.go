@@ -83,6 +83,9 @@ type Config struct {
 	Horizon time.Duration
 	// Trace records every step; without it only the verdict is computed.
 	Trace bool
+	// Safety checks the run's history as well as its end (check.Safety):
+	// leases, terminal states, charges. Result.Unsafe lists what broke.
+	Safety bool
 }
 
 // DefaultConfig returns a configuration for v and workload with one relay,

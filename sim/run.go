@@ -34,6 +34,8 @@ type Result struct {
 	Trace []Step
 	// Duration is the virtual time the whole run took.
 	Duration time.Duration
+	// Unsafe lists the breaches of check.Safety, if Config.Safety was set.
+	Unsafe []string
 }
 
 // ReachedPoints returns the crash points reached, sorted.
@@ -105,7 +107,12 @@ func Run(cfg Config) (Result, error) {
 		Quiesced: quiet,
 		Busy:     busy,
 	})
+	var unsafe []string
+	if cfg.Safety {
+		unsafe = check.Safety(w.orderDB.Log(0), billing.Ledger(w.billingDB), orders.All(w.orderDB))
+	}
 	return Result{
+		Unsafe:     unsafe,
 		Outcome:    check.Worst(vs),
 		Violations: vs,
 		Fired:      w.fired,

@@ -5,6 +5,7 @@
 //	labrun matrix [--variant V]... [--format table|markdown|json]
 //	labrun list [--format text|json]
 //	labrun scenario NAME [--variant V] [--seed N] [--format text|json|mermaid]
+//	labrun explore --variant V [--runs N] [--seed N] [--format text|json]
 //	labrun backlog --rate R --outage D --relay P [--simulate] [--format text|json]
 //
 // Exit codes: 0 when everything matches what the variants declare, 1 when a
@@ -49,6 +50,7 @@ var commands = []struct {
 	{"matrix", "matrix [--variant V]... [--format table|markdown|json]", runMatrix},
 	{"list", "list [--format text|json]", runList},
 	{"scenario", "scenario NAME [--variant V] [--seed N] [--format text|json|mermaid]", runScenario},
+	{"explore", "explore --variant V [--runs N] [--seed N] [--format text|json]", runExplore},
 	{"backlog", "backlog --rate R --outage D --relay P [--simulate] [--format text|json]", runBacklog},
 }
 

@@ -53,6 +53,8 @@ func TestGolden(t *testing.T) {
 		{"scenario-after-send-before-sent.mmd", []string{"scenario", "after-send-before-sent", "--format", "mermaid"}},
 		{"scenario-mistake-dual-write.txt", []string{"scenario", "mistake/dual-write"}},
 		{"backlog.txt", []string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "800"}},
+		{"explore-max-version-only.txt", []string{"explore", "--variant", "max-version-only", "--runs", "50"}},
+		{"explore-outbox.json", []string{"explore", "--variant", "outbox", "--runs", "50", "--format", "json"}},
 		{"backlog-never-drains.json", []string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "400", "--format", "json"}},
 	}
 	for _, c := range cases {
@@ -92,6 +94,10 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"scenario", "happy-path", "--seed", "1x"}, `--seed "1x" is not a whole number`},
 		{[]string{"scenario", "happy-path", "--variant", "nope"}, `unknown variant "nope"`},
 		{[]string{"scenario", "happy-path", "--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"explore"}, "missing --variant (valid: outbox,"},
+		{[]string{"explore", "--variant", "outbox", "--runs", "0"}, `--runs "0" is not a whole number >= 1`},
+		{[]string{"explore", "--variant", "outbox", "--runs", "many"}, `--runs "many" is not a whole number`},
+		{[]string{"explore", "--variant", "outbox", "--seed", "-3"}, `--seed "-3" is not a whole number`},
 		{[]string{"backlog", "--outage", "20m", "--relay", "800"}, "missing --rate"},
 		{[]string{"backlog", "--rate", "500", "--relay", "800"}, "missing --outage"},
 		{[]string{"backlog", "--rate", "500", "--outage", "20m"}, "missing --relay"},
@@ -111,7 +117,7 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 }
 
 func TestHelpOnEveryCommand(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"matrix", "-h"}, {"list", "-h"}, {"scenario", "-h"}, {"backlog", "-h"}} {
+	for _, args := range [][]string{{"-h"}, {"matrix", "-h"}, {"list", "-h"}, {"scenario", "-h"}, {"explore", "-h"}, {"backlog", "-h"}} {
 		code, stdout, _ := runLabrun(args...)
 		if code != 0 || !strings.Contains(stdout, "usage: labrun") {
 			t.Errorf("labrun %s: exit %d, stdout %q", strings.Join(args, " "), code, stdout)

@@ -133,12 +133,19 @@ func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, s
 	for _, v := range res.Violations {
 		out.Violations = append(out.Violations, v.String())
 	}
-	for _, s := range res.Trace {
-		out.Steps = append(out.Steps, jsonStep{At: sim.FormatTime(s.At), Process: s.Process, Kind: string(s.Kind),
-			Action: s.Action, Result: s.Result, Messages: s.Messages, Changes: s.Changes})
-	}
+	out.Steps = jsonSteps(res)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// jsonSteps renders a run's trace for JSON.
+func jsonSteps(res sim.Result) []jsonStep {
+	steps := []jsonStep{}
+	for _, s := range res.Trace {
+		steps = append(steps, jsonStep{At: sim.FormatTime(s.At), Process: s.Process, Kind: string(s.Kind),
+			Action: s.Action, Result: s.Result, Messages: s.Messages, Changes: s.Changes})
+	}
+	return steps
 }

@@ -1,0 +1,83 @@
+package check
+
+import (
+	"fmt"
+
+	"outboxlab/billing"
+	"outboxlab/domain"
+	"outboxlab/outbox"
+	"outboxlab/store"
+)
+
+// Safety checks what must hold at every moment of a run, not only at its
+// end, from the order database's commit log and billing's ledger:
+//
+//   - no two live leases on one message: a claim never takes a message
+//     whose previous lease had not expired;
+//   - nothing is marked SENT by a relay that does not hold a live lease;
+//   - no terminal state is left: a SENT message is never written again, a
+//     DEAD_LETTER only by an operator's replay to PENDING;
+//   - billing never charges an order more than was ordered: the running sum
+//     of an order's ledger entries never exceeds the order's total.
+//
+// It returns every breach in plain words, in the order they happened.
+func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Order) []string {
+	var out []string
+	last := map[string]outbox.Message{}
+	for _, c := range orderLog {
+		for _, ch := range c.Changes {
+			if ch.Table != outbox.Table {
+				continue
+			}
+			prev, seen := last[ch.Key]
+			if ch.Deleted {
+				delete(last, ch.Key)
+				continue
+			}
+			m := ch.Value.(outbox.Message)
+			last[ch.Key] = m
+			if !seen {
+				continue
+			}
+			if why := transitionBreach(prev, m, c.Owner); why != "" {
+				out = append(out, fmt.Sprintf("commit %d by %s: %s %s", c.Seq, c.Owner, m.ID, why))
+			}
+		}
+	}
+	totals := map[string]domain.Money{}
+	for _, o := range orders {
+		totals[o.ID] = o.Total
+	}
+	charged := map[string]int64{}
+	for _, e := range ledger {
+		total, ok := totals[e.OrderID]
+		if !ok {
+			continue // a PHANTOM, reported by Check
+		}
+		charged[e.OrderID] += e.Amount.Minor
+		if charged[e.OrderID] > total.Minor {
+			out = append(out, fmt.Sprintf("ledger %s: %s charged %s after #%d, more than its total %s",
+				e.Key, e.OrderID, domain.Money{Minor: charged[e.OrderID], Currency: total.Currency}, e.Sequence, total))
+		}
+	}
+	return out
+}
+
+// transitionBreach says what is wrong with the change from prev to m made
+// by owner, or "" if nothing is.
+func transitionBreach(prev, m outbox.Message, owner string) string {
+	switch {
+	case prev.Status == outbox.Sent:
+		return fmt.Sprintf("left the terminal state SENT for %s", m.Status)
+	case prev.Status == outbox.DeadLetter && (m.Status != outbox.Pending || m.Replays != prev.Replays+1):
+		return fmt.Sprintf("left DEAD_LETTER for %s without a replay", m.Status)
+	case m.Status == outbox.InFlight && prev.Status == outbox.InFlight && m.ClaimedAt.Before(prev.LeaseUntil):
+		return fmt.Sprintf("claimed by %s while %s's lease ran until %s", m.LeaseOwner, prev.LeaseOwner, prev.LeaseUntil.Format("15:04:05.000"))
+	case m.Status == outbox.Sent && prev.Status != outbox.InFlight:
+		return fmt.Sprintf("marked SENT from %s, without a claim", prev.Status)
+	case m.Status == outbox.Sent && (prev.LeaseOwner != owner || !m.SentAt.Before(prev.LeaseUntil)):
+		return fmt.Sprintf("marked SENT at %s by %s, but %s's lease ran until %s",
+			m.SentAt.Format("15:04:05.000"), owner, prev.LeaseOwner, prev.LeaseUntil.Format("15:04:05.000"))
+	}
+	return ""
+}

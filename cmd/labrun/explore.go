@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"outboxlab/explore"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+)
+
+func runExplore(args []string, stdout io.Writer) error {
+	const synopsis = "explore --variant V [--runs N] [--seed N] [--format text|json]"
+	fs := newFlags("explore", synopsis, stdout)
+	variantName := fs.String("variant", "", "the variant to explore (required): "+strings.Join(scenarios.VariantNames(), ", "))
+	runsText := fs.String("runs", "1000", "how many random schedules to try, a whole number >= 1")
+	seedText := fs.String("seed", "1", "the exploration seed, a whole number >= 0")
+	format := &choice{value: "text", choices: []string{"text", "json"}}
+	fs.Var(format, "format", "output format: text or json")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q (explore takes only flags)", rest[0])
+	}
+	if *variantName == "" {
+		return usagef("missing --variant (valid: %s)", strings.Join(scenarios.VariantNames(), ", "))
+	}
+	v, err := scenarios.FindVariant(*variantName)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	runs, err := strconv.Atoi(*runsText)
+	if err != nil || runs < 1 {
+		return usagef("--runs %q is not a whole number >= 1", *runsText)
+	}
+	seed, err := strconv.ParseUint(*seedText, 10, 64)
+	if err != nil {
+		return usagef("--seed %q is not a whole number >= 0", *seedText)
+	}
+	f, err := explore.ExploreWithProgress(v, runs, seed, nil, progressLine(runs))
+	if err != nil {
+		return err
+	}
+	var trace sim.Result
+	if f != nil {
+		cfg := f.Schedule.Config(v)
+		cfg.Trace = true
+		if trace, err = sim.Run(cfg); err != nil {
+			return err
+		}
+	}
+	if format.value == "json" {
+		err = writeExploreJSON(stdout, v.Name, runs, f, trace)
+	} else {
+		writeExploreText(stdout, v.Name, runs, seed, f, trace)
+	}
+	if err != nil {
+		return err
+	}
+	if f != nil && v.Correct {
+		return errMismatch
+	}
+	return nil
+}
+
+// progressLine returns a progress callback that writes to stderr when it is
+// a terminal and the exploration has run for more than a second. The wall
+// clock is read here only, outside the simulated world.
+func progressLine(total int) func(int) {
+	info, err := os.Stderr.Stat()
+	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	start, shown := time.Now(), false
+	return func(done int) {
+		if time.Since(start) < time.Second && !shown {
+			return
+		}
+		shown = true
+		if done%50 == 0 || done == total {
+			fmt.Fprintf(os.Stderr, "\rexplored %d/%d schedules", done, total)
+		}
+		if done == total {
+			fmt.Fprintln(os.Stderr)
+		}
+	}
+}
+
+func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result) {
+	if f == nil {
+		fmt.Fprintf(w, "No counterexample for %s in %d random schedules (seed %d).\n", variantName, runs, seed)
+		return
+	}
+	fmt.Fprintf(w, "%s broke after %d random schedule(s) (seed %d): %s\n", variantName, f.Runs, seed, f.Result.Outcome)
+	fmt.Fprintf(w, "Shrunk from %d to %d items:\n", f.Original.Size(), f.Schedule.Size())
+	for _, l := range f.Schedule.Lines() {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	fmt.Fprintln(w, "\nTimeline of the shrunk schedule:")
+	for _, s := range trace.Trace {
+		fmt.Fprintln(w, s)
+	}
+	fmt.Fprintln(w, "\nViolations:")
+	for _, v := range f.Result.Violations {
+		fmt.Fprintf(w, "  %s\n", v)
+	}
+	for _, u := range f.Result.Unsafe {
+		fmt.Fprintf(w, "  UNSAFE %s\n", u)
+	}
+	fmt.Fprintf(w, "Replay: %s\n", f.Replay())
+}
+
+func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Finding, trace sim.Result) error {
+	type counterexample struct {
+		Outcome    string     `json:"outcome"`
+		Violations []string   `json:"violations"`
+		Unsafe     []string   `json:"unsafe"`
+		Schedule   []string   `json:"schedule"`
+		Steps      []jsonStep `json:"steps"`
+		Seed       uint64     `json:"seed"`
+		Runs       int        `json:"runs"`
+		Replay     string     `json:"replay"`
+	}
+	out := struct {
+		Variant        string          `json:"variant"`
+		Runs           int             `json:"runs"`
+		Counterexample *counterexample `json:"counterexample"`
+	}{Variant: variantName, Runs: runs}
+	if f != nil {
+		ce := &counterexample{Outcome: f.Result.Outcome.String(), Violations: []string{}, Unsafe: []string{},
+			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Replay()}
+		for _, v := range f.Result.Violations {
+			ce.Violations = append(ce.Violations, v.String())
+		}
+		ce.Unsafe = append(ce.Unsafe, f.Result.Unsafe...)
+		out.Counterexample = ce
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}

@@ -1,0 +1,11 @@
+// Package explore hunts for the crash points and fault combinations nobody
+// thought of: it draws random schedules (a workload over a few orders,
+// broker faults, crashes at any effect boundary, one to three relays, an
+// interleaving seed), runs them, and shrinks the first one that breaks an
+// invariant to a short counterexample.
+//
+// Generate draws a schedule from a Source. The property tests draw through
+// rapid, so that rapid shrinks their failures; Explore draws from a seeded
+// random source and shrinks with Shrink. Both use the same generator, so a
+// schedule means the same in both.
+package explore

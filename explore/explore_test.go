@@ -1,0 +1,44 @@
+package explore_test
+
+import (
+	"testing"
+
+	"outboxlab/check"
+	"outboxlab/explore"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+)
+
+// maxChecks bounds how many random schedules the teeth may need.
+const maxChecks = 300
+
+// TestTeeth: for every mistake, exploration finds a violation of a kind the
+// mistake declares within maxChecks schedules, and shrinks it to a short
+// counterexample. A suite that cannot catch the known bugs is worthless.
+func TestTeeth(t *testing.T) {
+	for _, v := range scenarios.Variants() {
+		if v.Correct {
+			continue
+		}
+		declared := map[check.Outcome]bool{}
+		for _, o := range v.Expect {
+			declared[o] = true
+		}
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			keep := func(res sim.Result) bool { return declared[res.Outcome] }
+			f, err := explore.Explore(v, maxChecks, 1, keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == nil {
+				t.Fatalf("no %v found in %d schedules", declared, maxChecks)
+			}
+			if size := f.Schedule.Size(); size > 4 {
+				t.Errorf("shrunk counterexample has %d items, want at most 4:\n%v", size, f.Schedule.Lines())
+			}
+			t.Logf("%s: %s after %d schedule(s), shrunk from %d to %d items: %v",
+				v.Name, f.Result.Outcome, f.Runs, f.Original.Size(), f.Schedule.Size(), f.Schedule.Lines())
+		})
+	}
+}

@@ -1,0 +1,143 @@
+package explore
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/domain"
+	"outboxlab/orders"
+	"outboxlab/sim"
+	"outboxlab/variant"
+)
+
+// Source draws one choice: a whole number in [0, n). name says what is
+// being drawn, for sources that log their draws.
+type Source interface {
+	Intn(name string, n int) int
+}
+
+// Schedule is one generated run.
+type Schedule struct {
+	// Seed fixes message ids and the interleaving of relays and consumer.
+	Seed     uint64
+	Relays   int
+	Workload []sim.Command
+	Faults   []sim.Fault
+	Crashes  []sim.Crash
+}
+
+// CrashPoints are the points a schedule may crash at: both sides of every
+// effect boundary any variant has. A point a variant never reaches does not
+// fire.
+var CrashPoints = func() []string {
+	boundaries := []string{
+		"service.commit", "service.publish", "service.commit-outbox",
+		"relay.recover", "relay.claim", "relay.send", "relay.mark", "relay.offset",
+		"listener.commit", "listener.ack",
+		"consumer.commit", "consumer.ack", "consumer.count-failure", "consumer.record-processed",
+	}
+	var points []string
+	for _, b := range boundaries {
+		process, effect, _ := strings.Cut(b, ".")
+		points = append(points, process+".before-"+effect, process+".after-"+effect)
+	}
+	return points
+}()
+
+var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultLostAck, sim.FaultDuplicate, sim.FaultReorder, sim.FaultPoison, sim.FaultRejected}
+
+// Generate draws a schedule: 1 to 5 orders, 1 to 8 commands (place, amend,
+// cancel) a few seconds apart, up to 3 broker faults aimed at the events
+// the workload produces, up to 3 crashes, 1 to 3 relays.
+func Generate(src Source) Schedule {
+	s := Schedule{Seed: uint64(src.Intn("seed", 1000)), Relays: 1 + src.Intn("relays", 3)}
+	type order struct {
+		id        string
+		version   int
+		cancelled bool
+	}
+	var placed []*order
+	nOrders := 1 + src.Intn("orders", 5)
+	at := time.Duration(0)
+	var events []broker.Target
+	for i, n := 0, 1+src.Intn("commands", 8); i < n; i++ {
+		at += time.Duration(src.Intn("gap", 4)) * time.Second
+		var open []*order
+		for _, o := range placed {
+			if !o.cancelled {
+				open = append(open, o)
+			}
+		}
+		kind := src.Intn("kind", 3) // 0 place, 1 amend, 2 cancel
+		if len(placed) < nOrders && (kind == 0 || len(open) == 0) {
+			o := &order{id: fmt.Sprintf("o-%d", len(placed)+1), version: 1}
+			placed = append(placed, o)
+			s.Workload = append(s.Workload, sim.Command{At: at, Command: orders.Command{Kind: orders.Place, OrderID: o.id, Amount: money(10 + src.Intn("amount", 90))}})
+			events = append(events, broker.Target{AggregateID: o.id, Sequence: 1})
+			continue
+		}
+		if len(open) == 0 {
+			continue
+		}
+		o := open[src.Intn("order", len(open))]
+		o.version++
+		events = append(events, broker.Target{AggregateID: o.id, Sequence: o.version})
+		if kind == 2 {
+			o.cancelled = true
+			s.Workload = append(s.Workload, sim.Command{At: at, Command: orders.Command{Kind: orders.Cancel, OrderID: o.id, Text: "cancelled"}})
+		} else {
+			s.Workload = append(s.Workload, sim.Command{At: at, Command: orders.Command{Kind: orders.Amend, OrderID: o.id, Amount: money(1 + src.Intn("amount", 9)), Text: "extra"}})
+		}
+	}
+	for i, n := 0, src.Intn("faults", 4); i < n && len(events) > 0; i++ {
+		f := sim.Fault{Kind: faultKinds[src.Intn("fault", len(faultKinds))]}
+		if f.Kind == sim.FaultOutage {
+			f.From = time.Duration(src.Intn("outage-from", 10)) * time.Second
+			f.For = time.Duration(1+src.Intn("outage-for", 15)) * time.Minute
+		} else {
+			f.Target = events[src.Intn("target", len(events))]
+		}
+		s.Faults = append(s.Faults, f)
+	}
+	for i, n := 0, src.Intn("crashes", 4); i < n; i++ {
+		s.Crashes = append(s.Crashes, sim.Crash{
+			Point:      CrashPoints[src.Intn("crash-point", len(CrashPoints))],
+			Occurrence: 1 + src.Intn("occurrence", 4),
+		})
+	}
+	return s
+}
+
+func money(euros int) domain.Money { return domain.Money{Minor: int64(euros) * 100, Currency: "EUR"} }
+
+// Config returns the simulator configuration that runs s with v.
+func (s Schedule) Config(v variant.Variant) sim.Config {
+	cfg := sim.DefaultConfig(v, s.Workload, s.Seed)
+	cfg.Relays = s.Relays
+	cfg.Faults = s.Faults
+	cfg.Crashes = s.Crashes
+	cfg.Trace = false
+	cfg.Safety = true
+	return cfg
+}
+
+// Size is the number of commands, faults and crashes, and the relays beyond
+// the first: what shrinking makes small.
+func (s Schedule) Size() int { return len(s.Workload) + len(s.Faults) + len(s.Crashes) + s.Relays - 1 }
+
+// Lines describes the schedule, one line per item.
+func (s Schedule) Lines() []string {
+	out := []string{fmt.Sprintf("seed %d, %d relay(s)", s.Seed, s.Relays)}
+	for _, c := range s.Workload {
+		out = append(out, fmt.Sprintf("at %s: %s", c.At, c.Command))
+	}
+	for _, f := range s.Faults {
+		out = append(out, "fault "+f.String())
+	}
+	for _, c := range s.Crashes {
+		out = append(out, "crash "+c.String())
+	}
+	return out
+}
