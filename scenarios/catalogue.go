@@ -39,19 +39,28 @@ func (s Scenario) Expected(v variant.Variant) check.Outcome {
 	return v.Expected(s.Point)
 }
 
-// crashAt is a scenario run: the standard workload with one crash.
-func crashAt(point string, k int) func(variant.Variant, uint64) sim.Config {
+// OneOrder is the workload of the short stories: o-1 is placed, then
+// amended, so that one message's whole life fits on a screen.
+func OneOrder() []sim.Command {
+	return []sim.Command{
+		{At: 0, Command: orders.Command{Kind: orders.Place, OrderID: "o-1", Amount: domain.MustMoney("10.00", "EUR")}},
+		{At: time.Second, Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: domain.MustMoney("2.50", "EUR"), Text: "gift wrap"}},
+	}
+}
+
+// crashAt is a scenario run: a workload with one crash.
+func crashAt(workload func() []sim.Command, point string, k int) func(variant.Variant, uint64) sim.Config {
 	return func(v variant.Variant, seed uint64) sim.Config {
-		cfg := sim.DefaultConfig(v, Workload(), seed)
+		cfg := sim.DefaultConfig(v, workload(), seed)
 		cfg.Crashes = []sim.Crash{{Point: point, Occurrence: k}}
 		return cfg
 	}
 }
 
-// faulty is a scenario run: the standard workload under broker faults.
-func faulty(faults ...sim.Fault) func(variant.Variant, uint64) sim.Config {
+// faulty is a scenario run: a workload under broker faults.
+func faulty(workload func() []sim.Command, faults ...sim.Fault) func(variant.Variant, uint64) sim.Config {
 	return func(v variant.Variant, seed uint64) sim.Config {
-		cfg := sim.DefaultConfig(v, Workload(), seed)
+		cfg := sim.DefaultConfig(v, workload(), seed)
 		cfg.Faults = faults
 		return cfg
 	}
@@ -74,39 +83,39 @@ func Catalogue() []Scenario {
 			Configure: func(v variant.Variant, seed uint64) sim.Config { return sim.DefaultConfig(v, Workload(), seed) },
 		},
 		{
-			Name: "crash-before-commit", Summary: "the service dies with the order written but not committed",
+			Name: "crash-before-commit", Summary: "o-1: the service dies with the order written but not committed",
 			Narrative: "The service dies before its commit: the database keeps neither the order nor the outbox row, " +
 				"so nothing is sent and nothing is billed. The client saw an error. Consistent: nothing happened. " +
 				"Seed 000 section 6, row \"vor Commit\".",
-			Point: "service.before-commit", Configure: crashAt("service.before-commit", 1),
+			Point: "service.before-commit", Configure: crashAt(OneOrder, "service.before-commit", 1),
 		},
 		{
-			Name: "crash-after-commit", Summary: "the service dies right after its commit",
+			Name: "crash-after-commit", Summary: "o-1: the service dies right after its commit",
 			Narrative: "With the outbox the message is committed with the order, and the relay sends it although the " +
 				"service is dead. Run it with --variant dual-write to see the same crash lose the event: nothing " +
 				"durable says that it was due. Seed 000 section 2, seed 003.",
-			Point: "service.after-commit", Configure: crashAt("service.after-commit", 1),
+			Point: "service.after-commit", Configure: crashAt(OneOrder, "service.after-commit", 1),
 		},
 		{
-			Name: "after-send-before-sent", Summary: "the relay dies after the broker's ack, before it records SENT",
+			Name: "after-send-before-sent", Summary: "o-1: the relay dies after the broker's ack, before it records SENT",
 			Narrative: "The most critical row of the crash matrix: the broker has the message, the outbox does not " +
 				"know it. The restarted relay releases its claim and sends the message again. That is not a bug of " +
 				"the outbox, it is at-least-once delivery; billing's inbox recognises the id. Run it with --variant " +
 				"non-idempotent-consumer to see the double invoice. Seed 000 section 6, seed 001, seed 003.",
-			Point: "relay.after-send", Configure: crashAt("relay.after-send", 1),
+			Point: "relay.after-send", Configure: crashAt(OneOrder, "relay.after-send", 1),
 		},
 		{
-			Name: "during-consume", Summary: "billing dies with the invoice written but not committed",
+			Name: "during-consume", Summary: "o-1: billing dies with the invoice written but not committed",
 			Narrative: "The effect and the inbox row are one transaction, so the crash takes both; the unacknowledged " +
 				"delivery comes again and is applied once. Seed 000 section 6, row \"während Consume\".",
-			Point: "consumer.before-commit", Configure: crashAt("consumer.before-commit", 1),
+			Point: "consumer.before-commit", Configure: crashAt(OneOrder, "consumer.before-commit", 1),
 		},
 		{
-			Name: "after-consume", Summary: "billing dies after its commit, before the ack",
+			Name: "after-consume", Summary: "o-1: billing dies after its commit, before the ack",
 			Narrative: "The invoice and the inbox row are committed; the ack is not. The broker delivers again; the " +
 				"inbox says \"already done\", billing acks and bills nothing. Run it with --variant dedup-outside-tx: " +
-				"with the id recorded in a second transaction, the redelivery bills twice.",
-			Point: "consumer.after-commit", Configure: crashAt("consumer.after-commit", 1),
+				"with the id recorded in a second transaction, the redelivery bills twice. Seed 000 section 7, seed 003.",
+			Point: "consumer.after-commit", Configure: crashAt(OneOrder, "consumer.after-commit", 1),
 		},
 		{
 			Name: "claim-4711", Summary: "seed 004: the broker is unreachable for ten minutes while claims are released",
@@ -122,33 +131,33 @@ func Catalogue() []Scenario {
 			Narrative: "The relay cannot tell a lost ack from a lost message, so it marks the message FAILED and sends " +
 				"it again after the backoff. The broker now holds it twice; billing's inbox makes it one invoice. " +
 				"Seed 004 (\"Ebenso kann nur die Bestätigung ausbleiben\").",
-			Point: "lost-ack", Configure: faulty(sim.Fault{Kind: sim.FaultLostAck, Target: o1first}),
+			Point: "lost-ack", Configure: faulty(OneOrder, sim.Fault{Kind: sim.FaultLostAck, Target: o1first}),
 		},
 		{
 			Name: "duplicate-delivery", Summary: "the broker delivers o-1's first message twice",
 			Narrative: "At-least-once from the broker itself. The consumer is idempotent: the message id is in the " +
 				"inbox, in the same transaction as the invoice. Seed 000 section 7, seed 003.",
-			Point: "duplicate-delivery", Configure: faulty(sim.Fault{Kind: sim.FaultDuplicate, Target: o1first}),
+			Point: "duplicate-delivery", Configure: faulty(OneOrder, sim.Fault{Kind: sim.FaultDuplicate, Target: o1first}),
 		},
 		{
 			Name: "reorder", Summary: "o-1's accepted and amended events arrive swapped",
 			Narrative: "Billing sees #2 before #1: it parks #2, applies #1 when it arrives, then #2. Run it with " +
 				"--variant unordered-consumer (applied in arrival order: OUT_OF_ORDER) and --variant max-version-only " +
 				"(#1 is discarded as old: LOST). Seed 001, order per business object.",
-			Point: "reorder", Configure: faulty(sim.Fault{Kind: sim.FaultReorder, Target: o1first}),
+			Point: "reorder", Configure: faulty(Workload, sim.Fault{Kind: sim.FaultReorder, Target: o1first}),
 		},
 		{
 			Name: "gap", Summary: "o-1's amendment is delayed a minute; the cancellation arrives first",
 			Narrative: "Sequence numbers tell a gap from a duplicate: billing parks #3 until #2 arrives, then applies " +
 				"both in order. o-2 and o-3 are not held up. Seed 001 (\"Bei einer Lücke muss der Empfänger warten\").",
-			Configure: faulty(sim.Fault{Kind: sim.FaultDelay, Target: o1second, For: time.Minute}),
+			Configure: faulty(Workload, sim.Fault{Kind: sim.FaultDelay, Target: o1second, For: time.Minute}),
 		},
 		{
 			Name: "poison", Summary: "o-1's first message can never be processed until its cause is fixed",
 			Narrative: "Billing fails three times, parks the message as a visible dead letter and goes on with the " +
 				"others; o-1's later events wait behind the gap. After the cause is fixed the dead letter is replayed " +
 				"and o-1 catches up. Seed 001, seed 000 section 8.",
-			Point: "poison", Configure: faulty(sim.Fault{Kind: sim.FaultPoison, Target: o1first}),
+			Point: "poison", Configure: faulty(Workload, sim.Fault{Kind: sim.FaultPoison, Target: o1first}),
 		},
 		{
 			Name: "dead-letter-replay", Summary: "the broker rejects o-1's first message until an operator fixes it",
@@ -156,14 +165,14 @@ func Catalogue() []Scenario {
 				"message DEAD_LETTER: visible, not retried forever. o-1's later events wait behind it. The operator " +
 				"fixes the cause and replays; everything arrives in order. Run it with --variant no-retry-limit to see " +
 				"it retried forever. Seed 000 sections 4 and 8.",
-			Point: "rejected", Configure: faulty(sim.Fault{Kind: sim.FaultRejected, Target: o1first}),
+			Point: "rejected", Configure: faulty(Workload, sim.Fault{Kind: sim.FaultRejected, Target: o1first}),
 		},
 		{
 			Name: "two-relays", Summary: "two relays side by side; one dies holding a claim",
 			Narrative: "Claims are leases: while relay-1's lease lasts, relay-2 skips the message (FOR UPDATE SKIP " +
 				"LOCKED); when it expires, relay-2 takes it over and sends it. Seed 003, seed 000 section 5.",
 			Configure: func(v variant.Variant, seed uint64) sim.Config {
-				cfg := crashAt("relay.after-claim", 1)(v, seed)
+				cfg := crashAt(Workload, "relay.after-claim", 1)(v, seed)
 				cfg.Relays = 2
 				cfg.RestartDelay = time.Hour // relay-1 stays down: relay-2 must take over
 				return cfg
@@ -226,9 +235,9 @@ func firstDeclaredFailure(v variant.Variant) string {
 // crash point, or the faults of a fault row.
 func pointRun(p sim.Point, k int) func(variant.Variant, uint64) sim.Config {
 	if p.Kind == sim.KindFault {
-		return faulty(p.Faults...)
+		return faulty(Workload, p.Faults...)
 	}
-	return crashAt(p.ID, k)
+	return crashAt(Workload, p.ID, k)
 }
 
 // ScenarioNames lists the named scenarios.

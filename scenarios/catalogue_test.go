@@ -1,0 +1,56 @@
+package scenarios_test
+
+import (
+	"strings"
+	"testing"
+
+	"outboxlab/check"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+)
+
+// TestCatalogue runs every named scenario with its own variant and with
+// every correct variant: the outcome is the one expected, and every
+// scenario tells its story (a summary, and a narrative naming its seed).
+func TestCatalogue(t *testing.T) {
+	for _, sc := range scenarios.Catalogue() {
+		t.Run(sc.Name, func(t *testing.T) {
+			if sc.Summary == "" || sc.Narrative == "" || !strings.Contains(sc.Narrative, "eed") {
+				t.Errorf("scenario %s lacks a summary or a narrative that names its seed passage", sc.Name)
+			}
+			names := []string{"outbox", "listen-to-yourself", "cdc"}
+			if sc.Variant != "" {
+				names = []string{sc.Variant}
+			}
+			for _, name := range names {
+				v, err := scenarios.FindVariant(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := sim.Run(sc.Configure(v, scenarios.MatrixSeed))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := sc.Expected(v); res.Outcome != want {
+					t.Errorf("%s with %s: %s %v, want %s", sc.Name, name, res.Outcome, res.Violations, want)
+				}
+				if sc.Variant != "" && res.Outcome == check.OK {
+					t.Errorf("%s: the mistake's own scenario shows nothing wrong", sc.Name)
+				}
+			}
+		})
+	}
+}
+
+func TestFindScenario(t *testing.T) {
+	for _, name := range []string{"happy-path", "relay.after-send", "relay.after-send@3", "lost-ack", "mistake/dual-write"} {
+		if _, err := scenarios.FindScenario(name); err != nil {
+			t.Errorf("FindScenario(%q): %v", name, err)
+		}
+	}
+	for _, name := range []string{"", "nope", "lost-ack@2", "relay.after-send@0", "relay.after-nothing"} {
+		if _, err := scenarios.FindScenario(name); err == nil {
+			t.Errorf("FindScenario(%q) accepted", name)
+		}
+	}
+}
