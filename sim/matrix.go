@@ -172,3 +172,65 @@ func ParseScenarioPoint(name string) (string, int, error) {
 	}
 	return id, n, nil
 }
+
+// Sweep is the exhaustive crash test of one variant beyond the matrix rows:
+// a crash at every point the workload reaches (not only the named rows), at
+// every occurrence, and then a second crash at every point reached after
+// the first one, recovery included.
+type Sweep struct {
+	Variant string
+	// Points are the crash points the workload reaches without a crash.
+	Points int
+	// Runs is how many runs the sweep took.
+	Runs int
+	// Failures are the runs that were not OK (or broke a safety property).
+	Failures []SweepFailure
+}
+
+// SweepFailure is one run of a sweep that broke something.
+type SweepFailure struct {
+	Crashes    []Crash
+	Outcome    check.Outcome
+	Violations []check.Violation
+	Unsafe     []string
+}
+
+// Sweep runs the sweep for v on the matrix's workload.
+func (m Matrix) Sweep(v variant.Variant) (Sweep, error) {
+	sw := Sweep{Variant: v.Name}
+	run := func(crashes ...Crash) (Result, error) {
+		cfg := m.Config(v)
+		cfg.Crashes = crashes
+		cfg.Safety = true
+		sw.Runs++
+		res, err := Run(cfg)
+		if err == nil && len(res.Fired) == len(crashes) && (res.Outcome != check.OK || len(res.Unsafe) > 0) {
+			sw.Failures = append(sw.Failures, SweepFailure{Crashes: crashes, Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe})
+		}
+		return res, err
+	}
+	base, err := run()
+	if err != nil {
+		return sw, err
+	}
+	points := base.ReachedPoints()
+	sw.Points = len(points)
+	for _, p := range points {
+		for k := 1; ; k++ {
+			first := Crash{Point: p, Occurrence: k}
+			res, err := run(first)
+			if err != nil {
+				return sw, err
+			}
+			if len(res.Fired) == 0 {
+				break // reached fewer than k times
+			}
+			for _, q := range res.ReachedPoints() {
+				if _, err := run(first, Crash{Point: q, Occurrence: 1}); err != nil {
+					return sw, err
+				}
+			}
+		}
+	}
+	return sw, nil
+}

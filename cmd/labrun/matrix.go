@@ -35,13 +35,25 @@ func runMatrix(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var sweeps []sim.Sweep
+	for _, v := range selected {
+		if v.Correct {
+			sw, err := m.Sweep(v)
+			if err != nil {
+				return err
+			}
+			sweeps = append(sweeps, sw)
+		}
+	}
 	switch format.value {
 	case "json":
-		err = writeMatrixJSON(stdout, m, selected, cells)
+		err = writeMatrixJSON(stdout, m, selected, cells, sweeps)
 	case "markdown":
 		writeMatrixMarkdown(stdout, m, selected, cells)
+		writeSweeps(stdout, sweeps)
 	default:
 		writeMatrixTable(stdout, m, selected, cells)
+		writeSweeps(stdout, sweeps)
 	}
 	if err != nil {
 		return err
@@ -51,7 +63,31 @@ func runMatrix(args []string, stdout io.Writer) error {
 			return errMismatch
 		}
 	}
+	for _, sw := range sweeps {
+		if len(sw.Failures) > 0 {
+			return errMismatch
+		}
+	}
 	return nil
+}
+
+// writeSweeps reports the sweeps of the correct variants beyond the rows.
+func writeSweeps(w io.Writer, sweeps []sim.Sweep) {
+	if len(sweeps) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nBeyond the rows, the correct variants are crashed at every point they reach, at every")
+	fmt.Fprintln(w, "occurrence, and again at every point reached after that (double crashes, recovery included):")
+	for _, sw := range sweeps {
+		verdict := "all OK"
+		if n := len(sw.Failures); n > 0 {
+			verdict = fmt.Sprintf("%d FAILED", n)
+		}
+		fmt.Fprintf(w, "  %-20s %3d points, %4d runs, %s\n", sw.Variant, sw.Points, sw.Runs, verdict)
+		for _, f := range sw.Failures {
+			fmt.Fprintf(w, "    crashes %v: %s %v %v\n", f.Crashes, f.Outcome, f.Violations, f.Unsafe)
+		}
+	}
 }
 
 func selectVariants(names []string) ([]variant.Variant, error) {
@@ -184,6 +220,14 @@ type jsonMatrix struct {
 	Variants []string    `json:"variants"`
 	Points   []jsonPoint `json:"points"`
 	Cells    []jsonCell  `json:"cells"`
+	Sweeps   []jsonSweep `json:"sweeps"`
+}
+
+type jsonSweep struct {
+	Variant  string   `json:"variant"`
+	Points   int      `json:"points"`
+	Runs     int      `json:"runs"`
+	Failures []string `json:"failures"`
 }
 
 type jsonPoint struct {
@@ -207,8 +251,15 @@ type jsonCounterex struct {
 	Replay   string   `json:"replay"`
 }
 
-func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) error {
-	out := jsonMatrix{Variants: []string{}, Points: []jsonPoint{}, Cells: []jsonCell{}}
+func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell, sweeps []sim.Sweep) error {
+	out := jsonMatrix{Variants: []string{}, Points: []jsonPoint{}, Cells: []jsonCell{}, Sweeps: []jsonSweep{}}
+	for _, sw := range sweeps {
+		js := jsonSweep{Variant: sw.Variant, Points: sw.Points, Runs: sw.Runs, Failures: []string{}}
+		for _, f := range sw.Failures {
+			js.Failures = append(js.Failures, fmt.Sprintf("crashes %v: %s %v %v", f.Crashes, f.Outcome, f.Violations, f.Unsafe))
+		}
+		out.Sweeps = append(out.Sweeps, js)
+	}
 	for _, v := range variants {
 		out.Variants = append(out.Variants, v.Name)
 	}
