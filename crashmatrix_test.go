@@ -86,3 +86,23 @@ func TestCorrectVariantsSurviveEveryCrashPoint(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkMatrix is the whole default matrix, every variant, every row,
+// every occurrence, plus the sweeps of the correct variants (every reached
+// point, every occurrence, every double crash): what `labrun matrix` runs.
+func BenchmarkMatrix(b *testing.B) {
+	m := scenarios.Matrix()
+	variants := scenarios.Variants()
+	for b.Loop() {
+		if _, err := m.Run(variants); err != nil {
+			b.Fatal(err)
+		}
+		for _, v := range variants {
+			if v.Correct {
+				if _, err := m.Sweep(v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+}

@@ -36,36 +36,59 @@ func (f Finding) Replay() string {
 	return fmt.Sprintf("go run ./cmd/labrun explore --variant %s --runs %d --seed %d", f.Variant, f.Runs, f.Seed)
 }
 
-// Explore runs up to runs random schedules for v, drawn from seed, and
-// returns the first that keep accepts, shrunk; nil if none did. keep nil
-// means Broken.
-func Explore(v variant.Variant, runs int, seed uint64, keep func(sim.Result) bool) (*Finding, error) {
-	return ExploreWithProgress(v, runs, seed, keep, nil)
+// Options tune an exploration.
+type Options struct {
+	// Keep says which results count as a finding; nil means Broken.
+	Keep func(sim.Result) bool
+	// Progress, if set, is called with the number of schedules tried.
+	Progress func(done int)
+	// Workers is how many schedules run at once: 0 for every core, 1 for
+	// one after the other. The finding is the same either way: the first
+	// failing schedule in the order drawn.
+	Workers int
 }
 
-// ExploreWithProgress is Explore, calling progress (if not nil) after every
-// run with the number of runs done.
-func ExploreWithProgress(v variant.Variant, runs int, seed uint64, keep func(sim.Result) bool, progress func(done int)) (*Finding, error) {
+// batch is how many schedules are drawn and run together.
+const batch = 64
+
+// Explore runs up to runs random schedules for v, drawn from seed, and
+// returns the first that breaks something (see Options.Keep), shrunk; nil
+// if none did.
+func Explore(v variant.Variant, runs int, seed uint64, opts Options) (*Finding, error) {
+	keep := opts.Keep
 	if keep == nil {
 		keep = Broken
 	}
 	src := randSource{rand.New(rand.NewPCG(seed, 0x6578706c6f7265))}
-	for i := 1; i <= runs; i++ {
-		if progress != nil {
-			progress(i)
+	for done := 0; done < runs; {
+		// Draw the next batch in order, run it on all cores, and take the
+		// first failure in drawing order: the same as one after the other.
+		schedules := make([]Schedule, min(batch, runs-done))
+		for i := range schedules {
+			schedules[i] = Generate(src)
 		}
-		s := Generate(src)
-		res, err := sim.Run(s.Config(v))
+		results := make([]sim.Result, len(schedules))
+		err := sim.Parallel(len(schedules), opts.Workers, func(i int) error {
+			res, err := sim.Run(schedules[i].Config(v))
+			results[i] = res
+			return err
+		})
 		if err != nil {
-			return nil, fmt.Errorf("explore %s run %d: %w", v.Name, i, err)
+			return nil, fmt.Errorf("explore %s: %w", v.Name, err)
 		}
-		if keep(res) {
-			shrunk, sres, err := Shrink(v, s, keep)
-			if err != nil {
-				return nil, err
+		for i, res := range results {
+			if opts.Progress != nil {
+				opts.Progress(done + i + 1)
 			}
-			return &Finding{Variant: v.Name, Schedule: shrunk, Original: s, Result: sres, Runs: i, Seed: seed}, nil
+			if keep(res) {
+				shrunk, sres, err := Shrink(v, schedules[i], keep)
+				if err != nil {
+					return nil, err
+				}
+				return &Finding{Variant: v.Name, Schedule: shrunk, Original: schedules[i], Result: sres, Runs: done + i + 1, Seed: seed}, nil
+			}
 		}
+		done += len(schedules)
 	}
 	return nil, nil
 }

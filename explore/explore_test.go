@@ -1,6 +1,7 @@
 package explore_test
 
 import (
+	"fmt"
 	"testing"
 
 	"outboxlab/check"
@@ -27,7 +28,7 @@ func TestTeeth(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			keep := func(res sim.Result) bool { return declared[res.Outcome] }
-			f, err := explore.Explore(v, maxChecks, 1, keep)
+			f, err := explore.Explore(v, maxChecks, 1, explore.Options{Keep: keep})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,5 +41,22 @@ func TestTeeth(t *testing.T) {
 			t.Logf("%s: %s after %d schedule(s), shrunk from %d to %d items: %v",
 				v.Name, f.Result.Outcome, f.Runs, f.Original.Size(), f.Schedule.Size(), f.Schedule.Lines())
 		})
+	}
+}
+
+// TestExploreIsTheSameOnOneCoreAndOnAll: the finding does not depend on
+// how many schedules run at once.
+func TestExploreIsTheSameOnOneCoreAndOnAll(t *testing.T) {
+	v, _ := scenarios.FindVariant("non-idempotent-consumer")
+	one, err := explore.Explore(v, 200, 7, explore.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := explore.Explore(v, 200, 7, explore.Options{Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one == nil || all == nil || one.Runs != all.Runs || fmt.Sprint(one.Schedule.Lines()) != fmt.Sprint(all.Schedule.Lines()) {
+		t.Fatalf("one core: %+v\nall cores: %+v", one, all)
 	}
 }

@@ -17,7 +17,9 @@
 //     replayed; everything runs until nothing is due again.
 //  4. check: package check judges what the durable systems hold.
 //
-// Nothing here reads the wall clock, the global math/rand or starts a
-// goroutine, and no output depends on map order: the same Config gives the
-// same Result, byte for byte.
+// Nothing here reads the wall clock or the global math/rand, a run never
+// starts a goroutine, and no output depends on map order: the same Config
+// gives the same Result, byte for byte. Matrix and Sweep run independent
+// worlds side by side on all cores (Parallel) and gather the results in a
+// fixed order, so their output is the same as one run after the other.
 package sim

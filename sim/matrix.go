@@ -85,6 +85,9 @@ type Matrix struct {
 	// Base adjusts the configuration of every run (relays, horizon); nil
 	// keeps DefaultConfig.
 	Base func(*Config)
+	// Workers is how many runs go at once: 0 for every core, 1 for one
+	// after the other. The results are the same, byte for byte.
+	Workers int
 }
 
 // Config returns the configuration of one run of the matrix for v.
@@ -143,18 +146,21 @@ func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 	}
 }
 
-// Run runs every cell of the matrix for every variant, variant by variant,
-// point by point.
+// Run runs every cell of the matrix for every variant and returns them
+// variant by variant, point by point. Cells run in parallel (Workers).
 func (m Matrix) Run(variants []variant.Variant) ([]Cell, error) {
-	var cells []Cell
-	for _, v := range variants {
-		for _, p := range m.Points {
-			c, err := m.RunCell(v, p)
-			if err != nil {
-				return nil, fmt.Errorf("matrix %s/%s: %w", v.Name, p.ID, err)
-			}
-			cells = append(cells, c)
+	cells := make([]Cell, len(variants)*len(m.Points))
+	err := Parallel(len(cells), m.Workers, func(i int) error {
+		v, p := variants[i/len(m.Points)], m.Points[i%len(m.Points)]
+		c, err := m.RunCell(v, p)
+		if err != nil {
+			return fmt.Errorf("matrix %s/%s: %w", v.Name, p.ID, err)
 		}
+		cells[i] = c
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return cells, nil
 }
@@ -195,42 +201,53 @@ type SweepFailure struct {
 	Unsafe     []string
 }
 
-// Sweep runs the sweep for v on the matrix's workload.
+// Sweep runs the sweep for v on the matrix's workload; the points run in
+// parallel (Workers), the result is the same as one after the other.
 func (m Matrix) Sweep(v variant.Variant) (Sweep, error) {
-	sw := Sweep{Variant: v.Name}
-	run := func(crashes ...Crash) (Result, error) {
+	type outcome struct {
+		runs     int
+		failures []SweepFailure
+	}
+	run := func(o *outcome, crashes ...Crash) (Result, error) {
 		cfg := m.Config(v)
 		cfg.Crashes = crashes
 		cfg.Safety = true
-		sw.Runs++
+		o.runs++
 		res, err := Run(cfg)
 		if err == nil && len(res.Fired) == len(crashes) && (res.Outcome != check.OK || len(res.Unsafe) > 0) {
-			sw.Failures = append(sw.Failures, SweepFailure{Crashes: crashes, Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe})
+			o.failures = append(o.failures, SweepFailure{Crashes: crashes, Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe})
 		}
 		return res, err
 	}
-	base, err := run()
+	var first outcome
+	base, err := run(&first)
 	if err != nil {
-		return sw, err
+		return Sweep{Variant: v.Name}, err
 	}
 	points := base.ReachedPoints()
-	sw.Points = len(points)
-	for _, p := range points {
+	outcomes := make([]outcome, len(points))
+	err = Parallel(len(points), m.Workers, func(i int) error {
+		o := &outcomes[i]
 		for k := 1; ; k++ {
-			first := Crash{Point: p, Occurrence: k}
-			res, err := run(first)
+			crash := Crash{Point: points[i], Occurrence: k}
+			res, err := run(o, crash)
 			if err != nil {
-				return sw, err
+				return err
 			}
 			if len(res.Fired) == 0 {
-				break // reached fewer than k times
+				return nil // reached fewer than k times
 			}
 			for _, q := range res.ReachedPoints() {
-				if _, err := run(first, Crash{Point: q, Occurrence: 1}); err != nil {
-					return sw, err
+				if _, err := run(o, crash, Crash{Point: q, Occurrence: 1}); err != nil {
+					return err
 				}
 			}
 		}
+	})
+	sw := Sweep{Variant: v.Name, Points: len(points), Runs: first.runs, Failures: first.failures}
+	for _, o := range outcomes {
+		sw.Runs += o.runs
+		sw.Failures = append(sw.Failures, o.failures...)
 	}
-	return sw, nil
+	return sw, err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"outboxlab/broker"
 	"outboxlab/check"
 	"outboxlab/domain"
 	"outboxlab/mistakes"
@@ -195,5 +196,40 @@ func TestSameSeedSameBytes(t *testing.T) {
 	}
 	if other := render(43); other == first {
 		t.Fatal("seeds 42 and 43 gave identical traces: the seed does not reach the run")
+	}
+}
+
+// TestParallelMatrixEqualsSequential: the matrix and the sweep give the same
+// results, in the same order, on all cores and on one.
+func TestParallelMatrixEqualsSequential(t *testing.T) {
+	m := sim.Matrix{Workload: threeOrders(), Seed: 3, Points: []sim.Point{
+		{ID: "relay.after-send", Kind: sim.KindCrash},
+		{ID: "consumer.after-commit", Kind: sim.KindCrash},
+		{ID: "lost-ack", Kind: sim.KindFault, Faults: []sim.Fault{{Kind: sim.FaultLostAck, Target: broker.Target{AggregateID: "o-1", Sequence: 1}}}},
+	}}
+	variants := []variant.Variant{variant.Outbox(), mistakes.NonIdempotentConsumer(), mistakes.DualWrite()}
+	seq, par := m, m
+	seq.Workers, par.Workers = 1, 4
+	a, err := seq.Run(variants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := par.Run(variants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Fatalf("parallel matrix differs (-sequential +parallel):\n%s", diff)
+	}
+	sa, err := seq.Sweep(variant.Outbox())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := par.Sweep(variant.Outbox())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(sa, sb); diff != "" || sa.Runs < 50 {
+		t.Fatalf("parallel sweep differs or is empty (%d runs) (-sequential +parallel):\n%s", sa.Runs, diff)
 	}
 }

@@ -44,7 +44,7 @@ func runExplore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return usagef("--seed %q is not a whole number >= 0", *seedText)
 	}
-	f, err := explore.ExploreWithProgress(v, runs, seed, nil, progressLine(runs))
+	f, err := explore.Explore(v, runs, seed, explore.Options{Progress: progressLine(runs)})
 	if err != nil {
 		return err
 	}
