@@ -132,3 +132,19 @@ func TestScenarioThatDisagreesExitsOne(t *testing.T) {
 		t.Fatalf("exit %d, want 0", code)
 	}
 }
+
+func TestColourKeepsTheColumns(t *testing.T) {
+	_, plain, _ := runLabrun("matrix", "--variant", "outbox", "--variant", "dual-write")
+	coloured := colourize(plain)
+	if coloured == plain || !strings.Contains(coloured, "\x1b[31mLOST\x1b[0m") || !strings.Contains(coloured, "\x1b[32m✓\x1b[0m") {
+		t.Fatal("colourize painted nothing")
+	}
+	strip := strings.NewReplacer("\x1b[31m", "", "\x1b[32m", "", "\x1b[2m", "", "\x1b[0m", "")
+	if strip.Replace(coloured) != plain {
+		t.Fatal("colourize changed more than the colours")
+	}
+	var b bytes.Buffer
+	if useColour(&b) {
+		t.Fatal("a buffer is not a terminal")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -52,8 +53,14 @@ func runMatrix(args []string, stdout io.Writer) error {
 		writeMatrixMarkdown(stdout, m, selected, cells)
 		writeSweeps(stdout, sweeps)
 	default:
-		writeMatrixTable(stdout, m, selected, cells)
-		writeSweeps(stdout, sweeps)
+		var table strings.Builder
+		writeMatrixTable(&table, m, selected, cells)
+		writeSweeps(&table, sweeps)
+		text := table.String()
+		if useColour(stdout) {
+			text = colourize(text)
+		}
+		_, err = io.WriteString(stdout, text)
 	}
 	if err != nil {
 		return err
@@ -126,6 +133,41 @@ func mark(c sim.Cell) string {
 		s += "!"
 	}
 	return s
+}
+
+// useColour reports whether w is a terminal and NO_COLOR is not set.
+func useColour(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// colourize paints the outcome words of a rendered table: ✓ green, a
+// violation red, n/a dim. Widths do not change, so the columns stay aligned.
+func colourize(text string) string {
+	const reset = "\x1b[0m"
+	paint := map[string]string{"✓": "\x1b[32m", "n/a": "\x1b[2m"}
+	for _, o := range []string{"LOST", "PHANTOM", "DUPLICATE", "OUT_OF_ORDER", "STUCK"} {
+		paint[o] = "\x1b[31m"
+	}
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		if !strings.Contains(line, "  crash  ") && !strings.Contains(line, "  fault  ") {
+			continue // only the rows of the table
+		}
+		fields := strings.Split(line, " ")
+		for j, f := range fields {
+			word := strings.TrimSuffix(f, "!")
+			if code, ok := paint[word]; ok && j > 0 {
+				fields[j] = code + f + reset
+			}
+		}
+		lines[i] = strings.Join(fields, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 func writeMatrixTable(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {
