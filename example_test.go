@@ -61,9 +61,7 @@ func Example_gradeYourOwnRelay() {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			ref, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
-				DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand,
-			})
+			ref, err := variant.ReferenceRelay(env, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -12,38 +12,13 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
+	"outboxlab/effect/effecttest"
 	"outboxlab/store"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-type clock struct{ now time.Time }
-
-func (c *clock) Now() time.Time { return c.now }
-
-// crashGate crashes the process at one crash point, once.
-type crashGate struct {
-	at      string
-	crashed bool
-}
-
-func (g *crashGate) Cross(b effect.Boundary, do func() error) error {
-	if g.crashed {
-		return effect.ErrCrashed
-	}
-	if b.Before() == g.at {
-		g.crashed = true
-		return effect.ErrCrashed
-	}
-	if err := do(); err != nil {
-		return err
-	}
-	if b.After() == g.at {
-		g.crashed = true
-		return effect.ErrCrashed
-	}
-	return nil
-}
+type clock = effecttest.Clock
 
 type fixture struct {
 	t      *testing.T
@@ -54,7 +29,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{t: t, db: store.New("billing"), clock: &clock{now: t0}}
+	f := &fixture{t: t, db: store.New("billing"), clock: &clock{T: t0}}
 	f.broker = broker.New(f.clock)
 	if err := f.broker.Subscribe("billing"); err != nil {
 		t.Fatal(err)
@@ -252,7 +227,7 @@ func TestUnknownVersionIsParkedNeverMisread(t *testing.T) {
 func TestCrashBeforeCommitLeavesNeitherEffectNorInbox(t *testing.T) {
 	f := newFixture(t)
 	f.publish(accepted("o-1", "10.00"))
-	c := f.consumer(&crashGate{at: "consumer.before-commit"})
+	c := f.consumer(&effecttest.CrashGate{At: "consumer.before-commit"})
 	if _, err := c.Step(); !errors.Is(err, effect.ErrCrashed) {
 		t.Fatalf("err = %v, want ErrCrashed", err)
 	}
@@ -270,7 +245,7 @@ func TestCrashBeforeCommitLeavesNeitherEffectNorInbox(t *testing.T) {
 func TestCrashAfterCommitIsRedeliveredWithoutASecondEffect(t *testing.T) {
 	f := newFixture(t)
 	f.publish(accepted("o-1", "10.00"))
-	c := f.consumer(&crashGate{at: "consumer.after-commit"})
+	c := f.consumer(&effecttest.CrashGate{At: "consumer.after-commit"})
 	if _, err := c.Step(); !errors.Is(err, effect.ErrCrashed) {
 		t.Fatalf("err = %v, want ErrCrashed", err)
 	}

@@ -37,9 +37,7 @@ func MarkBeforeSend() variant.Variant {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			ref, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
-				DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand,
-			})
+			ref, err := variant.ReferenceRelay(env, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -105,9 +103,9 @@ func NoInflightRecovery() variant.Variant {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			cfg := outbox.DefaultConfig(env.Owner)
-			cfg.Lease = 100 * 365 * 24 * time.Hour // "no lease": a claim is forever
-			ref, err := outbox.NewRelay(cfg, outbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
+			ref, err := variant.ReferenceRelay(env, func(c *outbox.Config) {
+				c.Lease = 100 * 365 * 24 * time.Hour // "no lease": a claim is forever
+			})
 			if err != nil {
 				return nil, err
 			}
@@ -141,9 +139,9 @@ func NoRetryLimit() variant.Variant {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			cfg := outbox.DefaultConfig(env.Owner)
-			cfg.MaxAttempts = math.MaxInt // "it will work eventually"
-			ref, err := outbox.NewRelay(cfg, outbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
+			ref, err := variant.ReferenceRelay(env, func(c *outbox.Config) {
+				c.MaxAttempts = math.MaxInt // "it will work eventually"
+			})
 			if err != nil {
 				return nil, err
 			}

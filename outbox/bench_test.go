@@ -39,7 +39,7 @@ func BenchmarkClaimDue(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				f.clock.advance(time.Second)
+				f.clock.Advance(time.Second)
 				batch, err := r.ClaimDue()
 				if err != nil || len(batch) != 100 {
 					b.Fatalf("claimed %d, %v", len(batch), err)

@@ -8,42 +8,14 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
+	"outboxlab/effect/effecttest"
 	"outboxlab/outbox"
 	"outboxlab/store"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// clock is a manual clock for tests.
-type clock struct{ now time.Time }
-
-func (c *clock) Now() time.Time          { return c.now }
-func (c *clock) advance(d time.Duration) { c.now = c.now.Add(d) }
-
-// crashGate crashes the process at one crash point, once, like the
-// simulator's gate; every other effect happens.
-type crashGate struct {
-	at      string
-	crashed bool
-}
-
-func (g *crashGate) Cross(b effect.Boundary, do func() error) error {
-	if g.crashed {
-		return effect.ErrCrashed
-	}
-	if b.Before() == g.at {
-		g.crashed = true
-		return effect.ErrCrashed
-	}
-	if err := do(); err != nil {
-		return err
-	}
-	if b.After() == g.at {
-		g.crashed = true
-		return effect.ErrCrashed
-	}
-	return nil
-}
+type clock = effecttest.Clock
 
 // fixture is an order database with an outbox, a broker and a clock.
 type fixture struct {
@@ -56,7 +28,7 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	f := &fixture{t: t, db: store.New("orders"), clock: &clock{now: t0}}
+	f := &fixture{t: t, db: store.New("orders"), clock: &clock{T: t0}}
 	f.broker = broker.New(f.clock)
 	if err := f.broker.Subscribe("billing"); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"outboxlab/effect"
+	"outboxlab/effect/effecttest"
 	"outboxlab/outbox"
 )
 
@@ -50,11 +51,11 @@ func TestExpiredLeaseIsTakenOverAndFencesTheOldHolder(t *testing.T) {
 	if batch, _ := a.ClaimDue(); len(batch) != 1 {
 		t.Fatal("relay-a claimed nothing")
 	}
-	f.clock.advance(29 * time.Second)
+	f.clock.Advance(29 * time.Second)
 	if batch, _ := b.ClaimDue(); len(batch) != 0 {
 		t.Fatal("relay-b took over a lease 1 s before it expired")
 	}
-	f.clock.advance(time.Second) // relay-a stalled past its 30 s lease
+	f.clock.Advance(time.Second) // relay-a stalled past its 30 s lease
 	if batch, _ := b.ClaimDue(); len(batch) != 1 || batch[0].LeaseOwner != "relay-b" {
 		t.Fatalf("relay-b did not take over the expired lease: %v", batch)
 	}
@@ -78,7 +79,7 @@ func TestStaleRelayCannotMarkAfterItsLeaseExpired(t *testing.T) {
 	slow := gateFunc(func(bd effect.Boundary, do func() error) error {
 		err := do()
 		if bd == outbox.BoundarySend && b != nil {
-			f.clock.advance(31 * time.Second)
+			f.clock.Advance(31 * time.Second)
 			if batch, _ := b.ClaimDue(); len(batch) != 1 {
 				t.Fatal("relay-b could not take over")
 			}
@@ -112,7 +113,7 @@ func TestLaterEventsOfAnAggregateWaitForTheEarlierOne(t *testing.T) {
 	if rep.Failed != 1 || rep.Released != 2 {
 		t.Fatalf("step 1: %+v, want 1 failed and the rest of the batch released", rep)
 	}
-	f.clock.advance(time.Second) // the relay's own pause after a failed step
+	f.clock.Advance(time.Second) // the relay's own pause after a failed step
 	rep = f.step(r)              // o-1#1 waits out its 2 s backoff: o-1#2 must wait too
 	if rep.Sent != 1 || !cmp.Equal(f.published(), []string{other.ID}) {
 		t.Fatalf("step 2: %+v, published %v; want only %s (o-2#1)", rep, f.published(), other.ID)
@@ -121,7 +122,7 @@ func TestLaterEventsOfAnAggregateWaitForTheEarlierOne(t *testing.T) {
 	if len(met.Blocked) != 1 || met.Blocked[0].AggregateID != "o-1" || met.Blocked[0].Waiting != 1 || met.Blocked[0].Head.Key != first.Key {
 		t.Fatalf("blocked = %+v, want o-1 blocked by its first message with 1 waiting", met.Blocked)
 	}
-	f.clock.advance(time.Second)
+	f.clock.Advance(time.Second)
 	f.step(r)
 	want := []string{other.ID, "e-0001", "e-0002"}
 	if diff := cmp.Diff(want, f.published()); diff != "" {
@@ -132,7 +133,7 @@ func TestLaterEventsOfAnAggregateWaitForTheEarlierOne(t *testing.T) {
 func TestRecoveryAfterCrashAtClaim(t *testing.T) {
 	f := newFixture(t)
 	m := f.add("o-1", 1)
-	gate := &crashGate{at: "relay.after-claim"}
+	gate := &effecttest.CrashGate{At: "relay.after-claim"}
 	r := f.relayWithGate("relay-1", gate, nil)
 	if _, err := r.Step(); !errors.Is(err, effect.ErrCrashed) {
 		t.Fatalf("step: err = %v, want ErrCrashed", err)
@@ -154,7 +155,7 @@ func TestRecoveryAfterCrashAtClaim(t *testing.T) {
 func TestRecoveryAfterCrashAfterSendSendsAgain(t *testing.T) {
 	f := newFixture(t)
 	m := f.add("o-1", 1)
-	r := f.relayWithGate("relay-1", &crashGate{at: "relay.after-send"}, nil)
+	r := f.relayWithGate("relay-1", &effecttest.CrashGate{At: "relay.after-send"}, nil)
 	if _, err := r.Step(); !errors.Is(err, effect.ErrCrashed) {
 		t.Fatalf("step: err = %v, want ErrCrashed", err)
 	}
@@ -177,7 +178,7 @@ func TestRecoveryAfterCrashAfterSendSendsAgain(t *testing.T) {
 func TestAnotherRelayTakesOverACrashedRelaysClaimAfterTheLease(t *testing.T) {
 	f := newFixture(t)
 	m := f.add("o-1", 1)
-	crashed := f.relayWithGate("relay-1", &crashGate{at: "relay.after-claim"}, nil)
+	crashed := f.relayWithGate("relay-1", &effecttest.CrashGate{At: "relay.after-claim"}, nil)
 	if _, err := crashed.Step(); !errors.Is(err, effect.ErrCrashed) {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestAnotherRelayTakesOverACrashedRelaysClaimAfterTheLease(t *testing.T) {
 	if at, ok := other.NextWake(); !ok || !at.Equal(t0.Add(30*time.Second)) {
 		t.Fatalf("NextWake = %s, %v; want the lease expiry", at, ok)
 	}
-	f.clock.advance(30 * time.Second)
+	f.clock.Advance(30 * time.Second)
 	if rep := f.step(other); rep.Sent != 1 {
 		t.Fatalf("relay-2 after the lease: %+v", rep)
 	}
@@ -217,7 +218,7 @@ func TestRetentionDeletesOnlyOldSentMessages(t *testing.T) {
 		old[s] = put(string(rune('a'+i)), s, t0)
 	}
 	recent := put("recent", outbox.Sent, t0.Add(7*24*time.Hour))
-	f.clock.advance(8 * 24 * time.Hour)
+	f.clock.Advance(8 * 24 * time.Hour)
 
 	n, err := f.relay("relay-1", nil).Cleanup()
 	if err != nil {
@@ -246,7 +247,7 @@ func TestReplayDeadLettersByFilter(t *testing.T) {
 	a, b, c := f.add("o-1", 1), f.add("o-2", 1), f.add("o-3", 1)
 	for range 3 {
 		f.step(r)
-		f.clock.advance(time.Minute) // past the relay's pause
+		f.clock.Advance(time.Minute) // past the relay's pause
 	}
 	if diff := cmp.Diff([]outbox.Status{outbox.DeadLetter, outbox.DeadLetter, outbox.DeadLetter}, f.statuses()); diff != "" {
 		t.Fatalf("setup (-want +got):\n%s", diff)
@@ -280,7 +281,7 @@ func TestMetricsDuringABrokerOutage(t *testing.T) {
 	for i := range 4 {
 		f.add(string(rune('a'+i)), 1)
 		f.step(r)
-		f.clock.advance(time.Minute)
+		f.clock.Advance(time.Minute)
 	}
 	// t0+4m: each poll failed one message and released the rest.
 	m := r.Metrics()
@@ -292,7 +293,7 @@ func TestMetricsDuringABrokerOutage(t *testing.T) {
 	}
 	for f.clock.Now().Before(t0.Add(20 * time.Minute)) {
 		f.step(r)
-		f.clock.advance(10 * time.Second)
+		f.clock.Advance(10 * time.Second)
 	}
 	m = r.Metrics()
 	if m.ByStatus[outbox.Sent] != 4 || m.OldestUnsentAge != 0 || len(m.Blocked) != 0 {
@@ -306,9 +307,9 @@ func TestMetricsSeparateBackoffFromClaimable(t *testing.T) {
 	f.broker.FailNextPublishes(1)
 	f.add("a", 1)
 	f.step(r) // a FAILED, retry in 2 s
-	f.clock.advance(time.Second)
+	f.clock.Advance(time.Second)
 	f.add("b", 1) // PENDING, claimable now
-	f.clock.advance(500 * time.Millisecond)
+	f.clock.Advance(500 * time.Millisecond)
 	m := r.Metrics()
 	if m.OldestUnsentAge != 1500*time.Millisecond || m.OldestClaimableAge != 500*time.Millisecond {
 		t.Fatalf("oldest unsent %s, oldest claimable %s; want 1.5s and 0.5s", m.OldestUnsentAge, m.OldestClaimableAge)
@@ -370,7 +371,7 @@ func TestTheRelayPausesAfterFailedSteps(t *testing.T) {
 		if rep := f.step(r); rep.Failed > 0 {
 			failedAt = append(failedAt, f.clock.Now().Sub(t0))
 		}
-		f.clock.advance(500 * time.Millisecond)
+		f.clock.Advance(500 * time.Millisecond)
 	}
 	// Pauses of 1 s, 2 s, 4 s, 8 s, then 10 s (PauseCap): not a failure
 	// every poll.

@@ -47,7 +47,7 @@ func TestBrokerFailureKeepsMessageRetryable(t *testing.T) {
 	if got := f.message(m.Key); got.Status != outbox.Failed || got.Attempts != 1 || got.LastError == "" {
 		t.Fatalf("after broker error: %+v, want FAILED with 1 attempt and the error", got)
 	}
-	f.clock.advance(20 * time.Second)
+	f.clock.Advance(20 * time.Second)
 	f.step(r)
 	if got := f.message(m.Key); got.Status != outbox.Sent {
 		t.Fatalf("after retry at +20s: %s, want SENT", got.Status)
@@ -59,7 +59,7 @@ func TestDuplicateDeliveryCreatesOnlyOneInvoice(t *testing.T) {
 	if err := billing.Install(db); err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{now: t0}
+	c := &clock{T: t0}
 	b := broker.New(c)
 	if err := b.Subscribe("billing"); err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestMaxAttemptsMovesToDeadLetter(t *testing.T) {
 	m := f.add("O-4", 1)
 	r := f.relay("relay-1", func(c *outbox.Config) { c.BatchSize, c.MaxAttempts = 10, 2 })
 	f.step(r)
-	f.clock.advance(time.Minute)
+	f.clock.Advance(time.Minute)
 	f.step(r)
 	if got := f.message(m.Key); got.Status != outbox.DeadLetter || got.Attempts != 2 {
 		t.Fatalf("after attempts at +0s and +60s: %s with %d attempts, want DEAD_LETTER with 2", got.Status, got.Attempts)

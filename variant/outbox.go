@@ -42,13 +42,22 @@ func NewOutboxService(env Env) (Service, error) {
 
 // NewOutboxRelay builds the reference relay with the default configuration.
 func NewOutboxRelay(env Env) (Relay, error) {
-	r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
-		DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand,
-	})
+	r, err := ReferenceRelay(env, nil)
 	if err != nil {
 		return nil, err
 	}
 	return RelayAdapter{r}, nil
+}
+
+// ReferenceRelay builds the reference relay for env's process, with the
+// default configuration changed by change (if not nil). Variants that
+// reuse the reference relay start here.
+func ReferenceRelay(env Env, change func(*outbox.Config)) (*outbox.Relay, error) {
+	cfg := outbox.DefaultConfig(env.Owner)
+	if change != nil {
+		change(&cfg)
+	}
+	return outbox.NewRelay(cfg, outbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
 }
 
 // NewBillingConsumer builds the reference consumer.
