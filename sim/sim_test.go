@@ -171,14 +171,22 @@ func TestMatrixScenarioNames(t *testing.T) {
 	}
 }
 
-// TestSameSeedSameBytes runs a crash scenario twice with one seed and
-// compares the whole rendered trace byte for byte; a different seed must
+// TestSameSeedSameBytes runs a scenario with a crash, two relays and every
+// kind of broker fault twice with one seed and compares the whole rendered
+// trace (every delivery, in order) byte for byte; a different seed must
 // draw different message ids.
 func TestSameSeedSameBytes(t *testing.T) {
 	render := func(seed uint64) string {
 		cfg := sim.DefaultConfig(variant.Outbox(), threeOrders(), seed)
 		cfg.Crashes = []sim.Crash{{Point: "relay.after-send", Occurrence: 2}}
 		cfg.Relays = 2
+		cfg.Faults = []sim.Fault{
+			{Kind: sim.FaultOutage, From: 500 * time.Millisecond, For: 2 * time.Second},
+			{Kind: sim.FaultLostAck, Target: broker.Target{AggregateID: "o-2", Sequence: 1}},
+			{Kind: sim.FaultDuplicate, Target: broker.Target{AggregateID: "o-3", Sequence: 1}},
+			{Kind: sim.FaultReorder, Target: broker.Target{AggregateID: "o-1", Sequence: 1}},
+			{Kind: sim.FaultPoison, Target: broker.Target{AggregateID: "o-3", Sequence: 1}},
+		}
 		res := run(t, cfg)
 		var b strings.Builder
 		for _, s := range res.Trace {
