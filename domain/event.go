@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -199,14 +198,8 @@ func Decode(r Record) (Event, error) {
 	return e, nil
 }
 
-// strictUnmarshal decodes exactly one JSON value into v.
+// strictUnmarshal decodes exactly one JSON value into v; json.Unmarshal
+// rejects anything but white space after it.
 func strictUnmarshal(payload string, v any) error {
-	dec := json.NewDecoder(bytes.NewReader([]byte(payload)))
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
+	return json.Unmarshal([]byte(payload), v)
 }

@@ -179,7 +179,12 @@ func (w *world) tick() (bool, error) {
 		return true, nil
 	}
 	workers := w.procs[1:]
-	for _, i := range w.rng.Perm(len(workers)) {
+	w.order = w.order[:0]
+	for i := range workers {
+		w.order = append(w.order, i)
+	}
+	w.rng.Shuffle(len(w.order), func(i, j int) { w.order[i], w.order[j] = w.order[j], w.order[i] })
+	for _, i := range w.order {
 		p := workers[i]
 		if !p.alive {
 			continue

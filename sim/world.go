@@ -49,6 +49,7 @@ type world struct {
 
 	trace []Step
 	seen  mark // how far the trace has described the durable systems
+	order []int // scratch: the order in which workers step this tick
 }
 
 // FiredCrash is a planned crash that happened.

@@ -47,7 +47,7 @@ func (s *orderedSet) add(key string) {
 	s.n++
 	if bi == len(s.blocks) { // greater than every key: append to the last block
 		if bi == 0 || len(s.blocks[bi-1]) >= blockMax {
-			s.blocks = append(s.blocks, make([]string, 0, blockMax))
+			s.blocks = append(s.blocks, make([]string, 0, 8)) // grows as keys come
 			bi++
 		}
 		s.blocks[bi-1] = append(s.blocks[bi-1], key)
@@ -59,7 +59,7 @@ func (s *orderedSet) add(key string) {
 	s.blocks[bi] = blk
 	if len(blk) > blockMax { // split in two
 		half := len(blk) / 2
-		right := append(make([]string, 0, blockMax), blk[half:]...)
+		right := append(make([]string, 0, len(blk)-half), blk[half:]...)
 		clear(blk[half:])
 		s.blocks[bi] = blk[:half]
 		s.blocks = append(s.blocks, nil)
