@@ -85,7 +85,9 @@ type Broker struct {
 	subs    []*subscription // in subscription order
 	nextTag uint64
 	history []Action
-	faults  faults
+	// noHistory switches the record off, for runs nobody reads it of.
+	noHistory bool
+	faults    faults
 }
 
 // New returns an empty broker reading time from clock.
@@ -284,7 +286,14 @@ func (b *Broker) Log() []Envelope { return b.log }
 // History returns everything the broker did, in order.
 func (b *Broker) History() []Action { return b.history }
 
+// KeepHistory switches the record of everything the broker does on (the
+// default) or off; a simulation that renders no trace saves the cost.
+func (b *Broker) KeepHistory(on bool) { b.noHistory = !on }
+
 func (b *Broker) record(a Action) {
+	if b.noHistory {
+		return
+	}
 	a.At = b.clock.Now()
 	b.history = append(b.history, a)
 }

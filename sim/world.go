@@ -48,7 +48,7 @@ type world struct {
 	fired    []FiredCrash
 
 	trace []Step
-	seen  mark // how far the trace has described the durable systems
+	seen  mark  // how far the trace has described the durable systems
 	order []int // scratch: the order in which workers step this tick
 }
 
@@ -72,6 +72,7 @@ func newWorld(cfg Config) (*world, error) {
 		crashing:  true,
 	}
 	w.broker = broker.New(w.clock)
+	w.broker.KeepHistory(cfg.Trace) // the trace is its only reader
 	if err := w.broker.Subscribe(variant.Subscription); err != nil {
 		return nil, err
 	}
