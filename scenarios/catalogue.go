@@ -168,6 +168,23 @@ func Catalogue() []Scenario {
 			Point: "rejected", Configure: faulty(Workload, sim.Fault{Kind: sim.FaultRejected, Target: o1first}),
 		},
 		{
+			Name: "retention", Summary: "SENT messages are kept seven days for audit and replay, then cleaned up",
+			Narrative: "Two orders are sent on day 0. A cleanup on day 1 deletes nothing: SENT rows are the audit " +
+				"trail and the replay window. On day 8 a third order arrives, and the cleanup deletes the two " +
+				"rows older than seven days, and never an unsent one. Without cleanup the table only grows: " +
+				"2,000 messages a day are about 730,000 a year (seed 004, \"Wachsende Outbox\"); the partial " +
+				"index of unsent messages keeps every poll as cheap as on day one anyway (seed 003).",
+			Configure: func(v variant.Variant, seed uint64) sim.Config {
+				day := 24 * time.Hour
+				place := func(at time.Duration, id string) sim.Command {
+					return sim.Command{At: at, Command: orders.Command{Kind: orders.Place, OrderID: id, Amount: domain.MustMoney("10.00", "EUR")}}
+				}
+				cfg := sim.DefaultConfig(v, []sim.Command{place(0, "o-1"), place(time.Second, "o-2"), place(8*day, "o-3")}, seed)
+				cfg.Cleanups = []time.Duration{day, 8*day + time.Minute}
+				return cfg
+			},
+		},
+		{
 			Name: "two-relays", Summary: "two relays side by side; one dies holding a claim",
 			Narrative: "Claims are leases: while relay-1's lease lasts, relay-2 skips the message (FOR UPDATE SKIP " +
 				"LOCKED); when it expires, relay-2 takes it over and sends it. Seed 003, seed 000 section 5.",

@@ -83,6 +83,9 @@ type Config struct {
 	Horizon time.Duration
 	// Trace records every step; without it only the verdict is computed.
 	Trace bool
+	// Cleanups are the times (since Epoch) at which the first live relay
+	// runs its retention cleanup, if it has one (see Cleaner).
+	Cleanups []time.Duration
 	// Safety checks the run's history as well as its end (check.Safety):
 	// leases, terminal states, charges. Result.Unsafe lists what broke.
 	Safety bool

@@ -178,6 +178,10 @@ func (w *world) tick() (bool, error) {
 		}
 		return true, nil
 	}
+	if len(w.cfg.Cleanups) > 0 && !Epoch.Add(w.cfg.Cleanups[0]).After(now) {
+		w.cfg.Cleanups = w.cfg.Cleanups[1:]
+		return true, w.cleanup()
+	}
 	workers := w.procs[1:]
 	w.order = w.order[:0]
 	for i := range workers {
@@ -235,6 +239,9 @@ func (w *world) nextEvent() (time.Time, bool) {
 	if len(w.cfg.Workload) > 0 && w.procs[0].alive {
 		consider(Epoch.Add(w.cfg.Workload[0].At))
 	}
+	if len(w.cfg.Cleanups) > 0 {
+		consider(Epoch.Add(w.cfg.Cleanups[0]))
+	}
 	return next, found
 }
 
@@ -255,6 +262,31 @@ func (w *world) busy() string {
 		return "unknown"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Cleaner is a relay with a retention cleanup (the reference relay has
+// one: outbox.Relay.Cleanup).
+type Cleaner interface {
+	Cleanup() (int, error)
+}
+
+// cleanup runs the retention cleanup on the first live relay that has one.
+func (w *world) cleanup() error {
+	for _, p := range w.procs {
+		c, ok := p.relay.(Cleaner)
+		if !p.alive || !ok {
+			continue
+		}
+		if w.cfg.Trace {
+			w.record(Step{Process: p.name, Kind: StepCommand, Action: "retention cleanup"})
+		}
+		_, err := c.Cleanup()
+		if err != nil && !errors.Is(err, effect.ErrCrashed) {
+			return fmt.Errorf("sim: cleanup on %s: %w", p.name, err)
+		}
+		return nil
+	}
+	return nil
 }
 
 // replayDeadLetters is the operator's replay, done by the first live relay
