@@ -159,12 +159,13 @@ func (r *Relay) Step() (StepReport, error) {
 
 // ClaimDue takes up to BatchSize due messages in one short transaction,
 // the in-memory counterpart of SELECT ... FOR UPDATE SKIP LOCKED: a message
-// another relay holds under a live lease is skipped. Events
-// of one aggregate go out in sequence order: once an aggregate's oldest
-// unsent message cannot be claimed (it waits out a backoff, another relay
-// holds it, or it is a dead letter), its later messages wait too. That is
-// head-of-line blocking, the price of per-aggregate order; BlockedAggregates
-// in Metrics shows it.
+// another relay holds under a live lease is skipped.
+//
+// Events of one aggregate go out in sequence order: once an aggregate's
+// oldest unsent message cannot be claimed (it waits out a backoff, another
+// relay holds it, or it is a dead letter), its later messages wait too.
+// That is head-of-line blocking, the price of per-aggregate order;
+// Metrics.Blocked shows it.
 func (r *Relay) ClaimDue() ([]Message, error) {
 	now := r.Clock.Now()
 	tx := r.DB.Begin(r.cfg.Owner)
