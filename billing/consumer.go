@@ -313,6 +313,17 @@ func (c *Consumer) ReplayDeadLetters() (int, error) {
 	return len(ids), nil
 }
 
+// Held returns every message billing holds without having applied it:
+// those parked behind a gap, then the dead letters.
+func Held(db *store.DB) []Parked {
+	var out []Parked
+	for _, k := range db.Keys(TableParked) {
+		v, _ := db.Get(TableParked, k)
+		out = append(out, v.(Parked))
+	}
+	return append(out, DeadLetters(db)...)
+}
+
 // DeadLetters returns the consumer's dead letters, by message id.
 func DeadLetters(db *store.DB) []Parked {
 	var out []Parked

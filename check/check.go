@@ -81,6 +81,10 @@ type World struct {
 	// for a variant without an outbox. A committed change whose message is
 	// stuck there is STUCK, not LOST: the message still exists.
 	Outbox []outbox.Message
+	// Held are the messages billing holds without having applied them:
+	// parked behind a gap, or dead letters. They explain a LOST change
+	// (its message did arrive, and waits), but do not excuse it.
+	Held []billing.Parked
 	// Quiesced is false if the run was still busy at the end of its horizon
 	// (something retried forever).
 	Quiesced bool
@@ -129,11 +133,19 @@ func Check(w World) []Violation {
 	for _, v := range stuck {
 		held[change{v.AggregateID, v.Sequence}] = true
 	}
+	waiting := map[change]string{}
+	for _, p := range w.Held {
+		waiting[change{p.Envelope.Event.AggregateID, p.Envelope.Event.Sequence}] = p.Reason
+	}
 	for c := range committed {
 		// A change whose message is still in the outbox is not lost: it is
 		// stuck there, and that is reported as STUCK.
 		if effects[c] == 0 && !held[c] {
-			vs = append(vs, Violation{Lost, c.order, c.seq, "committed, but billing never applied it"})
+			detail := "committed, but billing never applied it"
+			if why, ok := waiting[c]; ok {
+				detail += " (billing holds it: " + why + ")"
+			}
+			vs = append(vs, Violation{Lost, c.order, c.seq, detail})
 		}
 	}
 	if !w.Quiesced {

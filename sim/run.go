@@ -104,6 +104,7 @@ func Run(cfg Config) (Result, error) {
 		Orders:   orders.All(w.orderDB),
 		Ledger:   billing.Ledger(w.billingDB),
 		Outbox:   afterQuiesce,
+		Held:     billing.Held(w.billingDB),
 		Quiesced: quiet,
 		Busy:     busy,
 	})
