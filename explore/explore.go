@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"outboxlab/check"
 	"outboxlab/sim"
@@ -162,7 +163,7 @@ func candidates(s Schedule) []Schedule {
 		if f.From > 0 {
 			with(func(c *Schedule) { c.Faults[i].From = 0 })
 		}
-		if f.For/2 > 0 {
+		if f.For/2 >= time.Second { // whole-second outages read better in a counterexample
 			with(func(c *Schedule) { c.Faults[i].For /= 2 })
 		}
 	}
