@@ -18,14 +18,9 @@ func runBacklog(args []string, stdout io.Writer) error {
 	outageText := fs.String("outage", "", "how long the broker is down, e.g. 20m or 1h30m (required)")
 	relayText := fs.String("relay", "", "messages the relay publishes per second, e.g. 800 (required)")
 	simulate := fs.Bool("simulate", false, "also run the message-level simulation of the real relay")
-	format := &choice{value: "text", choices: []string{"text", "json"}}
-	fs.Var(format, "format", "output format: text or json")
-	rest, err := parse(fs, args)
-	if err != nil {
+	format := fs.formatFlag("text", "json")
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q (backlog takes only flags)", rest[0])
 	}
 	rate, err := positive("--rate", *rateText, "events per second")
 	if err != nil {

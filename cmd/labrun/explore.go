@@ -20,14 +20,9 @@ func runExplore(args []string, stdout io.Writer) error {
 	variantName := fs.String("variant", "", "the variant to explore (required): "+strings.Join(scenarios.VariantNames(), ", "))
 	runsText := fs.String("runs", "1000", "how many random schedules to try, a whole number >= 1")
 	seedText := fs.String("seed", "1", "the exploration seed, a whole number >= 0")
-	format := &choice{value: "text", choices: []string{"text", "json"}}
-	fs.Var(format, "format", "output format: text or json")
-	rest, err := parse(fs, args)
-	if err != nil {
+	format := fs.formatFlag("text", "json")
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q (explore takes only flags)", rest[0])
 	}
 	if *variantName == "" {
 		return usagef("missing --variant (valid: %s)", strings.Join(scenarios.VariantNames(), ", "))

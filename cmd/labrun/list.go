@@ -10,14 +10,9 @@ import (
 
 func runList(args []string, stdout io.Writer) error {
 	fs := newFlags("list", "list [--format text|json]", stdout)
-	format := &choice{value: "text", choices: []string{"text", "json"}}
-	fs.Var(format, "format", "output format: text or json")
-	rest, err := parse(fs, args)
-	if err != nil {
+	format := fs.formatFlag("text", "json")
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q (list takes only flags)", rest[0])
 	}
 	type jsonScenario struct {
 		Name    string `json:"name"`

@@ -153,6 +153,25 @@ func parse(fs *flags, args []string) ([]string, error) {
 	}
 }
 
+// formatFlag adds --format with the given choices; the first is the default.
+func (f *flags) formatFlag(choices ...string) *choice {
+	c := &choice{value: choices[0], choices: choices}
+	f.Var(c, "format", "output format: "+strings.Join(choices, ", "))
+	return c
+}
+
+// parseFlagsOnly parses a command that takes no positional argument.
+func parseFlagsOnly(fs *flags, args []string) error {
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q (%s takes only flags)", rest[0], fs.Name())
+	}
+	return nil
+}
+
 // choice is a flag whose value must be one of a fixed set.
 type choice struct {
 	value   string

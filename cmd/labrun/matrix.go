@@ -17,15 +17,10 @@ func runMatrix(args []string, stdout io.Writer) error {
 	const synopsis = "matrix [--variant V]... [--format table|markdown|json]"
 	fs := newFlags("matrix", synopsis, stdout)
 	var variants list
-	format := &choice{value: "table", choices: []string{"table", "markdown", "json"}}
+	format := fs.formatFlag("table", "markdown", "json")
 	fs.Var(&variants, "variant", "a variant to include (repeatable; default: all): "+strings.Join(scenarios.VariantNames(), ", "))
-	fs.Var(format, "format", "output format: table, markdown or json")
-	rest, err := parse(fs, args)
-	if err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q (matrix takes only flags)", rest[0])
 	}
 	selected, err := selectVariants(variants)
 	if err != nil {

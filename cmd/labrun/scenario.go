@@ -17,8 +17,7 @@ func runScenario(args []string, stdout io.Writer) error {
 	fs := newFlags("scenario", synopsis, stdout)
 	variantName := fs.String("variant", "", "the variant to run (default: the scenario's own, else outbox): "+strings.Join(scenarios.VariantNames(), ", "))
 	seedText := fs.String("seed", strconv.Itoa(scenarios.MatrixSeed), "the seed of the run, a whole number >= 0")
-	format := &choice{value: "text", choices: []string{"text", "json", "mermaid"}}
-	fs.Var(format, "format", "output format: text, json or mermaid (a sequence diagram)")
+	format := fs.formatFlag("text", "json", "mermaid")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
