@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"outboxlab/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ with the current output")
@@ -49,9 +51,7 @@ func TestGolden(t *testing.T) {
 		{"matrix.md", []string{"matrix", "--format", "markdown", "--variant", "outbox", "--variant", "dual-write"}},
 		{"matrix.json", []string{"matrix", "--format", "json", "--variant", "outbox", "--variant", "non-idempotent-consumer"}},
 		{"list.txt", []string{"list"}},
-		{"scenario-happy-path.txt", []string{"scenario", "happy-path"}},
 		{"scenario-after-send-before-sent.mmd", []string{"scenario", "after-send-before-sent", "--format", "mermaid"}},
-		{"scenario-mistake-dual-write.txt", []string{"scenario", "mistake/dual-write"}},
 		{"backlog.txt", []string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "800"}},
 		{"explore-max-version-only.txt", []string{"explore", "--variant", "max-version-only", "--runs", "50"}},
 		{"explore-outbox.json", []string{"explore", "--variant", "outbox", "--runs", "50", "--format", "json"}},
@@ -64,6 +64,21 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("labrun %s: exit %d, stderr %q", strings.Join(c.args, " "), code, stderr)
 			}
 			golden(t, c.file, stdout)
+		})
+	}
+}
+
+// TestGoldenScenarios keeps the timeline of every named scenario (the
+// stories of the seed chapters and one per mistake) under
+// testdata/scenarios/, so that any change in behaviour shows as a diff.
+func TestGoldenScenarios(t *testing.T) {
+	for _, sc := range scenarios.Catalogue() {
+		t.Run(sc.Name, func(t *testing.T) {
+			code, stdout, stderr := runLabrun("scenario", sc.Name)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			golden(t, filepath.Join("scenarios", strings.ReplaceAll(sc.Name, "/", "-")+".txt"), stdout)
 		})
 	}
 }
