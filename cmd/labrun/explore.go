@@ -73,16 +73,15 @@ func progressLine(total int) func(int) {
 	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
 		return nil
 	}
-	start, shown := time.Now(), false
+	start, last, shown := time.Now(), time.Time{}, false
 	return func(done int) {
-		if time.Since(start) < time.Second && !shown {
+		now := time.Now()
+		if now.Sub(start) < time.Second || (now.Sub(last) < 200*time.Millisecond && done < total) {
 			return
 		}
-		shown = true
-		if done%50 == 0 || done == total {
-			fmt.Fprintf(os.Stderr, "\rexplored %d/%d schedules", done, total)
-		}
-		if done == total {
+		last, shown = now, true
+		fmt.Fprintf(os.Stderr, "\rexplored %d/%d schedules", done, total)
+		if done == total && shown {
 			fmt.Fprintln(os.Stderr)
 		}
 	}
