@@ -51,9 +51,11 @@ type Relay struct {
 	cfg Config
 	Deps
 	// Volatile state, lost in a crash: how many steps in a row failed to
-	// send, and until when the relay pauses because of them.
+	// send, until when the relay pauses because of them, and the batch
+	// buffer that every Step reuses.
 	failedSteps int
 	pausedUntil time.Time
+	batch       []Message
 }
 
 // NewRelay returns a relay, or an error naming what is wrong with cfg or deps.
@@ -117,10 +119,11 @@ func (r *Relay) Step() (StepReport, error) {
 	if r.Clock.Now().Before(r.pausedUntil) {
 		return rep, nil // the broker failed recently: do not hammer it
 	}
-	batch, err := r.ClaimDue()
+	batch, err := r.AppendClaims(r.batch[:0])
 	if err != nil {
 		return rep, err
 	}
+	r.batch = batch
 	rep.Claimed = len(batch)
 	for i, m := range batch {
 		err := r.Gate.Cross(BoundarySend, func() error {
@@ -166,11 +169,18 @@ func (r *Relay) Step() (StepReport, error) {
 // relay holds it, or it is a dead letter), its later messages wait too.
 // That is head-of-line blocking, the price of per-aggregate order;
 // Metrics.Blocked shows it.
-func (r *Relay) ClaimDue() ([]Message, error) {
+func (r *Relay) ClaimDue() ([]Message, error) { return r.AppendClaims(nil) }
+
+// AppendClaims is ClaimDue appending the claimed messages to batch, so that
+// a relay can reuse one buffer from step to step (Step does).
+func (r *Relay) AppendClaims(batch []Message) ([]Message, error) {
 	now := r.Clock.Now()
 	tx := r.DB.Begin(r.cfg.Owner)
 	defer tx.Rollback()
-	batch := make([]Message, 0, min(r.cfg.BatchSize, r.DB.IndexLen(Table, IndexUnsent)))
+	if batch == nil {
+		batch = make([]Message, 0, min(r.cfg.BatchSize, r.DB.IndexLen(Table, IndexUnsent)))
+	}
+	start := len(batch)
 	blocked := map[string]bool{}
 	tx.ScanIndex(Table, IndexUnsent, func(_ string, v any) bool {
 		m := v.(Message)
@@ -184,10 +194,10 @@ func (r *Relay) ClaimDue() ([]Message, error) {
 		}
 		tx.Put(Table, m.Key, m)
 		batch = append(batch, m)
-		return len(batch) < r.cfg.BatchSize
+		return len(batch)-start < r.cfg.BatchSize
 	})
-	if len(batch) == 0 {
-		return nil, nil
+	if len(batch) == start {
+		return batch, nil
 	}
 	if err := r.Gate.Cross(BoundaryClaim, tx.Commit); err != nil {
 		return nil, fmt.Errorf("outbox: claim: %w", err)
