@@ -17,14 +17,26 @@
 //
 // # Ordered per aggregate (seed 001)
 //
-// Each order's account remembers the last sequence number applied. An event
-// with a lower or equal number is stale and skipped; one with a higher
-// number than the next is parked until the missing one arrives, then they
-// are applied in order. One order waiting for a gap never stops the others.
+// The consumer remembers, per order, the last sequence number applied, in
+// the same transaction as the effect. An event with a lower or equal number
+// is stale and skipped; one with a higher number than the next is parked
+// until the missing one arrives, then they are applied in order. One order
+// waiting for a gap never stops the others (Blocked shows who waits).
 //
 // # Poison
 //
-// A message that cannot be decoded (unknown type or version, a broken
-// payload) is parked as a dead letter, visible and replayable, never retried
-// forever and never dropped silently.
+// A contract the consumer does not know (unknown type or version) is parked
+// as a dead letter at once: never misread. A message that fails otherwise (a
+// broken payload, an effect that errs) is handed back to the broker and
+// tried again after what is already waiting; after MaxAttempts failures it
+// is parked as a dead letter too. Dead letters are visible, never retried
+// forever and never dropped; ReplayDeadLetters asks the broker for the
+// originals once the cause is fixed.
+//
+// # Reuse
+//
+// The effect is a function (Deps.Effect); the inbox, the ordering and the
+// dead letters are the same for any effect. Package insurance's payment
+// service and listen-to-yourself's own listener use this consumer with
+// effects of their own.
 package billing
