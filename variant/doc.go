@@ -4,8 +4,8 @@
 //
 // The reference variant, Outbox, is the transactional outbox pattern done
 // right. The deliberate mistakes live in package mistakes; a learner's own
-// variant is a Variant value built the same way (see the example in
-// package sim).
+// variant is a Variant value built the same way (example_test.go at the
+// root of the module grades a learner's relay).
 //
 // A Variant declares the outcome theory predicts at each crash point and
 // fault (Expect). The crash matrix fails when reality and declaration
