@@ -316,23 +316,11 @@ func (c *Consumer) ReplayDeadLetters() (int, error) {
 // Held returns every message billing holds without having applied it:
 // those parked behind a gap, then the dead letters.
 func Held(db *store.DB) []Parked {
-	var out []Parked
-	for _, k := range db.Keys(TableParked) {
-		v, _ := db.Get(TableParked, k)
-		out = append(out, v.(Parked))
-	}
-	return append(out, DeadLetters(db)...)
+	return append(store.Values[Parked](db, TableParked), DeadLetters(db)...)
 }
 
 // DeadLetters returns the consumer's dead letters, by message id.
-func DeadLetters(db *store.DB) []Parked {
-	var out []Parked
-	for _, k := range db.Keys(TableDead) {
-		v, _ := db.Get(TableDead, k)
-		out = append(out, v.(Parked))
-	}
-	return out
-}
+func DeadLetters(db *store.DB) []Parked { return store.Values[Parked](db, TableDead) }
 
 // BlockedAggregate is an order whose later events wait for a missing one.
 type BlockedAggregate struct {

@@ -138,12 +138,4 @@ func SetApplied(tx *store.Tx, aggregateID string, seq int) {
 }
 
 // Ledger returns every committed effect in the order it was applied.
-func Ledger(db *store.DB) []Entry {
-	keys := db.Keys(TableLedger)
-	out := make([]Entry, 0, len(keys))
-	for _, k := range keys {
-		v, _ := db.Get(TableLedger, k)
-		out = append(out, v.(Entry))
-	}
-	return out
-}
+func Ledger(db *store.DB) []Entry { return store.Values[Entry](db, TableLedger) }

@@ -239,9 +239,8 @@ func (r *Relay) ReplayDeadLetters() (int, error) {
 // DeadLetters returns the events of the dead letters, for reports.
 func DeadLetters(db *store.DB) []domain.Record {
 	var out []domain.Record
-	for _, k := range db.Keys(TableDead) {
-		v, _ := db.Get(TableDead, k)
-		out = append(out, v.(outbox.Message).Event)
+	for _, m := range store.Values[outbox.Message](db, TableDead) {
+		out = append(out, m.Event)
 	}
 	return out
 }

@@ -101,11 +101,4 @@ func PreparePayout(tx *store.Tx, e domain.Event, messageID string, now time.Time
 }
 
 // Payouts returns every prepared payout, in the order prepared.
-func Payouts(db *store.DB) []Payout {
-	var out []Payout
-	for _, k := range db.Keys(TablePayouts) {
-		v, _ := db.Get(TablePayouts, k)
-		out = append(out, v.(Payout))
-	}
-	return out
-}
+func Payouts(db *store.DB) []Payout { return store.Values[Payout](db, TablePayouts) }

@@ -49,14 +49,7 @@ func Get(db *store.DB, id string) (domain.Order, bool) {
 }
 
 // All returns every committed order, by id.
-func All(db *store.DB) []domain.Order {
-	var out []domain.Order
-	for _, k := range db.Keys(Table) {
-		o, _ := Get(db, k)
-		out = append(out, o)
-	}
-	return out
-}
+func All(db *store.DB) []domain.Order { return store.Values[domain.Order](db, Table) }
 
 // Kind names a use case.
 type Kind string

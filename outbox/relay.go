@@ -73,9 +73,6 @@ func NewRelay(cfg Config, deps Deps) (*Relay, error) {
 	return &Relay{cfg: cfg, Deps: deps}, nil
 }
 
-// Config returns the relay's configuration.
-func (r *Relay) Config() Config { return r.cfg }
-
 // StepReport counts what one Step did.
 type StepReport struct {
 	Claimed, Sent, Failed, DeadLettered, Released, LeaseLost int

@@ -71,15 +71,7 @@ func Get(tx *store.Tx, key string) (Message, bool) {
 }
 
 // All returns every message committed in db, oldest first.
-func All(db *store.DB) []Message {
-	keys := db.Keys(Table)
-	out := make([]Message, 0, len(keys))
-	for _, k := range keys {
-		v, _ := db.Get(Table, k)
-		out = append(out, v.(Message))
-	}
-	return out
-}
+func All(db *store.DB) []Message { return store.Values[Message](db, Table) }
 
 // OldestUnsent returns the oldest message that is not SENT, cheaply: it is
 // the first entry of the unsent index.

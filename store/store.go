@@ -72,9 +72,6 @@ func New(name string) *DB {
 	return &DB{name: name, tables: make(map[string]*table), open: make(map[*Tx]struct{})}
 }
 
-// Name returns the database's name.
-func (db *DB) Name() string { return db.name }
-
 // CreateTable adds an empty table with the given partial indexes.
 func (db *DB) CreateTable(name string, indexes ...Index) error {
 	db.mu.Lock()
@@ -199,6 +196,24 @@ func (db *DB) Keys(tableName string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Values returns the committed values of a table in key order, as type V;
+// it panics if a row holds another type, which is a bug in the caller.
+func Values[V any](db *DB, tableName string) []V {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	rows := db.table(tableName).rows
+	keys := make([]string, 0, len(rows))
+	for k := range rows {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]V, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, rows[k].(V))
+	}
+	return out
 }
 
 // LastSeq returns the sequence number of the last commit (0 if none).

@@ -230,3 +230,23 @@ func TestCreateTableTwice(t *testing.T) {
 		t.Fatalf("err = %v, want ErrTableExists", err)
 	}
 }
+
+func TestValuesInKeyOrder(t *testing.T) {
+	db := newDB(t)
+	tx := db.Begin("w")
+	for _, k := range []string{"c", "a", "b"} {
+		tx.Put("orders", k, row{Status: k})
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	open := db.Begin("w")
+	open.Put("orders", "0", row{Status: "uncommitted"})
+	var got []string
+	for _, r := range store.Values[row](db, "orders") {
+		got = append(got, r.Status)
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, got); diff != "" {
+		t.Fatalf("Values (-want +got):\n%s", diff)
+	}
+}

@@ -32,18 +32,6 @@ type tableKey struct {
 	key   string
 }
 
-// Owner returns the process the transaction belongs to.
-func (tx *Tx) Owner() string { return tx.owner }
-
-// Err returns why the transaction is finished (ErrTxDone after a commit or
-// rollback, ErrAborted after a crash, ErrDuplicateKey after a failed commit),
-// or nil while it is open.
-func (tx *Tx) Err() error {
-	tx.db.mu.Lock()
-	defer tx.db.mu.Unlock()
-	return tx.err
-}
-
 func (tx *Tx) lookup(t *table, key string) (write, bool) {
 	if tx.latest != nil {
 		i, ok := tx.latest[tableKey{t, key}]
