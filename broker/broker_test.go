@@ -9,13 +9,12 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/effect/effecttest"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-type clock struct{ now time.Time }
-
-func (c *clock) Now() time.Time { return c.now }
+type clock = effecttest.Clock
 
 func env(id, agg string, seq int) broker.Envelope {
 	return broker.Envelope{ID: id, Event: domain.Record{Type: "OrderAmended", Version: 1, AggregateID: agg, Sequence: seq, Payload: `{"orderId":"` + agg + `"}`}}
@@ -23,7 +22,7 @@ func env(id, agg string, seq int) broker.Envelope {
 
 func newBroker(t *testing.T) (*broker.Broker, *clock) {
 	t.Helper()
-	c := &clock{now: t0}
+	c := &clock{T: t0}
 	b := broker.New(c)
 	if err := b.Subscribe("billing"); err != nil {
 		t.Fatal(err)
@@ -111,7 +110,7 @@ func TestOutageWindow(t *testing.T) {
 	if at, ok := b.NextAvailable("billing"); !ok || !at.Equal(t0.Add(10*time.Minute)) {
 		t.Fatalf("NextAvailable = %s, %v; want the end of the outage", at, ok)
 	}
-	c.now = t0.Add(10 * time.Minute)
+	c.T = t0.Add(10 * time.Minute)
 	publish(t, b, env("e-2", "o-2", 1))
 	if diff := cmp.Diff([]string{"e-1", "e-2"}, drain(t, b)); diff != "" {
 		t.Fatalf("after the outage (-want +got):\n%s", diff)
@@ -139,7 +138,7 @@ func TestDuplicateReorderDelay(t *testing.T) {
 	if diff := cmp.Diff([]string{"a1", "a1", "b2", "b1"}, drain(t, b)); diff != "" {
 		t.Fatalf("deliveries now (-want +got):\n%s", diff)
 	}
-	c.now = t0.Add(time.Minute)
+	c.T = t0.Add(time.Minute)
 	if diff := cmp.Diff([]string{"c1"}, drain(t, b)); diff != "" {
 		t.Fatalf("deliveries after the delay (-want +got):\n%s", diff)
 	}

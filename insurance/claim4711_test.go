@@ -8,6 +8,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
+	"outboxlab/effect/effecttest"
 	"outboxlab/insurance"
 	"outboxlab/outbox"
 	"outboxlab/store"
@@ -15,9 +16,7 @@ import (
 
 var t0 = time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC)
 
-type clock struct{ now time.Time }
-
-func (c *clock) Now() time.Time { return c.now }
+type clock = effecttest.Clock
 
 // ids hands out the seed's message ids: e-5531 first.
 type ids struct{ next int }
@@ -41,7 +40,7 @@ type story struct {
 }
 
 func newStory(t *testing.T) *story {
-	s := &story{t: t, clock: &clock{now: t0}, claimsDB: store.New("claims"), payDB: store.New("payments"), ids: &ids{}}
+	s := &story{t: t, clock: &clock{T: t0}, claimsDB: store.New("claims"), payDB: store.New("payments"), ids: &ids{}}
 	s.broker = broker.New(s.clock)
 	must(t, s.broker.Subscribe("payments"))
 	must(t, insurance.InstallClaims(s.claimsDB))
@@ -72,7 +71,7 @@ func must(t *testing.T, err error) {
 // runUntil lets relay and payment service work, one second at a time.
 func (s *story) runUntil(at time.Duration) {
 	s.t.Helper()
-	for s.clock.now.Before(t0.Add(at)) {
+	for s.clock.T.Before(t0.Add(at)) {
 		_, err := s.relay.Step()
 		must(s.t, err)
 		for {
@@ -82,7 +81,7 @@ func (s *story) runUntil(at time.Duration) {
 				break
 			}
 		}
-		s.clock.now = s.clock.now.Add(time.Second)
+		s.clock.T = s.clock.T.Add(time.Second)
 	}
 }
 

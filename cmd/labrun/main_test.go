@@ -140,11 +140,16 @@ func TestHelpOnEveryCommand(t *testing.T) {
 	}
 }
 
-func TestScenarioThatDisagreesExitsOne(t *testing.T) {
-	// crash-after-commit expects what the variant declares at
-	// service.after-commit; dual-write declares LOST and is LOST: exit 0.
+func TestScenarioExitCodeSaysWhetherTheOutcomeWasExpected(t *testing.T) {
+	// dual-write declares LOST at service.after-commit and is LOST: exit 0.
 	if code, _, _ := runLabrun("scenario", "crash-after-commit", "--variant", "dual-write"); code != 0 {
-		t.Fatalf("exit %d, want 0", code)
+		t.Errorf("as declared: exit %d, want 0", code)
+	}
+	// The gap scenario expects every invariant to hold; a consumer that
+	// applies in arrival order bills #2 after #3: exit 1.
+	code, stdout, _ := runLabrun("scenario", "gap", "--variant", "unordered-consumer")
+	if code != 1 || !strings.Contains(stdout, "Outcome: OUT_OF_ORDER (expected OK)") {
+		t.Errorf("not as expected: exit %d, want 1 and the outcome named; output:\n%s", code, stdout)
 	}
 }
 
