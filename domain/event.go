@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -125,7 +124,7 @@ func VersionOf(e Event) int {
 
 // Encode turns an event into a Record of the version VersionOf says.
 func Encode(e Event) (Record, error) {
-	payload, err := json.Marshal(e)
+	payload, err := appendPayload(make([]byte, 0, 160), e)
 	if err != nil {
 		return Record{}, fmt.Errorf("encode %s: %w", e.EventType(), err)
 	}
@@ -150,56 +149,110 @@ func aggregateType(e Event) string {
 // an unknown type or version, a payload that is not valid JSON, fields
 // missing, or a payload that disagrees with the record's aggregate id or
 // sequence are errors.
-func Decode(r Record) (Event, error) {
-	if known, ok := versions[r.Type]; ok && !slices.Contains(known, r.Version) {
-		return nil, fmt.Errorf("decode %s v%d: %w (known: %v)", r.Type, r.Version, ErrUnknownVersion, known)
+func Decode(rec Record) (Event, error) {
+	if known, ok := versions[rec.Type]; ok && !slices.Contains(known, rec.Version) {
+		return nil, fmt.Errorf("decode %s v%d: %w (known: %v)", rec.Type, rec.Version, ErrUnknownVersion, known)
 	}
+	e, err := decodePayload(rec.Type, rec.Payload)
+	switch {
+	case errors.Is(err, ErrUnknownEvent):
+		return nil, fmt.Errorf("decode %q: %w", rec.Type, err)
+	case err != nil:
+		return nil, fmt.Errorf("decode %s v%d: %w: %w", rec.Type, rec.Version, ErrMalformedEvent, err)
+	}
+	if e.AggregateID() == "" || e.AggregateID() != rec.AggregateID || e.Seq() != rec.Sequence || e.Seq() < 1 {
+		return nil, fmt.Errorf("decode %s v%d: %w: payload names %q #%d, record names %q #%d",
+			rec.Type, rec.Version, ErrMalformedEvent, e.AggregateID(), e.Seq(), rec.AggregateID, rec.Sequence)
+	}
+	return e, nil
+}
+
+// decodePayload reads the JSON payload of an event of type typ, and checks
+// what the payload alone can tell: amounts must be positive.
+func decodePayload(typ, payload string) (Event, error) {
 	var (
 		e   Event
 		err error
+		r   = reader{s: payload}
 	)
-	switch r.Type {
+	switch typ {
 	case TypeOrderAccepted:
 		var v OrderAccepted
-		err = strictUnmarshal(r.Payload, &v)
-		if err == nil && !v.Total.IsPositive() {
+		r.object([]string{"orderId", "sequence", "total", "acceptedAt", "customerId"}, func(key string) {
+			switch key {
+			case "orderId":
+				v.OrderID = r.string()
+			case "sequence":
+				v.Sequence = r.int()
+			case "total":
+				v.Total = r.money()
+			case "acceptedAt":
+				v.AcceptedAt = r.time()
+			case "customerId":
+				v.CustomerID = r.string()
+			}
+		})
+		if err = r.end(); err == nil && !v.Total.IsPositive() {
 			err = fmt.Errorf("total %s must be positive", v.Total)
 		}
 		e = v
 	case TypeOrderAmended:
 		var v OrderAmended
-		err = strictUnmarshal(r.Payload, &v)
-		if err == nil && !v.Amount.IsPositive() {
+		r.object([]string{"orderId", "sequence", "amount", "note", "amendedAt"}, func(key string) {
+			switch key {
+			case "orderId":
+				v.OrderID = r.string()
+			case "sequence":
+				v.Sequence = r.int()
+			case "amount":
+				v.Amount = r.money()
+			case "note":
+				v.Note = r.string()
+			case "amendedAt":
+				v.AmendedAt = r.time()
+			}
+		})
+		if err = r.end(); err == nil && !v.Amount.IsPositive() {
 			err = fmt.Errorf("amount %s must be positive", v.Amount)
 		}
 		e = v
 	case TypeOrderCancelled:
 		var v OrderCancelled
-		err = strictUnmarshal(r.Payload, &v)
+		r.object([]string{"orderId", "sequence", "reason", "cancelledAt"}, func(key string) {
+			switch key {
+			case "orderId":
+				v.OrderID = r.string()
+			case "sequence":
+				v.Sequence = r.int()
+			case "reason":
+				v.Reason = r.string()
+			case "cancelledAt":
+				v.CancelledAt = r.time()
+			}
+		})
+		err = r.end()
 		e = v
 	case TypeClaimReleased:
 		var v ClaimReleased
-		err = strictUnmarshal(r.Payload, &v)
-		if err == nil && !v.Amount.IsPositive() {
+		r.object([]string{"claimId", "sequence", "amount", "releasedAt"}, func(key string) {
+			switch key {
+			case "claimId":
+				v.ClaimID = r.string()
+			case "sequence":
+				v.Sequence = r.int()
+			case "amount":
+				v.Amount = r.money()
+			case "releasedAt":
+				v.ReleasedAt = r.time()
+			}
+		})
+		if err = r.end(); err == nil && !v.Amount.IsPositive() {
 			err = fmt.Errorf("amount %s must be positive", v.Amount)
 		}
 		e = v
 	default:
-		return nil, fmt.Errorf("decode %q: %w (known: %s, %s, %s, %s)", r.Type, ErrUnknownEvent,
+		return nil, fmt.Errorf("%w (known: %s, %s, %s, %s)", ErrUnknownEvent,
 			TypeOrderAccepted, TypeOrderAmended, TypeOrderCancelled, TypeClaimReleased)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("decode %s v%d: %w: %w", r.Type, r.Version, ErrMalformedEvent, err)
-	}
-	if e.AggregateID() == "" || e.AggregateID() != r.AggregateID || e.Seq() != r.Sequence || e.Seq() < 1 {
-		return nil, fmt.Errorf("decode %s v%d: %w: payload names %q #%d, record names %q #%d",
-			r.Type, r.Version, ErrMalformedEvent, e.AggregateID(), e.Seq(), r.AggregateID, r.Sequence)
-	}
-	return e, nil
-}
-
-// strictUnmarshal decodes exactly one JSON value into v; json.Unmarshal
-// rejects anything but white space after it.
-func strictUnmarshal(payload string, v any) error {
-	return json.Unmarshal([]byte(payload), v)
+	return e, err
 }

@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -143,29 +142,20 @@ func (m Money) Add(o Money) (Money, error) {
 	return Money{Minor: m.Minor + o.Minor, Currency: m.Currency}, nil
 }
 
-// moneyJSON is the wire form of Money: the amount as a decimal string, never a
-// float, and the currency code.
-type moneyJSON struct {
-	Amount   string `json:"amount"`
-	Currency string `json:"currency"`
-}
-
-// MarshalJSON encodes money as {"amount":"10.00","currency":"EUR"}.
+// MarshalJSON encodes money as {"amount":"10.00","currency":"EUR"}: the
+// amount as a decimal string, never a float, and the currency code.
 func (m Money) MarshalJSON() ([]byte, error) {
-	if _, ok := exponents[m.Currency]; !ok {
-		return nil, fmt.Errorf("%w: unknown currency %q", ErrMoney, m.Currency)
-	}
-	return json.Marshal(moneyJSON{Amount: m.Amount(), Currency: string(m.Currency)})
+	return appendMoney(nil, m)
 }
 
 // UnmarshalJSON decodes {"amount":"10.00","currency":"EUR"} with ParseMoney.
 func (m *Money) UnmarshalJSON(b []byte) error {
-	var w moneyJSON
-	if err := json.Unmarshal(b, &w); err != nil {
-		return fmt.Errorf("%w: %w", ErrMoney, err)
-	}
-	parsed, err := ParseMoney(w.Amount, w.Currency)
-	if err != nil {
+	r := reader{s: string(b)}
+	parsed := r.money()
+	if err := r.end(); err != nil {
+		if !errors.Is(err, ErrMoney) { // data after the value
+			err = fmt.Errorf("%w: %w", ErrMoney, err)
+		}
 		return err
 	}
 	*m = parsed
