@@ -284,7 +284,7 @@ func (c *Consumer) countFailure(env broker.Envelope, f failure) (parked bool, er
 	return parked, nil
 }
 
-func parkedKey(orderID string, seq int) string { return fmt.Sprintf("%s/%012d", orderID, seq) }
+func parkedKey(orderID string, seq int) string { return store.SeqKey(orderID+"/", seq) }
 
 // ReplayDeadLetters takes every dead letter out of the dead-letter table and
 // asks the broker to deliver the stored original again, once an operator

@@ -115,7 +115,7 @@ func ApplyEffect(tx *store.Tx, e domain.Event, messageID string, now time.Time) 
 		n = v.(int)
 	}
 	tx.Put(tableMeta, keyLedgerN, n+1)
-	entry.Key = fmt.Sprintf("%012d", n)
+	entry.Key = store.SeqKey("", n)
 	if err := tx.Insert(TableLedger, entry.Key, entry); err != nil {
 		return fmt.Errorf("billing: %w", err)
 	}

@@ -46,7 +46,7 @@ func AppendRecord(tx *store.Tx, id string, rec domain.Record, now time.Time) (Me
 	}
 	tx.Put(seqTable, "next", next+1)
 	m := Message{
-		Key:           fmt.Sprintf("%012d", next),
+		Key:           store.SeqKey("", next),
 		ID:            id,
 		Event:         rec,
 		CreatedAt:     now,

@@ -41,10 +41,11 @@ type world struct {
 	broker    *broker.Broker
 	procs     []*proc // service, relay-1..n, billing: a fixed order
 
-	crashing bool           // crashes may fire (phase run only)
-	reached  map[string]int // crash point -> times reached while crashing
-	plan     []Crash        // crashes still to fire, in order
-	counted  map[string]int // reaches since the previous crash fired
+	crashing bool                          // crashes may fire (phase run only)
+	points   map[effect.Boundary][2]string // a boundary's crash point ids, before and after, built once
+	reached  map[string]int                // crash point -> times reached while crashing
+	plan     []Crash                       // crashes still to fire, in order
+	counted  map[string]int                // reaches since the previous crash fired
 	fired    []FiredCrash
 
 	trace []Step
@@ -66,6 +67,7 @@ func newWorld(cfg Config) (*world, error) {
 		rng:       rand.New(rand.NewPCG(cfg.Seed, 0x6f7574626f786c62)),
 		orderDB:   store.New("orders"),
 		billingDB: store.New("billing"),
+		points:    map[effect.Boundary][2]string{},
 		reached:   map[string]int{},
 		counted:   map[string]int{},
 		plan:      append([]Crash(nil), cfg.Crashes...),
@@ -116,8 +118,15 @@ func (w *world) installFault(f Fault) {
 	}
 }
 
-// NewID draws a message id from the run's seed.
-func (w *world) NewID() string { return fmt.Sprintf("e-%016x", w.rng.Uint64()) }
+// NewID draws a message id from the run's seed: "e-" and 16 hex digits.
+func (w *world) NewID() string {
+	const digits = "0123456789abcdef"
+	id := [18]byte{'e', '-'}
+	for i, v := len(id)-1, w.rng.Uint64(); i >= 2; i, v = i-1, v>>4 {
+		id[i] = digits[v&0xF]
+	}
+	return string(id[:])
+}
 
 // gate is the effect.Gate of one incarnation of one process.
 type gate struct {
@@ -133,7 +142,8 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 	if !p.alive || p.incarnation != g.incarnation {
 		return effect.ErrCrashed // a dead process has no effects
 	}
-	if w.crashHere(p, b.Before()) {
+	point := w.pointsOf(b)
+	if w.crashHere(p, point[0]) {
 		return effect.ErrCrashed
 	}
 	err := do()
@@ -150,10 +160,21 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 	if err != nil {
 		return err
 	}
-	if w.crashHere(p, b.After()) {
+	if w.crashHere(p, point[1]) {
 		return effect.ErrCrashed
 	}
 	return nil
+}
+
+// pointsOf returns b's crash point ids, b.Before() and b.After(), without
+// building the strings again at every crossing.
+func (w *world) pointsOf(b effect.Boundary) [2]string {
+	ids, ok := w.points[b]
+	if !ok {
+		ids = [2]string{b.Before(), b.After()}
+		w.points[b] = ids
+	}
+	return ids
 }
 
 // crashHere counts that point was reached and crashes p if the plan says so.

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -248,5 +249,15 @@ func TestValuesInKeyOrder(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"a", "b", "c"}, got); diff != "" {
 		t.Fatalf("Values (-want +got):\n%s", diff)
+	}
+}
+
+func TestSeqKeyIsSprintf(t *testing.T) {
+	for _, n := range []int{0, 1, 42, 999_999_999_999, 1_000_000_000_000, 1 << 62} {
+		for _, prefix := range []string{"", "o-1/"} {
+			if got, want := store.SeqKey(prefix, n), fmt.Sprintf("%s%012d", prefix, n); got != want {
+				t.Errorf("SeqKey(%q, %d) = %q, want %q", prefix, n, got, want)
+			}
+		}
 	}
 }
