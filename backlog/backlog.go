@@ -154,7 +154,6 @@ func Simulate(p Params) (Simulation, error) {
 		if _, err := relay.Step(); err != nil {
 			return sim, err
 		}
-		db.TruncateLog(db.LastSeq())
 
 		age := time.Duration(0)
 		if oldest, ok := outbox.OldestUnsent(db); ok {

@@ -33,8 +33,10 @@ var (
 	BoundaryOffset = effect.Boundary{Process: "relay", Effect: "offset"}
 )
 
-// Install creates the connector's tables.
+// Install creates the connector's tables and makes db keep the commit log
+// the connector tails, as a real connector creates a replication slot.
 func Install(db *store.DB) error {
+	db.KeepLog()
 	return errors.Join(db.CreateTable(TableOffset), db.CreateTable(TableRetries), db.CreateTable(TableDead))
 }
 

@@ -29,9 +29,10 @@
 //
 // # Commit log
 //
-// Every commit is appended to a log of changes (table, key, new value), the
-// in-memory counterpart of a database's write-ahead log. A change-data-capture
-// relay tails it with a durable offset.
+// Every commit is numbered, and once a reader asked for it (KeepLog) it is
+// appended to a log of changes (table, key, new value), the in-memory
+// counterpart of a database's write-ahead log. A change-data-capture relay
+// tails it with a durable offset.
 //
 // # Values
 //

@@ -30,8 +30,10 @@ type DB struct {
 	name   string
 	tables map[string]*table
 	open   map[*Tx]struct{}
-	log    []Commit
 	seq    uint64
+	// keepLog says whether commits are kept in log, for readers of Log.
+	keepLog bool
+	log     []Commit
 	// spare buffers of finished transactions, reused by the next Begin: a
 	// relay commits thousands of small transactions, and garbage is what
 	// makes a large in-memory database slow.
@@ -240,11 +242,27 @@ func (db *DB) LastSeq() uint64 {
 	return db.seq
 }
 
+// KeepLog makes the database keep its commit log from the next commit on,
+// until TruncateLog: a reader of Log (a change-data-capture connector, the
+// simulator's trace and safety checker) calls it first, as a real
+// connector creates a replication slot. Without a reader the database only
+// numbers its commits: a log nobody reads would hold every value ever
+// written.
+func (db *DB) KeepLog() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.keepLog = true
+}
+
 // Log returns the commits with Seq > after, oldest first. The slice and its
-// values belong to the store: read them, do not change them.
+// values belong to the store: read them, do not change them. Log panics if
+// KeepLog was not called, a bug in the reader.
 func (db *DB) Log(after uint64) []Commit {
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	if !db.keepLog {
+		panic(fmt.Sprintf("store %s: Log without KeepLog: the commit log is not kept", db.name))
+	}
 	i := sort.Search(len(db.log), func(i int) bool { return db.log[i].Seq > after })
 	return db.log[i:]
 }
@@ -279,7 +297,10 @@ func (db *DB) changeSlice(n int) []Change {
 // db.mu.
 func (db *DB) apply(owner string, writes []write) {
 	db.seq++
-	c := Commit{Seq: db.seq, Owner: owner, Changes: db.changeSlice(len(writes))}
+	var c Commit
+	if db.keepLog {
+		c = Commit{Seq: db.seq, Owner: owner, Changes: db.changeSlice(len(writes))}
+	}
 	for _, w := range writes {
 		t := w.table
 		if w.deleted {
@@ -294,7 +315,11 @@ func (db *DB) apply(owner string, writes []write) {
 				ix.set.remove(w.key)
 			}
 		}
-		c.Changes = append(c.Changes, Change{Table: t.name, Key: w.key, Value: w.value, Deleted: w.deleted})
+		if db.keepLog {
+			c.Changes = append(c.Changes, Change{Table: t.name, Key: w.key, Value: w.value, Deleted: w.deleted})
+		}
 	}
-	db.log = append(db.log, c)
+	if db.keepLog {
+		db.log = append(db.log, c)
+	}
 }

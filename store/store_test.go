@@ -49,6 +49,7 @@ func TestCrashBeforeCommitLeavesNeitherRow(t *testing.T) {
 
 func TestCrashAfterCommitKeepsBothRows(t *testing.T) {
 	db := newDB(t)
+	db.KeepLog()
 	tx := db.Begin("service")
 	tx.Put("orders", "o-1", row{Status: "ACCEPTED"})
 	tx.Put("outbox", "0001", row{Status: "PENDING"})
@@ -208,6 +209,7 @@ func TestScanIndexSeesOnlyMatchingRowsInKeyOrder(t *testing.T) {
 
 func TestLogAndTruncate(t *testing.T) {
 	db := newDB(t)
+	db.KeepLog()
 	for _, k := range []string{"a", "b", "c"} {
 		tx := db.Begin("w")
 		tx.Put("orders", k, row{})
@@ -260,4 +262,30 @@ func TestSeqKeyIsSprintf(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestLogIsKeptOnlyForAReader(t *testing.T) {
+	db := newDB(t)
+	commit := func(key string) {
+		tx := db.Begin("w")
+		tx.Put("orders", key, row{})
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit("a")
+	db.KeepLog()
+	commit("b")
+	if db.LastSeq() != 2 {
+		t.Fatalf("LastSeq = %d, want 2: commits are numbered whether or not the log is kept", db.LastSeq())
+	}
+	if log := db.Log(0); len(log) != 1 || log[0].Seq != 2 {
+		t.Fatalf("Log(0) = %+v, want commit 2 only: the log starts at KeepLog", log)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Log without KeepLog did not panic")
+		}
+	}()
+	newDB(t).Log(0)
 }
