@@ -77,9 +77,10 @@ type World struct {
 	Orders []domain.Order
 	// Ledger is billing's committed effects in the order applied.
 	Ledger []billing.Entry
-	// Outbox is the outbox as it was after quiesce, before any replay; nil
-	// for a variant without an outbox. A committed change whose message is
-	// stuck there is STUCK, not LOST: the message still exists.
+	// Outbox holds the outbox messages that were not SENT after quiesce,
+	// before any replay, oldest first; nil for a variant without an outbox.
+	// A committed change whose message is stuck there is STUCK, not LOST:
+	// the message still exists.
 	Outbox []outbox.Message
 	// Held are the messages billing holds without having applied them:
 	// parked behind a gap, or dead letters. They explain a LOST change
@@ -101,14 +102,18 @@ type change struct {
 // aggregate and sequence.
 func Check(w World) []Violation {
 	var vs []Violation
-	committed := map[change]bool{}
+	changes := 0
+	for _, o := range w.Orders {
+		changes += o.Version
+	}
+	committed := make(map[change]bool, changes)
 	for _, o := range w.Orders {
 		for seq := 1; seq <= o.Version; seq++ {
 			committed[change{o.ID, seq}] = true
 		}
 	}
-	effects := map[change]int{}
-	lastApplied := map[string]billing.Entry{}
+	effects := make(map[change]int, len(w.Ledger))
+	lastApplied := make(map[string]billing.Entry, len(w.Orders))
 	for _, e := range w.Ledger {
 		c := change{e.OrderID, e.Sequence}
 		effects[c]++

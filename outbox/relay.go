@@ -171,6 +171,9 @@ func (r *Relay) ClaimDue() ([]Message, error) { return r.AppendClaims(nil) }
 // AppendClaims is ClaimDue appending the claimed messages to batch, so that
 // a relay can reuse one buffer from step to step (Step does).
 func (r *Relay) AppendClaims(batch []Message) ([]Message, error) {
+	if r.DB.IndexLen(Table, IndexUnsent) == 0 {
+		return batch, nil // nothing unsent: no transaction needed
+	}
 	now := r.Clock.Now()
 	tx := r.DB.Begin(r.cfg.Owner)
 	defer tx.Rollback()
@@ -263,6 +266,9 @@ func (r *Relay) recordFailure(m Message, cause error, unsent []Message) (dead bo
 // else changes, and false if it never will (nothing unsent, or only dead
 // letters and the messages blocked behind them).
 func (r *Relay) NextWake() (time.Time, bool) {
+	if r.DB.IndexLen(Table, IndexUnsent) == 0 {
+		return time.Time{}, false
+	}
 	tx := r.DB.Begin(r.cfg.Owner)
 	defer tx.Rollback()
 	var next time.Time

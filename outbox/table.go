@@ -73,6 +73,19 @@ func Get(tx *store.Tx, key string) (Message, bool) {
 // All returns every message committed in db, oldest first.
 func All(db *store.DB) []Message { return store.Values[Message](db, Table) }
 
+// Unsent returns every committed message that is not SENT, oldest first.
+// It reads the partial index, so its cost does not grow with the SENT rows.
+func Unsent(db *store.DB) []Message {
+	tx := db.Begin("metrics")
+	defer tx.Rollback()
+	var msgs []Message
+	tx.ScanIndex(Table, IndexUnsent, func(_ string, v any) bool {
+		msgs = append(msgs, v.(Message))
+		return true
+	})
+	return msgs
+}
+
 // OldestUnsent returns the oldest message that is not SENT, cheaply: it is
 // the first entry of the unsent index.
 func OldestUnsent(db *store.DB) (Message, bool) {

@@ -85,7 +85,7 @@ func Run(cfg Config) (Result, error) {
 	}
 	var afterQuiesce []outbox.Message
 	if w.orderDB.HasTable(outbox.Table) {
-		afterQuiesce = outbox.All(w.orderDB)
+		afterQuiesce = outbox.Unsent(w.orderDB)
 	}
 
 	// 3. replay: permanent causes fixed, dead letters replayed.
