@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"outboxlab/domain"
@@ -173,7 +174,7 @@ func (b *Broker) Receive(name string) (Delivery, bool) {
 		if e.availableAt.After(now) {
 			continue
 		}
-		s.queue = append(s.queue[:i:i], s.queue[i+1:]...)
+		s.queue = remove(s.queue, i)
 		b.nextTag++
 		e.redelivered = e.redelivered || s.seen[e.env.ID]
 		s.seen[e.env.ID] = true
@@ -189,12 +190,23 @@ func (b *Broker) Receive(name string) (Delivery, bool) {
 	return Delivery{}, false
 }
 
+// remove returns list without its i-th element, in place: the first
+// element, the usual case of a queue, by moving the start of the slice.
+func remove[T any](list []T, i int) []T {
+	if i == 0 {
+		var zero T
+		list[0] = zero // let the collector have it
+		return list[1:]
+	}
+	return slices.Delete(list, i, i+1)
+}
+
 // Ack confirms a delivery; the message will not be delivered again.
 func (b *Broker) Ack(name string, tag uint64) error {
 	s := b.mustSub(name)
 	for i, f := range s.inflight {
 		if f.tag == tag {
-			s.inflight = append(s.inflight[:i:i], s.inflight[i+1:]...)
+			s.inflight = remove(s.inflight, i)
 			b.record(Action{Kind: Acked, MessageID: f.e.env.ID, Event: f.e.env.Event, Subscriber: name, Tag: tag})
 			return nil
 		}
@@ -209,7 +221,7 @@ func (b *Broker) Nack(name string, tag uint64) error {
 	s := b.mustSub(name)
 	for i, f := range s.inflight {
 		if f.tag == tag {
-			s.inflight = append(s.inflight[:i:i], s.inflight[i+1:]...)
+			s.inflight = remove(s.inflight, i)
 			f.e.redelivered = true
 			f.e.availableAt = b.clock.Now()
 			s.queue = append(s.queue, f.e)

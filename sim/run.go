@@ -117,7 +117,7 @@ func Run(cfg Config) (Result, error) {
 		Outcome:    check.Worst(vs),
 		Violations: vs,
 		Fired:      w.fired,
-		Reached:    w.reached,
+		Reached:    w.reached(),
 		Trace:      w.trace,
 		Duration:   w.clock.Since(),
 	}, nil

@@ -41,11 +41,10 @@ type world struct {
 	broker    *broker.Broker
 	procs     []*proc // service, relay-1..n, billing: a fixed order
 
-	crashing bool                          // crashes may fire (phase run only)
-	points   map[effect.Boundary][2]string // a boundary's crash point ids, before and after, built once
-	reached  map[string]int                // crash point -> times reached while crashing
-	plan     []Crash                       // crashes still to fire, in order
-	counted  map[string]int                // reaches since the previous crash fired
+	crashing bool                               // crashes may fire (phase run only)
+	points   map[effect.Boundary]*[2]crashPoint // a boundary's points, before and after
+	seenPts  []*crashPoint                      // every point crossed so far
+	plan     []Crash                            // crashes still to fire, in order
 	fired    []FiredCrash
 
 	trace []Step
@@ -67,9 +66,7 @@ func newWorld(cfg Config) (*world, error) {
 		rng:       rand.New(rand.NewPCG(cfg.Seed, 0x6f7574626f786c62)),
 		orderDB:   store.New("orders"),
 		billingDB: store.New("billing"),
-		points:    map[effect.Boundary][2]string{},
-		reached:   map[string]int{},
-		counted:   map[string]int{},
+		points:    map[effect.Boundary]*[2]crashPoint{},
 		plan:      append([]Crash(nil), cfg.Crashes...),
 		crashing:  true,
 	}
@@ -149,8 +146,8 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 	if !p.alive || p.incarnation != g.incarnation {
 		return effect.ErrCrashed // a dead process has no effects
 	}
-	point := w.pointsOf(b)
-	if w.crashHere(p, point[0]) {
+	points := w.pointsOf(b)
+	if w.crashHere(p, &points[0]) {
 		return effect.ErrCrashed
 	}
 	err := do()
@@ -167,41 +164,63 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 	if err != nil {
 		return err
 	}
-	if w.crashHere(p, point[1]) {
+	if w.crashHere(p, &points[1]) {
 		return effect.ErrCrashed
 	}
 	return nil
 }
 
-// pointsOf returns b's crash point ids, b.Before() and b.After(), without
-// building the strings again at every crossing.
-func (w *world) pointsOf(b effect.Boundary) [2]string {
-	ids, ok := w.points[b]
-	if !ok {
-		ids = [2]string{b.Before(), b.After()}
-		w.points[b] = ids
-	}
-	return ids
+// crashPoint is one crash point of the run and how often it was reached.
+type crashPoint struct {
+	id      string // b.Before() or b.After() of its boundary
+	reached int    // while crashes may fire
+	counted int    // since the previous planned crash fired
 }
 
-// crashHere counts that point was reached and crashes p if the plan says so.
-func (w *world) crashHere(p *proc, point string) bool {
+// pointsOf returns b's crash points, before and after, made at its first
+// crossing: a crossing costs one map lookup and no string building.
+func (w *world) pointsOf(b effect.Boundary) *[2]crashPoint {
+	pts, ok := w.points[b]
+	if !ok {
+		pts = &[2]crashPoint{{id: b.Before()}, {id: b.After()}}
+		w.points[b] = pts
+		w.seenPts = append(w.seenPts, &pts[0], &pts[1])
+	}
+	return pts
+}
+
+// reached returns how often each crash point was reached while crashes
+// could fire, by point id.
+func (w *world) reached() map[string]int {
+	out := map[string]int{}
+	for _, pt := range w.seenPts {
+		if pt.reached > 0 {
+			out[pt.id] = pt.reached
+		}
+	}
+	return out
+}
+
+// crashHere counts that pt was reached and crashes p if the plan says so.
+func (w *world) crashHere(p *proc, pt *crashPoint) bool {
 	if !w.crashing {
 		return false
 	}
-	w.reached[point]++
+	pt.reached++
 	if len(w.plan) == 0 {
 		return false
 	}
-	w.counted[point]++
+	pt.counted++
 	next := w.plan[0]
-	if next.Point != point || w.counted[point] != next.Occurrence {
+	if next.Point != pt.id || pt.counted != next.Occurrence {
 		return false
 	}
 	w.plan = w.plan[1:]
-	clear(w.counted)
+	for _, other := range w.seenPts {
+		other.counted = 0
+	}
 	w.fired = append(w.fired, FiredCrash{Crash: next, Process: p.name, At: w.clock.Since()})
-	w.crash(p, point)
+	w.crash(p, pt.id)
 	return true
 }
 

@@ -28,8 +28,8 @@ type DB struct {
 	// runs, so a scan's callback may use the transaction freely.
 	mu     sync.Mutex
 	name   string
-	tables map[string]*table
-	open   map[*Tx]struct{}
+	tables []*table // few: a linear search beats hashing the name
+	open   txList   // open transactions
 	seq    uint64
 	// keepLog says whether commits are kept in log, for readers of Log.
 	keepLog bool
@@ -73,14 +73,14 @@ type Change struct {
 
 // New returns an empty database; name appears in error messages.
 func New(name string) *DB {
-	return &DB{name: name, tables: make(map[string]*table), open: make(map[*Tx]struct{})}
+	return &DB{name: name}
 }
 
 // CreateTable adds an empty table with the given partial indexes.
 func (db *DB) CreateTable(name string, indexes ...Index) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if _, ok := db.tables[name]; ok {
+	if db.lookup(name) != nil {
 		return fmt.Errorf("store %s: create %s: %w", db.name, name, ErrTableExists)
 	}
 	t := &table{name: name, rows: make(map[string]any)}
@@ -90,7 +90,7 @@ func (db *DB) CreateTable(name string, indexes ...Index) error {
 		}
 		t.indexes = append(t.indexes, &index{Index: ix, set: newOrderedSet()})
 	}
-	db.tables[name] = t
+	db.tables = append(db.tables, t)
 	return nil
 }
 
@@ -98,13 +98,21 @@ func (db *DB) CreateTable(name string, indexes ...Index) error {
 func (db *DB) HasTable(name string) bool {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	_, ok := db.tables[name]
-	return ok
+	return db.lookup(name) != nil
+}
+
+func (db *DB) lookup(name string) *table {
+	for _, t := range db.tables {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
 }
 
 func (db *DB) table(name string) *table {
-	t, ok := db.tables[name]
-	if !ok {
+	t := db.lookup(name)
+	if t == nil {
 		panic(fmt.Sprintf("store %s: no table %q", db.name, name))
 	}
 	return t
@@ -126,7 +134,7 @@ func (db *DB) Begin(owner string) *Tx {
 	defer db.mu.Unlock()
 	tx := &Tx{db: db, owner: owner, writes: db.spareWrites}
 	db.spareWrites = nil
-	db.open[tx] = struct{}{}
+	db.open.add(tx)
 	return tx
 }
 
@@ -150,11 +158,13 @@ func (db *DB) Crash(owner string) int {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	n := 0
-	for tx := range db.open {
+	for tx := db.open.first; tx != nil; {
+		next := tx.next // finish unlinks tx
 		if tx.owner == owner {
 			tx.finish(ErrAborted)
 			n++
 		}
+		tx = next
 	}
 	return n
 }
@@ -164,7 +174,7 @@ func (db *DB) Crash(owner string) int {
 func (db *DB) OpenTransactions() int {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	return len(db.open)
+	return db.open.len
 }
 
 // Len returns the number of committed rows in a table.

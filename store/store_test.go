@@ -289,3 +289,27 @@ func TestLogIsKeptOnlyForAReader(t *testing.T) {
 	}()
 	newDB(t).Log(0)
 }
+
+func TestCrashAbortsOnlyTheOwnersTransactions(t *testing.T) {
+	db := newDB(t)
+	owners := []string{"relay", "service", "relay", "billing", "relay"}
+	var txs []*store.Tx
+	for _, o := range owners {
+		txs = append(txs, db.Begin(o))
+	}
+	if n := db.Crash("relay"); n != 3 {
+		t.Fatalf("Crash(relay) aborted %d transactions, want 3", n)
+	}
+	if n := db.OpenTransactions(); n != 2 {
+		t.Fatalf("open transactions after the crash = %d, want 2", n)
+	}
+	for i, tx := range txs {
+		err := tx.Commit()
+		if aborted := owners[i] == "relay"; aborted != errors.Is(err, store.ErrAborted) {
+			t.Errorf("transaction %d of %s: Commit = %v", i, owners[i], err)
+		}
+	}
+	if n := db.OpenTransactions(); n != 0 {
+		t.Fatalf("open transactions at the end = %d, want 0", n)
+	}
+}

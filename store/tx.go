@@ -15,6 +15,41 @@ type Tx struct {
 	// enough that scanning it would cost more than a map.
 	latest map[tableKey]int
 	err    error // set once the transaction is finished
+	// prev and next link the open transactions of db, oldest first.
+	prev, next *Tx
+}
+
+// txList is a doubly linked list of open transactions: adding and removing
+// one costs no allocation and no hashing.
+type txList struct {
+	first, last *Tx
+	len         int
+}
+
+func (l *txList) add(tx *Tx) {
+	tx.prev = l.last
+	if l.last != nil {
+		l.last.next = tx
+	} else {
+		l.first = tx
+	}
+	l.last = tx
+	l.len++
+}
+
+func (l *txList) remove(tx *Tx) {
+	if tx.prev != nil {
+		tx.prev.next = tx.next
+	} else {
+		l.first = tx.next
+	}
+	if tx.next != nil {
+		tx.next.prev = tx.prev
+	} else {
+		l.last = tx.prev
+	}
+	tx.prev, tx.next = nil, nil
+	l.len--
 }
 
 type write struct {
@@ -271,5 +306,5 @@ func (tx *Tx) finish(reason error) {
 	tx.db.recycle(tx.writes, tx.latest)
 	tx.writes = nil
 	tx.latest = nil
-	delete(tx.db.open, tx)
+	tx.db.open.remove(tx)
 }
