@@ -124,7 +124,8 @@ func VersionOf(e Event) int {
 
 // Encode turns an event into a Record of the version VersionOf says.
 func Encode(e Event) (Record, error) {
-	payload, err := appendPayload(make([]byte, 0, 160), e)
+	var buf [256]byte // on the stack: the payload's only allocation is the string
+	payload, err := appendPayload(buf[:0], e)
 	if err != nil {
 		return Record{}, fmt.Errorf("encode %s: %w", e.EventType(), err)
 	}

@@ -122,7 +122,8 @@ func (r *Relay) Step() (StepReport, error) {
 	}
 	r.batch = batch
 	rep.Claimed = len(batch)
-	for i, m := range batch {
+	for i := range batch {
+		m := &batch[i] // a pointer, so that the closure below copies 8 bytes, not the message
 		err := r.Gate.Cross(BoundarySend, func() error {
 			return r.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
 		})
@@ -130,7 +131,7 @@ func (r *Relay) Step() (StepReport, error) {
 			return rep, fmt.Errorf("outbox: send %s: %w", m.ID, err)
 		}
 		if err != nil {
-			dead, released, err := r.recordFailure(m, err, batch[i+1:])
+			dead, released, err := r.recordFailure(*m, err, batch[i+1:])
 			if err != nil {
 				return rep, err
 			}
@@ -144,7 +145,7 @@ func (r *Relay) Step() (StepReport, error) {
 			return rep, nil
 		}
 		r.failedSteps = 0
-		lost, err := r.recordSent(m)
+		lost, err := r.recordSent(*m)
 		if err != nil {
 			return rep, err
 		}

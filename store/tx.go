@@ -204,10 +204,12 @@ func (tx *Tx) ScanIndex(tableName, indexName string, fn func(key string, value a
 		ok    bool
 	}
 	var (
-		chunk []string
-		rows  []entry
-		last  string
-		first = true
+		chunkBuf [scanChunk]string // on the stack, as rowsBuf: a scan allocates nothing
+		rowsBuf  [scanChunk]entry
+		chunk    = chunkBuf[:0]
+		rows     = rowsBuf[:0]
+		last     string
+		first    = true
 	)
 	for {
 		// Under the lock: the next committed members, resolved against this
