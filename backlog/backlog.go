@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"outboxlab/broker"
@@ -138,7 +139,7 @@ func Simulate(p Params) (Simulation, error) {
 			tx := db.Begin("service")
 			for range n {
 				sim.Messages++
-				id := fmt.Sprintf("o-%d", sim.Messages)
+				id := "o-" + strconv.Itoa(sim.Messages)
 				e := domain.OrderAccepted{OrderID: id, Sequence: 1, Total: amount, AcceptedAt: now}
 				if _, err := outbox.Append(tx, id, e, now); err != nil {
 					return sim, err

@@ -75,9 +75,14 @@ func (s *orderedSet) remove(key string) {
 	}
 	s.n--
 	blk := s.blocks[bi]
-	copy(blk[i:], blk[i+1:])
-	blk[len(blk)-1] = ""
-	blk = blk[:len(blk)-1]
+	if i == 0 { // the oldest key, the common case of a queue: O(1)
+		blk[0] = ""
+		blk = blk[1:]
+	} else {
+		copy(blk[i:], blk[i+1:])
+		blk[len(blk)-1] = ""
+		blk = blk[:len(blk)-1]
+	}
 	if len(blk) > 0 {
 		s.blocks[bi] = blk
 		return
