@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -103,24 +104,32 @@ func allDigits(s string) bool {
 
 // Amount formats the amount without the currency, e.g. "10.00".
 func (m Money) Amount() string {
+	var buf [24]byte
+	return string(m.appendAmount(buf[:0]))
+}
+
+// appendAmount appends what Amount returns.
+func (m Money) appendAmount(b []byte) []byte {
+	u := uint64(m.Minor)
+	if m.Minor < 0 {
+		b = append(b, '-')
+		u = -u // two's complement: right for math.MinInt64 too
+	}
 	digits := exponents[m.Currency]
-	minor := m.Minor
-	sign := ""
-	if minor < 0 {
-		sign = "-"
-	}
-	u := uint64(minor)
-	if minor < 0 {
-		u = uint64(-minor)
-	}
 	if digits == 0 {
-		return fmt.Sprintf("%s%d", sign, u)
+		return strconv.AppendUint(b, u, 10)
 	}
 	scale := uint64(1)
 	for range digits {
 		scale *= 10
 	}
-	return fmt.Sprintf("%s%d.%0*d", sign, u/scale, digits, u%scale)
+	b = strconv.AppendUint(b, u/scale, 10)
+	b = append(b, '.')
+	// The fraction with its leading zeros: scale+fraction is "1" followed
+	// by exactly digits digits; keep the digits.
+	start := len(b)
+	b = strconv.AppendUint(b, scale+u%scale, 10)
+	return append(b[:start], b[start+1:]...)
 }
 
 // String formats money as "10.00 EUR".

@@ -3,6 +3,7 @@ package domain_test
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 
 	"outboxlab/domain"
@@ -68,6 +69,22 @@ func TestMoneyJSONIsDecimalStringNotFloat(t *testing.T) {
 	for _, in := range []string{`{"amount":19.99,"currency":"EUR"}`, `{"amount":"19.999","currency":"EUR"}`, `{"amount":"1","currency":"ABC"}`, `[]`} {
 		if err := json.Unmarshal([]byte(in), &m); !errors.Is(err, domain.ErrMoney) {
 			t.Errorf("Unmarshal(%s): err = %v, want ErrMoney", in, err)
+		}
+	}
+}
+
+func TestAmountIsWhatPrintfWrites(t *testing.T) {
+	for _, c := range []struct {
+		minor    int64
+		currency domain.Currency
+		want     string
+	}{
+		{1000, "EUR", "10.00"}, {5, "EUR", "0.05"}, {-5, "EUR", "-0.05"}, {0, "EUR", "0.00"},
+		{1500, "JPY", "1500"}, {-1500, "JPY", "-1500"}, {1234, "GBP", "12.34"}, {7, "USD", "0.07"},
+		{math.MinInt64, "EUR", "-92233720368547758.08"}, {math.MaxInt64, "JPY", "9223372036854775807"},
+	} {
+		if got := (domain.Money{Minor: c.minor, Currency: c.currency}).Amount(); got != c.want {
+			t.Errorf("Money{%d, %s}.Amount() = %q, want %q", c.minor, c.currency, got, c.want)
 		}
 	}
 }

@@ -101,7 +101,9 @@ func appendMoney(b []byte, m Money) ([]byte, error) {
 		return nil, fmt.Errorf("%w: unknown currency %q", ErrMoney, m.Currency)
 	}
 	b = appendKey(b, '{', "amount")
-	b = appendString(b, m.Amount())
+	b = append(b, '"') // digits, a point and a sign need no escaping
+	b = m.appendAmount(b)
+	b = append(b, '"')
 	b = appendKey(b, ',', "currency")
 	b = appendString(b, string(m.Currency))
 	return append(b, '}'), nil
