@@ -148,9 +148,11 @@ func (c *Consumer) Step() (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	err := c.handle(d.Envelope)
-	var f failure
-	if errors.As(err, &f) {
+	if err := c.handle(d.Envelope); err != nil {
+		var f failure
+		if !errors.As(err, &f) {
+			return true, err
+		}
 		parked, err := c.countFailure(d.Envelope, f)
 		if err != nil {
 			return true, err
@@ -159,10 +161,9 @@ func (c *Consumer) Step() (bool, error) {
 			// Hand it back; it comes again after what is already waiting.
 			return true, c.Broker.Nack(c.cfg.Subscription, d.Tag)
 		}
-	} else if err != nil {
-		return true, err
 	}
-	err = c.Gate.Cross(c.boundary(BoundaryAck), func() error { return c.Broker.Ack(c.cfg.Subscription, d.Tag) })
+	tag := d.Tag
+	err := c.Gate.Cross(c.boundary(BoundaryAck), func() error { return c.Broker.Ack(c.cfg.Subscription, tag) })
 	if err != nil {
 		return true, fmt.Errorf("billing: ack %s: %w", d.Envelope.ID, err)
 	}

@@ -17,6 +17,7 @@ type Index struct {
 type orderedSet struct {
 	blocks [][]string // each sorted and non-empty; all keys of a block < those of the next
 	n      int
+	spare  []string // the last block that emptied, for the next one needed
 }
 
 const blockMax = 512
@@ -47,7 +48,7 @@ func (s *orderedSet) add(key string) {
 	s.n++
 	if bi == len(s.blocks) { // greater than every key: append to the last block
 		if bi == 0 || len(s.blocks[bi-1]) >= blockMax {
-			s.blocks = append(s.blocks, make([]string, 0, 8)) // grows as keys come
+			s.blocks = append(s.blocks, s.newBlock())
 			bi++
 		}
 		s.blocks[bi-1] = append(s.blocks[bi-1], key)
@@ -75,21 +76,34 @@ func (s *orderedSet) remove(key string) {
 	}
 	s.n--
 	blk := s.blocks[bi]
-	if i == 0 { // the oldest key, the common case of a queue: O(1)
+	switch {
+	case len(blk) == 1: // the block empties: drop it, keep its array
 		blk[0] = ""
-		blk = blk[1:]
-	} else {
+		if cap(blk) > cap(s.spare) {
+			s.spare = blk[:0]
+		}
+		copy(s.blocks[bi:], s.blocks[bi+1:])
+		s.blocks[len(s.blocks)-1] = nil
+		s.blocks = s.blocks[:len(s.blocks)-1]
+	case i == 0: // the oldest key, the common case of a queue: O(1)
+		blk[0] = ""
+		s.blocks[bi] = blk[1:]
+	default:
 		copy(blk[i:], blk[i+1:])
 		blk[len(blk)-1] = ""
-		blk = blk[:len(blk)-1]
+		s.blocks[bi] = blk[:len(blk)-1]
 	}
-	if len(blk) > 0 {
-		s.blocks[bi] = blk
-		return
+}
+
+// newBlock returns an empty block: the spare one, or a small new one that
+// grows as keys come. A queue that empties and fills again, as the unsent
+// messages of a relay that keeps up do, reuses one block.
+func (s *orderedSet) newBlock() []string {
+	if blk := s.spare; blk != nil {
+		s.spare = nil
+		return blk
 	}
-	copy(s.blocks[bi:], s.blocks[bi+1:])
-	s.blocks[len(s.blocks)-1] = nil
-	s.blocks = s.blocks[:len(s.blocks)-1]
+	return make([]string, 0, 8)
 }
 
 // after appends to out up to n members greater than key (all members from
