@@ -101,14 +101,14 @@ func TestStoreAgainstModel(t *testing.T) {
 			},
 			"scanIndex": func(t *rapid.T) {
 				m := pick(t)
-				var want []string
+				var want []string // key=value: a member's value must be its latest
 				for _, k := range []string{"a", "b", "c", "d", "e"} {
 					if v, ok := view(m, k); ok && v%2 == 1 {
-						want = append(want, k)
+						want = append(want, fmt.Sprintf("%s=%d", k, v))
 					}
 				}
 				var got []string
-				m.tx.ScanIndex("t", "odd", func(k string, v any) bool { got = append(got, k); return true })
+				m.tx.ScanIndex("t", "odd", func(k string, v any) bool { got = append(got, fmt.Sprintf("%s=%d", k, v)); return true })
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Fatalf("ScanIndex (-model +store):\n%s", diff)
 				}

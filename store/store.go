@@ -320,7 +320,7 @@ func (db *DB) apply(owner string, writes []write) {
 		}
 		for _, ix := range t.indexes {
 			if !w.deleted && ix.Where(w.value) {
-				ix.set.add(w.key)
+				ix.set.add(w.key, w.value)
 			} else {
 				ix.set.remove(w.key)
 			}

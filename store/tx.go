@@ -204,7 +204,7 @@ func (tx *Tx) ScanIndex(tableName, indexName string, fn func(key string, value a
 		ok    bool
 	}
 	var (
-		chunkBuf [scanChunk]string // on the stack, as rowsBuf: a scan allocates nothing
+		chunkBuf [scanChunk]member // on the stack, as rowsBuf: a scan allocates nothing
 		rowsBuf  [scanChunk]entry
 		chunk    = chunkBuf[:0]
 		rows     = rowsBuf[:0]
@@ -213,19 +213,23 @@ func (tx *Tx) ScanIndex(tableName, indexName string, fn func(key string, value a
 	)
 	for {
 		// Under the lock: the next committed members, resolved against this
-		// transaction's own writes.
+		// transaction's own writes. A member's value is its committed row,
+		// which satisfies Where; an own write replaces it.
 		tx.db.mu.Lock()
 		chunk = ix.set.after(last, first, scanChunk, chunk[:0])
 		rows = rows[:0]
-		for _, k := range chunk {
-			v, ok := tx.get(t, k)
-			rows = append(rows, entry{k, v, ok && ix.Where(v)})
+		for _, m := range chunk {
+			r := entry{m.key, m.value, true}
+			if w, ok := tx.lookup(t, m.key); ok {
+				r.value, r.ok = w.value, !w.deleted && ix.Where(w.value)
+			}
+			rows = append(rows, r)
 		}
 		tx.db.mu.Unlock()
 		done := len(chunk) < scanChunk
 		first = false
 		if len(chunk) > 0 {
-			last = chunk[len(chunk)-1]
+			last = chunk[len(chunk)-1].key
 		}
 		// Without the lock: the caller's function, on own writes that sort
 		// before the next committed member, and on the members.
