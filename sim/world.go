@@ -41,10 +41,9 @@ type world struct {
 	broker    *broker.Broker
 	procs     []*proc // service, relay-1..n, billing: a fixed order
 
-	crashing bool                               // crashes may fire (phase run only)
-	points   map[effect.Boundary]*[2]crashPoint // a boundary's points, before and after
-	seenPts  []*crashPoint                      // every point crossed so far
-	plan     []Crash                            // crashes still to fire, in order
+	crashing bool              // crashes may fire (phase run only)
+	points   []*boundaryPoints // every boundary crossed so far, in order of first crossing
+	plan     []Crash           // crashes still to fire, in order
 	fired    []FiredCrash
 
 	trace []Step
@@ -66,7 +65,6 @@ func newWorld(cfg Config) (*world, error) {
 		rng:       rand.New(rand.NewPCG(cfg.Seed, 0x6f7574626f786c62)),
 		orderDB:   store.New("orders"),
 		billingDB: store.New("billing"),
-		points:    map[effect.Boundary]*[2]crashPoint{},
 		plan:      append([]Crash(nil), cfg.Crashes...),
 		crashing:  true,
 	}
@@ -147,7 +145,7 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 		return effect.ErrCrashed // a dead process has no effects
 	}
 	points := w.pointsOf(b)
-	if w.crashHere(p, &points[0]) {
+	if w.crashHere(p, &points.before) {
 		return effect.ErrCrashed
 	}
 	err := do()
@@ -164,7 +162,7 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 	if err != nil {
 		return err
 	}
-	if w.crashHere(p, &points[1]) {
+	if w.crashHere(p, &points.after) {
 		return effect.ErrCrashed
 	}
 	return nil
@@ -177,25 +175,35 @@ type crashPoint struct {
 	counted int    // since the previous planned crash fired
 }
 
-// pointsOf returns b's crash points, before and after, made at its first
-// crossing: a crossing costs one map lookup and no string building.
-func (w *world) pointsOf(b effect.Boundary) *[2]crashPoint {
-	pts, ok := w.points[b]
-	if !ok {
-		pts = &[2]crashPoint{{id: b.Before()}, {id: b.After()}}
-		w.points[b] = pts
-		w.seenPts = append(w.seenPts, &pts[0], &pts[1])
+// boundaryPoints are the two crash points of a boundary.
+type boundaryPoints struct {
+	b             effect.Boundary
+	before, after crashPoint
+}
+
+// pointsOf returns b's crash points, made at its first crossing, so that a
+// crossing builds no string. A run crosses a dozen boundaries at most: a
+// linear search finds them.
+func (w *world) pointsOf(b effect.Boundary) *boundaryPoints {
+	for _, bp := range w.points {
+		if bp.b == b {
+			return bp
+		}
 	}
-	return pts
+	bp := &boundaryPoints{b: b, before: crashPoint{id: b.Before()}, after: crashPoint{id: b.After()}}
+	w.points = append(w.points, bp)
+	return bp
 }
 
 // reached returns how often each crash point was reached while crashes
 // could fire, by point id.
 func (w *world) reached() map[string]int {
 	out := map[string]int{}
-	for _, pt := range w.seenPts {
-		if pt.reached > 0 {
-			out[pt.id] = pt.reached
+	for _, bp := range w.points {
+		for _, pt := range []*crashPoint{&bp.before, &bp.after} {
+			if pt.reached > 0 {
+				out[pt.id] = pt.reached
+			}
 		}
 	}
 	return out
@@ -216,8 +224,8 @@ func (w *world) crashHere(p *proc, pt *crashPoint) bool {
 		return false
 	}
 	w.plan = w.plan[1:]
-	for _, other := range w.seenPts {
-		other.counted = 0
+	for _, bp := range w.points {
+		bp.before.counted, bp.after.counted = 0, 0
 	}
 	w.fired = append(w.fired, FiredCrash{Crash: next, Process: p.name, At: w.clock.Since()})
 	w.crash(p, pt.id)
