@@ -234,9 +234,10 @@ func (r *reader) peek() byte {
 	return r.s[r.i]
 }
 
-// object reads an object whose members' values field reads by key. Keys
-// field does not know are skipped, unless they match a field name of names
-// but for case: encoding/json would read those into the field.
+// object reads an object, calling field to read the value of each member
+// whose key is one of names. Other members are skipped, unless their key
+// matches one of names but for case: encoding/json would read those into
+// the field, so the reader refuses them.
 func (r *reader) object(names []string, field func(key string)) {
 	r.consume('{')
 	if r.peek() == '}' {

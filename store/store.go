@@ -28,7 +28,7 @@ type DB struct {
 	// runs, so a scan's callback may use the transaction freely.
 	mu     sync.Mutex
 	name   string
-	tables []*table // few: a linear search beats hashing the name
+	tables []*table // a handful: found by a linear search
 	open   txList   // open transactions
 	seq    uint64
 	// keepLog says whether commits are kept in log, for readers of Log.
