@@ -3,6 +3,7 @@ package outboxlab_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 // counterIDs draws message ids e-1, e-2, ...
 type counterIDs struct{ n int }
 
-func (c *counterIDs) NewID() string { c.n++; return fmt.Sprintf("e-%d", c.n) }
+func (c *counterIDs) NewID() string { c.n++; return "e-" + strconv.Itoa(c.n) }
 
 // BenchmarkPipeline moves messages from place-order to invoice through the
 // reference components wired as in production (effect.Direct, no
