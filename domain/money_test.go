@@ -73,7 +73,7 @@ func TestMoneyJSONIsDecimalStringNotFloat(t *testing.T) {
 	}
 }
 
-func TestAmountIsWhatPrintfWrites(t *testing.T) {
+func TestAmountWritesMinorUnitsAsDecimals(t *testing.T) {
 	for _, c := range []struct {
 		minor    int64
 		currency domain.Currency
