@@ -39,7 +39,6 @@ type DB struct {
 	// makes a large in-memory database slow.
 	spareWrites []write
 	spareLatest map[tableKey]int
-	changeBlock []Change // where the next commits' changes are cut from
 }
 
 type table struct {
@@ -286,30 +285,13 @@ func (db *DB) TruncateLog(upTo uint64) {
 	db.log = append([]Commit(nil), db.log[i:]...)
 }
 
-// changeSlice returns an empty slice with room for n changes, cut from a
-// shared block: the commit log keeps every commit, and one allocation per
-// commit was a tenth of a message's garbage. The caller holds db.mu.
-func (db *DB) changeSlice(n int) []Change {
-	const block = 256
-	if n > block/16 {
-		return make([]Change, 0, n)
-	}
-	if cap(db.changeBlock)-len(db.changeBlock) < n {
-		// Blocks grow up to their full size, so a small run stays small.
-		db.changeBlock = make([]Change, 0, min(block, max(16, 2*cap(db.changeBlock))))
-	}
-	start := len(db.changeBlock)
-	db.changeBlock = db.changeBlock[:start+n]
-	return db.changeBlock[start : start : start+n]
-}
-
 // apply makes a transaction's writes durable, all at once. The caller holds
 // db.mu.
 func (db *DB) apply(owner string, writes []write) {
 	db.seq++
 	var c Commit
 	if db.keepLog {
-		c = Commit{Seq: db.seq, Owner: owner, Changes: db.changeSlice(len(writes))}
+		c = Commit{Seq: db.seq, Owner: owner, Changes: make([]Change, 0, len(writes))}
 	}
 	for _, w := range writes {
 		t := w.table
