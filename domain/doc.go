@@ -19,9 +19,10 @@
 //
 // Events are versioned contracts (OrderAccepted v1 and v2, OrderAmended v1,
 // OrderCancelled v1), encoded as JSON by a hand-written writer and a strict
-// reader (wire.go) that tests hold to encoding/json's bytes and meaning. OrderAccepted v2
-// adds a customer id: a compatible change, so both versions decode. Encode turns an
-// event into a Record (type, version, aggregate id, sequence, payload); Decode
-// turns a Record back into an event and fails with ErrUnknownEvent or
-// ErrUnknownVersion rather than misread a contract it does not know.
+// reader (wire.go) that tests hold to encoding/json's bytes and meaning.
+// OrderAccepted v2 adds a customer id: a compatible change, so both
+// versions decode. Encode turns an event into a Record (type, version,
+// aggregate id, sequence, payload); Decode turns a Record back into an
+// event and fails with ErrUnknownEvent or ErrUnknownVersion rather than
+// misread a contract it does not know.
 package domain

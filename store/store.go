@@ -251,12 +251,12 @@ func (db *DB) LastSeq() uint64 {
 	return db.seq
 }
 
-// KeepLog makes the database keep its commit log from the next commit on,
-// until TruncateLog: a reader of Log (a change-data-capture connector, the
-// simulator's trace and safety checker) calls it first, as a real
-// connector creates a replication slot. Without a reader the database only
-// numbers its commits: a log nobody reads would hold every value ever
-// written.
+// KeepLog makes the database keep its commit log from the next commit on;
+// TruncateLog drops what every reader has passed. A reader of Log (a
+// change-data-capture connector, the simulator's trace and safety checker)
+// calls it first, as a real connector creates a replication slot. Without
+// a reader the database only numbers its commits: a log nobody reads would
+// hold every value ever written.
 func (db *DB) KeepLog() {
 	db.mu.Lock()
 	defer db.mu.Unlock()
