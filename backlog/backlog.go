@@ -85,14 +85,19 @@ type Simulation struct {
 	PeakOldestAge time.Duration
 }
 
-// batch is how many messages the simulated relay claims per step; the
-// simulation's time step is batch/P, so that the relay publishes exactly P
-// messages per second.
-const batch = 100
+// stepTarget is the time step the simulation aims at. The relay claims
+// batch = P·stepTarget messages per step (at least one) and the step is
+// batch/P, so that the relay publishes exactly P messages per second; the
+// chapter's 800/s gives batches of 100. The step scales with nothing else,
+// so a run at a hundredth of the rates drains in the same time.
+const stepTarget = 125 * time.Millisecond
+
+// batchFor returns the relay's batch size for a relay rate of p per second.
+func batchFor(p float64) int { return max(1, int(p*stepTarget.Seconds())) }
 
 // Simulate runs the outbox relay at message level. Every step of batch/P
 // seconds, R·step messages are committed to the outbox and the relay steps
-// once with a batch of 100 messages, against a broker that refuses
+// once with a batch of P/8 messages (see stepTarget), against a broker that refuses
 // everything during the outage. The relay is the reference with two
 // changes for the simulation: it deletes what it sent (DeleteOnSend) so
 // that memory stays flat, and it never dead-letters (MaxAttempts 1,000),
@@ -112,6 +117,7 @@ func Simulate(p Params) (Simulation, error) {
 	cfg := outbox.DefaultConfig("relay-1")
 	cfg.DeleteOnSend = true
 	cfg.MaxAttempts = 1000
+	batch := batchFor(p.Relay)
 	cfg.BatchSize = batch
 	relay, err := outbox.NewRelay(cfg, outbox.Deps{DB: db, Broker: &sink{clock: clock, downUntil: epoch.Add(p.Outage)}, Gate: effect.Direct{}, Clock: clock})
 	if err != nil {
