@@ -137,5 +137,8 @@ func SetApplied(tx *store.Tx, aggregateID string, seq int) {
 	tx.Put(TableApplied, aggregateID, seq)
 }
 
+// Accounts returns every committed account, by order id.
+func Accounts(db *store.DB) []Account { return store.Values[Account](db, TableAccounts) }
+
 // Ledger returns every committed effect in the order it was applied.
 func Ledger(db *store.DB) []Entry { return store.Values[Entry](db, TableLedger) }

@@ -89,6 +89,35 @@ type Broker struct {
 	// noHistory switches the record off, for runs nobody reads it of.
 	noHistory bool
 	faults    faults
+	// attempts counts every Publish call per message id, in the order of
+	// the first: what a retry storm would show on the broker's side.
+	attempts []PublishAttempts
+	attempt  map[string]int // message id -> index in attempts
+}
+
+// PublishAttempts is how often one message was handed to Publish, whatever
+// the broker answered.
+type PublishAttempts struct {
+	ID    string
+	Event domain.Record
+	N     int
+}
+
+// Attempts returns the publish attempts of every message, in the order of
+// each message's first attempt.
+func (b *Broker) Attempts() []PublishAttempts { return b.attempts }
+
+func (b *Broker) countAttempt(e Envelope) {
+	if b.attempt == nil {
+		b.attempt = map[string]int{}
+	}
+	i, ok := b.attempt[e.ID]
+	if !ok {
+		i = len(b.attempts)
+		b.attempt[e.ID] = i
+		b.attempts = append(b.attempts, PublishAttempts{ID: e.ID, Event: e.Event})
+	}
+	b.attempts[i].N++
 }
 
 // New returns an empty broker reading time from clock.
@@ -126,6 +155,7 @@ func (b *Broker) mustSub(name string) *subscription {
 // Publish implements Publisher, subject to the faults in force.
 func (b *Broker) Publish(e Envelope) error {
 	now := b.clock.Now()
+	b.countAttempt(e)
 	if err := b.faults.refuse(e, now); err != nil {
 		b.record(Action{Kind: PublishFailed, MessageID: e.ID, Event: e.Event, Detail: err.Error()})
 		return fmt.Errorf("broker: publish %s: %w", e.ID, err)

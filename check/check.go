@@ -3,8 +3,10 @@ package check
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"outboxlab/billing"
+	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/outbox"
 )
@@ -16,14 +18,26 @@ type Outcome int
 // Outcomes, mildest first; a larger value is worse.
 const (
 	OK Outcome = iota
+	// Storm: more publish attempts than the retry policy allows.
+	Storm
+	// GaveUp: a dead letter although every fault of the run was transient.
+	GaveUp
 	Stuck
+	// Unsafe: a safety property broke during the run (see Safety), even if
+	// the end state looks right.
+	Unsafe
+	// Mismatch: an effect exists once but differs from the committed change
+	// (amount, kind), or a ledger or account does not add up. It ranks
+	// below the outcomes that explain it (an effect applied out of order
+	// credits the wrong amount).
+	Mismatch
 	OutOfOrder
 	Duplicate
 	Phantom
 	Lost
 )
 
-var outcomeWords = [...]string{"OK", "STUCK", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST"}
+var outcomeWords = [...]string{"OK", "STORM", "GAVE_UP", "STUCK", "UNSAFE", "MISMATCH", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST"}
 
 // String returns the outcome's public word, e.g. "OUT_OF_ORDER".
 func (o Outcome) String() string {
@@ -34,7 +48,9 @@ func (o Outcome) String() string {
 }
 
 // Outcomes lists every outcome, mildest first.
-func Outcomes() []Outcome { return []Outcome{OK, Stuck, OutOfOrder, Duplicate, Phantom, Lost} }
+func Outcomes() []Outcome {
+	return []Outcome{OK, Storm, GaveUp, Stuck, Unsafe, Mismatch, OutOfOrder, Duplicate, Phantom, Lost}
+}
 
 // ParseOutcome turns a public word back into an Outcome.
 func ParseOutcome(word string) (Outcome, error) {
@@ -43,7 +59,7 @@ func ParseOutcome(word string) (Outcome, error) {
 			return Outcome(i), nil
 		}
 	}
-	return OK, fmt.Errorf("unknown outcome %q (valid: OK, STUCK, OUT_OF_ORDER, DUPLICATE, PHANTOM, LOST)", word)
+	return OK, fmt.Errorf("unknown outcome %q (valid: %s)", word, strings.Join(outcomeWords[:], ", "))
 }
 
 // Violation is one broken invariant, in plain words with numbers.
@@ -55,8 +71,11 @@ type Violation struct {
 }
 
 func (v Violation) String() string {
-	if v.AggregateID == "" {
+	switch {
+	case v.AggregateID == "":
 		return fmt.Sprintf("%s: %s", v.Outcome, v.Detail)
+	case v.Sequence == 0:
+		return fmt.Sprintf("%s %s: %s", v.Outcome, v.AggregateID, v.Detail)
 	}
 	return fmt.Sprintf("%s %s#%d: %s", v.Outcome, v.AggregateID, v.Sequence, v.Detail)
 }
@@ -91,6 +110,55 @@ type World struct {
 	Quiesced bool
 	// Busy describes what was still going on when the horizon ran out.
 	Busy string
+
+	// Changes are the committed business changes with their content (see
+	// Changes); nil compares labels only.
+	Changes []Change
+	// Accounts are billing's accounts; each must equal its ledger.
+	Accounts []billing.Account
+	// Published is every message the broker stored, in order (the message
+	// contract: one change, one message id).
+	Published []broker.Envelope
+	// DeadLetters are the dead letters that existed after quiesce, before
+	// the operator's replay, in the outbox and in billing.
+	DeadLetters []DeadLetter
+	// Transient says every fault of the run heals by itself (no rejected or
+	// poisoned message): then a dead letter is GAVE_UP.
+	Transient bool
+	// Publishes counts the publish attempts of each message, in the order
+	// of the first attempt; PublishBudget is how many the retry policy
+	// allows each (see Budget). More is STORM.
+	Publishes     []Attempts
+	PublishBudget int
+	// Unsafe lists the breaches of Safety; each is UNSAFE.
+	Unsafe []string
+}
+
+// DeadLetter is a message that was given up on, and where.
+type DeadLetter struct {
+	// Where is "outbox" or "billing".
+	Where       string
+	MessageID   string
+	AggregateID string
+	Sequence    int
+	Reason      string
+}
+
+// Attempts is how often one message was handed to the broker.
+type Attempts struct {
+	MessageID   string
+	AggregateID string
+	Sequence    int
+	N           int
+}
+
+// Budget returns how many publish attempts of one message a retry policy
+// with maxAttempts allows in a run: every attempt it allows, once more for
+// each operator replay, and one more for every interruption (a crash, a
+// stall, a lost lease) after which a relay may send a message again that it
+// cannot know was sent.
+func Budget(maxAttempts, replays, interruptions int) int {
+	return (maxAttempts+1)*(1+replays) + interruptions
 }
 
 type change struct {
@@ -153,6 +221,12 @@ func Check(w World) []Violation {
 			vs = append(vs, Violation{Lost, c.order, c.seq, detail})
 		}
 	}
+	vs = append(vs, content(w, effects)...)
+	vs = append(vs, contract(w.Published)...)
+	vs = append(vs, liveness(w)...)
+	for _, u := range w.Unsafe {
+		vs = append(vs, Violation{Outcome: Unsafe, Detail: u})
+	}
 	if !w.Quiesced {
 		vs = append(vs, Violation{Outcome: Stuck, Detail: "still busy at the end of the horizon: " + w.Busy})
 	}
@@ -191,6 +265,27 @@ func stuckMessages(msgs []outbox.Message) []Violation {
 				detail += " (claimed by " + m.LeaseOwner + ", never released)"
 			}
 			vs = append(vs, Violation{Stuck, agg, m.Event.Sequence, detail})
+		}
+	}
+	return vs
+}
+
+// liveness finds dead letters under transient faults (GAVE_UP) and messages
+// sent more often than the retry policy allows (STORM).
+func liveness(w World) []Violation {
+	var vs []Violation
+	if w.Transient {
+		for _, d := range w.DeadLetters {
+			vs = append(vs, Violation{GaveUp, d.AggregateID, d.Sequence,
+				fmt.Sprintf("message %s was dead-lettered in %s (%s), but every fault of the run was transient: the retries should have outlasted it", d.MessageID, d.Where, d.Reason)})
+		}
+	}
+	if w.PublishBudget > 0 {
+		for _, a := range w.Publishes {
+			if a.N > w.PublishBudget {
+				vs = append(vs, Violation{Storm, a.AggregateID, a.Sequence,
+					fmt.Sprintf("message %s was published %d times, the retry policy allows %d: retries without backoff or limit hammer the broker", a.MessageID, a.N, w.PublishBudget)})
+			}
 		}
 	}
 	return vs

@@ -8,9 +8,19 @@
 //	LOST          a committed business change has no effect downstream, and
 //	              no message for it is left anywhere to deliver it
 //	PHANTOM       a downstream effect exists for a change never committed
-//	DUPLICATE     a business effect was applied more than once
+//	DUPLICATE     a business effect was applied more than once, or one
+//	              change was published under two message ids
 //	OUT_OF_ORDER  an older event was applied after a newer one of its aggregate
+//	MISMATCH      an effect exists once but differs from the committed change
+//	              (kind, amount), or a ledger or account does not add up
+//	UNSAFE        a safety property broke during the run (see Safety)
 //	STUCK         a message is neither SENT nor DEAD_LETTER after quiesce
+//	GAVE_UP       a dead letter although every fault of the run was transient
+//	STORM         more publish attempts than the retry policy allows
 //
 // OK means no violation at all.
+//
+// Content, not labels: the committed changes are read from the order
+// database's commit log (Changes), never from the events a variant wrote, and
+// billing's ledger is compared with them one by one, kind and amount.
 package check

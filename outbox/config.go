@@ -129,6 +129,18 @@ func (c Config) Pause(n int) time.Duration {
 	return d
 }
 
+// RetryWindow returns the shortest time between a message's first attempt
+// and its last before it is dead-lettered: the sum of the MaxAttempts-1
+// backoffs, each shortened by the most jitter can take. A broker outage
+// shorter than this is outlasted; only a longer one dead-letters.
+func (c Config) RetryWindow() time.Duration {
+	var sum time.Duration
+	for a := 1; a < c.MaxAttempts; a++ {
+		sum += c.Backoff(a, 1)
+	}
+	return sum
+}
+
 // Backoff returns the delay after the given number of failed attempts:
 // min(BackoffCap, BackoffBase·2^attempts), shortened by jitter·delay where
 // jitter is a number in [0, Jitter).

@@ -87,6 +87,7 @@ func Run(cfg Config) (Result, error) {
 	if w.orderDB.HasTable(outbox.Table) {
 		afterQuiesce = outbox.Unsent(w.orderDB)
 	}
+	deadLetters := w.deadLetters(afterQuiesce)
 
 	// 3. replay: permanent causes fixed, dead letters replayed.
 	w.broker.FixRejections()
@@ -100,18 +101,24 @@ func Run(cfg Config) (Result, error) {
 	}
 
 	// 4. check.
+	ledger, all := billing.Ledger(w.billingDB), orders.All(w.orderDB)
+	unsafe := check.Safety(w.orderDB.Log(0), ledger, all)
 	vs := check.Check(check.World{
-		Orders:   orders.All(w.orderDB),
-		Ledger:   billing.Ledger(w.billingDB),
-		Outbox:   afterQuiesce,
-		Held:     billing.Held(w.billingDB),
-		Quiesced: quiet,
-		Busy:     busy,
+		Orders:        all,
+		Ledger:        ledger,
+		Outbox:        afterQuiesce,
+		Held:          billing.Held(w.billingDB),
+		Quiesced:      quiet,
+		Busy:          busy,
+		Changes:       check.Changes(w.orderDB.Log(0)),
+		Accounts:      billing.Accounts(w.billingDB),
+		Published:     w.broker.Log(),
+		DeadLetters:   deadLetters,
+		Transient:     w.transient(),
+		Publishes:     w.publishes(),
+		PublishBudget: check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, len(w.fired)),
+		Unsafe:        unsafe,
 	})
-	var unsafe []string
-	if cfg.Safety {
-		unsafe = check.Safety(w.orderDB.Log(0), billing.Ledger(w.billingDB), orders.All(w.orderDB))
-	}
 	return Result{
 		Unsafe:     unsafe,
 		Outcome:    check.Worst(vs),
@@ -121,6 +128,46 @@ func Run(cfg Config) (Result, error) {
 		Trace:      w.trace,
 		Duration:   w.clock.Since(),
 	}, nil
+}
+
+// deadLetters lists the dead letters in the outbox (from unsent, read
+// after quiesce) and in billing.
+func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
+	var out []check.DeadLetter
+	for _, m := range unsent {
+		if m.Status == outbox.DeadLetter {
+			out = append(out, check.DeadLetter{Where: "the outbox", MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
+		}
+	}
+	for _, p := range billing.DeadLetters(w.billingDB) {
+		out = append(out, check.DeadLetter{Where: "billing", MessageID: p.Envelope.ID, AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence, Reason: p.Reason})
+	}
+	return out
+}
+
+// transient reports whether every fault of the run heals by itself within
+// what the lab's retry policy outlasts: no rejected or poisoned message, and
+// no outage as long as the reference relay's retry window.
+func (w *world) transient() bool {
+	window := outbox.DefaultConfig("relay").RetryWindow()
+	for _, f := range w.cfg.Faults {
+		switch {
+		case f.Kind == FaultRejected || f.Kind == FaultPoison:
+			return false
+		case f.Kind == FaultOutage && f.For >= window:
+			return false
+		}
+	}
+	return true
+}
+
+// publishes returns the broker's count of publish attempts per message.
+func (w *world) publishes() []check.Attempts {
+	var out []check.Attempts
+	for _, a := range w.broker.Attempts() {
+		out = append(out, check.Attempts{MessageID: a.ID, AggregateID: a.Event.AggregateID, Sequence: a.Event.Sequence, N: a.N})
+	}
+	return out
 }
 
 func (w *world) phase(name string) {

@@ -68,12 +68,11 @@ func newWorld(cfg Config) (*world, error) {
 		plan:      append([]Crash(nil), cfg.Crashes...),
 		crashing:  true,
 	}
+	// The checker reads the order database's history: the committed
+	// changes with their content, and the safety properties.
+	w.orderDB.KeepLog()
 	if cfg.Trace { // the trace describes every commit of both databases
-		w.orderDB.KeepLog()
 		w.billingDB.KeepLog()
-	}
-	if cfg.Safety { // the safety checker reads the order database's history
-		w.orderDB.KeepLog()
 	}
 	w.broker = broker.New(w.clock)
 	w.broker.KeepHistory(cfg.Trace) // the trace is its only reader

@@ -1,0 +1,146 @@
+package outboxlab_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"outboxlab/billing"
+	"outboxlab/broker"
+	"outboxlab/domain"
+	"outboxlab/outbox"
+	"outboxlab/scenarios"
+	"outboxlab/store"
+	"outboxlab/variant"
+)
+
+// A check is trusted once it has failed. Each case below is the reference
+// with one change a learner plausibly makes, graded at one matrix row; the
+// lab must name the outcome and say in its detail line what went wrong.
+// Each of these variants was graded OK before the check that catches it
+// existed.
+func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
+	cases := []struct {
+		name   string
+		v      variant.Variant
+		point  string
+		want   string // the cell's outcome
+		detail string // a violation line that must appear
+	}{
+		{
+			name:   "a consumer that bills amendments as 0.00",
+			v:      withConsumerEffect("zero-amendments", billZeroForAmendments),
+			point:  "duplicate-delivery",
+			want:   "MISMATCH",
+			detail: "MISMATCH o-1#2: billed line +0.00 EUR, the change was line +2.50 EUR",
+		},
+		{
+			name:   "a relay that gives up after two attempts",
+			v:      withRelayConfig("impatient-relay", func(c *outbox.Config) { c.MaxAttempts = 2 }),
+			point:  "broker-outage",
+			want:   "GAVE_UP",
+			detail: "was dead-lettered in the outbox (broker: publish",
+		},
+		{
+			name: "a relay that retries without backoff or limit",
+			v: withRelayConfig("hammering-relay", func(c *outbox.Config) {
+				c.BackoffBase, c.BackoffCap, c.PauseCap, c.MaxAttempts = time.Millisecond, time.Millisecond, time.Millisecond, 1<<30
+			}),
+			point:  "broker-outage",
+			want:   "STORM",
+			detail: "the retry policy allows 22: retries without backoff or limit hammer the broker",
+		},
+		{
+			name:   "a relay that resends under a new message id",
+			v:      newIDOnEverySend(),
+			point:  "relay.after-send",
+			want:   "DUPLICATE",
+			detail: "a consumer that deduplicates by message id applies it twice",
+		},
+	}
+	m := scenarios.Matrix()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := scenarios.FindPoint(c.point)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cell, err := m.RunCell(c.v, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, v := range cell.Violations {
+				lines = append(lines, v.String())
+			}
+			if cell.Outcome != c.want {
+				t.Errorf("%s at %s: %s, want %s\n%s", c.v.Name, c.point, cell.Outcome, c.want, strings.Join(lines, "\n"))
+			}
+			found := false
+			for _, l := range lines {
+				found = found || strings.Contains(l, c.detail)
+			}
+			if !found {
+				t.Errorf("%s at %s: no violation says %q:\n%s", c.v.Name, c.point, c.detail, strings.Join(lines, "\n"))
+			}
+		})
+	}
+}
+
+// withConsumerEffect is the reference with billing's effect replaced.
+func withConsumerEffect(name string, effect billing.Effect) variant.Variant {
+	v := variant.Outbox()
+	v.Name, v.Correct = name, false
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		return billing.NewConsumer(billing.DefaultConfig(env.Owner, variant.Subscription),
+			billing.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: effect})
+	}
+	return v
+}
+
+// billZeroForAmendments is billing's effect with one slip: an amendment's
+// line is written with a zero amount.
+func billZeroForAmendments(tx *store.Tx, e domain.Event, messageID string, now time.Time) error {
+	if a, ok := e.(domain.OrderAmended); ok {
+		a.Amount = domain.Money{Currency: a.Amount.Currency}
+		e = a
+	}
+	return billing.ApplyEffect(tx, e, messageID, now)
+}
+
+// withRelayConfig is the reference with its relay's configuration changed.
+func withRelayConfig(name string, change func(*outbox.Config)) variant.Variant {
+	v := variant.Outbox()
+	v.Name, v.Correct = name, false
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, change)
+		return variant.RelayAdapter{Relay: r}, err
+	}
+	return v
+}
+
+// newIDOnEverySend is the reference relay talking to the broker through a
+// client that stamps every send with a fresh message id, as a relay does
+// that builds the envelope's id at send time instead of storing it with
+// the outbox row.
+func newIDOnEverySend() variant.Variant {
+	v := variant.Outbox()
+	v.Name, v.Correct = "new-id-on-resend", false
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
+			DB: env.OrderDB, Broker: &freshIDs{to: env.Broker, ids: env.IDs}, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
+		return variant.RelayAdapter{Relay: r}, err
+	}
+	return v
+}
+
+type freshIDs struct {
+	to  broker.Publisher
+	ids variant.IDs
+}
+
+func (f *freshIDs) Publish(e broker.Envelope) error {
+	e.ID = fmt.Sprintf("%s-%s", e.ID, f.ids.NewID())
+	return f.to.Publish(e)
+}
