@@ -45,7 +45,7 @@ func BenchmarkClaimDue(b *testing.B) {
 			for b.Loop() {
 				f.clock.Advance(time.Second)
 				var err error
-				batch, err = r.AppendClaims(batch[:0])
+				batch, err = r.ClaimDue()
 				if err != nil || len(batch) != 100 {
 					b.Fatalf("claimed %d, %v", len(batch), err)
 				}

@@ -51,11 +51,9 @@ type Relay struct {
 	cfg Config
 	Deps
 	// Volatile state, lost in a crash: how many steps in a row failed to
-	// send, until when the relay pauses because of them, and the batch
-	// buffer that every Step reuses.
+	// send, and until when the relay pauses because of them.
 	failedSteps int
 	pausedUntil time.Time
-	batch       []Message
 }
 
 // NewRelay returns a relay, or an error naming what is wrong with cfg or deps.
@@ -101,7 +99,11 @@ func (r *Relay) Recover() (int, error) {
 	if released == 0 {
 		return 0, nil
 	}
-	if err := r.Gate.Cross(BoundaryRecover, tx.Commit); err != nil {
+	err := r.Gate.Cross(BoundaryRecover, tx.Commit)
+	if errors.Is(err, store.ErrConflict) {
+		return 0, nil // another relay took them over meanwhile
+	}
+	if err != nil {
 		return 0, fmt.Errorf("outbox: recover: %w", err)
 	}
 	return released, nil
@@ -116,14 +118,12 @@ func (r *Relay) Step() (StepReport, error) {
 	if r.Clock.Now().Before(r.pausedUntil) {
 		return rep, nil // the broker failed recently: do not hammer it
 	}
-	batch, err := r.AppendClaims(r.batch[:0])
+	batch, err := r.ClaimDue()
 	if err != nil {
 		return rep, err
 	}
-	r.batch = batch
 	rep.Claimed = len(batch)
-	for i := range batch {
-		m := &batch[i] // a pointer, so that the closure below copies 8 bytes, not the message
+	for i, m := range batch {
 		err := r.Gate.Cross(BoundarySend, func() error {
 			return r.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
 		})
@@ -131,7 +131,7 @@ func (r *Relay) Step() (StepReport, error) {
 			return rep, fmt.Errorf("outbox: send %s: %w", m.ID, err)
 		}
 		if err != nil {
-			dead, released, err := r.recordFailure(*m, err, batch[i+1:])
+			dead, released, err := r.recordFailure(m, err, batch[i+1:])
 			if err != nil {
 				return rep, err
 			}
@@ -145,7 +145,7 @@ func (r *Relay) Step() (StepReport, error) {
 			return rep, nil
 		}
 		r.failedSteps = 0
-		lost, err := r.recordSent(*m)
+		lost, err := r.recordSent(m)
 		if err != nil {
 			return rep, err
 		}
@@ -160,28 +160,21 @@ func (r *Relay) Step() (StepReport, error) {
 
 // ClaimDue takes up to BatchSize due messages in one short transaction,
 // the in-memory counterpart of SELECT ... FOR UPDATE SKIP LOCKED: a message
-// another relay holds under a live lease is skipped.
+// another relay holds under a live lease is skipped, and when another relay
+// commits a claim on one of the same rows first, this claim fails to commit
+// (store.ErrConflict) and the relay claims nothing this round; the next
+// round sees that relay's claims and skips them.
 //
 // Events of one aggregate go out in sequence order: once an aggregate's
 // oldest unsent message cannot be claimed (it waits out a backoff, another
 // relay holds it, or it is a dead letter), its later messages wait too.
 // That is head-of-line blocking, the price of per-aggregate order;
 // Metrics.Blocked shows it.
-func (r *Relay) ClaimDue() ([]Message, error) { return r.AppendClaims(nil) }
-
-// AppendClaims is ClaimDue appending the claimed messages to batch, so that
-// a relay can reuse one buffer from step to step (Step does).
-func (r *Relay) AppendClaims(batch []Message) ([]Message, error) {
-	if r.DB.IndexLen(Table, IndexUnsent) == 0 {
-		return batch, nil // nothing unsent: no transaction needed
-	}
+func (r *Relay) ClaimDue() ([]Message, error) {
 	now := r.Clock.Now()
 	tx := r.DB.Begin(r.cfg.Owner)
 	defer tx.Rollback()
-	if batch == nil {
-		batch = make([]Message, 0, min(r.cfg.BatchSize, r.DB.IndexLen(Table, IndexUnsent)))
-	}
-	start := len(batch)
+	var batch []Message
 	blocked := map[string]bool{}
 	tx.ScanIndex(Table, IndexUnsent, func(_ string, v any) bool {
 		m := v.(Message)
@@ -195,12 +188,16 @@ func (r *Relay) AppendClaims(batch []Message) ([]Message, error) {
 		}
 		tx.Put(Table, m.Key, m)
 		batch = append(batch, m)
-		return len(batch)-start < r.cfg.BatchSize
+		return len(batch) < r.cfg.BatchSize
 	})
-	if len(batch) == start {
-		return batch, nil
+	if len(batch) == 0 {
+		return nil, nil
 	}
-	if err := r.Gate.Cross(BoundaryClaim, tx.Commit); err != nil {
+	err := r.Gate.Cross(BoundaryClaim, tx.Commit)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, nil // another relay claimed some of these first: skip them
+	}
+	if err != nil {
 		return nil, fmt.Errorf("outbox: claim: %w", err)
 	}
 	return batch, nil
@@ -228,7 +225,11 @@ func (r *Relay) recordSent(m Message) (lost bool, err error) {
 	} else {
 		tx.Put(Table, cur.Key, cur)
 	}
-	if err := r.Gate.Cross(BoundaryMark, tx.Commit); err != nil {
+	err = r.Gate.Cross(BoundaryMark, tx.Commit)
+	if errors.Is(err, store.ErrConflict) {
+		return true, nil // another relay wrote the row since we read it: it owns it now
+	}
+	if err != nil {
 		return false, fmt.Errorf("outbox: mark sent %s: %w", m.ID, err)
 	}
 	return false, nil
@@ -257,7 +258,11 @@ func (r *Relay) recordFailure(m Message, cause error, unsent []Message) (dead bo
 			released++
 		}
 	}
-	if err := r.Gate.Cross(BoundaryMark, tx.Commit); err != nil {
+	err = r.Gate.Cross(BoundaryMark, tx.Commit)
+	if errors.Is(err, store.ErrConflict) {
+		return false, 0, nil // another relay wrote these rows meanwhile: they are its now
+	}
+	if err != nil {
 		return false, 0, fmt.Errorf("outbox: mark failed %s: %w", m.ID, err)
 	}
 	return dead, released, nil

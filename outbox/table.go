@@ -13,15 +13,13 @@ import (
 const (
 	Table       = "outbox"
 	IndexUnsent = "unsent"
-	seqTable    = "outbox_seq"
+	// Sequence is the store sequence the messages' keys are drawn from.
+	Sequence = "outbox_seq"
 )
 
 // Install creates the outbox tables in db.
 func Install(db *store.DB) error {
 	if err := db.CreateTable(Table, store.Index{Name: IndexUnsent, Where: func(v any) bool { return v.(Message).Unsent() }}); err != nil {
-		return fmt.Errorf("outbox: install: %w", err)
-	}
-	if err := db.CreateTable(seqTable); err != nil {
 		return fmt.Errorf("outbox: install: %w", err)
 	}
 	return nil
@@ -40,13 +38,10 @@ func Append(tx *store.Tx, id string, event domain.Event, now time.Time) (Message
 
 // AppendRecord is Append for an already encoded event.
 func AppendRecord(tx *store.Tx, id string, rec domain.Record, now time.Time) (Message, error) {
-	next := 1
-	if v, ok := tx.Get(seqTable, "next"); ok {
-		next = v.(int)
-	}
-	tx.Put(seqTable, "next", next+1)
 	m := Message{
-		Key:           store.SeqKey("", next),
+		// Drawn now, not at commit: a message written later may commit
+		// earlier and so be visible first (see store.DB.NextVal).
+		Key:           store.SeqKey("", tx.NextVal(Sequence)),
 		ID:            id,
 		Event:         rec,
 		CreatedAt:     now,

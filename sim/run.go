@@ -146,19 +146,25 @@ func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 }
 
 // transient reports whether every fault of the run heals by itself within
-// what the lab's retry policy outlasts: no rejected or poisoned message, and
-// no outage as long as the reference relay's retry window.
+// what the lab's retry policy outlasts: no rejected or poisoned message,
+// and the outages together with one full backoff for every lost
+// acknowledgement shorter than the reference relay's retry window. Faults
+// that ask more of the policy than it gives may end in a dead letter; that
+// is then not GAVE_UP, and the operator's replay must deliver it.
 func (w *world) transient() bool {
-	window := outbox.DefaultConfig("relay").RetryWindow()
+	cfg := outbox.DefaultConfig("relay")
+	var demand time.Duration
 	for _, f := range w.cfg.Faults {
-		switch {
-		case f.Kind == FaultRejected || f.Kind == FaultPoison:
+		switch f.Kind {
+		case FaultRejected, FaultPoison:
 			return false
-		case f.Kind == FaultOutage && f.For >= window:
-			return false
+		case FaultOutage:
+			demand += f.For
+		case FaultLostAck:
+			demand += cfg.BackoffCap
 		}
 	}
-	return true
+	return demand < cfg.RetryWindow()
 }
 
 // publishes returns the broker's count of publish attempts per message.

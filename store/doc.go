@@ -11,6 +11,29 @@
 // that would insert a key that already exists fails with ErrDuplicateKey and
 // changes nothing (the unique constraint an inbox relies on).
 //
+// # Isolation
+//
+// The store models what a relay relies on in PostgreSQL, no more:
+//
+//   - Reads see committed data only (read committed): a row another
+//     transaction committed after this one began is visible to it.
+//   - Two transactions that write the same row cannot both commit: the
+//     second to commit fails with ErrConflict and applies nothing (first
+//     committer wins). In PostgreSQL the row lock makes the second writer
+//     wait and then fail or skip the row (FOR UPDATE SKIP LOCKED); here it
+//     fails at commit, which a relay's claim treats as "skip those rows".
+//     Without this, two relays that read the same PENDING row could both
+//     claim it, and both send it.
+//   - Numbers drawn from a sequence (NextVal) are drawn when the row is
+//     written, not when it commits, and are never given back: a
+//     transaction that drew 7 can commit after one that drew 8. A reader
+//     that remembers "the highest id I have seen" skips 7 for good; this
+//     commit-visibility gap is as real here as in PostgreSQL.
+//
+// There are no read locks and no serializable snapshots: a transaction
+// that only reads never conflicts, and write skew is possible, as it is
+// under PostgreSQL's default isolation.
+//
 // # Crashes
 //
 // A crash of a process is Crash(owner): every open transaction of that owner

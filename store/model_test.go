@@ -17,6 +17,7 @@ import (
 type modelTx struct {
 	tx      *store.Tx
 	owner   string
+	start   int // commits before it began
 	writes  map[string]*int
 	inserts []insertion
 }
@@ -36,6 +37,8 @@ func TestStoreAgainstModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		committed := map[string]int{}
+		commits := 0                  // successful commits so far
+		lastWrite := map[string]int{} // key -> the commit that last wrote it
 		var open []*modelTx
 		keys := rapid.SampledFrom([]string{"a", "b", "c", "d", "e"})
 		owners := rapid.SampledFrom([]string{"service", "relay", "billing"})
@@ -66,7 +69,7 @@ func TestStoreAgainstModel(t *testing.T) {
 		t.Repeat(map[string]func(*rapid.T){
 			"begin": func(t *rapid.T) {
 				owner := owners.Draw(t, "owner")
-				open = append(open, &modelTx{tx: db.Begin(owner), owner: owner, writes: map[string]*int{}})
+				open = append(open, &modelTx{tx: db.Begin(owner), owner: owner, start: commits, writes: map[string]*int{}})
 			},
 			"put": func(t *rapid.T) {
 				m, k, v := pick(t), keys.Draw(t, "key"), rapid.IntRange(0, 9).Draw(t, "value")
@@ -115,18 +118,32 @@ func TestStoreAgainstModel(t *testing.T) {
 			},
 			"commit": func(t *rapid.T) {
 				m := pick(t)
-				conflict := false
+				duplicate, conflict := false, false
 				for _, ins := range m.inserts {
 					if _, exists := committed[ins.key]; exists && !ins.afterOwnDrop {
-						conflict = true
+						duplicate = true
+					}
+				}
+				for k := range m.writes {
+					if lastWrite[k] > m.start {
+						conflict = true // first committer wins
 					}
 				}
 				err := m.tx.Commit()
-				if conflict != errors.Is(err, store.ErrDuplicateKey) || (!conflict && err != nil) {
-					t.Fatalf("Commit with conflict=%v: err = %v", conflict, err)
-				}
-				if !conflict {
+				switch {
+				case duplicate || conflict:
+					if !errors.Is(err, store.ErrDuplicateKey) && !errors.Is(err, store.ErrConflict) {
+						t.Fatalf("Commit with duplicate=%v conflict=%v: err = %v", duplicate, conflict, err)
+					}
+					if !conflict && !errors.Is(err, store.ErrDuplicateKey) {
+						t.Fatalf("Commit of a duplicate insert: err = %v, want ErrDuplicateKey", err)
+					}
+				case err != nil:
+					t.Fatalf("Commit without duplicate or conflict: err = %v", err)
+				default:
+					commits++
 					for k, v := range m.writes {
+						lastWrite[k] = commits
 						if v == nil {
 							delete(committed, k)
 						} else {

@@ -20,6 +20,11 @@ var (
 	ErrTxDone = errors.New("transaction already finished")
 	// ErrTableExists means CreateTable was called twice for one name.
 	ErrTableExists = errors.New("table exists")
+	// ErrConflict means another transaction committed a write to a row this
+	// transaction also writes, after this one began: the first committer
+	// wins, and nothing of the second is applied. It is what a row lock
+	// gives in PostgreSQL (the second writer waits, then fails or skips).
+	ErrConflict = errors.New("write conflict: another transaction committed this row first")
 )
 
 // DB is one process's durable database. The zero value is not usable; call New.
@@ -31,6 +36,8 @@ type DB struct {
 	tables []*table // a handful: found by a linear search
 	open   txList   // open transactions
 	seq    uint64
+	// sequences are the named sequences of NextVal.
+	sequences map[string]int
 	// keepLog says whether commits are kept in log, for readers of Log.
 	keepLog bool
 	log     []Commit
@@ -45,6 +52,9 @@ type table struct {
 	name    string
 	rows    map[string]any
 	indexes []*index
+	// written maps a key to the Seq of the last commit that wrote it, for
+	// the first-committer-wins check.
+	written map[string]uint64
 }
 
 type index struct {
@@ -82,7 +92,7 @@ func (db *DB) CreateTable(name string, indexes ...Index) error {
 	if db.lookup(name) != nil {
 		return fmt.Errorf("store %s: create %s: %w", db.name, name, ErrTableExists)
 	}
-	t := &table{name: name, rows: make(map[string]any)}
+	t := &table{name: name, rows: make(map[string]any), written: make(map[string]uint64)}
 	for _, ix := range indexes {
 		if ix.Name == "" || ix.Where == nil {
 			return fmt.Errorf("store %s: create %s: index needs a name and a Where predicate", db.name, name)
@@ -131,7 +141,7 @@ func (t *table) index(name string) *index {
 func (db *DB) Begin(owner string) *Tx {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	tx := &Tx{db: db, owner: owner, writes: db.spareWrites}
+	tx := &Tx{db: db, owner: owner, writes: db.spareWrites, start: db.seq}
 	db.spareWrites = nil
 	db.open.add(tx)
 	return tx
@@ -244,6 +254,21 @@ func SeqKey(prefix string, n int) string {
 	return string(append(b, d...))
 }
 
+// NextVal draws the next number of the named sequence: 1, 2, 3, ... It is
+// not part of any transaction, as in PostgreSQL: a number is drawn when a
+// row is written, not when it commits, and a rolled-back transaction
+// leaves a gap. So a transaction that draws 7 may commit after one that
+// drew 8 (the commit-visibility gap a relay polling "id > last" falls into).
+func (db *DB) NextVal(sequence string) int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.sequences == nil {
+		db.sequences = map[string]int{}
+	}
+	db.sequences[sequence]++
+	return db.sequences[sequence]
+}
+
 // LastSeq returns the sequence number of the last commit (0 if none).
 func (db *DB) LastSeq() uint64 {
 	db.mu.Lock()
@@ -295,6 +320,7 @@ func (db *DB) apply(owner string, writes []write) {
 	}
 	for _, w := range writes {
 		t := w.table
+		t.written[w.key] = db.seq
 		if w.deleted {
 			delete(t.rows, w.key)
 		} else {

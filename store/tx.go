@@ -8,8 +8,11 @@ import (
 // Tx is a transaction: buffered writes that become durable together on
 // Commit, or not at all. A Tx is used by one goroutine at a time.
 type Tx struct {
-	db     *DB
-	owner  string
+	db    *DB
+	owner string
+	// start is the Seq of the last commit when the transaction began: a
+	// row another commit wrote after it is a write conflict.
+	start  uint64
 	writes []write
 	// latest maps a table and key to its last write, once writes is long
 	// enough that scanning it would cost more than a map.
@@ -119,6 +122,10 @@ func (tx *Tx) Get(tableName, key string) (any, bool) {
 	defer tx.db.mu.Unlock()
 	return tx.get(tx.db.table(tableName), key)
 }
+
+// NextVal draws the next number of a sequence; see DB.NextVal. It is not
+// undone by a rollback.
+func (tx *Tx) NextVal(sequence string) int { return tx.db.NextVal(sequence) }
 
 // Put writes a row, replacing any value the key had.
 func (tx *Tx) Put(tableName, key string, value any) {
@@ -271,8 +278,10 @@ func sortedUnique(keys []string) []string {
 }
 
 // Commit applies every write of the transaction atomically. It fails, and
-// applies nothing, if the transaction is finished or aborted or if an Insert
-// meets a key that was committed meanwhile.
+// applies nothing, if the transaction is finished or aborted, if an Insert
+// meets a key that was committed meanwhile (ErrDuplicateKey), or if another
+// transaction committed a write to one of its rows after it began
+// (ErrConflict: first committer wins).
 func (tx *Tx) Commit() error {
 	tx.db.mu.Lock()
 	defer tx.db.mu.Unlock()
@@ -286,6 +295,13 @@ func (tx *Tx) Commit() error {
 		if _, exists := w.table.rows[w.key]; exists {
 			err := fmt.Errorf("store %s: commit: insert %s/%s: %w", tx.db.name, w.table.name, w.key, ErrDuplicateKey)
 			tx.finish(ErrDuplicateKey)
+			return err
+		}
+	}
+	for _, w := range tx.writes {
+		if w.table.written[w.key] > tx.start {
+			err := fmt.Errorf("store %s: commit: %s/%s: %w", tx.db.name, w.table.name, w.key, ErrConflict)
+			tx.finish(ErrConflict)
 			return err
 		}
 	}
