@@ -112,10 +112,15 @@ func Generate(src Source) Schedule {
 
 func money(euros int) domain.Money { return domain.Money{Minor: int64(euros) * 100, Currency: "EUR"} }
 
-// Config returns the simulator configuration that runs s with v.
+// Config returns the simulator configuration that runs s with v. A variant
+// that supports fewer relays than s asks for (Variant.MaxRelays) runs with
+// as many as it supports.
 func (s Schedule) Config(v variant.Variant) sim.Config {
 	cfg := sim.DefaultConfig(v, s.Workload, s.Seed)
 	cfg.Relays = s.Relays
+	if v.MaxRelays > 0 {
+		cfg.Relays = min(s.Relays, v.MaxRelays)
+	}
 	cfg.Faults = s.Faults
 	cfg.Crashes = s.Crashes
 	cfg.Trace = false

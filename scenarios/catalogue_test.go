@@ -27,7 +27,11 @@ func TestCatalogue(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := sim.Run(sc.Configure(v, scenarios.MatrixSeed))
+				cfg := sc.Configure(v, scenarios.MatrixSeed)
+				if v.MaxRelays > 0 && cfg.Relays > v.MaxRelays {
+					continue // the story needs more relays than the variant has (sim.Run says so)
+				}
+				res, err := sim.Run(cfg)
 				if err != nil {
 					t.Fatal(err)
 				}

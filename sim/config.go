@@ -115,6 +115,9 @@ func (c Config) Validate() error {
 	if c.Relays < 1 {
 		errs = append(errs, fmt.Errorf("sim: Relays = %d, want >= 1", c.Relays))
 	}
+	if m := c.Variant.MaxRelays; m > 0 && c.Relays > m {
+		errs = append(errs, fmt.Errorf("sim: Relays = %d, but %s supports at most %d (see Variant.MaxRelays)", c.Relays, c.Variant.Name, m))
+	}
 	if c.RestartDelay <= 0 {
 		errs = append(errs, fmt.Errorf("sim: RestartDelay = %s, want > 0", c.RestartDelay))
 	}

@@ -101,6 +101,7 @@ func Run(cfg Config) (Result, error) {
 	}
 
 	// 4. check.
+	w.abandon()
 	ledger, all := billing.Ledger(w.billingDB), orders.All(w.orderDB)
 	unsafe := check.Safety(w.orderDB.Log(0), ledger, all)
 	vs := check.Check(check.World{
@@ -208,9 +209,10 @@ func (w *world) runUntilQuiet(deadline time.Time) (quiet bool, busy string, err 
 	return false, fmt.Sprintf("%d steps without quiescence; %s", maxSteps, w.busy()), nil
 }
 
-// tick does one thing at the current time, if anything is due: a restart, a
-// workload command, or a step of a relay or the consumer (in an order drawn
-// from the seed, so that interleavings vary with it).
+// tick does one thing at the current time, if anything is due: a restart,
+// a retention cleanup, or one move of a process that may move, drawn from
+// the seed: resuming a task to its next effect boundary, or starting one (a
+// workload command, a relay's step, a delivery).
 func (w *world) tick() (bool, error) {
 	now := w.clock.Now()
 	for _, p := range w.procs {
@@ -221,53 +223,78 @@ func (w *world) tick() (bool, error) {
 			return true, w.start(p)
 		}
 	}
-	if svc := w.procs[0]; svc.alive && len(w.cfg.Workload) > 0 && !Epoch.Add(w.cfg.Workload[0].At).After(now) {
-		cmd := w.cfg.Workload[0]
-		w.cfg.Workload = w.cfg.Workload[1:]
-		if w.cfg.Trace {
-			w.record(Step{Process: svc.name, Kind: StepCommand, Action: cmd.Command.String()})
-		}
-		if err := svc.service.Handle(cmd.Command); err != nil && !errors.Is(err, effect.ErrCrashed) && w.cfg.Trace {
-			w.record(Step{Process: svc.name, Kind: StepError, Action: cmd.Command.String(), Result: "error: " + err.Error()})
-		}
-		return true, nil
-	}
 	if len(w.cfg.Cleanups) > 0 && !Epoch.Add(w.cfg.Cleanups[0]).After(now) {
 		w.cfg.Cleanups = w.cfg.Cleanups[1:]
 		return true, w.cleanup()
 	}
-	workers := w.procs[1:]
-	w.order = w.order[:0]
-	for i := range workers {
-		w.order = append(w.order, i)
+	w.ready = w.ready[:0]
+	for _, p := range w.procs {
+		if p.alive && !p.stalledUntil.After(now) && (p.task != nil || w.due(p, now)) {
+			w.ready = append(w.ready, p)
+		}
 	}
-	w.rng.Shuffle(len(w.order), func(i, j int) { w.order[i], w.order[j] = w.order[j], w.order[i] })
-	for _, i := range w.order {
-		p := workers[i]
-		if !p.alive {
-			continue
-		}
-		var (
-			did bool
-			err error
-		)
-		if p.relay != nil {
-			did, err = p.relay.Step()
-		} else {
-			did, err = p.consumer.Step()
-		}
-		if err != nil && !errors.Is(err, effect.ErrCrashed) && w.cfg.Trace {
-			w.record(Step{Process: p.name, Kind: StepError, Action: "step", Result: "error: " + err.Error()})
-		}
-		if did || errors.Is(err, effect.ErrCrashed) {
+	for len(w.ready) > 0 {
+		i := w.rng.IntN(len(w.ready))
+		p := w.ready[i]
+		if p.task != nil {
+			w.resume(p)
 			return true, nil
 		}
+		if w.startActivity(p) {
+			return true, nil
+		}
+		w.ready = append(w.ready[:i], w.ready[i+1:]...) // nothing to do after all
 	}
 	return false, nil
 }
 
+// due reports whether p has something to start at now.
+func (w *world) due(p *proc, now time.Time) bool {
+	var at time.Time
+	ok := false
+	switch {
+	case p.service != nil:
+		if len(w.cfg.Workload) > 0 {
+			at, ok = Epoch.Add(w.cfg.Workload[0].At), true
+		}
+	case p.relay != nil:
+		at, ok = p.relay.NextWake()
+	case p.consumer != nil:
+		at, ok = w.broker.NextAvailable(w.subscriptionOf(p))
+	}
+	return ok && !at.After(now)
+}
+
+func (w *world) subscriptionOf(p *proc) string {
+	if p.role == roleRelay {
+		return w.cfg.Variant.RelaySubscription
+	}
+	return variant.Subscription
+}
+
+// startActivity starts p's next activity and reports whether it did
+// anything.
+func (w *world) startActivity(p *proc) bool {
+	switch {
+	case p.service != nil:
+		cmd := w.cfg.Workload[0]
+		w.cfg.Workload = w.cfg.Workload[1:]
+		if w.cfg.Trace {
+			w.record(Step{Process: p.name, Kind: StepCommand, Action: cmd.Command.String()})
+		}
+		svc := p.service
+		w.begin(p, func() (bool, error) { return true, svc.Handle(cmd.Command) })
+		return true
+	case p.relay != nil:
+		return w.begin(p, p.relay.Step)
+	default:
+		return w.begin(p, p.consumer.Step)
+	}
+}
+
 // nextEvent returns the earliest future time at which something is due:
-// a restart, a workload command, a relay's next claim, a delivery.
+// a restart, a workload command, a relay's next claim, a delivery, the end
+// of a stall.
 func (w *world) nextEvent() (time.Time, bool) {
 	var next time.Time
 	found := false
@@ -280,13 +307,15 @@ func (w *world) nextEvent() (time.Time, bool) {
 		switch {
 		case !p.alive:
 			consider(p.restartAt)
+		case p.task != nil:
+			consider(p.stalledUntil)
 		case p.relay != nil:
 			if t, ok := p.relay.NextWake(); ok {
-				consider(t)
+				consider(later(t, p.stalledUntil))
 			}
 		case p.consumer != nil:
 			if t, ok := w.broker.NextAvailable(variant.Subscription); ok {
-				consider(t)
+				consider(later(t, p.stalledUntil))
 			}
 		}
 	}
@@ -297,6 +326,13 @@ func (w *world) nextEvent() (time.Time, bool) {
 		consider(Epoch.Add(w.cfg.Cleanups[0]))
 	}
 	return next, found
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // busy describes what keeps the world from being quiet.

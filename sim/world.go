@@ -26,9 +26,17 @@ type proc struct {
 	alive       bool
 	incarnation int
 	restartAt   time.Time
-	service     variant.Service
-	relay       variant.Relay
-	consumer    variant.Consumer
+	// task is the activity in progress, suspended at a boundary; nil when
+	// the process is between activities. yield suspends it (set while the
+	// task runs).
+	task  *task
+	yield func(struct{}) bool
+	// stalledUntil: a stalled process is not scheduled before this time,
+	// and then resumes exactly where it stood.
+	stalledUntil time.Time
+	service      variant.Service
+	relay        variant.Relay
+	consumer     variant.Consumer
 }
 
 // world is everything one run owns.
@@ -47,8 +55,8 @@ type world struct {
 	fired    []FiredCrash
 
 	trace []Step
-	seen  mark  // how far the trace has described the durable systems
-	order []int // scratch: the order in which workers step this tick
+	seen  mark    // how far the trace has described the durable systems
+	ready []*proc // scratch: the processes that may move this tick
 }
 
 // FiredCrash is a planned crash that happened.
@@ -143,12 +151,16 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 	if !p.alive || p.incarnation != g.incarnation {
 		return effect.ErrCrashed // a dead process has no effects
 	}
+	// A scheduling point: any other process may run before this effect.
+	if p.yield != nil && !p.yield(struct{}{}) {
+		return effect.ErrCrashed // the run ended while it waited
+	}
 	points := w.pointsOf(b)
 	if w.crashHere(p, &points.before) {
 		return effect.ErrCrashed
 	}
 	err := do()
-	w.clock.Set(w.clock.Now().Add(w.cfg.EffectCost))
+	w.clock.Set(w.clock.Now().Add(w.effectCost()))
 	if w.cfg.Trace {
 		result := "ok"
 		if err != nil {
@@ -165,6 +177,15 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 		return effect.ErrCrashed
 	}
 	return nil
+}
+
+// effectCost draws how long an effect takes: EffectCost on average, between
+// half and one and a half times it.
+func (w *world) effectCost() time.Duration {
+	if w.cfg.EffectCost <= 0 {
+		return 0
+	}
+	return w.cfg.EffectCost/2 + time.Duration(w.rng.Int64N(int64(w.cfg.EffectCost)))
 }
 
 // crashPoint is one crash point of the run and how often it was reached.

@@ -91,6 +91,12 @@ type Variant struct {
 	// RelaySubscription, if set, is a broker subscription those processes
 	// consume (listen-to-yourself reads its own events back).
 	RelaySubscription string
+	// MaxRelays is how many relay processes the variant supports side by
+	// side; 0 means any number. A CDC connector is the one reader of its
+	// replication slot; listen-to-yourself's listener must apply the
+	// service's decisions in the order the broker logged them, which
+	// competing listeners do not.
+	MaxRelays int
 	// NewService, NewRelay and NewConsumer build a process. NewRelay is nil
 	// for a variant without a relay.
 	NewService  func(Env) (Service, error)
