@@ -96,4 +96,5 @@ func Example_gradeYourOwnRelay() {
 	// reorder                OK    as declared
 	// poison                 OK    as declared
 	// rejected               STUCK declared OK
+	// stall                  OK    as declared
 }

@@ -46,7 +46,10 @@ var CrashPoints = func() []string {
 	return points
 }()
 
-var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultLostAck, sim.FaultDuplicate, sim.FaultReorder, sim.FaultPoison, sim.FaultRejected}
+var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultLostAck, sim.FaultDuplicate, sim.FaultReorder, sim.FaultPoison, sim.FaultRejected, sim.FaultStall}
+
+// stallPoints are where a relay may freeze: just before one of its effects.
+var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.before-mark"}
 
 // Generate draws a schedule: 1 to 5 orders, 1 to 8 commands (place, amend,
 // cancel) a few seconds apart, up to 3 broker faults aimed at the events
@@ -93,10 +96,15 @@ func Generate(src Source) Schedule {
 	}
 	for i, n := 0, src.Intn("faults", 4); i < n && len(events) > 0; i++ {
 		f := sim.Fault{Kind: faultKinds[src.Intn("fault", len(faultKinds))]}
-		if f.Kind == sim.FaultOutage {
+		switch f.Kind {
+		case sim.FaultOutage:
 			f.From = time.Duration(src.Intn("outage-from", 10)) * time.Second
 			f.For = time.Duration(1+src.Intn("outage-for", 15)) * time.Minute
-		} else {
+		case sim.FaultStall:
+			f.Process = fmt.Sprintf("relay-%d", 1+src.Intn("stall-relay", s.Relays))
+			f.Point = stallPoints[src.Intn("stall-point", len(stallPoints))]
+			f.For = time.Duration(1+src.Intn("stall-for", 90)) * time.Second
+		default:
 			f.Target = events[src.Intn("target", len(events))]
 		}
 		s.Faults = append(s.Faults, f)

@@ -31,6 +31,7 @@ func NonIdempotentConsumer() variant.Variant {
 			"relay.after-send":      check.Duplicate,
 			"consumer.after-commit": check.Duplicate,
 			"lost-ack":              check.Duplicate,
+			"stall":                 check.Duplicate, // the stale relay sends again
 			"duplicate-delivery":    check.Duplicate,
 			"reorder":               check.OutOfOrder, // no sequence numbers either
 			"poison":                check.OutOfOrder, // the parked first event is applied last

@@ -10,6 +10,7 @@ import (
 	"outboxlab/check"
 	"outboxlab/effect"
 	"outboxlab/outbox"
+	"outboxlab/store"
 	"outboxlab/variant"
 )
 
@@ -149,4 +150,98 @@ func NoRetryLimit() variant.Variant {
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}
+}
+
+// NoFencing is the reference relay with one change: when it records SENT,
+// it does not check that it still holds the message's lease.
+//
+// WRONG: a relay that froze (a GC pause, a VM migration) longer than its
+// lease resumes believing it still owns its batch. Meanwhile another relay
+// took the lease over, sent the message and recorded the outcome. The stale
+// relay now overwrites that outcome: a terminal SENT is written again, by a
+// process that owns nothing. With a failed send it would write FAILED over
+// SENT and the message would go out again. A lease is only safe with a
+// fence: every write checks the lease it relies on, in the same
+// transaction.
+//
+// Seed 003 ("Mehrere Relay-Instanzen können parallel laufen"); seed 000
+// section 5 ("Mehrere Publisher-Instanzen dürfen nicht dieselbe Nachricht
+// gleichzeitig senden").
+func NoFencing() variant.Variant {
+	return variant.Variant{
+		Name:    "no-fencing",
+		Summary: "records SENT without checking that it still holds the lease",
+		Seed:    "003 \"Mehrere Relay-Instanzen\", 000 section 5",
+		Expect: map[string]check.Outcome{
+			"stall": check.Unsafe,
+		},
+		Install:    variant.InstallAll,
+		NewService: variant.NewOutboxService,
+		NewRelay: func(env variant.Env) (variant.Relay, error) {
+			ref, err := variant.ReferenceRelay(env, nil)
+			if err != nil {
+				return nil, err
+			}
+			return &noFencingRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+		},
+		NewConsumer: variant.NewBillingConsumer,
+	}
+}
+
+type noFencingRelay struct {
+	variant.RelayAdapter
+	env variant.Env
+}
+
+// Step claims and sends like the reference, and records a failed send
+// like it (the rest of the batch waits for its lease to run out). DO NOT
+// COPY.
+func (r *noFencingRelay) Step() (bool, error) {
+	batch, err := r.ClaimDue()
+	if err != nil || len(batch) == 0 {
+		return false, err
+	}
+	for _, m := range batch {
+		err := r.env.Gate.Cross(outbox.BoundarySend, func() error {
+			return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
+		})
+		if errors.Is(err, effect.ErrCrashed) {
+			return true, err
+		}
+		if err != nil {
+			return true, r.recordFailure(m, err)
+		}
+		tx := r.env.OrderDB.Begin(r.env.Owner)
+		cur, _ := outbox.Get(tx, m.Key)
+		// MISTAKE: SENT is written without cur.MarkSent's lease check: no
+		// fence. A relay that lost its lease overwrites the new owner's
+		// outcome.
+		cur.Status, cur.SentAt, cur.LastError = outbox.Sent, r.env.Clock.Now(), ""
+		cur.LeaseOwner, cur.ClaimedAt, cur.LeaseUntil = "", time.Time{}, time.Time{}
+		tx.Put(outbox.Table, cur.Key, cur)
+		err = r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit)
+		tx.Rollback()
+		if err != nil && !errors.Is(err, store.ErrConflict) {
+			return true, fmt.Errorf("no-fencing: %w", err)
+		}
+	}
+	return true, nil
+}
+
+// recordFailure counts a failed send with the reference's backoff and
+// limit, fenced by MarkFailed's lease check.
+func (r *noFencingRelay) recordFailure(m outbox.Message, cause error) error {
+	cfg := outbox.DefaultConfig(r.env.Owner)
+	now := r.env.Clock.Now()
+	tx := r.env.OrderDB.Begin(r.env.Owner)
+	defer tx.Rollback()
+	cur, _ := outbox.Get(tx, m.Key)
+	if err := cur.MarkFailed(r.env.Owner, now, cause.Error(), now.Add(cfg.Backoff(cur.Attempts+1, 0)), cfg.MaxAttempts); err != nil {
+		return nil // the lease ran out: another relay owns it
+	}
+	tx.Put(outbox.Table, cur.Key, cur)
+	if err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit); err != nil && !errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("no-fencing: %w", err)
+	}
+	return nil
 }

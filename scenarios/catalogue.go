@@ -243,7 +243,11 @@ func firstDeclaredFailure(v variant.Variant) string {
 // crash point, or the faults of a fault row.
 func pointRun(p sim.Point, k int) func(variant.Variant, uint64) sim.Config {
 	if p.Kind == sim.KindFault {
-		return faulty(Workload, p.Faults...)
+		return func(v variant.Variant, seed uint64) sim.Config {
+			cfg := sim.DefaultConfig(v, Workload(), seed)
+			p.Apply(&cfg)
+			return cfg
+		}
 	}
 	return crashAt(Workload, p.ID, k)
 }
@@ -279,7 +283,7 @@ func FindScenario(name string) (Scenario, error) {
 		if k != 1 {
 			return Scenario{}, fmt.Errorf("scenario %q: a fault row has no occurrences", name)
 		}
-		summary = "the standard workload under the broker fault " + p.ID
+		summary = "the standard workload under the fault " + p.ID
 	}
 	return Scenario{Name: name, Summary: summary, Point: p.ID, Configure: pointRun(p, k)}, nil
 }

@@ -62,7 +62,16 @@ func Points() []sim.Point {
 		fault(sim.FaultReorder, sim.Fault{Target: first}),
 		fault(sim.FaultPoison, sim.Fault{Target: first}),
 		fault(sim.FaultRejected, sim.Fault{Target: first}),
+		stall(),
 	)
+}
+
+// stall is the stall row: two relays; relay-1 freezes just before its
+// first send, longer than its 30 s lease, while relay-2 takes the lease
+// over, sends and marks; then relay-1 resumes where it stood.
+func stall() sim.Point {
+	f := sim.Fault{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second}
+	return sim.Point{ID: string(sim.FaultStall), Kind: sim.KindFault, Faults: []sim.Fault{f}, Relays: 2}
 }
 
 // Variants returns every variant of the matrix: the reference first, then
@@ -82,6 +91,7 @@ func Variants() []variant.Variant {
 		mistakes.DedupOutsideTx(),
 		mistakes.UnorderedConsumer(),
 		mistakes.MaxVersionOnly(),
+		mistakes.NoFencing(),
 	}
 }
 

@@ -39,6 +39,10 @@ const (
 	FaultReorder   FaultKind = "reorder"
 	FaultPoison    FaultKind = "poison"
 	FaultRejected  FaultKind = "rejected"
+	// FaultStall freezes a process (a GC pause, a frozen VM) when it first
+	// reaches a crash point's place, before the effect, for For; then it
+	// resumes exactly where it stood, holding what it held.
+	FaultStall FaultKind = "stall"
 	// FaultDelay is not a matrix row: scenarios use it to open a gap.
 	FaultDelay FaultKind = "delay"
 )
@@ -49,8 +53,11 @@ type Fault struct {
 	// Target names the message, for every kind but broker-outage.
 	Target broker.Target
 	// From and For give the outage window, as time since Epoch; For is
-	// also the delay of a delay fault.
+	// also the delay of a delay fault and the length of a stall.
 	From, For time.Duration
+	// Process and Point say who stalls, and where: "relay-1" at
+	// "relay.before-send" (the first time it gets there).
+	Process, Point string
 }
 
 func (f Fault) String() string {
@@ -59,6 +66,8 @@ func (f Fault) String() string {
 		return fmt.Sprintf("%s from %s for %s", f.Kind, f.From, f.For)
 	case FaultDelay:
 		return fmt.Sprintf("%s %s by %s", f.Kind, f.Target, f.For)
+	case FaultStall:
+		return fmt.Sprintf("%s %s at %s for %s", f.Kind, f.Process, f.Point, f.For)
 	}
 	return fmt.Sprintf("%s %s", f.Kind, f.Target)
 }
@@ -141,13 +150,17 @@ func (c Config) Validate() error {
 			if f.For <= 0 {
 				errs = append(errs, fmt.Errorf("sim: %s: For = %s, want > 0", f.Kind, f.For))
 			}
+		case FaultStall:
+			if f.Process == "" || f.For <= 0 || (!strings.Contains(f.Point, ".before-") && !strings.Contains(f.Point, ".after-")) {
+				errs = append(errs, fmt.Errorf("sim: %s: needs a process, a crash point such as relay.before-send, and For > 0; got %q at %q for %s", f.Kind, f.Process, f.Point, f.For))
+			}
 		case FaultLostAck, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultDelay:
 			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s)", f.Kind,
-				FaultOutage, FaultLostAck, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultDelay))
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
+				FaultOutage, FaultLostAck, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultDelay))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {

@@ -23,8 +23,24 @@ type Point struct {
 	// ("lost-ack").
 	ID   string
 	Kind PointKind
-	// Faults are the broker faults a fault row installs.
+	// Faults are the faults a fault row installs.
 	Faults []Fault
+	// Relays, if not 0, is how many relays the row runs (a stall needs a
+	// second relay to take over); a variant that supports fewer runs as
+	// many as it supports.
+	Relays int
+}
+
+// Apply sets a fault row's faults and relays in cfg, for cfg's variant: the
+// matrix cell and a replay of it run the same configuration.
+func (p Point) Apply(cfg *Config) {
+	cfg.Faults = p.Faults
+	if p.Relays > 0 {
+		cfg.Relays = p.Relays
+		if m := cfg.Variant.MaxRelays; m > 0 {
+			cfg.Relays = min(cfg.Relays, m)
+		}
+	}
 }
 
 // NotApplicable is the outcome word of a cell whose crash point the variant
@@ -120,10 +136,13 @@ func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 	}
 	if p.Kind == KindFault {
 		cfg := m.Config(v)
-		cfg.Faults = p.Faults
+		p.Apply(&cfg)
 		res, err := Run(cfg)
 		if err != nil {
 			return cell, err
+		}
+		if stalls(p.Faults) > 0 && res.Stalls == 0 {
+			return cell, nil // the stalled process never got there: n/a
 		}
 		var sched []string
 		for _, f := range p.Faults {
@@ -144,6 +163,16 @@ func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 		}
 		consider(res, []string{"crash " + cfg.Crashes[0].String()}, fmt.Sprintf("%s@%d", p.ID, k))
 	}
+}
+
+func stalls(fs []Fault) int {
+	n := 0
+	for _, f := range fs {
+		if f.Kind == FaultStall {
+			n++
+		}
+	}
+	return n
 }
 
 // Run runs every cell of the matrix for every variant and returns them

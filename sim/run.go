@@ -27,6 +27,8 @@ type Result struct {
 	// Fired lists the planned crashes that happened, in order. A planned
 	// crash that is missing here was never reached.
 	Fired []FiredCrash
+	// Stalls is how many planned stalls happened.
+	Stalls int
 	// Reached counts how often each crash point was reached during the run
 	// phase, by point id.
 	Reached map[string]int
@@ -117,7 +119,7 @@ func Run(cfg Config) (Result, error) {
 		DeadLetters:   deadLetters,
 		Transient:     w.transient(),
 		Publishes:     w.publishes(),
-		PublishBudget: check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, len(w.fired)),
+		PublishBudget: check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, len(w.fired)+w.stalled),
 		Unsafe:        unsafe,
 	})
 	return Result{
@@ -125,6 +127,7 @@ func Run(cfg Config) (Result, error) {
 		Outcome:    check.Worst(vs),
 		Violations: vs,
 		Fired:      w.fired,
+		Stalls:     w.stalled,
 		Reached:    w.reached(),
 		Trace:      w.trace,
 		Duration:   w.clock.Since(),

@@ -25,6 +25,8 @@ const (
 	StepCrash StepKind = "crash"
 	// StepRestart is a restart of a process.
 	StepRestart StepKind = "restart"
+	// StepStall is a process freezing (it resumes later where it stood).
+	StepStall StepKind = "stall"
 	// StepPhase marks the start of a phase (run, quiesce, replay).
 	StepPhase StepKind = "phase"
 	// StepError is an error a process reported without crashing.

@@ -53,6 +53,8 @@ type world struct {
 	points   []*boundaryPoints // every boundary crossed so far, in order of first crossing
 	plan     []Crash           // crashes still to fire, in order
 	fired    []FiredCrash
+	stalls   []Fault // stalls still to happen
+	stalled  int     // stalls that happened
 
 	trace []Step
 	seen  mark    // how far the trace has described the durable systems
@@ -124,6 +126,8 @@ func (w *world) installFault(f Fault) {
 		w.broker.Delay(f.Target, f.For)
 	case FaultRejected:
 		w.broker.Reject(f.Target)
+	case FaultStall:
+		w.stalls = append(w.stalls, f)
 	}
 }
 
@@ -156,6 +160,9 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 		return effect.ErrCrashed // the run ended while it waited
 	}
 	points := w.pointsOf(b)
+	if w.stallHere(p, points.before.id) && !p.yield(struct{}{}) {
+		return effect.ErrCrashed
+	}
 	if w.crashHere(p, &points.before) {
 		return effect.ErrCrashed
 	}
@@ -177,6 +184,29 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 		return effect.ErrCrashed
 	}
 	return nil
+}
+
+// stallHere freezes p if a stall is planned for it at point: it is not
+// scheduled again before the stall ends. Only a process inside a task can
+// stall (a recovery runs at once).
+func (w *world) stallHere(p *proc, point string) bool {
+	if p.yield == nil || !w.crashing {
+		return false
+	}
+	for i, f := range w.stalls {
+		if f.Process != p.name || f.Point != point {
+			continue
+		}
+		w.stalls = append(w.stalls[:i:i], w.stalls[i+1:]...)
+		w.stalled++
+		p.stalledUntil = w.clock.Now().Add(f.For)
+		if w.cfg.Trace {
+			w.record(Step{Process: p.name, Kind: StepStall, Action: point, Result: "stall",
+				Changes: []string{fmt.Sprintf("frozen until %s, holding what it holds", FormatTime(p.stalledUntil.Sub(Epoch)))}})
+		}
+		return true
+	}
+	return false
 }
 
 // effectCost draws how long an effect takes: EffectCost on average, between
