@@ -28,8 +28,8 @@ func (s *byteSource) Intn(_ string, n int) int {
 //
 //	go test -fuzz FuzzCorrectVariants -fuzztime 10m ./explore
 //
-// A failure is kept under testdata/fuzz and replays with the command it
-// prints.
+// A failure is kept under testdata/fuzz, and go test prints the command
+// that replays it.
 func FuzzCorrectVariants(f *testing.F) {
 	f.Add([]byte{1, 1, 2, 5, 0, 0, 3, 1, 1, 2, 1, 1, 2, 2, 0, 1})
 	f.Add([]byte{7, 2, 4, 7, 1, 0, 9, 1, 2, 0, 3, 6, 1, 3, 2, 2, 1, 40, 2, 4, 1})
@@ -44,8 +44,9 @@ func FuzzCorrectVariants(f *testing.F) {
 				t.Fatal(err)
 			}
 			if res.Outcome.String() != "OK" {
-				t.Fatalf("%s broke on this schedule:\n  %v\nviolations: %v\nreplay: go test -run 'FuzzCorrectVariants/<the file under testdata/fuzz it names>' ./explore",
-					v.Name, s.Lines(), res.Violations)
+				// go test writes the input under testdata/fuzz and prints
+				// the -run command that replays it.
+				t.Fatalf("%s broke on this schedule:\n  %v\nviolations: %v", v.Name, s.Lines(), res.Violations)
 			}
 		}
 	})

@@ -132,7 +132,6 @@ func (s Schedule) Config(v variant.Variant) sim.Config {
 	cfg.Faults = s.Faults
 	cfg.Crashes = s.Crashes
 	cfg.Trace = false
-	cfg.Safety = true
 	return cfg
 }
 

@@ -84,8 +84,9 @@ type Config struct {
 	Relays int
 	// RestartDelay is how long a crashed process stays down.
 	RestartDelay time.Duration
-	// EffectCost is the virtual time every effect takes (a commit, a
-	// publish, an ack), so that timelines show the order of events.
+	// EffectCost is the virtual time an effect takes on average (a commit,
+	// a publish, an ack): each takes between half and one and a half times
+	// it, drawn from the seed, so that timelines show the order of events.
 	EffectCost time.Duration
 	// Horizon bounds each phase in virtual time: a phase still busy after
 	// it ends the run as STUCK.
@@ -95,13 +96,10 @@ type Config struct {
 	// Cleanups are the times (since Epoch) at which the first live relay
 	// runs its retention cleanup, if it has one (see Cleaner).
 	Cleanups []time.Duration
-	// Safety checks the run's history as well as its end (check.Safety):
-	// leases, terminal states, charges. Result.Unsafe lists what broke.
-	Safety bool
 }
 
 // DefaultConfig returns a configuration for v and workload with one relay,
-// a 5 s restart delay, 10 ms per effect and a 6 h horizon.
+// a 5 s restart delay, 10 ms per effect on average and a 6 h horizon.
 func DefaultConfig(v variant.Variant, workload []Command, seed uint64) Config {
 	return Config{
 		Variant:      v,

@@ -240,7 +240,6 @@ func (m Matrix) Sweep(v variant.Variant) (Sweep, error) {
 	run := func(o *outcome, crashes ...Crash) (Result, error) {
 		cfg := m.Config(v)
 		cfg.Crashes = crashes
-		cfg.Safety = true
 		o.runs++
 		res, err := Run(cfg)
 		if err == nil && len(res.Fired) == len(crashes) && (res.Outcome != check.OK || len(res.Unsafe) > 0) {

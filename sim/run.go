@@ -36,7 +36,8 @@ type Result struct {
 	Trace []Step
 	// Duration is the virtual time the whole run took.
 	Duration time.Duration
-	// Unsafe lists the breaches of check.Safety, if Config.Safety was set.
+	// Unsafe lists the breaches of check.Safety (each is also an UNSAFE
+	// violation).
 	Unsafe []string
 }
 
@@ -263,16 +264,9 @@ func (w *world) due(p *proc, now time.Time) bool {
 	case p.relay != nil:
 		at, ok = p.relay.NextWake()
 	case p.consumer != nil:
-		at, ok = w.broker.NextAvailable(w.subscriptionOf(p))
+		at, ok = w.broker.NextAvailable(variant.Subscription)
 	}
 	return ok && !at.After(now)
-}
-
-func (w *world) subscriptionOf(p *proc) string {
-	if p.role == roleRelay {
-		return w.cfg.Variant.RelaySubscription
-	}
-	return variant.Subscription
 }
 
 // startActivity starts p's next activity and reports whether it did

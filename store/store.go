@@ -52,8 +52,8 @@ type table struct {
 	name    string
 	rows    map[string]any
 	indexes []*index
-	// written maps a key to the Seq of the last commit that wrote it, for
-	// the first-committer-wins check.
+	// written maps a key to the Seq of the last commit that wrote it while
+	// other transactions were open, for the first-committer-wins check.
 	written map[string]uint64
 }
 
@@ -320,7 +320,13 @@ func (db *DB) apply(owner string, writes []write) {
 	}
 	for _, w := range writes {
 		t := w.table
-		t.written[w.key] = db.seq
+		if db.open.len > 1 {
+			t.written[w.key] = db.seq // an open transaction may write it too
+		} else {
+			// Only the committing transaction is open: every later one
+			// begins after this commit and cannot conflict with it.
+			delete(t.written, w.key)
+		}
 		if w.deleted {
 			delete(t.rows, w.key)
 		} else {
