@@ -1,6 +1,7 @@
 package outboxlab_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -57,6 +58,13 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			point:  "relay.after-send",
 			want:   "DUPLICATE",
 			detail: "a consumer that deduplicates by message id applies it twice",
+		},
+		{
+			name:   "a relay that takes a publish timeout for a success",
+			v:      timeoutMeansStored(),
+			point:  "publish-timeout-dropped",
+			want:   "LOST",
+			detail: "LOST o-1#1: committed, but billing never applied it",
 		},
 	}
 	m := scenarios.Matrix()
@@ -143,4 +151,30 @@ type freshIDs struct {
 func (f *freshIDs) Publish(e broker.Envelope) error {
 	e.ID = fmt.Sprintf("%s-%s", e.ID, f.ids.NewID())
 	return f.to.Publish(e)
+}
+
+// timeoutMeansStored is the reference relay talking to the broker through
+// a client that reports a publish timeout as success ("it usually
+// arrives"). When the broker stored the message, nothing shows; when the
+// request was lost, the message is marked SENT and never sent again. A
+// fault model that always stores on a timeout (the lab's old lost ack)
+// graded this relay OK.
+func timeoutMeansStored() variant.Variant {
+	v := variant.Outbox()
+	v.Name, v.Correct = "timeout-means-stored", false
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
+			DB: env.OrderDB, Broker: optimist{to: env.Broker}, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
+		return variant.RelayAdapter{Relay: r}, err
+	}
+	return v
+}
+
+type optimist struct{ to broker.Publisher }
+
+func (o optimist) Publish(e broker.Envelope) error {
+	if err := o.to.Publish(e); err != nil && !errors.Is(err, broker.ErrTimeout) {
+		return err
+	}
+	return nil
 }

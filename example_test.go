@@ -79,22 +79,23 @@ func Example_gradeYourOwnRelay() {
 		if !cell.Matches() {
 			verdict = "declared " + cell.Expected
 		}
-		fmt.Printf("%-22s %-5s %s\n", p.ID, cell.Outcome, verdict)
+		fmt.Printf("%-23s %-5s %s\n", p.ID, cell.Outcome, verdict)
 	}
 	// Output:
-	// service.before-commit  OK    as declared
-	// service.after-commit   OK    as declared
-	// service.after-publish  n/a   as declared
-	// relay.after-claim      OK    as declared
-	// relay.after-send       OK    as declared
-	// relay.after-mark       OK    as declared
-	// consumer.before-commit OK    as declared
-	// consumer.after-commit  OK    as declared
-	// broker-outage          OK    as declared
-	// lost-ack               OK    as declared
-	// duplicate-delivery     OK    as declared
-	// reorder                OK    as declared
-	// poison                 OK    as declared
-	// rejected               STUCK declared OK
-	// stall                  OK    as declared
+	// service.before-commit   OK    as declared
+	// service.after-commit    OK    as declared
+	// service.after-publish   n/a   as declared
+	// relay.after-claim       OK    as declared
+	// relay.after-send        OK    as declared
+	// relay.after-mark        OK    as declared
+	// consumer.before-commit  OK    as declared
+	// consumer.after-commit   OK    as declared
+	// broker-outage           OK    as declared
+	// publish-timeout-stored  OK    as declared
+	// publish-timeout-dropped OK    as declared
+	// duplicate-delivery      OK    as declared
+	// reorder                 OK    as declared
+	// poison                  OK    as declared
+	// rejected                STUCK declared OK
+	// stall                   OK    as declared
 }

@@ -58,7 +58,7 @@ func (f *fixture) publish(events ...domain.Event) {
 			f.t.Fatal(err)
 		}
 		err = f.broker.Publish(broker.Envelope{ID: id(e), Event: r})
-		if err != nil && !errors.Is(err, broker.ErrAckLost) {
+		if err != nil && !errors.Is(err, broker.ErrTimeout) {
 			f.t.Fatal(err)
 		}
 	}
@@ -127,10 +127,10 @@ func TestDuplicateDeliveryIsAppliedOnce(t *testing.T) {
 	}
 }
 
-func TestLostAckRepublishIsAppliedOnce(t *testing.T) {
+func TestTimedOutRepublishIsAppliedOnce(t *testing.T) {
 	f := newFixture(t)
-	f.broker.LoseAck(broker.Target{AggregateID: "o-1", Sequence: 1})
-	f.publish(accepted("o-1", "10.00")) // stored, but the relay saw an error...
+	f.broker.TimeoutStored(broker.Target{AggregateID: "o-1", Sequence: 1})
+	f.publish(accepted("o-1", "10.00")) // stored, but the relay saw a timeout...
 	f.publish(accepted("o-1", "10.00")) // ...and sent it again
 	f.run(f.consumer(effect.Direct{}))
 	if diff := cmp.Diff([]string{"invoice o-1#1 10.00 EUR"}, f.ledger()); diff != "" {

@@ -13,7 +13,7 @@ type ActionKind string
 const (
 	Published     ActionKind = "published"
 	PublishFailed ActionKind = "publish-failed"
-	AckLost       ActionKind = "ack-lost"
+	TimedOut      ActionKind = "timed-out"
 	Delivered     ActionKind = "delivered"
 	Acked         ActionKind = "acked"
 	Nacked        ActionKind = "nacked"

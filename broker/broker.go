@@ -13,9 +13,10 @@ import (
 var (
 	// ErrUnavailable means the broker could not be reached; nothing was stored.
 	ErrUnavailable = errors.New("broker unavailable")
-	// ErrAckLost means the publisher got no acknowledgement. The message may
-	// or may not be stored: the publisher cannot tell, and must send again.
-	ErrAckLost = errors.New("broker acknowledgement lost")
+	// ErrTimeout means the publisher got no answer in time. The message may
+	// or may not be stored: the error is the same in both cases, so the
+	// publisher cannot tell, and must send again under the same id.
+	ErrTimeout = errors.New("broker publish timed out")
 	// ErrRejected means the broker refuses this message, now and every time.
 	ErrRejected = errors.New("broker rejected message")
 	// ErrUnknownDelivery means an ack named a delivery the subscriber does
@@ -160,6 +161,10 @@ func (b *Broker) Publish(e Envelope) error {
 		b.record(Action{Kind: PublishFailed, MessageID: e.ID, Event: e.Event, Detail: err.Error()})
 		return fmt.Errorf("broker: publish %s: %w", e.ID, err)
 	}
+	if b.faults.dropOnTimeout(e) {
+		b.record(Action{Kind: TimedOut, MessageID: e.ID, Event: e.Event, Detail: "dropped: nothing stored"})
+		return fmt.Errorf("broker: publish %s: %w", e.ID, ErrTimeout)
+	}
 	b.log = append(b.log, e)
 	b.record(Action{Kind: Published, MessageID: e.ID, Event: e.Event})
 	at := now.Add(b.faults.delayOf(e))
@@ -167,9 +172,9 @@ func (b *Broker) Publish(e Envelope) error {
 		b.enqueue(s, e, at)
 	}
 	b.faults.usedUp(e)
-	if b.faults.loseAck(e) {
-		b.record(Action{Kind: AckLost, MessageID: e.ID, Event: e.Event})
-		return fmt.Errorf("broker: publish %s: %w", e.ID, ErrAckLost)
+	if b.faults.storeOnTimeout(e) {
+		b.record(Action{Kind: TimedOut, MessageID: e.ID, Event: e.Event, Detail: "stored, but the answer was lost"})
+		return fmt.Errorf("broker: publish %s: %w", e.ID, ErrTimeout)
 	}
 	return nil
 }

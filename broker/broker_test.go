@@ -117,15 +117,30 @@ func TestOutageWindow(t *testing.T) {
 	}
 }
 
-func TestLostAckStoresButReportsAnError(t *testing.T) {
-	b, _ := newBroker(t)
-	b.LoseAck(broker.Target{AggregateID: "o-1", Sequence: 1})
-	if err := b.Publish(env("e-1", "o-1", 1)); !errors.Is(err, broker.ErrAckLost) {
-		t.Fatalf("err = %v, want ErrAckLost", err)
-	}
-	publish(t, b, env("e-1", "o-1", 1)) // the publisher sends again; the fault was once
-	if diff := cmp.Diff([]string{"e-1", "e-1"}, drain(t, b)); diff != "" {
-		t.Fatalf("deliveries (-want +got):\n%s", diff)
+func TestPublishTimeoutBranchesLookTheSame(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault func(*broker.Broker, broker.Target)
+		want  []string
+	}{
+		{"stored", (*broker.Broker).TimeoutStored, []string{"e-1", "e-1"}},
+		{"dropped", (*broker.Broker).TimeoutDropped, []string{"e-1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, _ := newBroker(t)
+			tc.fault(b, broker.Target{AggregateID: "o-1", Sequence: 1})
+			err := b.Publish(env("e-1", "o-1", 1))
+			if !errors.Is(err, broker.ErrTimeout) {
+				t.Fatalf("err = %v, want ErrTimeout", err)
+			}
+			if want := "broker: publish e-1: broker publish timed out"; err.Error() != want {
+				t.Fatalf("err = %q, want %q in both branches: a publisher must not be able to tell them apart", err, want)
+			}
+			publish(t, b, env("e-1", "o-1", 1)) // the publisher sends again; the fault was once
+			if diff := cmp.Diff(tc.want, drain(t, b)); diff != "" {
+				t.Fatalf("deliveries (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -14,8 +14,11 @@
 //   - FailNextPublishes(n): the next n publishes fail and store nothing.
 //   - Outage(from, to): unreachable in [from, to): publishes fail, nothing is
 //     delivered (seed 004's ten minutes).
-//   - LoseAck(target): the message is stored, but the publisher sees an error
-//     and will send it again.
+//   - TimeoutStored(target), TimeoutDropped(target): the publisher gets
+//     ErrTimeout, once. In the first branch the broker stored the message
+//     (the answer was lost), in the second it did not (the request was
+//     lost). The error is the same: a publisher cannot tell them apart and
+//     must send again under the same id.
 //   - Duplicate(target): the message is delivered twice.
 //   - Reorder(target): the target and the next message of its aggregate are
 //     delivered in swapped order.

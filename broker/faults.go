@@ -8,7 +8,8 @@ import (
 type faults struct {
 	failNext   int
 	outages    []window
-	lostAcks   []Target
+	stored     []Target // publish timeouts that store the message
+	dropped    []Target // publish timeouts that store nothing
 	duplicates []Target
 	reorders   []Target
 	delays     []delay
@@ -39,9 +40,14 @@ func (b *Broker) Outage(from, to time.Time) {
 	b.faults.outages = append(b.faults.outages, window{from, to})
 }
 
-// LoseAck stores the target's next publish but reports ErrAckLost to the
-// publisher, once.
-func (b *Broker) LoseAck(t Target) { b.faults.lostAcks = append(b.faults.lostAcks, t) }
+// TimeoutStored stores the target's next publish but reports ErrTimeout to
+// the publisher, once: the answer was lost on its way back.
+func (b *Broker) TimeoutStored(t Target) { b.faults.stored = append(b.faults.stored, t) }
+
+// TimeoutDropped stores nothing of the target's next publish and reports
+// ErrTimeout to the publisher, once: the request was lost on its way in.
+// The publisher sees the same error as with TimeoutStored.
+func (b *Broker) TimeoutDropped(t Target) { b.faults.dropped = append(b.faults.dropped, t) }
 
 // Duplicate delivers the target's next publish twice to every subscriber, once.
 func (b *Broker) Duplicate(t Target) { b.faults.duplicates = append(b.faults.duplicates, t) }
@@ -60,7 +66,7 @@ func (b *Broker) Delay(t Target, d time.Duration) {
 // schema the broker refuses) until FixRejections says its cause was fixed.
 func (b *Broker) Reject(t Target) { b.faults.rejected = append(b.faults.rejected, t) }
 
-// Heal ends every transient fault: no more failures, outages, lost acks,
+// Heal ends every transient fault: no more failures, outages, timeouts,
 // duplicates or delays, and a message held back for a reorder that never
 // came is delivered now. Rejections and poison are permanent properties of
 // a message and stay (see FixRejections and FixPoison).
@@ -140,7 +146,9 @@ func take(list *[]Target, e Envelope) bool {
 	return false
 }
 
-func (f *faults) loseAck(e Envelope) bool { return take(&f.lostAcks, e) }
+func (f *faults) storeOnTimeout(e Envelope) bool { return take(&f.stored, e) }
+
+func (f *faults) dropOnTimeout(e Envelope) bool { return take(&f.dropped, e) }
 
 func (f *faults) delayOf(e Envelope) time.Duration {
 	for _, d := range f.delays {

@@ -46,7 +46,7 @@ var CrashPoints = func() []string {
 	return points
 }()
 
-var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultLostAck, sim.FaultDuplicate, sim.FaultReorder, sim.FaultPoison, sim.FaultRejected, sim.FaultStall}
+var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate, sim.FaultReorder, sim.FaultPoison, sim.FaultRejected, sim.FaultStall}
 
 // stallPoints are where a relay may freeze: just before one of its effects.
 var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.before-mark"}

@@ -158,11 +158,12 @@ func TestClaim4711(t *testing.T) {
 }
 
 // TestClaim4711LostAcknowledgement: the broker stores e-5531 but its
-// acknowledgement is lost, so the relay sends e-5531 again. The payment
+// acknowledgement is lost; the relay sees a timeout, cannot know whether
+// e-5531 arrived, and sends it again. The payment
 // service recognises the id and prepares no second payout.
 func TestClaim4711LostAcknowledgement(t *testing.T) {
 	s := newStory(t)
-	s.broker.LoseAck(broker.Target{AggregateID: "4711", Sequence: 1})
+	s.broker.TimeoutStored(broker.Target{AggregateID: "4711", Sequence: 1})
 	must(t, s.claims.Release("4711", domain.MustMoney("1250.00", "EUR")))
 	s.runUntil(time.Minute)
 

@@ -28,13 +28,13 @@ func NonIdempotentConsumer() variant.Variant {
 	return consumerMistake("non-idempotent-consumer", "no inbox: applies every delivery it receives",
 		"000 sections 6-7, 004 \"Doppelte Auszahlung\"",
 		map[string]check.Outcome{
-			"relay.after-send":      check.Duplicate,
-			"consumer.after-commit": check.Duplicate,
-			"lost-ack":              check.Duplicate,
-			"stall":                 check.Duplicate, // the stale relay sends again
-			"duplicate-delivery":    check.Duplicate,
-			"reorder":               check.OutOfOrder, // no sequence numbers either
-			"poison":                check.OutOfOrder, // the parked first event is applied last
+			"relay.after-send":       check.Duplicate,
+			"consumer.after-commit":  check.Duplicate,
+			"publish-timeout-stored": check.Duplicate,
+			"stall":                  check.Duplicate, // the stale relay sends again
+			"duplicate-delivery":     check.Duplicate,
+			"reorder":                check.OutOfOrder, // no sequence numbers either
+			"poison":                 check.OutOfOrder, // the parked first event is applied last
 		},
 		func(c *brokenConsumer, env broker.Envelope, e domain.Event) error {
 			tx := c.env.BillingDB.Begin(c.env.Owner)

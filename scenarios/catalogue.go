@@ -126,11 +126,20 @@ func Catalogue() []Scenario {
 			Point: "broker-outage", Configure: claim4711,
 		},
 		{
-			Name: "lost-ack", Summary: "the broker stores o-1's first message but its ack is lost",
-			Narrative: "The relay cannot tell a lost ack from a lost message, so it marks the message FAILED and sends " +
-				"it again after the backoff. The broker now holds it twice; billing's inbox makes it one invoice. " +
-				"Seed 004 (\"Ebenso kann nur die Bestätigung ausbleiben\").",
-			Point: "lost-ack", Configure: faulty(OneOrder, sim.Fault{Kind: sim.FaultLostAck, Target: o1first}),
+			Name: "publish-timeout-stored", Summary: "the broker stores o-1's first message, but the relay's publish times out",
+			Narrative: "The answer is lost on its way back. The relay sees a timeout and cannot know whether the broker " +
+				"stored the message, so it marks it FAILED and sends it again, under the same id, after the backoff. " +
+				"The broker now holds it twice; billing's inbox makes it one invoice. " +
+				"Seed 004 (\"Ebenso kann nur die Bestätigung der Nachrichtenplattform ausbleiben\").",
+			Point: "publish-timeout-stored", Configure: faulty(OneOrder, sim.Fault{Kind: sim.FaultTimeoutStored, Target: o1first}),
+		},
+		{
+			Name: "publish-timeout-dropped", Summary: "the broker never gets o-1's first message; the relay's publish times out",
+			Narrative: "The request is lost on its way in. The relay sees the same timeout as when the answer is lost, " +
+				"and does the same: FAILED, backoff, send again. This time the resend is the only copy: a relay that " +
+				"guessed \"probably stored\" and marked SENT would have lost it. " +
+				"Seed 004 (\"Der Versandprozess weiß dann nicht, ob die Nachricht angekommen ist, und sendet sie erneut\").",
+			Point: "publish-timeout-dropped", Configure: faulty(OneOrder, sim.Fault{Kind: sim.FaultTimeoutDropped, Target: o1first}),
 		},
 		{
 			Name: "duplicate-delivery", Summary: "the broker delivers o-1's first message twice",

@@ -47,12 +47,12 @@ func TestCatalogue(t *testing.T) {
 }
 
 func TestFindScenario(t *testing.T) {
-	for _, name := range []string{"happy-path", "relay.after-send", "relay.after-send@3", "lost-ack", "mistake/dual-write"} {
+	for _, name := range []string{"happy-path", "relay.after-send", "relay.after-send@3", "publish-timeout-stored", "mistake/dual-write"} {
 		if _, err := scenarios.FindScenario(name); err != nil {
 			t.Errorf("FindScenario(%q): %v", name, err)
 		}
 	}
-	for _, name := range []string{"", "nope", "lost-ack@2", "relay.after-send@0", "relay.after-nothing"} {
+	for _, name := range []string{"", "nope", "publish-timeout-stored@2", "relay.after-send@0", "relay.after-nothing"} {
 		if _, err := scenarios.FindScenario(name); err == nil {
 			t.Errorf("FindScenario(%q) accepted", name)
 		}

@@ -57,7 +57,8 @@ func Points() []sim.Point {
 	first := broker.Target{AggregateID: "o-1", Sequence: 1}
 	return append(points,
 		fault(sim.FaultOutage, sim.Fault{From: 0, For: 10 * time.Minute}),
-		fault(sim.FaultLostAck, sim.Fault{Target: first}),
+		fault(sim.FaultTimeoutStored, sim.Fault{Target: first}),
+		fault(sim.FaultTimeoutDropped, sim.Fault{Target: first}),
 		fault(sim.FaultDuplicate, sim.Fault{Target: first}),
 		fault(sim.FaultReorder, sim.Fault{Target: first}),
 		fault(sim.FaultPoison, sim.Fault{Target: first}),

@@ -33,12 +33,16 @@ type FaultKind string
 
 // The broker faults of the matrix.
 const (
-	FaultOutage    FaultKind = "broker-outage"
-	FaultLostAck   FaultKind = "lost-ack"
-	FaultDuplicate FaultKind = "duplicate-delivery"
-	FaultReorder   FaultKind = "reorder"
-	FaultPoison    FaultKind = "poison"
-	FaultRejected  FaultKind = "rejected"
+	FaultOutage FaultKind = "broker-outage"
+	// FaultTimeoutStored and FaultTimeoutDropped are the two branches of a
+	// publish timeout: the sender gets the same error in both, but the
+	// broker stored the message in the first and nothing in the second.
+	FaultTimeoutStored  FaultKind = "publish-timeout-stored"
+	FaultTimeoutDropped FaultKind = "publish-timeout-dropped"
+	FaultDuplicate      FaultKind = "duplicate-delivery"
+	FaultReorder        FaultKind = "reorder"
+	FaultPoison         FaultKind = "poison"
+	FaultRejected       FaultKind = "rejected"
 	// FaultStall freezes a process (a GC pause, a frozen VM) when it first
 	// reaches a crash point's place, before the effect, for For; then it
 	// resumes exactly where it stood, holding what it held.
@@ -152,13 +156,13 @@ func (c Config) Validate() error {
 			if f.Process == "" || f.For <= 0 || (!strings.Contains(f.Point, ".before-") && !strings.Contains(f.Point, ".after-")) {
 				errs = append(errs, fmt.Errorf("sim: %s: needs a process, a crash point such as relay.before-send, and For > 0; got %q at %q for %s", f.Kind, f.Process, f.Point, f.For))
 			}
-		case FaultLostAck, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultDelay:
+		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultDelay:
 			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
-				FaultOutage, FaultLostAck, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultDelay))
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
+				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultDelay))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {

@@ -20,7 +20,7 @@ const (
 // Point is one row of the crash matrix.
 type Point struct {
 	// ID is the public id: a crash point ("relay.after-send") or a fault
-	// ("lost-ack").
+	// ("publish-timeout-stored").
 	ID   string
 	Kind PointKind
 	// Faults are the faults a fault row installs.

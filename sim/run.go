@@ -152,8 +152,8 @@ func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 
 // transient reports whether every fault of the run heals by itself within
 // what the lab's retry policy outlasts: no rejected or poisoned message,
-// and the outages together with one full backoff for every lost
-// acknowledgement shorter than the reference relay's retry window. Faults
+// and the outages together with one full backoff for every publish
+// timeout shorter than the reference relay's retry window. Faults
 // that ask more of the policy than it gives may end in a dead letter; that
 // is then not GAVE_UP, and the operator's replay must deliver it.
 func (w *world) transient() bool {
@@ -165,7 +165,7 @@ func (w *world) transient() bool {
 			return false
 		case FaultOutage:
 			demand += f.For
-		case FaultLostAck:
+		case FaultTimeoutStored, FaultTimeoutDropped:
 			demand += cfg.BackoffCap
 		}
 	}

@@ -182,7 +182,8 @@ func TestSameSeedSameBytes(t *testing.T) {
 		cfg.Relays = 2
 		cfg.Faults = []sim.Fault{
 			{Kind: sim.FaultOutage, From: 500 * time.Millisecond, For: 2 * time.Second},
-			{Kind: sim.FaultLostAck, Target: broker.Target{AggregateID: "o-2", Sequence: 1}},
+			{Kind: sim.FaultTimeoutStored, Target: broker.Target{AggregateID: "o-2", Sequence: 1}},
+			{Kind: sim.FaultTimeoutDropped, Target: broker.Target{AggregateID: "o-1", Sequence: 2}},
 			{Kind: sim.FaultDuplicate, Target: broker.Target{AggregateID: "o-3", Sequence: 1}},
 			{Kind: sim.FaultReorder, Target: broker.Target{AggregateID: "o-1", Sequence: 1}},
 			{Kind: sim.FaultPoison, Target: broker.Target{AggregateID: "o-3", Sequence: 1}},
@@ -213,7 +214,7 @@ func TestParallelMatrixEqualsSequential(t *testing.T) {
 	m := sim.Matrix{Workload: threeOrders(), Seed: 3, Points: []sim.Point{
 		{ID: "relay.after-send", Kind: sim.KindCrash},
 		{ID: "consumer.after-commit", Kind: sim.KindCrash},
-		{ID: "lost-ack", Kind: sim.KindFault, Faults: []sim.Fault{{Kind: sim.FaultLostAck, Target: broker.Target{AggregateID: "o-1", Sequence: 1}}}},
+		{ID: "publish-timeout-stored", Kind: sim.KindFault, Faults: []sim.Fault{{Kind: sim.FaultTimeoutStored, Target: broker.Target{AggregateID: "o-1", Sequence: 1}}}},
 	}}
 	variants := []variant.Variant{variant.Outbox(), mistakes.NonIdempotentConsumer(), mistakes.DualWrite()}
 	seq, par := m, m

@@ -114,8 +114,10 @@ func (w *world) installFault(f Fault) {
 	switch f.Kind {
 	case FaultOutage:
 		w.broker.Outage(Epoch.Add(f.From), Epoch.Add(f.From+f.For))
-	case FaultLostAck:
-		w.broker.LoseAck(f.Target)
+	case FaultTimeoutStored:
+		w.broker.TimeoutStored(f.Target)
+	case FaultTimeoutDropped:
+		w.broker.TimeoutDropped(f.Target)
 	case FaultDuplicate:
 		w.broker.Duplicate(f.Target)
 	case FaultReorder:
