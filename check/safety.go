@@ -17,6 +17,8 @@ import (
 //   - nothing is marked SENT by a relay that does not hold a live lease;
 //   - no terminal state is left: a SENT message is never written again, a
 //     DEAD_LETTER only by an operator's replay to PENDING;
+//   - nothing but a SENT message is deleted (seed 001: retention must not
+//     destroy the evidence);
 //   - billing never charges an order more than was ordered: the running sum
 //     of an order's ledger entries never exceeds the order's total.
 //
@@ -24,6 +26,7 @@ import (
 func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Order) []string {
 	var out []string
 	last := map[string]outbox.Message{}
+	writtenBy := map[string]uint64{} // key -> the commit that wrote last
 	for _, c := range orderLog {
 		for _, ch := range c.Changes {
 			if ch.Table != outbox.Table {
@@ -31,11 +34,18 @@ func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Ord
 			}
 			prev, seen := last[ch.Key]
 			if ch.Deleted {
+				// A row inserted and deleted by one commit is the CDC
+				// pattern: the commit log carries the message.
+				if seen && prev.Status != outbox.Sent && writtenBy[ch.Key] != c.Seq {
+					out = append(out, fmt.Sprintf("commit %d by %s: %s deleted while %s: only a SENT message may go; an unsent one is the evidence and the replay source",
+						c.Seq, c.Owner, prev.ID, prev.Status))
+				}
 				delete(last, ch.Key)
 				continue
 			}
 			m := ch.Value.(outbox.Message)
 			last[ch.Key] = m
+			writtenBy[ch.Key] = c.Seq
 			if !seen {
 				continue
 			}

@@ -18,6 +18,10 @@ func commit(seq uint64, owner string, m outbox.Message) store.Commit {
 	return store.Commit{Seq: seq, Owner: owner, Changes: []store.Change{{Table: outbox.Table, Key: "1", Value: m}}}
 }
 
+func deletion(seq uint64, owner string) store.Commit {
+	return store.Commit{Seq: seq, Owner: owner, Changes: []store.Change{{Table: outbox.Table, Key: "1", Deleted: true}}}
+}
+
 func inFlight(owner string, claimed, until time.Duration) outbox.Message {
 	return outbox.Message{ID: "e-1", Status: outbox.InFlight, LeaseOwner: owner, ClaimedAt: at.Add(claimed), LeaseUntil: at.Add(until)}
 }
@@ -40,6 +44,9 @@ func TestSafety(t *testing.T) {
 		{"marked without a claim", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", sentAt(time.Second))}, "without a claim"},
 		{"SENT left", []store.Commit{commit(1, "s", sentAt(0)), commit(2, "relay-1", pending)}, "left the terminal state SENT"},
 		{"dead letter left without replay", []store.Commit{commit(1, "s", outbox.Message{ID: "e-1", Status: outbox.DeadLetter}), commit(2, "relay-1", pending)}, "without a replay"},
+		{"SENT deleted", []store.Commit{commit(1, "s", sentAt(0)), deletion(2, "relay-1")}, ""},
+		{"dead letter deleted", []store.Commit{commit(1, "s", outbox.Message{ID: "e-1", Status: outbox.DeadLetter}), deletion(2, "relay-1")}, "e-1 deleted while DEAD_LETTER"},
+		{"inserted and deleted by one commit (CDC)", []store.Commit{{Seq: 1, Owner: "service", Changes: []store.Change{{Table: outbox.Table, Key: "1", Value: pending}, {Table: outbox.Table, Key: "1", Deleted: true}}}}, ""},
 		{"dead letter replayed", []store.Commit{commit(1, "s", outbox.Message{ID: "e-1", Status: outbox.DeadLetter}), commit(2, "relay-1", outbox.Message{ID: "e-1", Status: outbox.Pending, Replays: 1})}, ""},
 	}
 	for _, c := range cases {

@@ -246,3 +246,67 @@ func (r *noFencingRelay) recordFailure(m outbox.Message, cause error) error {
 	}
 	return nil
 }
+
+// CleanupByAge is the reference relay with one change in its retention
+// cleanup: it deletes every message older than the retention period,
+// whatever its status.
+//
+// WRONG: only SENT messages may go. A FAILED message is still to be sent,
+// and a DEAD_LETTER waits for an operator who fixes its cause and replays
+// it, perhaps weeks later. Deleted, it is gone without a trace: the change
+// was committed, the broker never got it, and nothing says so any more.
+//
+// Seed 001 ("Aufbewahrung und Bereinigung dürfen die Nachweisführung nicht
+// vorzeitig zerstören"); seed 003 (retention gives a replay window); seed
+// 000 section 5 (dead letters stay visible and replayable).
+func CleanupByAge() variant.Variant {
+	return variant.Variant{
+		Name:    "cleanup-by-age",
+		Summary: "retention deletes every message older than seven days, dead letters included",
+		Seed:    "001 \"Aufbewahrung und Bereinigung\", 003 retention, 000 section 5",
+		Expect: map[string]check.Outcome{
+			"rejected": check.Lost, // the dead letter is deleted before the operator can replay it
+		},
+		Install:    variant.InstallAll,
+		NewService: variant.NewOutboxService,
+		NewRelay: func(env variant.Env) (variant.Relay, error) {
+			ref, err := variant.ReferenceRelay(env, nil)
+			if err != nil {
+				return nil, err
+			}
+			return &cleanupByAgeRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+		},
+		NewConsumer: variant.NewBillingConsumer,
+	}
+}
+
+type cleanupByAgeRelay struct {
+	variant.RelayAdapter
+	env variant.Env
+}
+
+// Cleanup is the reference's outbox.Relay.Cleanup with one line changed.
+// DO NOT COPY.
+func (r *cleanupByAgeRelay) Cleanup() (int, error) {
+	cutoff := r.env.Clock.Now().Add(-outbox.DefaultConfig(r.env.Owner).Retention)
+	tx := r.env.OrderDB.Begin(r.env.Owner)
+	defer tx.Rollback()
+	n := 0
+	tx.Scan(outbox.Table, func(key string, v any) bool {
+		// MISTAKE: the age alone decides; the reference deletes only
+		// messages that are SENT (m.Status == outbox.Sent && m.SentAt
+		// before the cutoff).
+		if m := v.(outbox.Message); m.CreatedAt.Before(cutoff) {
+			tx.Delete(outbox.Table, key)
+			n++
+		}
+		return true
+	})
+	if n == 0 {
+		return 0, nil
+	}
+	if err := r.env.Gate.Cross(outbox.BoundaryCleanup, tx.Commit); err != nil {
+		return 0, fmt.Errorf("cleanup-by-age: %w", err)
+	}
+	return n, nil
+}

@@ -93,6 +93,7 @@ func Variants() []variant.Variant {
 		mistakes.UnorderedConsumer(),
 		mistakes.MaxVersionOnly(),
 		mistakes.NoFencing(),
+		mistakes.CleanupByAge(),
 	}
 }
 

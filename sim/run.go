@@ -15,6 +15,12 @@ import (
 	"outboxlab/variant"
 )
 
+// RetentionAge is how far the retention phase moves the clock: past the
+// reference relay's retention period (seven days), so that its cleanup
+// deletes every SENT message, and a cleanup that deletes by age alone
+// deletes the dead letters too.
+const RetentionAge = 7*24*time.Hour + time.Hour
+
 // maxSteps bounds the steps of one phase, a second guard next to the
 // virtual horizon.
 const maxSteps = 1_000_000
@@ -90,9 +96,22 @@ func Run(cfg Config) (Result, error) {
 	if w.orderDB.HasTable(outbox.Table) {
 		afterQuiesce = outbox.Unsent(w.orderDB)
 	}
-	deadLetters := w.deadLetters(afterQuiesce)
 
-	// 3. replay: permanent causes fixed, dead letters replayed.
+	// 3. retention: a retention period later, before anyone looked at the
+	// dead letters, the retention cleanup runs. It must leave them, the
+	// evidence and the replay source, where they are.
+	w.phase("retention")
+	w.clock.Set(w.clock.Now().Add(RetentionAge))
+	if err := w.cleanup(); err != nil {
+		return Result{}, err
+	}
+	var afterRetention []outbox.Message
+	if w.orderDB.HasTable(outbox.Table) {
+		afterRetention = outbox.Unsent(w.orderDB)
+	}
+	deadLetters := w.deadLetters(afterRetention)
+
+	// 4. replay: permanent causes fixed, dead letters replayed.
 	w.broker.FixRejections()
 	w.broker.FixPoison()
 	w.phase("replay")
@@ -103,7 +122,7 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 
-	// 4. check.
+	// 5. check.
 	w.abandon()
 	ledger, all := billing.Ledger(w.billingDB), orders.All(w.orderDB)
 	unsafe := check.Safety(w.orderDB.Log(0), ledger, all)

@@ -64,6 +64,7 @@ func TestHappyPathGoesOrderOutboxRelayBrokerBilling(t *testing.T) {
 		"relay-1 relay.mark",
 		"billing consumer.commit",
 		"billing consumer.ack",
+		"relay-1 relay.cleanup", // the retention phase, a week later
 	}
 	if diff := cmp.Diff(want, actions(res)); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)
@@ -103,6 +104,7 @@ func TestRelayCrashAfterSendSendsAgainAndBillingDeduplicates(t *testing.T) {
 		"relay-1 relay.send", // the second copy
 		"relay-1 relay.mark",
 		"billing consumer.ack", // recognised by the inbox, acked, no effect
+		"relay-1 relay.cleanup",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)

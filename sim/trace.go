@@ -68,7 +68,11 @@ func (s Step) String() string {
 // FormatTime renders a virtual time as hh:mm:ss.mmm.
 func FormatTime(d time.Duration) string {
 	ms := d.Milliseconds()
-	return fmt.Sprintf("%02d:%02d:%02d.%03d", ms/3600000, ms/60000%60, ms/1000%60, ms%1000)
+	clock := fmt.Sprintf("%02d:%02d:%02d.%03d", ms/3600000%24, ms/60000%60, ms/1000%60, ms%1000)
+	if days := ms / (24 * 3600000); days > 0 {
+		return fmt.Sprintf("day %d %s", days, clock)
+	}
+	return clock
 }
 
 // mark remembers how far the durable systems' logs were before a step, so
