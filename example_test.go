@@ -98,4 +98,5 @@ func Example_gradeYourOwnRelay() {
 	// poison                  OK    as declared
 	// rejected                STUCK declared OK
 	// stall                   OK    as declared
+	// relay-restart           OK    as declared
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"time"
 
 	"outboxlab/billing"
 	"outboxlab/domain"
@@ -13,7 +14,8 @@ import (
 // end, from the order database's commit log and billing's ledger:
 //
 //   - no two live leases on one message: a claim never takes a message
-//     whose previous lease had not expired;
+//     whose previous lease had not expired, and nobody but its owner
+//     releases a live claim (judged by the database's clock);
 //   - nothing is marked SENT by a relay that does not hold a live lease;
 //   - no terminal state is left: a SENT message is never written again, a
 //     DEAD_LETTER only by an operator's replay to PENDING;
@@ -49,7 +51,7 @@ func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Ord
 			if !seen {
 				continue
 			}
-			if why := transitionBreach(prev, m, c.Owner); why != "" {
+			if why := transitionBreach(prev, m, c); why != "" {
 				out = append(out, fmt.Sprintf("commit %d by %s: %s %s", c.Seq, c.Owner, m.ID, why))
 			}
 		}
@@ -74,20 +76,33 @@ func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Ord
 }
 
 // transitionBreach says what is wrong with the change from prev to m made
-// by owner, or "" if nothing is.
-func transitionBreach(prev, m outbox.Message, owner string) string {
+// by commit c, or "" if nothing is. Whether a lease was live when another
+// process took or released the message is judged by the database's clock
+// (c.At) where the log has it, never by the writer's own clock, which may
+// be wrong; a SENT mark is judged by the time its writer checked the lease.
+func transitionBreach(prev, m outbox.Message, c store.Commit) string {
+	now := c.At
+	if now.IsZero() {
+		now = m.ClaimedAt
+	}
+	live := prev.Status == outbox.InFlight && now.Before(prev.LeaseUntil)
 	switch {
 	case prev.Status == outbox.Sent:
 		return fmt.Sprintf("left the terminal state SENT for %s", m.Status)
 	case prev.Status == outbox.DeadLetter && (m.Status != outbox.Pending || m.Replays != prev.Replays+1):
 		return fmt.Sprintf("left DEAD_LETTER for %s without a replay", m.Status)
-	case m.Status == outbox.InFlight && prev.Status == outbox.InFlight && m.ClaimedAt.Before(prev.LeaseUntil):
-		return fmt.Sprintf("claimed by %s while %s's lease ran until %s", m.LeaseOwner, prev.LeaseOwner, prev.LeaseUntil.Format("15:04:05.000"))
 	case m.Status == outbox.Sent && prev.Status != outbox.InFlight:
 		return fmt.Sprintf("marked SENT from %s, without a claim", prev.Status)
-	case m.Status == outbox.Sent && (prev.LeaseOwner != owner || !m.SentAt.Before(prev.LeaseUntil)):
+	case m.Status == outbox.Sent && (prev.LeaseOwner != c.Owner || !m.SentAt.Before(prev.LeaseUntil)):
 		return fmt.Sprintf("marked SENT at %s by %s, but %s's lease ran until %s",
-			m.SentAt.Format("15:04:05.000"), owner, prev.LeaseOwner, prev.LeaseUntil.Format("15:04:05.000"))
+			clock(m.SentAt), c.Owner, prev.LeaseOwner, clock(prev.LeaseUntil))
+	case m.Status == outbox.InFlight && live:
+		return fmt.Sprintf("claimed by %s while %s's lease ran until %s", m.LeaseOwner, prev.LeaseOwner, clock(prev.LeaseUntil))
+	case live && prev.LeaseOwner != c.Owner:
+		return fmt.Sprintf("set %s by %s at %s, while %s's lease ran until %s: %s may be sending it",
+			m.Status, c.Owner, clock(now), prev.LeaseOwner, clock(prev.LeaseUntil), prev.LeaseOwner)
 	}
 	return ""
 }
+
+func clock(t time.Time) string { return t.Format("15:04:05.000") }

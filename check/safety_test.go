@@ -12,10 +12,16 @@ import (
 	"outboxlab/store"
 )
 
-var at = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+var at0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func commit(seq uint64, owner string, m outbox.Message) store.Commit {
 	return store.Commit{Seq: seq, Owner: owner, Changes: []store.Change{{Table: outbox.Table, Key: "1", Value: m}}}
+}
+
+// at sets the commit's time by the database's clock.
+func at(d time.Duration, c store.Commit) store.Commit {
+	c.At = at0.Add(d)
+	return c
 }
 
 func deletion(seq uint64, owner string) store.Commit {
@@ -23,13 +29,13 @@ func deletion(seq uint64, owner string) store.Commit {
 }
 
 func inFlight(owner string, claimed, until time.Duration) outbox.Message {
-	return outbox.Message{ID: "e-1", Status: outbox.InFlight, LeaseOwner: owner, ClaimedAt: at.Add(claimed), LeaseUntil: at.Add(until)}
+	return outbox.Message{ID: "e-1", Status: outbox.InFlight, LeaseOwner: owner, ClaimedAt: at0.Add(claimed), LeaseUntil: at0.Add(until)}
 }
 
 func TestSafety(t *testing.T) {
 	pending := outbox.Message{ID: "e-1", Status: outbox.Pending}
 	sentAt := func(d time.Duration) outbox.Message {
-		return outbox.Message{ID: "e-1", Status: outbox.Sent, SentAt: at.Add(d)}
+		return outbox.Message{ID: "e-1", Status: outbox.Sent, SentAt: at0.Add(d)}
 	}
 	cases := []struct {
 		name string
@@ -44,6 +50,9 @@ func TestSafety(t *testing.T) {
 		{"marked without a claim", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", sentAt(time.Second))}, "without a claim"},
 		{"SENT left", []store.Commit{commit(1, "s", sentAt(0)), commit(2, "relay-1", pending)}, "left the terminal state SENT"},
 		{"dead letter left without replay", []store.Commit{commit(1, "s", outbox.Message{ID: "e-1", Status: outbox.DeadLetter}), commit(2, "relay-1", pending)}, "without a replay"},
+		{"a live claim released by another relay", []store.Commit{commit(1, "s", pending), commit(2, "relay-2", inFlight("relay-2", 0, 30*time.Second)), at(10*time.Second, commit(3, "relay-1", pending))}, "set PENDING by relay-1 at 00:00:10.000, while relay-2's lease ran until 00:00:30.000"},
+		{"an expired claim released by another relay", []store.Commit{commit(1, "s", pending), commit(2, "relay-2", inFlight("relay-2", 0, 30*time.Second)), at(31*time.Second, commit(3, "relay-1", pending))}, ""},
+		{"a claim judged by the database's clock", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), at(20*time.Second, commit(3, "relay-2", inFlight("relay-2", 40*time.Second, time.Minute)))}, "claimed by relay-2 while relay-1's lease ran until"},
 		{"SENT deleted", []store.Commit{commit(1, "s", sentAt(0)), deletion(2, "relay-1")}, ""},
 		{"dead letter deleted", []store.Commit{commit(1, "s", outbox.Message{ID: "e-1", Status: outbox.DeadLetter}), deletion(2, "relay-1")}, "e-1 deleted while DEAD_LETTER"},
 		{"inserted and deleted by one commit (CDC)", []store.Commit{{Seq: 1, Owner: "service", Changes: []store.Change{{Table: outbox.Table, Key: "1", Value: pending}, {Table: outbox.Table, Key: "1", Deleted: true}}}}, ""},

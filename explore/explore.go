@@ -201,5 +201,22 @@ func candidates(s Schedule) []Schedule {
 	if s.Seed != 0 {
 		with(func(c *Schedule) { c.Seed = 0 })
 	}
+	// An interleaving bug may need the item to go and another
+	// interleaving at once: the deletions again under a few other seeds.
+	deletions := len(s.Crashes) + len(s.Faults) + len(s.Workload)
+	if s.Relays > 1 {
+		deletions++
+	}
+	for seed := range uint64(reseeds) {
+		for _, c := range out[:deletions] {
+			if seed != c.Seed {
+				c.Seed = seed
+				out = append(out, c)
+			}
+		}
+	}
 	return out
 }
+
+// reseeds is how many seeds shrinking tries with each deletion.
+const reseeds = 8

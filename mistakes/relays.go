@@ -179,26 +179,32 @@ func NoFencing() variant.Variant {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			ref, err := variant.ReferenceRelay(env, nil)
+			r, err := newStepRelay(env)
 			if err != nil {
 				return nil, err
 			}
-			return &noFencingRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+			r.markSent = r.blindMark
+			return r, nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}
 }
 
-type noFencingRelay struct {
+// stepRelay is the reference relay's Step written out with its claim and
+// its SENT mark as fields, so that a mistake changes one of them and keeps
+// the rest: claim, send, mark, and a failed send recorded with the
+// reference's backoff and limit (the rest of the batch waits for its lease
+// to run out).
+type stepRelay struct {
 	variant.RelayAdapter
-	env variant.Env
+	env      variant.Env
+	claim    func() ([]outbox.Message, error)
+	markSent func(outbox.Message) error
 }
 
-// Step claims and sends like the reference, and records a failed send
-// like it (the rest of the batch waits for its lease to run out). DO NOT
-// COPY.
-func (r *noFencingRelay) Step() (bool, error) {
-	batch, err := r.ClaimDue()
+// Step claims, sends and marks. DO NOT COPY: use outbox.Relay.
+func (r *stepRelay) Step() (bool, error) {
+	batch, err := r.claim()
 	if err != nil || len(batch) == 0 {
 		return false, err
 	}
@@ -212,26 +218,32 @@ func (r *noFencingRelay) Step() (bool, error) {
 		if err != nil {
 			return true, r.recordFailure(m, err)
 		}
-		tx := r.env.OrderDB.Begin(r.env.Owner)
-		cur, _ := outbox.Get(tx, m.Key)
-		// MISTAKE: SENT is written without cur.MarkSent's lease check: no
-		// fence. A relay that lost its lease overwrites the new owner's
-		// outcome.
-		cur.Status, cur.SentAt, cur.LastError = outbox.Sent, r.env.Clock.Now(), ""
-		cur.LeaseOwner, cur.ClaimedAt, cur.LeaseUntil = "", time.Time{}, time.Time{}
-		tx.Put(outbox.Table, cur.Key, cur)
-		err = r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit)
-		tx.Rollback()
-		if err != nil && !errors.Is(err, store.ErrConflict) {
-			return true, fmt.Errorf("no-fencing: %w", err)
+		if err := r.markSent(m); err != nil {
+			return true, err
 		}
 	}
 	return true, nil
 }
 
+// fencedMark is the reference's SENT mark: in one transaction, only while
+// this relay still holds the lease (Message.MarkSent checks it).
+func (r *stepRelay) fencedMark(m outbox.Message) error {
+	tx := r.env.OrderDB.Begin(r.env.Owner)
+	defer tx.Rollback()
+	cur, ok := outbox.Get(tx, m.Key)
+	if !ok || cur.MarkSent(r.env.Owner, r.env.Clock.Now()) != nil {
+		return nil // the lease ran out: another relay owns it
+	}
+	tx.Put(outbox.Table, cur.Key, cur)
+	if err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit); err != nil && !errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("mark sent %s: %w", m.ID, err)
+	}
+	return nil
+}
+
 // recordFailure counts a failed send with the reference's backoff and
 // limit, fenced by MarkFailed's lease check.
-func (r *noFencingRelay) recordFailure(m outbox.Message, cause error) error {
+func (r *stepRelay) recordFailure(m outbox.Message, cause error) error {
 	cfg := outbox.DefaultConfig(r.env.Owner)
 	now := r.env.Clock.Now()
 	tx := r.env.OrderDB.Begin(r.env.Owner)
@@ -242,7 +254,36 @@ func (r *noFencingRelay) recordFailure(m outbox.Message, cause error) error {
 	}
 	tx.Put(outbox.Table, cur.Key, cur)
 	if err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit); err != nil && !errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("no-fencing: %w", err)
+		return fmt.Errorf("mark failed %s: %w", m.ID, err)
+	}
+	return nil
+}
+
+// newStepRelay builds a stepRelay on the reference relay, with the
+// reference's claim and fenced mark.
+func newStepRelay(env variant.Env) (*stepRelay, error) {
+	ref, err := variant.ReferenceRelay(env, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := &stepRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env, claim: ref.ClaimDue}
+	r.markSent = r.fencedMark
+	return r, nil
+}
+
+// blindMark writes SENT without looking at the lease. DO NOT COPY.
+func (r *stepRelay) blindMark(m outbox.Message) error {
+	tx := r.env.OrderDB.Begin(r.env.Owner)
+	defer tx.Rollback()
+	cur, _ := outbox.Get(tx, m.Key)
+	// MISTAKE: SENT is written without cur.MarkSent's lease check: no
+	// fence. A relay that lost its lease overwrites the new owner's
+	// outcome.
+	cur.Status, cur.SentAt, cur.LastError = outbox.Sent, r.env.Clock.Now(), ""
+	cur.LeaseOwner, cur.ClaimedAt, cur.LeaseUntil = "", time.Time{}, time.Time{}
+	tx.Put(outbox.Table, cur.Key, cur)
+	if err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit); err != nil && !errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("no-fencing: mark sent %s: %w", m.ID, err)
 	}
 	return nil
 }
@@ -309,4 +350,156 @@ func (r *cleanupByAgeRelay) Cleanup() (int, error) {
 		return 0, fmt.Errorf("cleanup-by-age: %w", err)
 	}
 	return n, nil
+}
+
+// RecoverAll is the reference relay with one change in its recovery: after
+// a restart it releases every IN_FLIGHT message, not only its own. It is
+// seed 000's recoverInFlight taken literally (UPDATE outbox SET
+// status = 'PENDING' WHERE status = 'IN_FLIGHT').
+//
+// WRONG: with one relay this is harmless, which is why it looks right. With
+// several, a restarting relay takes the live claims of the others away:
+// another relay is sending the message right now, and the restarted one
+// (or a third) claims and sends it again. Two live owners of one message is
+// exactly what the lease was for. A relay may release only its own claims;
+// the others' are taken over when their leases run out.
+//
+// Seed 000 section 5 (recoverInFlight); seed 003 ("Mehrere
+// Relay-Instanzen").
+func RecoverAll() variant.Variant {
+	return variant.Variant{
+		Name:    "recover-all",
+		Summary: "a restart releases every IN_FLIGHT message, also other relays' live claims",
+		Seed:    "000 section 5 (recoverInFlight), 003 \"Mehrere Relay-Instanzen\"",
+		Expect: map[string]check.Outcome{
+			"relay-restart": check.Unsafe, // relay-1 restarts while relay-2 holds a live claim
+		},
+		Install:    variant.InstallAll,
+		NewService: variant.NewOutboxService,
+		NewRelay: func(env variant.Env) (variant.Relay, error) {
+			ref, err := variant.ReferenceRelay(env, nil)
+			if err != nil {
+				return nil, err
+			}
+			return &recoverAllRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+		},
+		NewConsumer: variant.NewBillingConsumer,
+	}
+}
+
+type recoverAllRelay struct {
+	variant.RelayAdapter
+	env variant.Env
+}
+
+// Recover is the reference's outbox.Relay.Recover with one condition
+// dropped. DO NOT COPY.
+func (r *recoverAllRelay) Recover() error {
+	tx := r.env.OrderDB.Begin(r.env.Owner)
+	defer tx.Rollback()
+	released := 0
+	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
+		m := v.(outbox.Message)
+		// MISTAKE: every IN_FLIGHT message; the reference releases only
+		// its own (m.LeaseOwner == its owner).
+		if m.Status == outbox.InFlight {
+			if err := m.Release(m.LeaseOwner); err == nil {
+				tx.Put(outbox.Table, m.Key, m)
+				released++
+			}
+		}
+		return true
+	})
+	if released == 0 {
+		return nil
+	}
+	err := r.env.Gate.Cross(outbox.BoundaryRecover, tx.Commit)
+	if err != nil && !errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("recover-all: %w", err)
+	}
+	return nil
+}
+
+// ClaimWithoutLock is the reference relay with one change in its claim: it
+// reads the due messages first and then claims each in a transaction of its
+// own, writing IN_FLIGHT over the row as it read it.
+//
+// WRONG: between the read and the write another relay may claim the same
+// message; the blind write does not see that and takes it over while the
+// other's lease is live. Both send. It is "SELECT ... WHERE status =
+// 'PENDING'" followed by "UPDATE ... WHERE id = ?" without FOR UPDATE SKIP
+// LOCKED: under READ COMMITTED the update waits for the other's lock and
+// then overwrites. The reference reads and claims in one transaction, and
+// the database refuses the second of two conflicting claims.
+//
+// Seed 003 ("FOR UPDATE SKIP LOCKED", "Mehrere Relay-Instanzen"); seed 000
+// section 5.
+func ClaimWithoutLock() variant.Variant {
+	return variant.Variant{
+		Name:    "claim-without-lock",
+		Summary: "reads due messages, then claims each in its own transaction without re-checking (no SKIP LOCKED)",
+		Seed:    "003 \"FOR UPDATE SKIP LOCKED\", 000 section 5",
+		Expect: map[string]check.Outcome{
+			// With two relays, once several messages are due at once
+			// (after the outage, after the rejected message's
+			// dead letter frees its order), both read them and claim
+			// over each other.
+			"broker-outage": check.Unsafe,
+			"rejected":      check.Unsafe,
+		},
+		Install:    variant.InstallAll,
+		NewService: variant.NewOutboxService,
+		NewRelay: func(env variant.Env) (variant.Relay, error) {
+			r, err := newStepRelay(env)
+			if err != nil {
+				return nil, err
+			}
+			r.claim = r.claimWithoutLock
+			return r, nil
+		},
+		NewConsumer: variant.NewBillingConsumer,
+	}
+}
+
+// claimWithoutLock reads the due messages as the reference's ClaimDue does,
+// then claims them one by one. DO NOT COPY.
+func (r *stepRelay) claimWithoutLock() ([]outbox.Message, error) {
+	cfg := outbox.DefaultConfig(r.env.Owner)
+	now := r.env.Clock.Now()
+	read := r.env.OrderDB.Begin(r.env.Owner)
+	var due []outbox.Message
+	blocked := map[string]bool{}
+	read.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
+		m := v.(outbox.Message)
+		agg := m.Event.AggregateID
+		if blocked[agg] {
+			return true
+		}
+		if err := m.Claim(r.env.Owner, now, now.Add(cfg.Lease)); err != nil {
+			blocked[agg] = true
+			return true
+		}
+		due = append(due, m)
+		return len(due) < cfg.BatchSize
+	})
+	read.Rollback()
+	var batch []outbox.Message
+	for _, m := range due {
+		// MISTAKE: the claim is written in a transaction of its own, over
+		// the row as it was read: if another relay claimed it since, this
+		// write takes it over. The reference reads and claims in one
+		// transaction, so that the database refuses the second claim.
+		tx := r.env.OrderDB.Begin(r.env.Owner)
+		tx.Put(outbox.Table, m.Key, m)
+		err := r.env.Gate.Cross(outbox.BoundaryClaim, tx.Commit)
+		tx.Rollback()
+		if errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return batch, fmt.Errorf("claim-without-lock: %w", err)
+		}
+		batch = append(batch, m)
+	}
+	return batch, nil
 }

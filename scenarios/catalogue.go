@@ -216,10 +216,26 @@ func Catalogue() []Scenario {
 			Narrative: fmt.Sprintf("%s %s. Seed %s.", v.Name, v.Summary, v.Seed),
 			Variant:   v.Name,
 			Point:     point,
-			Configure: pointRun(p, 1),
+			Configure: mistakeRun(v, p),
 		})
 	}
 	return out
+}
+
+// mistakeRun is the run of a mistake's story: its first declared failure,
+// with one relay, or with two if one relay does not show it (a claim
+// without a lock needs a second relay to collide with).
+func mistakeRun(mistake variant.Variant, p sim.Point) func(variant.Variant, uint64) sim.Config {
+	run := pointRun(p, 1)
+	return func(v variant.Variant, seed uint64) sim.Config {
+		cfg := run(v, seed)
+		probe := run(mistake, seed)
+		probe.Trace = false
+		if res, err := sim.Run(probe); err == nil && res.Outcome != mistake.Expected(p.ID) && p.Relays == 0 && v.MaxRelays != 1 {
+			cfg.Relays = 2
+		}
+		return cfg
+	}
 }
 
 // claim4711 is seed 004's story on the order flow.

@@ -64,7 +64,19 @@ func Points() []sim.Point {
 		fault(sim.FaultPoison, sim.Fault{Target: first}),
 		fault(sim.FaultRejected, sim.Fault{Target: first}),
 		stall(),
+		relayRestart(),
 	)
+}
+
+// relayRestart is the relay-restart row: two relays; relay-2 freezes for
+// 20 s just before a send, holding its claim under a lease that is still
+// live (30 s), while relay-1 is killed at 4 s and restarts at 9 s and runs
+// its recovery. A recovery may release its own claims only.
+func relayRestart() sim.Point {
+	return sim.Point{ID: "relay-restart", Kind: sim.KindFault, Relays: 2, Faults: []sim.Fault{
+		{Kind: sim.FaultStall, Process: "relay-2", Point: "relay.before-send", For: 20 * time.Second},
+		{Kind: sim.FaultKill, Process: "relay-1", From: 4 * time.Second},
+	}}
 }
 
 // stall is the stall row: two relays; relay-1 freezes just before its
@@ -94,6 +106,8 @@ func Variants() []variant.Variant {
 		mistakes.MaxVersionOnly(),
 		mistakes.NoFencing(),
 		mistakes.CleanupByAge(),
+		mistakes.RecoverAll(),
+		mistakes.ClaimWithoutLock(),
 	}
 }
 

@@ -47,6 +47,9 @@ const (
 	// reaches a crash point's place, before the effect, for For; then it
 	// resumes exactly where it stood, holding what it held.
 	FaultStall FaultKind = "stall"
+	// FaultKill kills a process at a time, wherever it stands (a deploy, an
+	// OOM kill), in the run phase; it restarts RestartDelay later.
+	FaultKill FaultKind = "kill"
 	// FaultDelay is not a matrix row: scenarios use it to open a gap.
 	FaultDelay FaultKind = "delay"
 )
@@ -57,10 +60,12 @@ type Fault struct {
 	// Target names the message, for every kind but broker-outage.
 	Target broker.Target
 	// From and For give the outage window, as time since Epoch; For is
-	// also the delay of a delay fault and the length of a stall.
+	// also the delay of a delay fault and the length of a stall, From the
+	// time of a kill.
 	From, For time.Duration
 	// Process and Point say who stalls, and where: "relay-1" at
-	// "relay.before-send" (the first time it gets there).
+	// "relay.before-send" (the first time it gets there); Process also
+	// says who is killed.
 	Process, Point string
 }
 
@@ -72,6 +77,8 @@ func (f Fault) String() string {
 		return fmt.Sprintf("%s %s by %s", f.Kind, f.Target, f.For)
 	case FaultStall:
 		return fmt.Sprintf("%s %s at %s for %s", f.Kind, f.Process, f.Point, f.For)
+	case FaultKill:
+		return fmt.Sprintf("%s %s at %s", f.Kind, f.Process, f.From)
 	}
 	return fmt.Sprintf("%s %s", f.Kind, f.Target)
 }
@@ -156,13 +163,17 @@ func (c Config) Validate() error {
 			if f.Process == "" || f.For <= 0 || (!strings.Contains(f.Point, ".before-") && !strings.Contains(f.Point, ".after-")) {
 				errs = append(errs, fmt.Errorf("sim: %s: needs a process, a crash point such as relay.before-send, and For > 0; got %q at %q for %s", f.Kind, f.Process, f.Point, f.For))
 			}
+		case FaultKill:
+			if f.Process == "" || f.From < 0 {
+				errs = append(errs, fmt.Errorf("sim: %s: needs a process and From >= 0; got %q at %s", f.Kind, f.Process, f.From))
+			}
 		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultDelay:
 			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
-				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultDelay))
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
+				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultKill, FaultDelay))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {

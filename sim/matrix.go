@@ -77,6 +77,9 @@ func (c Cell) Matches() bool {
 // Counterexample is one reproducible run that broke an invariant.
 type Counterexample struct {
 	Seed uint64
+	// Relays is how many relays ran, when the run differs from the
+	// default of one (0 otherwise).
+	Relays int
 	// Schedule lists the crashes and faults of the run, e.g.
 	// "crash relay.after-send#2".
 	Schedule []string
@@ -87,7 +90,11 @@ type Counterexample struct {
 
 // Replay returns the labrun command that reproduces the counterexample.
 func (c Counterexample) Replay(variantName string) string {
-	return fmt.Sprintf("go run ./cmd/labrun scenario %s --variant %s --seed %d", c.Scenario, variantName, c.Seed)
+	relays := ""
+	if c.Relays > 0 {
+		relays = fmt.Sprintf(" --relays %d", c.Relays)
+	}
+	return fmt.Sprintf("go run ./cmd/labrun scenario %s --variant %s --seed %d%s", c.Scenario, variantName, c.Seed, relays)
 }
 
 // Matrix describes the runs behind a crash matrix.
@@ -118,11 +125,14 @@ func (m Matrix) Config(v variant.Variant) Config {
 
 // RunCell runs every occurrence of a crash point (k = 1, 2, ... until the
 // point is no longer reached), or the fault run of a fault row, and reports
-// the worst outcome with the first run that showed it.
+// the worst outcome with the first run that showed it. Every run is made
+// with one relay and again with two (unless the row fixes the relays, or
+// the variant has no relay or supports only one): a second relay is what
+// tests claims, leases and recovery against each other.
 func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 	cell := Cell{Variant: v.Name, Point: p, Expected: v.Expected(p.ID).String(), Outcome: NotApplicable}
 	worst := check.OK
-	consider := func(res Result, sched []string, scenario string) {
+	consider := func(cfg Config, res Result, sched []string, scenario string) {
 		cell.Runs++
 		if cell.Outcome == NotApplicable {
 			cell.Outcome = check.OK.String()
@@ -132,43 +142,70 @@ func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 			cell.Outcome = worst.String()
 			cell.Violations = res.Violations
 			cell.Counterexample = &Counterexample{Seed: m.Seed, Schedule: sched, Scenario: scenario}
+			if base := m.Config(v); p.Relays == 0 && cfg.Relays != base.Relays {
+				cell.Counterexample.Relays = cfg.Relays
+				cell.Counterexample.Schedule = append([]string{fmt.Sprintf("%d relays", cfg.Relays)}, sched...)
+			}
 		}
 	}
+	for _, relays := range m.relayCounts(v, p) {
+		if err := m.runCell(v, p, relays, consider); err != nil {
+			return cell, err
+		}
+	}
+	return cell, nil
+}
+
+// relayCounts returns the relay counts a cell runs with.
+func (m Matrix) relayCounts(v variant.Variant, p Point) []int {
+	cfg := m.Config(v)
+	p.Apply(&cfg)
+	counts := []int{cfg.Relays}
+	if p.Relays == 0 && v.NewRelay != nil && cfg.Relays < 2 && (v.MaxRelays == 0 || v.MaxRelays >= 2) {
+		counts = append(counts, 2)
+	}
+	return counts
+}
+
+// runCell makes the runs of one cell with the given number of relays.
+func (m Matrix) runCell(v variant.Variant, p Point, relays int, consider func(Config, Result, []string, string)) error {
 	if p.Kind == KindFault {
 		cfg := m.Config(v)
 		p.Apply(&cfg)
+		cfg.Relays = relays
 		res, err := Run(cfg)
 		if err != nil {
-			return cell, err
+			return err
 		}
-		if stalls(p.Faults) > 0 && res.Stalls == 0 {
-			return cell, nil // the stalled process never got there: n/a
+		if stalls, kills := count(p.Faults, FaultStall), count(p.Faults, FaultKill); res.Stalls < stalls || res.Kills < kills {
+			return nil // the process never got there, or was not alive: n/a
 		}
 		var sched []string
 		for _, f := range p.Faults {
 			sched = append(sched, "fault "+f.String())
 		}
-		consider(res, sched, p.ID)
-		return cell, nil
+		consider(cfg, res, sched, p.ID)
+		return nil
 	}
 	for k := 1; ; k++ {
 		cfg := m.Config(v)
+		cfg.Relays = relays
 		cfg.Crashes = []Crash{{Point: p.ID, Occurrence: k}}
 		res, err := Run(cfg)
 		if err != nil {
-			return cell, err
+			return err
 		}
 		if len(res.Fired) == 0 {
-			return cell, nil // the point is reached fewer than k times
+			return nil // the point is reached fewer than k times
 		}
-		consider(res, []string{"crash " + cfg.Crashes[0].String()}, fmt.Sprintf("%s@%d", p.ID, k))
+		consider(cfg, res, []string{"crash " + cfg.Crashes[0].String()}, fmt.Sprintf("%s@%d", p.ID, k))
 	}
 }
 
-func stalls(fs []Fault) int {
+func count(fs []Fault, kind FaultKind) int {
 	n := 0
 	for _, f := range fs {
-		if f.Kind == FaultStall {
+		if f.Kind == kind {
 			n++
 		}
 	}

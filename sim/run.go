@@ -33,8 +33,8 @@ type Result struct {
 	// Fired lists the planned crashes that happened, in order. A planned
 	// crash that is missing here was never reached.
 	Fired []FiredCrash
-	// Stalls is how many planned stalls happened.
-	Stalls int
+	// Stalls and Kills are how many planned stalls and kills happened.
+	Stalls, Kills int
 	// Reached counts how often each crash point was reached during the run
 	// phase, by point id.
 	Reached map[string]int
@@ -139,7 +139,7 @@ func Run(cfg Config) (Result, error) {
 		DeadLetters:   deadLetters,
 		Transient:     w.transient(),
 		Publishes:     w.publishes(),
-		PublishBudget: check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, len(w.fired)+w.stalled),
+		PublishBudget: check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, len(w.fired)+w.stalled+w.killed),
 		Unsafe:        unsafe,
 	})
 	return Result{
@@ -148,6 +148,7 @@ func Run(cfg Config) (Result, error) {
 		Violations: vs,
 		Fired:      w.fired,
 		Stalls:     w.stalled,
+		Kills:      w.killed,
 		Reached:    w.reached(),
 		Trace:      w.trace,
 		Duration:   w.clock.Since(),
@@ -246,6 +247,12 @@ func (w *world) tick() (bool, error) {
 			return true, w.start(p)
 		}
 	}
+	if w.crashing && len(w.kills) > 0 && !Epoch.Add(w.kills[0].From).After(now) {
+		f := w.kills[0]
+		w.kills = w.kills[1:]
+		w.kill(f.Process)
+		return true, nil
+	}
 	if len(w.cfg.Cleanups) > 0 && !Epoch.Add(w.cfg.Cleanups[0]).After(now) {
 		w.cfg.Cleanups = w.cfg.Cleanups[1:]
 		return true, w.cleanup()
@@ -340,6 +347,9 @@ func (w *world) nextEvent() (time.Time, bool) {
 	}
 	if len(w.cfg.Cleanups) > 0 {
 		consider(Epoch.Add(w.cfg.Cleanups[0]))
+	}
+	if len(w.kills) > 0 && w.crashing {
+		consider(Epoch.Add(w.kills[0].From))
 	}
 	return next, found
 }

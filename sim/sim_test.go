@@ -244,3 +244,33 @@ func TestParallelMatrixEqualsSequential(t *testing.T) {
 		t.Fatalf("parallel sweep differs or is empty (%d runs) (-sequential +parallel):\n%s", sa.Runs, diff)
 	}
 }
+
+// TestKillAbandonsAStepInTheMiddle: relay-1 freezes before its first send
+// and is killed while frozen; its claim is released by its recovery after
+// the restart, and the message goes out once.
+func TestKillAbandonsAStepInTheMiddle(t *testing.T) {
+	cfg := sim.DefaultConfig(variant.Outbox(), onePlace(), 1)
+	cfg.Faults = []sim.Fault{
+		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: time.Minute},
+		{Kind: sim.FaultKill, Process: "relay-1", From: 10 * time.Second},
+	}
+	res := run(t, cfg)
+	if res.Outcome != check.OK || res.Kills != 1 || res.Stalls != 1 {
+		t.Fatalf("outcome %s, %d kill(s), %d stall(s): %v", res.Outcome, res.Kills, res.Stalls, res.Violations)
+	}
+	want := []string{
+		"service service.commit",
+		"relay-1 relay.claim",
+		"relay-1 kill", // frozen before the send, killed there
+		"relay-1 relay.recover",
+		"relay-1 relay.claim",
+		"relay-1 relay.send",
+		"billing consumer.commit", // the interleaving of seed 1
+		"relay-1 relay.mark",
+		"billing consumer.ack",
+		"relay-1 relay.cleanup",
+	}
+	if diff := cmp.Diff(want, actions(res)); diff != "" {
+		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+}

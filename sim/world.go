@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"outboxlab/broker"
@@ -55,6 +56,8 @@ type world struct {
 	fired    []FiredCrash
 	stalls   []Fault // stalls still to happen
 	stalled  int     // stalls that happened
+	kills    []Fault // kills still to happen, in time order
+	killed   int     // kills that happened
 
 	trace []Step
 	seen  mark    // how far the trace has described the durable systems
@@ -81,7 +84,8 @@ func newWorld(cfg Config) (*world, error) {
 	// The checker reads the order database's history: the committed
 	// changes with their content, and the safety properties.
 	w.orderDB.KeepLog()
-	if cfg.Trace { // the trace describes every commit of both databases
+	w.orderDB.SetClock(w.clock.Now) // the true time, whatever a process's clock says
+	if cfg.Trace {                  // the trace describes every commit of both databases
 		w.billingDB.KeepLog()
 	}
 	w.broker = broker.New(w.clock)
@@ -130,6 +134,12 @@ func (w *world) installFault(f Fault) {
 		w.broker.Reject(f.Target)
 	case FaultStall:
 		w.stalls = append(w.stalls, f)
+	case FaultKill:
+		i := len(w.kills)
+		for i > 0 && w.kills[i-1].From > f.From {
+			i--
+		}
+		w.kills = slices.Insert(w.kills, i, f)
 	}
 }
 
@@ -300,6 +310,23 @@ func (w *world) crash(p *proc, point string) {
 	if w.cfg.Trace {
 		w.record(Step{Process: p.name, Kind: StepCrash, Action: point, Result: "crash",
 			Changes: []string{fmt.Sprintf("%d open transaction(s) aborted; restart at %s", aborted, FormatTime(p.restartAt.Sub(Epoch)))}})
+	}
+}
+
+// kill crashes the named process wherever it stands, if it is alive: a
+// task it was in the middle of returns from its boundary with
+// effect.ErrCrashed and unwinds.
+func (w *world) kill(name string) {
+	for _, p := range w.procs {
+		if p.name != name || !p.alive {
+			continue
+		}
+		w.killed++
+		w.crash(p, "kill")
+		if p.task != nil {
+			p.task.stop()
+			p.task = nil
+		}
 	}
 }
 

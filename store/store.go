@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // Sentinel errors. They are wrapped with the table and key involved.
@@ -41,6 +42,8 @@ type DB struct {
 	// keepLog says whether commits are kept in log, for readers of Log.
 	keepLog bool
 	log     []Commit
+	// now is the database's clock, for Commit.At.
+	now func() time.Time
 	// spare buffers of finished transactions, reused by the next Begin: a
 	// relay commits thousands of small transactions, and garbage is what
 	// makes a large in-memory database slow.
@@ -67,7 +70,10 @@ type Commit struct {
 	// Seq numbers commits 1, 2, 3, ... in the order they were applied.
 	Seq uint64
 	// Owner is the process that committed.
-	Owner   string
+	Owner string
+	// At is the commit's time by the database's clock (see SetClock), as
+	// PostgreSQL's track_commit_timestamp records it; zero without a clock.
+	At      time.Time
 	Changes []Change
 }
 
@@ -288,6 +294,15 @@ func (db *DB) KeepLog() {
 	db.keepLog = true
 }
 
+// SetClock gives the database a clock: every commit in the log carries its
+// time (Commit.At). The database's clock is the one a safety checker can
+// trust when it asks whether a lease was still live at a write.
+func (db *DB) SetClock(now func() time.Time) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.now = now
+}
+
 // Log returns the commits with Seq > after, oldest first. The slice and its
 // values belong to the store: read them, do not change them. Log panics if
 // KeepLog was not called, a bug in the reader.
@@ -317,6 +332,9 @@ func (db *DB) apply(owner string, writes []write) {
 	var c Commit
 	if db.keepLog {
 		c = Commit{Seq: db.seq, Owner: owner, Changes: make([]Change, 0, len(writes))}
+		if db.now != nil {
+			c.At = db.now()
+		}
 	}
 	for _, w := range writes {
 		t := w.table

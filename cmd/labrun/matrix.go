@@ -215,6 +215,10 @@ Legend: ✓ all invariants hold   n/a the variant never reaches this point
   DUPLICATE     a business effect applied more than once
   OUT_OF_ORDER  an older event applied after a newer one of the same order
   STUCK         a message neither SENT nor DEAD_LETTER after quiesce
+  MISMATCH      an effect that differs from the committed change (amount, kind)
+  UNSAFE        a safety breach during the run (two live owners, a write after SENT)
+  GAVE_UP       a dead letter although every fault was transient
+  STORM         more publishes than the retry policy allows
   !             the cell disagrees with what the variant declares
 `)
 }

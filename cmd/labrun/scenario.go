@@ -13,10 +13,11 @@ import (
 )
 
 func runScenario(args []string, stdout io.Writer) error {
-	const synopsis = "scenario NAME [--variant V] [--seed N] [--format text|json|mermaid]"
+	const synopsis = "scenario NAME [--variant V] [--seed N] [--relays N] [--format text|json|mermaid]"
 	fs := newFlags("scenario", synopsis, stdout)
 	variantName := fs.String("variant", "", "the variant to run (default: the scenario's own, else outbox): "+strings.Join(scenarios.VariantNames(), ", "))
 	seedText := fs.String("seed", strconv.Itoa(scenarios.MatrixSeed), "the seed of the run, a whole number >= 0")
+	relaysText := fs.String("relays", "", "how many relays run side by side, a whole number >= 1 (default: the scenario's own)")
 	format := fs.formatFlag("text", "json", "mermaid")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -47,18 +48,31 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	res, err := sim.Run(sc.Configure(v, seed))
+	cfg := sc.Configure(v, seed)
+	replay := fmt.Sprintf("go run ./cmd/labrun scenario %s --variant %s --seed %d", sc.Name, v.Name, seed)
+	if *relaysText != "" {
+		n, err := strconv.Atoi(*relaysText)
+		if err != nil || n < 1 {
+			return usagef("--relays %q is not a whole number >= 1", *relaysText)
+		}
+		if m := v.MaxRelays; m > 0 && n > m {
+			return usagef("--relays %d: variant %s supports at most %d relay(s)", n, v.Name, m)
+		}
+		cfg.Relays = n
+		replay += fmt.Sprintf(" --relays %d", n)
+	}
+	res, err := sim.Run(cfg)
 	if err != nil {
 		return err
 	}
 	expected := sc.Expected(v)
 	switch format.value {
 	case "json":
-		err = writeScenarioJSON(stdout, sc, v.Name, seed, expected, res)
+		err = writeScenarioJSON(stdout, sc, v.Name, seed, expected, res, replay)
 	case "mermaid":
 		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, v.Name, seed, res.Outcome), res)
 	default:
-		writeScenarioText(stdout, sc, v.Name, seed, expected, res)
+		writeScenarioText(stdout, sc, v.Name, seed, expected, res, replay)
 	}
 	if err != nil {
 		return err
@@ -69,7 +83,7 @@ func runScenario(args []string, stdout io.Writer) error {
 	return nil
 }
 
-func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result) {
+func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string) {
 	fmt.Fprintf(w, "Scenario %s, variant %s, seed %d\n%s\n", sc.Name, variantName, seed, sc.Summary)
 	if sc.Narrative != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(sc.Narrative, 78))
@@ -82,7 +96,7 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
-	fmt.Fprintf(w, "Replay: go run ./cmd/labrun scenario %s --variant %s --seed %d\n", sc.Name, variantName, seed)
+	fmt.Fprintf(w, "Replay: %s\n", replay)
 }
 
 // wrap breaks text into lines of at most width runes at spaces.
@@ -114,7 +128,7 @@ type jsonStep struct {
 	Changes  []string `json:"changes,omitempty"`
 }
 
-func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result) error {
+func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string) error {
 	out := struct {
 		Scenario   string     `json:"scenario"`
 		Summary    string     `json:"summary"`
@@ -128,7 +142,7 @@ func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, s
 		Steps      []jsonStep `json:"steps"`
 	}{Scenario: sc.Name, Summary: sc.Summary, Narrative: sc.Narrative, Variant: variantName, Seed: seed,
 		Outcome: res.Outcome.String(), Expected: expected.String(), Violations: []string{}, Steps: []jsonStep{},
-		Replay: fmt.Sprintf("go run ./cmd/labrun scenario %s --variant %s --seed %d", sc.Name, variantName, seed)}
+		Replay: replay}
 	for _, v := range res.Violations {
 		out.Violations = append(out.Violations, v.String())
 	}
