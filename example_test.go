@@ -99,4 +99,5 @@ func Example_gradeYourOwnRelay() {
 	// rejected                STUCK declared OK
 	// stall                   OK    as declared
 	// relay-restart           OK    as declared
+	// slow-commit             OK    as declared
 }

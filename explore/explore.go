@@ -132,7 +132,7 @@ func Shrink(v variant.Variant, s Schedule, keep func(sim.Result) bool) (Schedule
 func candidates(s Schedule) []Schedule {
 	var out []Schedule
 	with := func(change func(*Schedule)) {
-		c := Schedule{Seed: s.Seed, Relays: s.Relays,
+		c := Schedule{Seed: s.Seed, Relays: s.Relays, Services: s.Services,
 			Workload: slices.Clone(s.Workload), Faults: slices.Clone(s.Faults), Crashes: slices.Clone(s.Crashes)}
 		change(&c)
 		out = append(out, c)
@@ -148,6 +148,9 @@ func candidates(s Schedule) []Schedule {
 	}
 	if s.Relays > 1 {
 		with(func(c *Schedule) { c.Relays-- })
+	}
+	if s.Services > 1 {
+		with(func(c *Schedule) { c.Services-- })
 	}
 	for i, cr := range s.Crashes {
 		if cr.Occurrence > 1 {
@@ -170,9 +173,12 @@ func candidates(s Schedule) []Schedule {
 		if f.Target.Sequence > 1 {
 			with(func(c *Schedule) { c.Faults[i].Target.Sequence-- })
 		}
-		if f.Kind == sim.FaultStall && f.Process != "relay-1" {
-			// relay-1 exists in every run: this lets the relays go next.
-			with(func(c *Schedule) { c.Faults[i].Process = "relay-1" })
+		var n int
+		if _, err := fmt.Sscanf(f.Process, "relay-%d", &n); err == nil {
+			// A lower-numbered relay, so that the relays can go next.
+			for lower := 1; lower < n; lower++ {
+				with(func(c *Schedule) { c.Faults[i].Process = fmt.Sprintf("relay-%d", lower) })
+			}
 		}
 		if f.Kind != sim.FaultOutage {
 			continue
@@ -205,6 +211,9 @@ func candidates(s Schedule) []Schedule {
 	// interleaving at once: the deletions again under a few other seeds.
 	deletions := len(s.Crashes) + len(s.Faults) + len(s.Workload)
 	if s.Relays > 1 {
+		deletions++
+	}
+	if s.Services > 1 {
 		deletions++
 	}
 	for seed := range uint64(reseeds) {

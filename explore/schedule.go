@@ -23,6 +23,7 @@ type Schedule struct {
 	// Seed fixes message ids and the interleaving of relays and consumer.
 	Seed     uint64
 	Relays   int
+	Services int
 	Workload []sim.Command
 	Faults   []sim.Fault
 	Crashes  []sim.Crash
@@ -46,16 +47,19 @@ var CrashPoints = func() []string {
 	return points
 }()
 
-var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate, sim.FaultReorder, sim.FaultPoison, sim.FaultRejected, sim.FaultStall}
+var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate,
+	sim.FaultReorder, sim.FaultPoison, sim.FaultRejected, sim.FaultStall, sim.FaultSlowCommit, sim.FaultKill}
 
 // stallPoints are where a relay may freeze: just before one of its effects.
 var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.before-mark"}
 
 // Generate draws a schedule: 1 to 5 orders, 1 to 8 commands (place, amend,
-// cancel) a few seconds apart, up to 3 broker faults aimed at the events
-// the workload produces, up to 3 crashes, 1 to 3 relays.
+// cancel) a few seconds apart, 1 or 2 service instances, 1 to 3 relays, up
+// to 3 faults (broker faults aimed at the events the workload produces,
+// stalls, slow commits, kills), and up to 3 crashes, or up to 10 in one
+// schedule of four (crash loops).
 func Generate(src Source) Schedule {
-	s := Schedule{Seed: uint64(src.Intn("seed", 1000)), Relays: 1 + src.Intn("relays", 3)}
+	s := Schedule{Seed: uint64(src.Intn("seed", 1000)), Relays: 1 + src.Intn("relays", 3), Services: 1 + src.Intn("services", 2)}
 	type order struct {
 		id        string
 		version   int
@@ -104,12 +108,29 @@ func Generate(src Source) Schedule {
 			f.Process = fmt.Sprintf("relay-%d", 1+src.Intn("stall-relay", s.Relays))
 			f.Point = stallPoints[src.Intn("stall-point", len(stallPoints))]
 			f.For = time.Duration(1+src.Intn("stall-for", 90)) * time.Second
+		case sim.FaultSlowCommit:
+			f.Process = "service"
+			if s.Services > 1 {
+				f.Process = fmt.Sprintf("service-%d", 1+src.Intn("slow-service", s.Services))
+			}
+			f.For = time.Duration(1+src.Intn("slow-for", 10)) * time.Second
+		case sim.FaultKill:
+			processes := []string{"billing"}
+			for i := 1; i <= s.Relays; i++ {
+				processes = append(processes, fmt.Sprintf("relay-%d", i))
+			}
+			f.Process = processes[src.Intn("kill-process", len(processes))]
+			f.From = time.Duration(src.Intn("kill-at", 30)) * time.Second
 		default:
 			f.Target = events[src.Intn("target", len(events))]
 		}
 		s.Faults = append(s.Faults, f)
 	}
-	for i, n := 0, src.Intn("crashes", 4); i < n; i++ {
+	crashes := src.Intn("crashes", 4)
+	if src.Intn("crash-loop", 4) == 0 {
+		crashes = src.Intn("crashes", 11)
+	}
+	for i := 0; i < crashes; i++ {
 		s.Crashes = append(s.Crashes, sim.Crash{
 			Point:      CrashPoints[src.Intn("crash-point", len(CrashPoints))],
 			Occurrence: 1 + src.Intn("occurrence", 4),
@@ -126,6 +147,10 @@ func money(euros int) domain.Money { return domain.Money{Minor: int64(euros) * 1
 func (s Schedule) Config(v variant.Variant) sim.Config {
 	cfg := sim.DefaultConfig(v, s.Workload, s.Seed)
 	cfg.Relays = s.Relays
+	cfg.Services = max(s.Services, 1)
+	if v.MaxServices > 0 {
+		cfg.Services = min(cfg.Services, v.MaxServices)
+	}
 	if v.MaxRelays > 0 {
 		cfg.Relays = min(s.Relays, v.MaxRelays)
 	}
@@ -137,11 +162,16 @@ func (s Schedule) Config(v variant.Variant) sim.Config {
 
 // Size is the number of commands, faults and crashes, and the relays beyond
 // the first: what shrinking makes small.
-func (s Schedule) Size() int { return len(s.Workload) + len(s.Faults) + len(s.Crashes) + s.Relays - 1 }
+func (s Schedule) Size() int {
+	return len(s.Workload) + len(s.Faults) + len(s.Crashes) + s.Relays - 1 + max(s.Services, 1) - 1
+}
 
 // Lines describes the schedule, one line per item.
 func (s Schedule) Lines() []string {
 	out := []string{fmt.Sprintf("seed %d, %d relay(s)", s.Seed, s.Relays)}
+	if s.Services > 1 {
+		out[0] += fmt.Sprintf(", %d service instances", s.Services)
+	}
 	for _, c := range s.Workload {
 		out = append(out, fmt.Sprintf("at %s: %s", c.At, c.Command))
 	}

@@ -464,24 +464,8 @@ func ClaimWithoutLock() variant.Variant {
 // claimWithoutLock reads the due messages as the reference's ClaimDue does,
 // then claims them one by one. DO NOT COPY.
 func (r *stepRelay) claimWithoutLock() ([]outbox.Message, error) {
-	cfg := outbox.DefaultConfig(r.env.Owner)
-	now := r.env.Clock.Now()
 	read := r.env.OrderDB.Begin(r.env.Owner)
-	var due []outbox.Message
-	blocked := map[string]bool{}
-	read.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
-		m := v.(outbox.Message)
-		agg := m.Event.AggregateID
-		if blocked[agg] {
-			return true
-		}
-		if err := m.Claim(r.env.Owner, now, now.Add(cfg.Lease)); err != nil {
-			blocked[agg] = true
-			return true
-		}
-		due = append(due, m)
-		return len(due) < cfg.BatchSize
-	})
+	due := r.due(read, "")
 	read.Rollback()
 	var batch []outbox.Message
 	for _, m := range due {
@@ -502,4 +486,141 @@ func (r *stepRelay) claimWithoutLock() ([]outbox.Message, error) {
 		batch = append(batch, m)
 	}
 	return batch, nil
+}
+
+// due reads up to a batch of due messages with ids above after, claimed in
+// memory (not yet written), as the reference's ClaimDue reads them.
+func (r *stepRelay) due(tx *store.Tx, after string) []outbox.Message {
+	cfg := outbox.DefaultConfig(r.env.Owner)
+	now := r.env.Clock.Now()
+	var due []outbox.Message
+	blocked := map[string]bool{}
+	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
+		m := v.(outbox.Message)
+		agg := m.Event.AggregateID
+		if m.Key <= after || blocked[agg] {
+			return true
+		}
+		if err := m.Claim(r.env.Owner, now, now.Add(cfg.Lease)); err != nil {
+			blocked[agg] = true
+			return true
+		}
+		due = append(due, m)
+		return len(due) < cfg.BatchSize
+	})
+	return due
+}
+
+// OffsetByID is the reference relay with one change in its claim: it
+// remembers the highest id it has sent and claims only messages above it,
+// as a relay does that polls "WHERE id > :last_sent ORDER BY id".
+//
+// WRONG: ids are drawn when a transaction writes its row, not when it
+// commits. A transaction that drew id 2 and commits after the one that
+// drew id 3 is invisible when the relay reads id 3 and moves its offset
+// past it; when it commits, it is below the offset and never read. It
+// waits in the outbox forever (the lab's STUCK: the outbox still shows it
+// unsent, nobody sends it). The reference claims by status, not by
+// position; a relay that must tail by position needs a horizon that waits
+// for older open transactions (PostgreSQL: pg_snapshot_xmin), or the
+// commit log's order (the cdc variant).
+//
+// watermill issue 311; seed 003 (polling the outbox).
+func OffsetByID() variant.Variant {
+	return variant.Variant{
+		Name:    "offset-by-id",
+		Summary: "claims only ids above the highest id it sent: skips a transaction that drew its id early and committed late",
+		Seed:    "003 (polling), watermill issue 311",
+		Expect: map[string]check.Outcome{
+			"slow-commit": check.Stuck, // o-2 drew id 2, committed after ids 3 and 4 were sent
+		},
+		// One reader with one offset, as one consumer of a log.
+		MaxRelays:  1,
+		Install:    variant.InstallAll,
+		NewService: variant.NewOutboxService,
+		NewRelay: func(env variant.Env) (variant.Relay, error) {
+			r, err := newStepRelay(env)
+			if err != nil {
+				return nil, err
+			}
+			o := &offsetRelay{stepRelay: r, offset: watermark(env.OrderDB, env.Owner)}
+			r.claim, r.markSent = o.claimAboveOffset, o.markAndMove
+			return o, nil
+		},
+		NewConsumer: variant.NewBillingConsumer,
+	}
+}
+
+type offsetRelay struct {
+	*stepRelay
+	offset string // the highest id sent; ids are zero-padded, so they sort
+}
+
+// claimAboveOffset is the reference's claim restricted to ids above the
+// offset. DO NOT COPY.
+func (o *offsetRelay) claimAboveOffset() ([]outbox.Message, error) {
+	tx := o.env.OrderDB.Begin(o.env.Owner)
+	defer tx.Rollback()
+	// MISTAKE: only ids above the highest one sent; a message committed
+	// late with a lower id is never read.
+	batch := o.due(tx, o.offset)
+	for _, m := range batch {
+		tx.Put(outbox.Table, m.Key, m)
+	}
+	if len(batch) == 0 {
+		return nil, nil
+	}
+	err := o.env.Gate.Cross(outbox.BoundaryClaim, tx.Commit)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("offset-by-id: %w", err)
+	}
+	return batch, nil
+}
+
+// NextWake is the reference's, but with nothing unsent above the offset
+// the relay waits for nothing: what lies below it is never read again.
+func (o *offsetRelay) NextWake() (time.Time, bool) {
+	tx := o.env.OrderDB.Begin(o.env.Owner)
+	defer tx.Rollback()
+	above := false
+	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(key string, _ any) bool {
+		above = key > o.offset
+		return !above
+	})
+	if !above {
+		return time.Time{}, false
+	}
+	return o.stepRelay.NextWake()
+}
+
+// markAndMove marks m SENT as the reference does and moves the offset up
+// to the highest SENT id with nothing unsent below it: a FAILED message
+// holds the offset back until it is sent, as a log reader retries where
+// it stands. DO NOT COPY.
+func (o *offsetRelay) markAndMove(m outbox.Message) error {
+	if err := o.fencedMark(m); err != nil {
+		return err
+	}
+	o.offset = max(o.offset, watermark(o.env.OrderDB, o.env.Owner))
+	return nil
+}
+
+// watermark returns the highest SENT id with no unsent id below it, among
+// the rows committed now. A row whose transaction is still open is not
+// among them: that is the gap.
+func watermark(db *store.DB, owner string) string {
+	tx := db.Begin(owner)
+	defer tx.Rollback()
+	mark := ""
+	tx.Scan(outbox.Table, func(key string, v any) bool {
+		if v.(outbox.Message).Status != outbox.Sent {
+			return false // ids in order: nothing beyond an unsent one counts
+		}
+		mark = key
+		return true
+	})
+	return mark
 }

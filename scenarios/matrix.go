@@ -65,7 +65,18 @@ func Points() []sim.Point {
 		fault(sim.FaultRejected, sim.Fault{Target: first}),
 		stall(),
 		relayRestart(),
+		slowCommit(),
 	)
+}
+
+// slowCommit is the slow-commit row: two service instances; service-1's
+// transaction for o-1 stays open for 3 s before its commit, with its
+// outbox id drawn, while service-2 commits o-2 and the relays send it. A
+// relay must still find o-1's message when it commits.
+func slowCommit() sim.Point {
+	return sim.Point{ID: string(sim.FaultSlowCommit), Kind: sim.KindFault, Services: 2, Faults: []sim.Fault{
+		{Kind: sim.FaultSlowCommit, Process: "service-1", For: 3 * time.Second},
+	}}
 }
 
 // relayRestart is the relay-restart row: two relays; relay-2 freezes for
@@ -108,6 +119,7 @@ func Variants() []variant.Variant {
 		mistakes.CleanupByAge(),
 		mistakes.RecoverAll(),
 		mistakes.ClaimWithoutLock(),
+		mistakes.OffsetByID(),
 	}
 }
 

@@ -47,6 +47,11 @@ const (
 	// reaches a crash point's place, before the effect, for For; then it
 	// resumes exactly where it stood, holding what it held.
 	FaultStall FaultKind = "stall"
+	// FaultSlowCommit keeps a service instance's transaction open for For
+	// just before its commit (the first time it gets there), with its rows
+	// written and its ids drawn, while other instances commit: the
+	// commit-visibility gap. It is a stall at service.before-commit.
+	FaultSlowCommit FaultKind = "slow-commit"
 	// FaultKill kills a process at a time, wherever it stands (a deploy, an
 	// OOM kill), in the run phase; it restarts RestartDelay later.
 	FaultKill FaultKind = "kill"
@@ -79,6 +84,8 @@ func (f Fault) String() string {
 		return fmt.Sprintf("%s %s at %s for %s", f.Kind, f.Process, f.Point, f.For)
 	case FaultKill:
 		return fmt.Sprintf("%s %s at %s", f.Kind, f.Process, f.From)
+	case FaultSlowCommit:
+		return fmt.Sprintf("%s %s for %s", f.Kind, f.Process, f.For)
 	}
 	return fmt.Sprintf("%s %s", f.Kind, f.Target)
 }
@@ -93,6 +100,11 @@ type Config struct {
 	Faults  []Fault
 	// Relays is how many relay instances run side by side (>= 1).
 	Relays int
+	// Services is how many instances of the order service take the
+	// workload's commands (>= 1): a command goes to an instance that is
+	// not busy with another. One is "service"; two are "service-1" and
+	// "service-2", and a slow commit of one lets the other commit first.
+	Services int
 	// RestartDelay is how long a crashed process stays down.
 	RestartDelay time.Duration
 	// EffectCost is the virtual time an effect takes on average (a commit,
@@ -117,6 +129,7 @@ func DefaultConfig(v variant.Variant, workload []Command, seed uint64) Config {
 		Workload:     workload,
 		Seed:         seed,
 		Relays:       1,
+		Services:     1,
 		RestartDelay: 5 * time.Second,
 		EffectCost:   10 * time.Millisecond,
 		Horizon:      6 * time.Hour,
@@ -130,8 +143,14 @@ func (c Config) Validate() error {
 	if err := c.Variant.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if c.Services < 1 {
+		errs = append(errs, fmt.Errorf("sim: Services = %d, want >= 1", c.Services))
+	}
 	if c.Relays < 1 {
 		errs = append(errs, fmt.Errorf("sim: Relays = %d, want >= 1", c.Relays))
+	}
+	if m := c.Variant.MaxServices; m > 0 && c.Services > m {
+		errs = append(errs, fmt.Errorf("sim: Services = %d, but %s supports at most %d (see Variant.MaxServices)", c.Services, c.Variant.Name, m))
 	}
 	if m := c.Variant.MaxRelays; m > 0 && c.Relays > m {
 		errs = append(errs, fmt.Errorf("sim: Relays = %d, but %s supports at most %d (see Variant.MaxRelays)", c.Relays, c.Variant.Name, m))
@@ -163,6 +182,10 @@ func (c Config) Validate() error {
 			if f.Process == "" || f.For <= 0 || (!strings.Contains(f.Point, ".before-") && !strings.Contains(f.Point, ".after-")) {
 				errs = append(errs, fmt.Errorf("sim: %s: needs a process, a crash point such as relay.before-send, and For > 0; got %q at %q for %s", f.Kind, f.Process, f.Point, f.For))
 			}
+		case FaultSlowCommit:
+			if f.Process == "" || f.For <= 0 {
+				errs = append(errs, fmt.Errorf("sim: %s: needs a service instance such as service-1 and For > 0; got %q for %s", f.Kind, f.Process, f.For))
+			}
 		case FaultKill:
 			if f.Process == "" || f.From < 0 {
 				errs = append(errs, fmt.Errorf("sim: %s: needs a process and From >= 0; got %q at %s", f.Kind, f.Process, f.From))
@@ -172,8 +195,8 @@ func (c Config) Validate() error {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
-				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultKill, FaultDelay))
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
+				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultSlowCommit, FaultKill, FaultDelay))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {

@@ -29,12 +29,21 @@ type Point struct {
 	// second relay to take over); a variant that supports fewer runs as
 	// many as it supports.
 	Relays int
+	// Services, if not 0, is how many service instances the row runs (a
+	// slow commit needs a second one to commit meanwhile).
+	Services int
 }
 
 // Apply sets a fault row's faults and relays in cfg, for cfg's variant: the
 // matrix cell and a replay of it run the same configuration.
 func (p Point) Apply(cfg *Config) {
 	cfg.Faults = p.Faults
+	if p.Services > 0 {
+		cfg.Services = p.Services
+		if m := cfg.Variant.MaxServices; m > 0 {
+			cfg.Services = min(cfg.Services, m)
+		}
+	}
 	if p.Relays > 0 {
 		cfg.Relays = p.Relays
 		if m := cfg.Variant.MaxRelays; m > 0 {
@@ -177,7 +186,7 @@ func (m Matrix) runCell(v variant.Variant, p Point, relays int, consider func(Co
 		if err != nil {
 			return err
 		}
-		if stalls, kills := count(p.Faults, FaultStall), count(p.Faults, FaultKill); res.Stalls < stalls || res.Kills < kills {
+		if stalls, kills := count(p.Faults, FaultStall)+count(p.Faults, FaultSlowCommit), count(p.Faults, FaultKill); res.Stalls < stalls || res.Kills < kills {
 			return nil // the process never got there, or was not alive: n/a
 		}
 		var sched []string

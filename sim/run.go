@@ -342,7 +342,7 @@ func (w *world) nextEvent() (time.Time, bool) {
 			}
 		}
 	}
-	if len(w.cfg.Workload) > 0 && w.procs[0].alive {
+	if len(w.cfg.Workload) > 0 && w.serviceAlive() {
 		consider(Epoch.Add(w.cfg.Workload[0].At))
 	}
 	if len(w.cfg.Cleanups) > 0 {
@@ -352,6 +352,17 @@ func (w *world) nextEvent() (time.Time, bool) {
 		consider(Epoch.Add(w.kills[0].From))
 	}
 	return next, found
+}
+
+// serviceAlive reports whether an instance of the service is alive to take
+// the next command.
+func (w *world) serviceAlive() bool {
+	for _, p := range w.procs {
+		if p.role == roleService && p.alive {
+			return true
+		}
+	}
+	return false
 }
 
 func later(a, b time.Time) time.Time {

@@ -101,7 +101,13 @@ func newWorld(cfg Config) (*world, error) {
 	if err := cfg.Variant.Install(w.orderDB, w.billingDB); err != nil {
 		return nil, fmt.Errorf("sim: install %s: %w", cfg.Variant.Name, err)
 	}
-	w.procs = append(w.procs, &proc{name: "service", role: roleService})
+	if cfg.Services == 1 {
+		w.procs = append(w.procs, &proc{name: "service", role: roleService})
+	} else {
+		for i := 1; i <= cfg.Services; i++ {
+			w.procs = append(w.procs, &proc{name: fmt.Sprintf("service-%d", i), role: roleService})
+		}
+	}
 	if cfg.Variant.NewRelay != nil {
 		for i := 1; i <= cfg.Relays; i++ {
 			w.procs = append(w.procs, &proc{name: fmt.Sprintf("%s-%d", cfg.Variant.RelayRoleName(), i), role: roleRelay})
@@ -133,6 +139,9 @@ func (w *world) installFault(f Fault) {
 	case FaultRejected:
 		w.broker.Reject(f.Target)
 	case FaultStall:
+		w.stalls = append(w.stalls, f)
+	case FaultSlowCommit:
+		f.Point = "service.before-commit"
 		w.stalls = append(w.stalls, f)
 	case FaultKill:
 		i := len(w.kills)

@@ -29,6 +29,9 @@ func ListenToYourself() Variant {
 		// decisions made on the same version in different orders than
 		// billing applies them (TestCompetingListenersDiverge).
 		MaxRelays: 1,
+		// Two instances deciding on one order at once both publish its
+		// next sequence number (see MaxServices).
+		MaxServices: 1,
 		Install: func(orderDB, billingDB *store.DB) error {
 			// The listener keeps its inbox and ordering state next to the orders.
 			return errors.Join(orders.Install(orderDB), billing.Install(orderDB), billing.Install(billingDB))

@@ -97,6 +97,13 @@ type Variant struct {
 	// service's decisions in the order the broker logged them, which
 	// competing listeners do not.
 	MaxRelays int
+	// MaxServices is how many service instances the variant supports side
+	// by side; 0 means any number. A service that decides without its
+	// database (listen-to-yourself publishes first) cannot serialise two
+	// instances deciding on one order at once: both publish the same
+	// sequence number. The broker has no conditional append to refuse the
+	// second, so such a service needs one writer per order.
+	MaxServices int
 	// NewService, NewRelay and NewConsumer build a process. NewRelay is nil
 	// for a variant without a relay.
 	NewService  func(Env) (Service, error)
