@@ -65,6 +65,13 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "a consumer that deduplicates by message id applies it twice",
 		},
 		{
+			name:   "a relay that judges leases by its own host's clock",
+			v:      hostClockLeases(),
+			point:  "clock-skew",
+			want:   "UNSAFE",
+			detail: "while relay-1's lease ran until",
+		},
+		{
 			name:   "a relay that takes a publish timeout for a success",
 			v:      timeoutMeansStored(),
 			point:  "publish-timeout-dropped",
@@ -210,4 +217,19 @@ func TestPhantomAmendmentIsAMismatch(t *testing.T) {
 	if res.Outcome != check.Mismatch || !slices.Contains(lines, want) {
 		t.Fatalf("outcome %s, violations:\n%s\nwant MISMATCH with %q", res.Outcome, strings.Join(lines, "\n"), want)
 	}
+}
+
+// hostClockLeases is the reference relay wired to its host's clock
+// instead of the database's: the natural choice in code that calls
+// time.Now(). With one host's clock a minute ahead, every lease another
+// relay takes looks expired to it.
+func hostClockLeases() variant.Variant {
+	v := variant.Outbox()
+	v.Name, v.Correct = "host-clock-leases", false
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
+			DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
+		return variant.RelayAdapter{Relay: r}, err
+	}
+	return v
 }

@@ -100,4 +100,5 @@ func Example_gradeYourOwnRelay() {
 	// stall                   OK    as declared
 	// relay-restart           OK    as declared
 	// slow-commit             OK    as declared
+	// clock-skew              OK    as declared
 }

@@ -180,6 +180,10 @@ func candidates(s Schedule) []Schedule {
 				with(func(c *Schedule) { c.Faults[i].Process = fmt.Sprintf("relay-%d", lower) })
 			}
 		}
+		if f.Kind == sim.FaultKill && f.From > 0 {
+			with(func(c *Schedule) { c.Faults[i].From = 0 })
+			with(func(c *Schedule) { c.Faults[i].From = f.From / 2 / time.Second * time.Second })
+		}
 		if f.Kind != sim.FaultOutage {
 			continue
 		}

@@ -48,7 +48,7 @@ var CrashPoints = func() []string {
 }()
 
 var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate,
-	sim.FaultReorder, sim.FaultPoison, sim.FaultRejected, sim.FaultStall, sim.FaultSlowCommit, sim.FaultKill}
+	sim.FaultReorder, sim.FaultPoison, sim.FaultRejected, sim.FaultStall, sim.FaultSlowCommit, sim.FaultClockSkew, sim.FaultKill}
 
 // stallPoints are where a relay may freeze: just before one of its effects.
 var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.before-mark"}
@@ -56,7 +56,7 @@ var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.bef
 // Generate draws a schedule: 1 to 5 orders, 1 to 8 commands (place, amend,
 // cancel) a few seconds apart, 1 or 2 service instances, 1 to 3 relays, up
 // to 3 faults (broker faults aimed at the events the workload produces,
-// stalls, slow commits, kills), and up to 3 crashes, or up to 10 in one
+// stalls, slow commits, clock skews, kills), and up to 3 crashes, or up to 10 in one
 // schedule of four (crash loops).
 func Generate(src Source) Schedule {
 	s := Schedule{Seed: uint64(src.Intn("seed", 1000)), Relays: 1 + src.Intn("relays", 3), Services: 1 + src.Intn("services", 2)}
@@ -114,6 +114,12 @@ func Generate(src Source) Schedule {
 				f.Process = fmt.Sprintf("service-%d", 1+src.Intn("slow-service", s.Services))
 			}
 			f.For = time.Duration(1+src.Intn("slow-for", 10)) * time.Second
+		case sim.FaultClockSkew:
+			f.Process = fmt.Sprintf("relay-%d", 1+src.Intn("skew-relay", s.Relays))
+			f.Skew = time.Duration(1+src.Intn("skew", 90)) * time.Second
+			if src.Intn("skew-behind", 2) == 0 {
+				f.Skew = -f.Skew
+			}
 		case sim.FaultKill:
 			processes := []string{"billing"}
 			for i := 1; i <= s.Relays; i++ {

@@ -63,7 +63,7 @@ func (r *markBeforeSendRelay) Step() (bool, error) {
 	for _, m := range batch {
 		tx := r.env.OrderDB.Begin(r.env.Owner)
 		cur, _ := outbox.Get(tx, m.Key)
-		if err := cur.MarkSent(r.env.Owner, r.env.Clock.Now()); err != nil {
+		if err := cur.MarkSent(r.env.Owner, r.env.DBClock.Now()); err != nil {
 			tx.Rollback()
 			continue
 		}
@@ -231,7 +231,7 @@ func (r *stepRelay) fencedMark(m outbox.Message) error {
 	tx := r.env.OrderDB.Begin(r.env.Owner)
 	defer tx.Rollback()
 	cur, ok := outbox.Get(tx, m.Key)
-	if !ok || cur.MarkSent(r.env.Owner, r.env.Clock.Now()) != nil {
+	if !ok || cur.MarkSent(r.env.Owner, r.env.DBClock.Now()) != nil {
 		return nil // the lease ran out: another relay owns it
 	}
 	tx.Put(outbox.Table, cur.Key, cur)
@@ -245,7 +245,7 @@ func (r *stepRelay) fencedMark(m outbox.Message) error {
 // limit, fenced by MarkFailed's lease check.
 func (r *stepRelay) recordFailure(m outbox.Message, cause error) error {
 	cfg := outbox.DefaultConfig(r.env.Owner)
-	now := r.env.Clock.Now()
+	now := r.env.DBClock.Now()
 	tx := r.env.OrderDB.Begin(r.env.Owner)
 	defer tx.Rollback()
 	cur, _ := outbox.Get(tx, m.Key)
@@ -279,7 +279,7 @@ func (r *stepRelay) blindMark(m outbox.Message) error {
 	// MISTAKE: SENT is written without cur.MarkSent's lease check: no
 	// fence. A relay that lost its lease overwrites the new owner's
 	// outcome.
-	cur.Status, cur.SentAt, cur.LastError = outbox.Sent, r.env.Clock.Now(), ""
+	cur.Status, cur.SentAt, cur.LastError = outbox.Sent, r.env.DBClock.Now(), ""
 	cur.LeaseOwner, cur.ClaimedAt, cur.LeaseUntil = "", time.Time{}, time.Time{}
 	tx.Put(outbox.Table, cur.Key, cur)
 	if err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit); err != nil && !errors.Is(err, store.ErrConflict) {
@@ -329,7 +329,7 @@ type cleanupByAgeRelay struct {
 // Cleanup is the reference's outbox.Relay.Cleanup with one line changed.
 // DO NOT COPY.
 func (r *cleanupByAgeRelay) Cleanup() (int, error) {
-	cutoff := r.env.Clock.Now().Add(-outbox.DefaultConfig(r.env.Owner).Retention)
+	cutoff := r.env.DBClock.Now().Add(-outbox.DefaultConfig(r.env.Owner).Retention)
 	tx := r.env.OrderDB.Begin(r.env.Owner)
 	defer tx.Rollback()
 	n := 0
@@ -492,7 +492,7 @@ func (r *stepRelay) claimWithoutLock() ([]outbox.Message, error) {
 // memory (not yet written), as the reference's ClaimDue reads them.
 func (r *stepRelay) due(tx *store.Tx, after string) []outbox.Message {
 	cfg := outbox.DefaultConfig(r.env.Owner)
-	now := r.env.Clock.Now()
+	now := r.env.DBClock.Now()
 	var due []outbox.Message
 	blocked := map[string]bool{}
 	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {

@@ -66,7 +66,19 @@ func Points() []sim.Point {
 		stall(),
 		relayRestart(),
 		slowCommit(),
+		clockSkew(),
 	)
+}
+
+// clockSkew is the clock-skew row: two relays; relay-2's clock runs 60 s
+// ahead, longer than a lease, and relay-1 pauses for 10 s before a send,
+// well within its 30 s lease. By relay-2's clock that lease expired long
+// ago. A relay that judges leases by the database's clock is not fooled.
+func clockSkew() sim.Point {
+	return sim.Point{ID: string(sim.FaultClockSkew), Kind: sim.KindFault, Relays: 2, Faults: []sim.Fault{
+		{Kind: sim.FaultClockSkew, Process: "relay-2", Skew: time.Minute},
+		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
+	}}
 }
 
 // slowCommit is the slow-commit row: two service instances; service-1's

@@ -21,5 +21,14 @@ func (c *Clock) Set(t time.Time) {
 	}
 }
 
+// skewedClock is a process's own clock when it runs ahead (skew > 0) or
+// behind (skew < 0) of the true time.
+type skewedClock struct {
+	c    *Clock
+	skew time.Duration
+}
+
+func (s skewedClock) Now() time.Time { return s.c.now.Add(s.skew) }
+
 // Since returns the virtual time elapsed since Epoch.
 func (c *Clock) Since() time.Duration { return c.now.Sub(Epoch) }

@@ -52,6 +52,10 @@ const (
 	// written and its ids drawn, while other instances commit: the
 	// commit-visibility gap. It is a stall at service.before-commit.
 	FaultSlowCommit FaultKind = "slow-commit"
+	// FaultClockSkew sets a process's own clock Skew ahead (or behind, if
+	// negative) of the true time for the whole run. The database's clock
+	// (variant.Env.DBClock) stays true.
+	FaultClockSkew FaultKind = "clock-skew"
 	// FaultKill kills a process at a time, wherever it stands (a deploy, an
 	// OOM kill), in the run phase; it restarts RestartDelay later.
 	FaultKill FaultKind = "kill"
@@ -68,6 +72,9 @@ type Fault struct {
 	// also the delay of a delay fault and the length of a stall, From the
 	// time of a kill.
 	From, For time.Duration
+	// Skew is how far a clock-skew fault sets the process's clock ahead
+	// (positive) or behind (negative).
+	Skew time.Duration
 	// Process and Point say who stalls, and where: "relay-1" at
 	// "relay.before-send" (the first time it gets there); Process also
 	// says who is killed.
@@ -86,6 +93,8 @@ func (f Fault) String() string {
 		return fmt.Sprintf("%s %s at %s", f.Kind, f.Process, f.From)
 	case FaultSlowCommit:
 		return fmt.Sprintf("%s %s for %s", f.Kind, f.Process, f.For)
+	case FaultClockSkew:
+		return fmt.Sprintf("%s %s by %s", f.Kind, f.Process, f.Skew)
 	}
 	return fmt.Sprintf("%s %s", f.Kind, f.Target)
 }
@@ -186,6 +195,10 @@ func (c Config) Validate() error {
 			if f.Process == "" || f.For <= 0 {
 				errs = append(errs, fmt.Errorf("sim: %s: needs a service instance such as service-1 and For > 0; got %q for %s", f.Kind, f.Process, f.For))
 			}
+		case FaultClockSkew:
+			if f.Process == "" || f.Skew == 0 {
+				errs = append(errs, fmt.Errorf("sim: %s: needs a process and a Skew other than 0; got %q by %s", f.Kind, f.Process, f.Skew))
+			}
 		case FaultKill:
 			if f.Process == "" || f.From < 0 {
 				errs = append(errs, fmt.Errorf("sim: %s: needs a process and From >= 0; got %q at %s", f.Kind, f.Process, f.From))
@@ -195,8 +208,8 @@ func (c Config) Validate() error {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
-				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultSlowCommit, FaultKill, FaultDelay))
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
+				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {

@@ -288,7 +288,7 @@ func (w *world) due(p *proc, now time.Time) bool {
 			at, ok = Epoch.Add(w.cfg.Workload[0].At), true
 		}
 	case p.relay != nil:
-		at, ok = p.relay.NextWake()
+		at, ok = w.wakeOf(p)
 	case p.consumer != nil:
 		at, ok = w.broker.NextAvailable(variant.Subscription)
 	}
@@ -333,7 +333,7 @@ func (w *world) nextEvent() (time.Time, bool) {
 		case p.task != nil:
 			consider(p.stalledUntil)
 		case p.relay != nil:
-			if t, ok := p.relay.NextWake(); ok {
+			if t, ok := w.wakeOf(p); ok {
 				consider(later(t, p.stalledUntil))
 			}
 		case p.consumer != nil:
@@ -363,6 +363,18 @@ func (w *world) serviceAlive() bool {
 		}
 	}
 	return false
+}
+
+// wakeOf returns when relay p wants to work next, by the true time. A relay
+// tells it by the clock it reads, which may be its own skewed one or the
+// database's: the earlier reading is taken, and a relay woken too early
+// does nothing and is asked again later.
+func (w *world) wakeOf(p *proc) (time.Time, bool) {
+	t, ok := p.relay.NextWake()
+	if ok && p.skew > 0 {
+		t = t.Add(-p.skew)
+	}
+	return t, ok
 }
 
 func later(a, b time.Time) time.Time {

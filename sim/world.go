@@ -35,9 +35,11 @@ type proc struct {
 	// stalledUntil: a stalled process is not scheduled before this time,
 	// and then resumes exactly where it stood.
 	stalledUntil time.Time
-	service      variant.Service
-	relay        variant.Relay
-	consumer     variant.Consumer
+	// skew is how far the process's own clock runs ahead (or behind).
+	skew     time.Duration
+	service  variant.Service
+	relay    variant.Relay
+	consumer variant.Consumer
 }
 
 // world is everything one run owns.
@@ -339,13 +341,25 @@ func (w *world) kill(name string) {
 	}
 }
 
+// clockOf returns p's own clock: the true time, or ahead or behind it by a
+// clock-skew fault.
+func (w *world) clockOf(p *proc) variant.Clock {
+	for _, f := range w.cfg.Faults {
+		if f.Kind == FaultClockSkew && f.Process == p.name {
+			p.skew = f.Skew
+			return skewedClock{w.clock, f.Skew}
+		}
+	}
+	return w.clock
+}
+
 // start builds a new incarnation of p and runs its recovery.
 func (w *world) start(p *proc) error {
 	p.incarnation++
 	p.alive = true
 	env := variant.Env{
 		Owner: p.name, OrderDB: w.orderDB, BillingDB: w.billingDB, Broker: w.broker,
-		Gate: gate{w: w, p: p, incarnation: p.incarnation}, Clock: w.clock, IDs: w, Rand: w.rng,
+		Gate: gate{w: w, p: p, incarnation: p.incarnation}, Clock: w.clockOf(p), DBClock: w.clock, IDs: w, Rand: w.rng,
 	}
 	v := w.cfg.Variant
 	var err error

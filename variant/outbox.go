@@ -57,7 +57,9 @@ func ReferenceRelay(env Env, change func(*outbox.Config)) (*outbox.Relay, error)
 	if change != nil {
 		change(&cfg)
 	}
-	return outbox.NewRelay(cfg, outbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
+	// The relay judges leases by the database's clock, as a relay does
+	// that writes "lease_until = now() + interval '30 seconds'" in SQL.
+	return outbox.NewRelay(cfg, outbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.DBClock, Rand: env.Rand})
 }
 
 // NewBillingConsumer builds the reference consumer.

@@ -26,8 +26,14 @@ type Env struct {
 	BillingDB *store.DB
 	Broker    *broker.Broker
 	// Gate performs this process's durable effects.
-	Gate  effect.Gate
+	Gate effect.Gate
+	// Clock is the process's own clock, which a clock-skew fault sets
+	// ahead or behind.
 	Clock Clock
+	// DBClock is the order database's clock, what now() returns in its
+	// SQL: one clock for every process. Leases are judged by it, so that
+	// one host's wrong clock cannot take a live claim from another.
+	DBClock Clock
 	// IDs draws message ids.
 	IDs IDs
 	// Rand draws jitter and other random choices of the process.
