@@ -73,6 +73,9 @@ type subscription struct {
 	queue    []entry
 	inflight []inflight // in delivery order
 	seen     map[string]bool
+	// redeliveries counts deliveries of a message id the subscriber had
+	// received before.
+	redeliveries int
 }
 
 type inflight struct {
@@ -103,6 +106,11 @@ type PublishAttempts struct {
 	Event domain.Record
 	N     int
 }
+
+// Redeliveries returns how many times the subscriber received a message id
+// it had received before: a redelivery after a reconnect, a duplicate, or
+// a message published twice.
+func (b *Broker) Redeliveries(name string) int { return b.mustSub(name).redeliveries }
 
 // Attempts returns the publish attempts of every message, in the order of
 // each message's first attempt.
@@ -211,7 +219,10 @@ func (b *Broker) Receive(name string) (Delivery, bool) {
 		}
 		s.queue = remove(s.queue, i)
 		b.nextTag++
-		e.redelivered = e.redelivered || s.seen[e.env.ID]
+		if s.seen[e.env.ID] {
+			e.redelivered = true
+			s.redeliveries++
+		}
 		s.seen[e.env.ID] = true
 		s.inflight = append(s.inflight, inflight{tag: b.nextTag, e: e})
 		out, poisoned := b.faults.corrupt(e.env)

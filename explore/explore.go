@@ -44,6 +44,9 @@ type Options struct {
 	Keep func(sim.Result) bool
 	// Progress, if set, is called with the number of schedules tried.
 	Progress func(done int)
+	// Observe, if set, is called with the result of every schedule tried,
+	// in the order drawn (up to and including a finding).
+	Observe func(sim.Result)
 	// Workers is how many schedules run at once: 0 for every core, 1 for
 	// one after the other. The finding is the same either way: the first
 	// failing schedule in the order drawn.
@@ -79,6 +82,9 @@ func Explore(v variant.Variant, runs int, seed uint64, opts Options) (*Finding, 
 			return nil, fmt.Errorf("explore %s: %w", v.Name, err)
 		}
 		for i, res := range results {
+			if opts.Observe != nil {
+				opts.Observe(res)
+			}
 			if opts.Progress != nil {
 				opts.Progress(done + i + 1)
 			}

@@ -66,3 +66,25 @@ func TestExploreIsTheSameOnOneCoreAndOnAll(t *testing.T) {
 		t.Fatalf("one core: %+v\nall cores: %+v", one, all)
 	}
 }
+
+// TestExplorationReachesEverySituation: random schedules for the reference
+// go through every situation the lab names (a late commit, a lease taken
+// over, a dead letter replayed, ...). A generator that stopped producing
+// one would leave that part of the reference untested without a word.
+func TestExplorationReachesEverySituation(t *testing.T) {
+	v, _ := scenarios.FindVariant("outbox")
+	reached := map[sim.Situation]int{}
+	f, err := explore.Explore(v, 500, 1, explore.Options{Observe: func(res sim.Result) {
+		for s, n := range res.Situations {
+			reached[s] += n
+		}
+	}})
+	if err != nil || f != nil {
+		t.Fatalf("explore: %v %v", err, f)
+	}
+	for _, s := range sim.Situations() {
+		if reached[s] == 0 {
+			t.Errorf("no schedule reached %s (reached: %v)", s, sim.SortedSituations(reached))
+		}
+	}
+}

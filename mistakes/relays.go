@@ -35,6 +35,7 @@ func MarkBeforeSend() variant.Variant {
 			"broker-outage":           check.Lost,
 			"rejected":                check.Lost,
 			"publish-timeout-dropped": check.Lost, // marked SENT, then the send went nowhere
+			"relay-restart":           check.Lost, // killed between its mark and its send
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
@@ -101,6 +102,7 @@ func NoInflightRecovery() variant.Variant {
 		Expect: map[string]check.Outcome{
 			"relay.after-claim": check.Stuck,
 			"relay.after-send":  check.Stuck, // also claimed, and never marked
+			"relay-restart":     check.Stuck, // killed holding a claim
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

@@ -43,26 +43,35 @@ var CrashPoints = []string{
 	"consumer.after-commit",
 }
 
+// crashSituations are what the crash rows exist to produce: a recovery
+// that releases a claim, a message billing receives twice.
+var crashSituations = map[string][]sim.Situation{
+	"relay.after-claim":      {sim.ClaimReleased},
+	"relay.after-send":       {sim.Redelivered},
+	"consumer.before-commit": {sim.Redelivered},
+	"consumer.after-commit":  {sim.Redelivered},
+}
+
 // Points returns the rows of the default matrix: every crash point, then
 // every broker fault, aimed at the standard workload.
 func Points() []sim.Point {
 	var points []sim.Point
 	for _, id := range CrashPoints {
-		points = append(points, sim.Point{ID: id, Kind: sim.KindCrash})
+		points = append(points, sim.Point{ID: id, Kind: sim.KindCrash, Situations: crashSituations[id]})
 	}
-	fault := func(kind sim.FaultKind, f sim.Fault) sim.Point {
+	fault := func(kind sim.FaultKind, f sim.Fault, situations ...sim.Situation) sim.Point {
 		f.Kind = kind
-		return sim.Point{ID: string(kind), Kind: sim.KindFault, Faults: []sim.Fault{f}}
+		return sim.Point{ID: string(kind), Kind: sim.KindFault, Faults: []sim.Fault{f}, Situations: situations}
 	}
 	first := broker.Target{AggregateID: "o-1", Sequence: 1}
 	return append(points,
-		fault(sim.FaultOutage, sim.Fault{From: 0, For: 10 * time.Minute}),
-		fault(sim.FaultTimeoutStored, sim.Fault{Target: first}),
-		fault(sim.FaultTimeoutDropped, sim.Fault{Target: first}),
-		fault(sim.FaultDuplicate, sim.Fault{Target: first}),
-		fault(sim.FaultReorder, sim.Fault{Target: first}),
-		fault(sim.FaultPoison, sim.Fault{Target: first}),
-		fault(sim.FaultRejected, sim.Fault{Target: first}),
+		fault(sim.FaultOutage, sim.Fault{From: 0, For: 10 * time.Minute}, sim.Retried),
+		fault(sim.FaultTimeoutStored, sim.Fault{Target: first}, sim.Retried, sim.Redelivered),
+		fault(sim.FaultTimeoutDropped, sim.Fault{Target: first}, sim.Retried),
+		fault(sim.FaultDuplicate, sim.Fault{Target: first}, sim.Redelivered),
+		fault(sim.FaultReorder, sim.Fault{Target: first}, sim.GapParked),
+		fault(sim.FaultPoison, sim.Fault{Target: first}, sim.BillingDeadLettered, sim.DeadLetterReplayed),
+		fault(sim.FaultRejected, sim.Fault{Target: first}, sim.DeadLettered, sim.DeadLetterReplayed),
 		stall(),
 		relayRestart(),
 		slowCommit(),
@@ -88,18 +97,20 @@ func clockSkew() sim.Point {
 func slowCommit() sim.Point {
 	return sim.Point{ID: string(sim.FaultSlowCommit), Kind: sim.KindFault, Services: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultSlowCommit, Process: "service-1", For: 3 * time.Second},
-	}}
+	}, Situations: []sim.Situation{sim.LateCommit}}
 }
 
-// relayRestart is the relay-restart row: two relays; relay-2 freezes for
-// 20 s just before a send, holding its claim under a lease that is still
-// live (30 s), while relay-1 is killed at 4 s and restarts at 9 s and runs
-// its recovery. A recovery may release its own claims only.
+// relayRestart is the relay-restart row: two relays, each of which freezes
+// just before its first send, holding its claim under a live 30 s lease:
+// relay-1 for 10 s, relay-2 for 20 s. relay-1 is killed at 4 s, frozen,
+// and restarts at 9 s and runs its recovery, which must release its own
+// claim and leave relay-2's alone.
 func relayRestart() sim.Point {
 	return sim.Point{ID: "relay-restart", Kind: sim.KindFault, Relays: 2, Faults: []sim.Fault{
+		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
 		{Kind: sim.FaultStall, Process: "relay-2", Point: "relay.before-send", For: 20 * time.Second},
 		{Kind: sim.FaultKill, Process: "relay-1", From: 4 * time.Second},
-	}}
+	}, Situations: []sim.Situation{sim.ClaimReleased}}
 }
 
 // stall is the stall row: two relays; relay-1 freezes just before its
@@ -107,7 +118,8 @@ func relayRestart() sim.Point {
 // over, sends and marks; then relay-1 resumes where it stood.
 func stall() sim.Point {
 	f := sim.Fault{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second}
-	return sim.Point{ID: string(sim.FaultStall), Kind: sim.KindFault, Faults: []sim.Fault{f}, Relays: 2}
+	return sim.Point{ID: string(sim.FaultStall), Kind: sim.KindFault, Faults: []sim.Fault{f}, Relays: 2,
+		Situations: []sim.Situation{sim.LeaseTakenOver}}
 }
 
 // Variants returns every variant of the matrix: the reference first, then

@@ -29,6 +29,9 @@ type Point struct {
 	// second relay to take over); a variant that supports fewer runs as
 	// many as it supports.
 	Relays int
+	// Situations are what the row exists to produce: the reference must
+	// reach each in at least one run of its cell (see Situation).
+	Situations []Situation
 	// Services, if not 0, is how many service instances the row runs (a
 	// slow commit needs a second one to commit meanwhile).
 	Services int
@@ -73,6 +76,20 @@ type Cell struct {
 	// Runs is how many runs the cell took (one per occurrence of a crash
 	// point).
 	Runs int
+	// Situations counts what the cell's runs went through, together.
+	Situations map[Situation]int
+}
+
+// Missing returns the situations the row declares that no run of the cell
+// reached.
+func (c Cell) Missing() []Situation {
+	var out []Situation
+	for _, s := range c.Point.Situations {
+		if c.Situations[s] == 0 {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Matches reports whether the cell agrees with the variant's declaration.
@@ -139,10 +156,13 @@ func (m Matrix) Config(v variant.Variant) Config {
 // the variant has no relay or supports only one): a second relay is what
 // tests claims, leases and recovery against each other.
 func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
-	cell := Cell{Variant: v.Name, Point: p, Expected: v.Expected(p.ID).String(), Outcome: NotApplicable}
+	cell := Cell{Variant: v.Name, Point: p, Expected: v.Expected(p.ID).String(), Outcome: NotApplicable, Situations: map[Situation]int{}}
 	worst := check.OK
 	consider := func(cfg Config, res Result, sched []string, scenario string) {
 		cell.Runs++
+		for s, n := range res.Situations {
+			cell.Situations[s] += n
+		}
 		if cell.Outcome == NotApplicable {
 			cell.Outcome = check.OK.String()
 		}

@@ -45,6 +45,8 @@ type Result struct {
 	// Unsafe lists the breaches of check.Safety (each is also an UNSAFE
 	// violation).
 	Unsafe []string
+	// Situations counts what the run went through (see Situation).
+	Situations map[Situation]int
 }
 
 // ReachedPoints returns the crash points reached, sorted.
@@ -144,6 +146,7 @@ func Run(cfg Config) (Result, error) {
 	})
 	return Result{
 		Unsafe:     unsafe,
+		Situations: w.situations(),
 		Outcome:    check.Worst(vs),
 		Violations: vs,
 		Fired:      w.fired,

@@ -87,9 +87,9 @@ func newWorld(cfg Config) (*world, error) {
 	// changes with their content, and the safety properties.
 	w.orderDB.KeepLog()
 	w.orderDB.SetClock(w.clock.Now) // the true time, whatever a process's clock says
-	if cfg.Trace {                  // the trace describes every commit of both databases
-		w.billingDB.KeepLog()
-	}
+	// Billing's log tells the situations billing went through, and the
+	// trace describes its commits.
+	w.billingDB.KeepLog()
 	w.broker = broker.New(w.clock)
 	w.broker.KeepHistory(cfg.Trace) // the trace is its only reader
 	if err := w.broker.Subscribe(variant.Subscription); err != nil {

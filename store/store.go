@@ -42,6 +42,8 @@ type DB struct {
 	// keepLog says whether commits are kept in log, for readers of Log.
 	keepLog bool
 	log     []Commit
+	// conflicts counts the commits refused with ErrConflict.
+	conflicts int
 	// now is the database's clock, for Commit.At.
 	now func() time.Time
 	// spare buffers of finished transactions, reused by the next Begin: a
@@ -292,6 +294,14 @@ func (db *DB) KeepLog() {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	db.keepLog = true
+}
+
+// Conflicts returns how many commits were refused with ErrConflict: the
+// second of two transactions that wrote one row.
+func (db *DB) Conflicts() int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.conflicts
 }
 
 // SetClock gives the database a clock: every commit in the log carries its

@@ -301,6 +301,7 @@ func (tx *Tx) Commit() error {
 	for _, w := range tx.writes {
 		if w.table.written[w.key] > tx.start {
 			err := fmt.Errorf("store %s: commit: %s/%s: %w", tx.db.name, w.table.name, w.key, ErrConflict)
+			tx.db.conflicts++
 			tx.finish(ErrConflict)
 			return err
 		}

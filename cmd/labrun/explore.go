@@ -39,7 +39,15 @@ func runExplore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return usagef("--seed %q is not a whole number >= 0", *seedText)
 	}
-	f, err := explore.Explore(v, runs, seed, explore.Options{Progress: progressLine(runs)})
+	reached := map[sim.Situation]int{}
+	observe := func(res sim.Result) {
+		for s, n := range res.Situations {
+			if n > 0 {
+				reached[s]++ // schedules that reached it
+			}
+		}
+	}
+	f, err := explore.Explore(v, runs, seed, explore.Options{Progress: progressLine(runs), Observe: observe})
 	if err != nil {
 		return err
 	}
@@ -52,9 +60,9 @@ func runExplore(args []string, stdout io.Writer) error {
 		}
 	}
 	if format.value == "json" {
-		err = writeExploreJSON(stdout, v.Name, runs, f, trace)
+		err = writeExploreJSON(stdout, v.Name, runs, f, trace, reached)
 	} else {
-		writeExploreText(stdout, v.Name, runs, seed, f, trace)
+		writeExploreText(stdout, v.Name, runs, seed, f, trace, reached)
 	}
 	if err != nil {
 		return err
@@ -87,9 +95,10 @@ func progressLine(total int) func(int) {
 	}
 }
 
-func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result) {
+func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) {
 	if f == nil {
 		fmt.Fprintf(w, "No counterexample for %s in %d random schedules (seed %d).\n", variantName, runs, seed)
+		writeSituations(w, runs, reached)
 		return
 	}
 	fmt.Fprintf(w, "%s broke after %d random schedule(s) (seed %d): %s\n", variantName, f.Runs, seed, f.Result.Outcome)
@@ -109,9 +118,23 @@ func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f 
 		fmt.Fprintf(w, "  UNSAFE %s\n", u)
 	}
 	fmt.Fprintf(w, "Replay: %s\n", f.Replay())
+	writeSituations(w, f.Runs, reached)
 }
 
-func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Finding, trace sim.Result) error {
+// writeSituations says how many of the schedules tried reached each
+// situation: what the exploration actually exercised.
+func writeSituations(w io.Writer, tried int, reached map[sim.Situation]int) {
+	var parts []string
+	for _, s := range sim.SortedSituations(reached) {
+		parts = append(parts, fmt.Sprintf("%s %d", s.Situation, s.N))
+	}
+	if len(parts) == 0 {
+		parts = []string{"none"}
+	}
+	fmt.Fprintf(w, "Situations reached, in how many of the %d schedules: %s\n", tried, strings.Join(parts, ", "))
+}
+
+func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) error {
 	type counterexample struct {
 		Outcome    string     `json:"outcome"`
 		Violations []string   `json:"violations"`
@@ -125,8 +148,12 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 	out := struct {
 		Variant        string          `json:"variant"`
 		Runs           int             `json:"runs"`
+		Situations     map[string]int  `json:"situations"`
 		Counterexample *counterexample `json:"counterexample"`
-	}{Variant: variantName, Runs: runs}
+	}{Variant: variantName, Runs: runs, Situations: map[string]int{}}
+	for _, s := range sim.SortedSituations(reached) {
+		out.Situations[string(s.Situation)] = s.N
+	}
 	if f != nil {
 		ce := &counterexample{Outcome: f.Result.Outcome.String(), Violations: []string{}, Unsafe: []string{},
 			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Replay()}

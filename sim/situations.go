@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"outboxlab/billing"
+	"outboxlab/outbox"
+	"outboxlab/store"
+	"outboxlab/variant"
+)
+
+// Situation is something a run went through that a test wants to see
+// happen at least once: a "sometimes" assertion. A matrix row declares the
+// situations it exists to produce (Point.Situations), and a row that stops
+// producing them fails its test instead of silently testing nothing.
+type Situation string
+
+// The situations a run reports. They are read from what the durable
+// systems recorded (the databases' commit logs, the broker's counters),
+// never from what a variant says about itself.
+const (
+	// Retried: a failed send was recorded FAILED, to be sent again.
+	Retried Situation = "retried"
+	// DeadLettered: the outbox gave a message up as a DEAD_LETTER.
+	DeadLettered Situation = "dead-lettered"
+	// DeadLetterReplayed: an operator put a dead letter (the outbox's or
+	// billing's) back on its way.
+	DeadLetterReplayed Situation = "dead-letter-replayed"
+	// ClaimReleased: a relay gave its own claim back unsent (its recovery
+	// after a restart, or the rest of a failed batch).
+	ClaimReleased Situation = "claim-released"
+	// LeaseTakenOver: a relay claimed a message whose lease another relay
+	// had let expire.
+	LeaseTakenOver Situation = "lease-taken-over"
+	// WriteConflict: the order database refused a commit because another
+	// transaction had committed the same row first (a claim skipped, a
+	// stale mark refused).
+	WriteConflict Situation = "write-conflict"
+	// LateCommit: an outbox row committed after a row with a higher id:
+	// the commit-visibility gap.
+	LateCommit Situation = "late-commit"
+	// Redelivered: billing received a message id it had received before.
+	Redelivered Situation = "redelivered"
+	// GapParked: billing parked a message until its predecessor arrived.
+	GapParked Situation = "gap-parked"
+	// BillingDeadLettered: billing parked a message it cannot process.
+	BillingDeadLettered Situation = "billing-dead-lettered"
+	// CleanedUp: retention deleted SENT messages.
+	CleanedUp Situation = "cleaned-up"
+)
+
+// Situations returns every situation, in the order of a message's life.
+func Situations() []Situation {
+	return []Situation{LateCommit, WriteConflict, ClaimReleased, LeaseTakenOver, Retried, DeadLettered,
+		Redelivered, GapParked, BillingDeadLettered, DeadLetterReplayed, CleanedUp}
+}
+
+// SortedSituations returns the situations of counts in the order of
+// Situations, each with its count.
+func SortedSituations(counts map[Situation]int) []SituationCount {
+	var out []SituationCount
+	for _, s := range Situations() {
+		if n := counts[s]; n > 0 {
+			out = append(out, SituationCount{s, n})
+		}
+	}
+	return out
+}
+
+// SituationCount is how often a situation was reached.
+type SituationCount struct {
+	Situation Situation
+	N         int
+}
+
+// situations reads what the run went through from the order database's
+// and billing's commit logs and the broker's and store's counters.
+func (w *world) situations() map[Situation]int {
+	out := map[Situation]int{}
+	last := map[string]outbox.Message{}
+	highest := ""
+	for _, c := range w.orderDB.Log(0) {
+		for _, ch := range c.Changes {
+			if ch.Table != outbox.Table {
+				continue
+			}
+			prev, seen := last[ch.Key]
+			if ch.Deleted {
+				if seen && prev.Status == outbox.Sent {
+					out[CleanedUp]++
+				}
+				delete(last, ch.Key)
+				continue
+			}
+			m := ch.Value.(outbox.Message)
+			last[ch.Key] = m
+			if !seen {
+				if ch.Key < highest {
+					out[LateCommit]++
+				}
+				highest = max(highest, ch.Key)
+				continue
+			}
+			out[transition(prev, m, c)]++
+		}
+	}
+	delete(out, "")
+	if n := w.orderDB.Conflicts(); n > 0 {
+		out[WriteConflict] += n
+	}
+	if n := w.broker.Redeliveries(variant.Subscription); n > 0 {
+		out[Redelivered] += n
+	}
+	for _, c := range w.billingDB.Log(0) {
+		for _, ch := range c.Changes {
+			switch {
+			case ch.Table == billing.TableParked && !ch.Deleted:
+				out[GapParked]++
+			case ch.Table == billing.TableDead && !ch.Deleted:
+				out[BillingDeadLettered]++
+			case ch.Table == billing.TableDead && ch.Deleted:
+				out[DeadLetterReplayed]++
+			}
+		}
+	}
+	return out
+}
+
+// transition names the situation an outbox row's change from prev to m by
+// commit c is, or "".
+func transition(prev, m outbox.Message, c store.Commit) Situation {
+	switch {
+	case m.Status == outbox.Failed && prev.Status != outbox.Failed:
+		return Retried
+	case m.Status == outbox.DeadLetter && prev.Status != outbox.DeadLetter:
+		return DeadLettered
+	case prev.Status == outbox.DeadLetter && m.Status == outbox.Pending:
+		return DeadLetterReplayed
+	case prev.Status == outbox.InFlight && m.Status == outbox.Pending && prev.LeaseOwner == c.Owner:
+		return ClaimReleased
+	case prev.Status == outbox.InFlight && m.Status == outbox.InFlight && prev.LeaseOwner != m.LeaseOwner:
+		return LeaseTakenOver
+	}
+	return ""
+}
