@@ -87,6 +87,7 @@ func Example_gradeYourOwnRelay() {
 	// service.after-publish   n/a   as declared
 	// relay.after-claim       OK    as declared
 	// relay.after-send        OK    as declared
+	// relay.before-mark       OK    as declared
 	// relay.after-mark        OK    as declared
 	// consumer.before-commit  OK    as declared
 	// consumer.after-commit   OK    as declared

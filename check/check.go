@@ -214,8 +214,15 @@ func Check(w World) []Violation {
 		// A change whose message is still in the outbox is not lost: it is
 		// stuck there, and that is reported as STUCK.
 		if effects[c] == 0 && !held[c] {
+			why, ok := waiting[c]
+			if before, stuck := stuckBefore(held, c); ok && stuck {
+				// Billing holds it for a predecessor that waits in the
+				// outbox: the outbox shows why, so it is STUCK too.
+				vs = append(vs, Violation{Stuck, c.order, c.seq, fmt.Sprintf("billing holds it (%s), and #%d is stuck in the outbox", why, before)})
+				continue
+			}
 			detail := "committed, but billing never applied it"
-			if why, ok := waiting[c]; ok {
+			if ok {
 				detail += " (billing holds it: " + why + ")"
 			}
 			vs = append(vs, Violation{Lost, c.order, c.seq, detail})
@@ -245,6 +252,17 @@ func Check(w World) []Violation {
 		return a.Detail < b.Detail
 	})
 	return vs
+}
+
+// stuckBefore returns an earlier change of c's order that is stuck in the
+// outbox, if there is one.
+func stuckBefore(stuck map[change]bool, c change) (int, bool) {
+	for seq := 1; seq < c.seq; seq++ {
+		if stuck[change{c.order, seq}] {
+			return seq, true
+		}
+	}
+	return 0, false
 }
 
 // stuckMessages finds outbox messages that are neither SENT nor DEAD_LETTER

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"outboxlab/billing"
+	"outboxlab/broker"
 	"outboxlab/check"
 	"outboxlab/domain"
 	"outboxlab/outbox"
@@ -94,6 +95,27 @@ func TestAChangeStuckInTheOutboxIsStuckNotLost(t *testing.T) {
 		Quiesced: true,
 	})
 	if diff := cmp.Diff([]string{"STUCK o-1#1: message e-o-1 is IN_FLIGHT after quiesce (claimed by , never released)"}, outcomes(vs)); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestAChangeHeldBehindAStuckOneIsStuckNotLost: o-1#2 reached billing,
+// which holds it until #1 arrives; #1 waits in the outbox. The outbox
+// shows why #2 has no effect, so #2 is STUCK too (before this rule it read
+// LOST, which says that nothing explains the missing effect).
+func TestAChangeHeldBehindAStuckOneIsStuckNotLost(t *testing.T) {
+	second := msg("o-1", 2, outbox.Sent)
+	vs := check.Check(check.World{
+		Orders:   []domain.Order{order("o-1", 2)},
+		Outbox:   []outbox.Message{msg("o-1", 1, outbox.Pending), second},
+		Held:     []billing.Parked{{Envelope: broker.Envelope{ID: second.ID, Event: second.Event}, Reason: "waiting for #1"}},
+		Quiesced: true,
+	})
+	want := []string{
+		"STUCK o-1#1: message e-o-1 is PENDING after quiesce",
+		"STUCK o-1#2: billing holds it (waiting for #1), and #1 is stuck in the outbox",
+	}
+	if diff := cmp.Diff(want, outcomes(vs)); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
 }

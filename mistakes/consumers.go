@@ -29,6 +29,7 @@ func NonIdempotentConsumer() variant.Variant {
 		"000 sections 6-7, 004 \"Doppelte Auszahlung\"",
 		map[string]check.Outcome{
 			"relay.after-send":       check.Duplicate,
+			"relay.before-mark":      check.Duplicate, // sent, the mark not committed: sent again
 			"consumer.after-commit":  check.Duplicate,
 			"publish-timeout-stored": check.Duplicate,
 			"stall":                  check.Duplicate, // the stale relay sends again

@@ -222,17 +222,19 @@ func Catalogue() []Scenario {
 	return out
 }
 
-// mistakeRun is the run of a mistake's story: its first declared failure,
-// with one relay, or with two if one relay does not show it (a claim
-// without a lock needs a second relay to collide with).
+// mistakeRun is the run of a mistake's story: the matrix's counterexample
+// at its first declared failure (the occurrence of the crash, and two
+// relays if it took two), played with the seed asked for.
 func mistakeRun(mistake variant.Variant, p sim.Point) func(variant.Variant, uint64) sim.Config {
-	run := pointRun(p, 1)
 	return func(v variant.Variant, seed uint64) sim.Config {
-		cfg := run(v, seed)
-		probe := run(mistake, seed)
-		probe.Trace = false
-		if res, err := sim.Run(probe); err == nil && res.Outcome != mistake.Expected(p.ID) && p.Relays == 0 && v.MaxRelays != 1 {
-			cfg.Relays = 2
+		k, relays := 1, 0
+		if cell, err := Matrix().RunCell(mistake, p); err == nil && cell.Counterexample != nil {
+			_, k, _ = sim.ParseScenarioPoint(cell.Counterexample.Scenario)
+			relays = cell.Counterexample.Relays
+		}
+		cfg := pointRun(p, k)(v, seed)
+		if relays > 0 && (v.MaxRelays == 0 || relays <= v.MaxRelays) {
+			cfg.Relays = relays
 		}
 		return cfg
 	}
