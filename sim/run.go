@@ -262,14 +262,14 @@ func (w *world) tick() (bool, error) {
 	}
 	w.ready = w.ready[:0]
 	for _, p := range w.procs {
-		if p.alive && !p.stalledUntil.After(now) && (p.task != nil || w.due(p, now)) {
+		if p.alive && !p.stalledUntil.After(now) && (p.task || w.due(p, now)) {
 			w.ready = append(w.ready, p)
 		}
 	}
 	for len(w.ready) > 0 {
 		i := w.rng.IntN(len(w.ready))
 		p := w.ready[i]
-		if p.task != nil {
+		if p.task {
 			w.resume(p)
 			return true, nil
 		}
@@ -333,7 +333,7 @@ func (w *world) nextEvent() (time.Time, bool) {
 		switch {
 		case !p.alive:
 			consider(p.restartAt)
-		case p.task != nil:
+		case p.task:
 			consider(p.stalledUntil)
 		case p.relay != nil:
 			if t, ok := w.wakeOf(p); ok {

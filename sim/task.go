@@ -7,55 +7,83 @@ import (
 	"outboxlab/effect"
 )
 
-// A task is one activity of a process in progress: a use case of the
-// service, a relay's step, a delivery of the consumer. It runs as a
-// coroutine that stops at every effect boundary (in gate.Cross, before the
-// effect), so that between any two effects of one process any other
-// process may run. Only one task runs at a time, and the scheduler decides
-// which, from the seed: the interleavings are exact and replay byte for byte.
-type task struct {
+// A worker runs the activities of one incarnation of a process, one after
+// another: a use case of the service, a relay's step, a delivery of the
+// consumer. It is a coroutine that stops at every effect boundary (in
+// gate.Cross, before the effect), so that between any two effects of one
+// process any other process may run. Only one coroutine runs at a time,
+// and the scheduler decides which, from the seed: the interleavings are
+// exact and replay byte for byte. One coroutine serves every activity of
+// an incarnation, so that its stack, once grown, stays grown.
+type worker struct {
 	next func() (struct{}, bool)
 	stop func()
-	// did and err are the activity's result, once it finished.
+	// job is the activity in progress; nil between activities.
+	job func() (bool, error)
+	// did and err are the last activity's result, once it finished.
 	did bool
 	err error
+}
+
+// newWorker starts p's coroutine. It runs a job each time it is resumed
+// after the previous one finished, and ends when it is stopped.
+func newWorker(p *proc) *worker {
+	wk := &worker{}
+	wk.next, wk.stop = iter.Pull(func(yield func(struct{}) bool) {
+		for {
+			p.yield = yield
+			wk.did, wk.err = wk.job()
+			p.yield = nil
+			wk.job = nil
+			if !yield(struct{}{}) { // finished: wait for the next job
+				return
+			}
+		}
+	})
+	return wk
 }
 
 // begin starts activity as p's task and runs it to its first boundary. It
 // reports whether the activity did anything: it is still running, or it
 // finished having done something.
 func (w *world) begin(p *proc, activity func() (bool, error)) bool {
-	t := &task{}
-	t.next, t.stop = iter.Pull(func(yield func(struct{}) bool) {
-		p.yield = yield
-		t.did, t.err = activity()
-		p.yield = nil
-	})
-	p.task = t
-	return w.resume(p) || t.did || errors.Is(t.err, effect.ErrCrashed)
+	if p.worker == nil {
+		p.worker = newWorker(p)
+	}
+	p.worker.job = activity
+	p.task = true
+	wk := p.worker
+	return w.resume(p) || wk.did || errors.Is(wk.err, effect.ErrCrashed)
 }
 
 // resume runs p's task to its next boundary, or to its end. It reports
 // whether the task is still running.
 func (w *world) resume(p *proc) bool {
-	t := p.task
-	if _, running := t.next(); running {
-		return true
+	wk := p.worker
+	wk.next()
+	if wk.job != nil {
+		return true // stopped at a boundary
 	}
-	p.task = nil
-	if t.err != nil && !errors.Is(t.err, effect.ErrCrashed) && w.cfg.Trace {
-		w.record(Step{Process: p.name, Kind: StepError, Action: "step", Result: "error: " + t.err.Error()})
+	p.task = false
+	if wk.err != nil && !errors.Is(wk.err, effect.ErrCrashed) && w.cfg.Trace {
+		w.record(Step{Process: p.name, Kind: StepError, Action: "step", Result: "error: " + wk.err.Error()})
 	}
 	return false
 }
 
-// abandon ends every task still running, as at the end of a run: each
-// returns from its boundary with effect.ErrCrashed and unwinds.
+// stopWorker ends p's coroutine: a task it was in the middle of returns
+// from its boundary with effect.ErrCrashed and unwinds.
+func stopWorker(p *proc) {
+	if p.worker != nil {
+		p.worker.stop()
+		p.worker = nil
+	}
+	p.task = false
+}
+
+// abandon ends every coroutine, as at the end of a run.
 func (w *world) abandon() {
 	for _, p := range w.procs {
-		if p.task != nil {
-			p.task.stop()
-			p.task = nil
-		}
+		stopWorker(p)
 	}
 }

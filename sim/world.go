@@ -27,11 +27,11 @@ type proc struct {
 	alive       bool
 	incarnation int
 	restartAt   time.Time
-	// task is the activity in progress, suspended at a boundary; nil when
-	// the process is between activities. yield suspends it (set while the
-	// task runs).
-	task  *task
-	yield func(struct{}) bool
+	// task is set while an activity is in progress on worker, suspended at
+	// a boundary. yield suspends it (set while the activity runs).
+	task   bool
+	worker *worker
+	yield  func(struct{}) bool
 	// stalledUntil: a stalled process is not scheduled before this time,
 	// and then resumes exactly where it stood.
 	stalledUntil time.Time
@@ -334,9 +334,8 @@ func (w *world) kill(name string) {
 		}
 		w.killed++
 		w.crash(p, "kill")
-		if p.task != nil {
-			p.task.stop()
-			p.task = nil
+		if p.task {
+			stopWorker(p)
 		}
 	}
 }

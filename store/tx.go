@@ -267,6 +267,9 @@ func (tx *Tx) ScanIndex(tableName, indexName string, fn func(key string, value a
 }
 
 func sortedUnique(keys []string) []string {
+	if len(keys) < 2 {
+		return keys
+	}
 	sort.Strings(keys)
 	out := keys[:0]
 	for i, k := range keys {
