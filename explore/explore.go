@@ -24,11 +24,13 @@ func Broken(res sim.Result) bool { return res.Outcome != check.OK || len(res.Uns
 // Finding is a schedule that broke an invariant, shrunk.
 type Finding struct {
 	Variant string
-	// Schedule is the shrunk counterexample; Original the one first found.
+	// Schedule is the shrunk counterexample; Original the schedule it was
+	// shrunk from.
 	Schedule, Original Schedule
 	Result             sim.Result
-	// Runs is how many schedules were tried until the first failure.
-	Runs int
+	// Runs is how many schedules were tried; Found how many of them broke
+	// something (up to Shrunk, then the search stops).
+	Runs, Found int
 	// Seed is the exploration seed; with Runs it reproduces the finding.
 	Seed uint64
 }
@@ -56,15 +58,21 @@ type Options struct {
 // batch is how many schedules are drawn and run together.
 const batch = 64
 
-// Explore runs up to runs random schedules for v, drawn from seed, and
-// returns the first that breaks something (see Options.Keep), shrunk; nil
-// if none did.
+// Shrunk is how many failing schedules an exploration shrinks before it
+// stops: shrinking is greedy and may stop in a corner, and another
+// schedule that broke the same way often shrinks further.
+const Shrunk = 5
+
+// Explore runs up to runs random schedules for v, drawn from seed, until
+// Shrunk of them broke something (see Options.Keep), shrinks each and
+// returns the smallest (the first of equals); nil if none broke.
 func Explore(v variant.Variant, runs int, seed uint64, opts Options) (*Finding, error) {
 	keep := opts.Keep
 	if keep == nil {
 		keep = Broken
 	}
 	src := randSource{rand.New(rand.NewPCG(seed, 0x6578706c6f7265))}
+	var best *Finding
 	for done := 0; done < runs; {
 		// Draw the next batch in order, run it on all cores, and take the
 		// first failure in drawing order: the same as one after the other.
@@ -88,17 +96,31 @@ func Explore(v variant.Variant, runs int, seed uint64, opts Options) (*Finding, 
 			if opts.Progress != nil {
 				opts.Progress(done + i + 1)
 			}
-			if keep(res) {
-				shrunk, sres, err := Shrink(v, schedules[i], keep)
-				if err != nil {
-					return nil, err
-				}
-				return &Finding{Variant: v.Name, Schedule: shrunk, Original: schedules[i], Result: sres, Runs: done + i + 1, Seed: seed}, nil
+			if !keep(res) {
+				continue
+			}
+			shrunk, sres, err := Shrink(v, schedules[i], keep)
+			if err != nil {
+				return nil, err
+			}
+			found := 1
+			if best != nil {
+				found = best.Found + 1
+			}
+			if best == nil || shrunk.Size() < best.Schedule.Size() {
+				best = &Finding{Variant: v.Name, Schedule: shrunk, Original: schedules[i], Result: sres, Seed: seed}
+			}
+			best.Found, best.Runs = found, done+i+1
+			if found == Shrunk {
+				return best, nil
 			}
 		}
 		done += len(schedules)
 	}
-	return nil, nil
+	if best != nil {
+		best.Runs = runs
+	}
+	return best, nil
 }
 
 // Shrink makes s as small as it can while keep still accepts its result:
@@ -197,7 +219,7 @@ func candidates(s Schedule) []Schedule {
 			with(func(c *Schedule) { c.Faults[i].From = 0 })
 		}
 		if f.For/2 >= time.Second { // whole-second outages read better in a counterexample
-			with(func(c *Schedule) { c.Faults[i].For /= 2 })
+			with(func(c *Schedule) { c.Faults[i].For = f.For / 2 / time.Second * time.Second })
 		}
 	}
 	for i := range s.Workload {
@@ -214,20 +236,16 @@ func candidates(s Schedule) []Schedule {
 			})
 		}
 	}
+	// An interleaving bug may need a step and another interleaving at
+	// once: every step again under a few other seeds. (Every step makes
+	// the schedule smaller by some measure other than the seed, so that
+	// shrinking ends.)
+	steps := len(out)
 	if s.Seed != 0 {
 		with(func(c *Schedule) { c.Seed = 0 })
 	}
-	// An interleaving bug may need the item to go and another
-	// interleaving at once: the deletions again under a few other seeds.
-	deletions := len(s.Crashes) + len(s.Faults) + len(s.Workload)
-	if s.Relays > 1 {
-		deletions++
-	}
-	if s.Services > 1 {
-		deletions++
-	}
 	for seed := range uint64(reseeds) {
-		for _, c := range out[:deletions] {
+		for _, c := range out[:steps] {
 			if seed != c.Seed {
 				c.Seed = seed
 				out = append(out, c)
@@ -237,5 +255,5 @@ func candidates(s Schedule) []Schedule {
 	return out
 }
 
-// reseeds is how many seeds shrinking tries with each deletion.
+// reseeds is how many seeds shrinking tries with each step.
 const reseeds = 8

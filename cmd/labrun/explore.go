@@ -101,7 +101,7 @@ func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f 
 		writeSituations(w, runs, reached)
 		return
 	}
-	fmt.Fprintf(w, "%s broke after %d random schedule(s) (seed %d): %s\n", variantName, f.Runs, seed, f.Result.Outcome)
+	fmt.Fprintf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, f.Result.Outcome)
 	fmt.Fprintf(w, "Shrunk from %d to %d items:\n", f.Original.Size(), f.Schedule.Size())
 	for _, l := range f.Schedule.Lines() {
 		fmt.Fprintf(w, "  %s\n", l)
