@@ -193,7 +193,11 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 	w.clock.Set(w.clock.Now().Add(w.effectCost()))
 	if w.cfg.Trace {
 		result := "ok"
-		if err != nil {
+		switch {
+		case errors.Is(err, store.ErrConflict):
+			// First committer wins: the expected end of a race, not a fault.
+			result = "refused, nothing written: another transaction committed this row first"
+		case err != nil:
 			result = "error: " + err.Error()
 		}
 		changes, ids := w.changesSince(w.seen)

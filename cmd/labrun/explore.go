@@ -114,9 +114,6 @@ func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f 
 	for _, v := range f.Result.Violations {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
-	for _, u := range f.Result.Unsafe {
-		fmt.Fprintf(w, "  UNSAFE %s\n", u)
-	}
 	fmt.Fprintf(w, "Replay: %s\n", f.Replay())
 	writeSituations(w, f.Runs, reached)
 }
