@@ -277,7 +277,8 @@ func ParseScenarioPoint(name string) (string, int, error) {
 // Sweep is the exhaustive crash test of one variant beyond the matrix rows:
 // a crash at every point the workload reaches (not only the named rows), at
 // every occurrence, and then a second crash at every point reached after
-// the first one, recovery included.
+// the first one, recovery included; with one relay and again with two,
+// as the matrix's cells.
 type Sweep struct {
 	Variant string
 	// Points are the crash points the workload reaches without a crash.
@@ -290,6 +291,7 @@ type Sweep struct {
 
 // SweepFailure is one run of a sweep that broke something.
 type SweepFailure struct {
+	Relays     int
 	Crashes    []Crash
 	Outcome    check.Outcome
 	Violations []check.Violation
@@ -299,17 +301,33 @@ type SweepFailure struct {
 // Sweep runs the sweep for v on the matrix's workload; the points run in
 // parallel (Workers), the result is the same as one after the other.
 func (m Matrix) Sweep(v variant.Variant) (Sweep, error) {
+	sw := Sweep{Variant: v.Name}
+	for _, relays := range m.relayCounts(v, Point{}) {
+		one, err := m.sweep(v, relays)
+		if err != nil {
+			return sw, err
+		}
+		sw.Points = max(sw.Points, one.Points)
+		sw.Runs += one.Runs
+		sw.Failures = append(sw.Failures, one.Failures...)
+	}
+	return sw, nil
+}
+
+// sweep is the sweep with the given number of relays.
+func (m Matrix) sweep(v variant.Variant, relays int) (Sweep, error) {
 	type outcome struct {
 		runs     int
 		failures []SweepFailure
 	}
 	run := func(o *outcome, crashes ...Crash) (Result, error) {
 		cfg := m.Config(v)
+		cfg.Relays = relays
 		cfg.Crashes = crashes
 		o.runs++
 		res, err := Run(cfg)
 		if err == nil && len(res.Fired) == len(crashes) && (res.Outcome != check.OK || len(res.Unsafe) > 0) {
-			o.failures = append(o.failures, SweepFailure{Crashes: crashes, Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe})
+			o.failures = append(o.failures, SweepFailure{Relays: relays, Crashes: crashes, Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe})
 		}
 		return res, err
 	}

@@ -79,7 +79,8 @@ func writeSweeps(w io.Writer, sweeps []sim.Sweep) {
 		return
 	}
 	fmt.Fprintln(w, "\nBeyond the rows, the correct variants are crashed at every point they reach, at every")
-	fmt.Fprintln(w, "occurrence, and again at every point reached after that (double crashes, recovery included):")
+	fmt.Fprintln(w, "occurrence, and again at every point reached after that (double crashes, recovery included),")
+	fmt.Fprintln(w, "with one relay and again with two where the variant supports two:")
 	for _, sw := range sweeps {
 		verdict := "all OK"
 		if n := len(sw.Failures); n > 0 {
@@ -87,7 +88,7 @@ func writeSweeps(w io.Writer, sweeps []sim.Sweep) {
 		}
 		fmt.Fprintf(w, "  %-20s %3d points, %4d runs, %s\n", sw.Variant, sw.Points, sw.Runs, verdict)
 		for _, f := range sw.Failures {
-			fmt.Fprintf(w, "    crashes %v: %s %v %v\n", f.Crashes, f.Outcome, f.Violations, f.Unsafe)
+			fmt.Fprintf(w, "    %d relay(s), crashes %v: %s %v %v\n", f.Relays, f.Crashes, f.Outcome, f.Violations, f.Unsafe)
 		}
 	}
 }
@@ -297,7 +298,7 @@ func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 	for _, sw := range sweeps {
 		js := jsonSweep{Variant: sw.Variant, Points: sw.Points, Runs: sw.Runs, Failures: []string{}}
 		for _, f := range sw.Failures {
-			js.Failures = append(js.Failures, fmt.Sprintf("crashes %v: %s %v %v", f.Crashes, f.Outcome, f.Violations, f.Unsafe))
+			js.Failures = append(js.Failures, fmt.Sprintf("%d relay(s), crashes %v: %s %v %v", f.Relays, f.Crashes, f.Outcome, f.Violations, f.Unsafe))
 		}
 		out.Sweeps = append(out.Sweeps, js)
 	}
