@@ -209,6 +209,9 @@ func Catalogue() []Scenario {
 			continue
 		}
 		point := firstDeclaredFailure(v)
+		if p, ok := storyPoints[v.Name]; ok {
+			point = p
+		}
 		p, _ := FindPoint(point)
 		out = append(out, Scenario{
 			Name:      "mistake/" + v.Name,
@@ -220,6 +223,14 @@ func Catalogue() []Scenario {
 		})
 	}
 	return out
+}
+
+// storyPoints are the rows whose runs tell a mistake's story better than
+// its first declared failure, which for these is an accident of the
+// seeded interleaving.
+var storyPoints = map[string]string{
+	"recover-all":        "relay-restart", // the row built to show it
+	"claim-without-lock": "broker-outage", // after the outage, several messages are due at once
 }
 
 // mistakeRun is the run of a mistake's story: the matrix's counterexample
