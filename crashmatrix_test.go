@@ -97,24 +97,43 @@ func TestCorrectVariantsSurviveEveryCrashPoint(t *testing.T) {
 	}
 }
 
-// BenchmarkMatrix is the whole default matrix, every variant, every row,
-// every occurrence, plus the sweeps of the correct variants (every reached
-// point, every occurrence, every double crash): what `labrun matrix` runs.
+// BenchmarkMatrix is what `labrun matrix` runs, in two parts: the cells
+// (every variant, every row, every occurrence, one relay and two) and the
+// sweeps of the correct variants (every reached point, every occurrence,
+// every double crash). Each reports its number of runs.
 func BenchmarkMatrix(b *testing.B) {
 	m := scenarios.Matrix()
 	variants := scenarios.Variants()
-	for b.Loop() {
-		if _, err := m.Run(variants); err != nil {
-			b.Fatal(err)
+	b.Run("cells", func(b *testing.B) {
+		runs := 0
+		for b.Loop() {
+			cells, err := m.Run(variants)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runs = 0
+			for _, c := range cells {
+				runs += c.Runs
+			}
 		}
-		for _, v := range variants {
-			if v.Correct {
-				if _, err := m.Sweep(v); err != nil {
-					b.Fatal(err)
+		b.ReportMetric(float64(runs), "runs")
+	})
+	b.Run("sweeps", func(b *testing.B) {
+		runs := 0
+		for b.Loop() {
+			runs = 0
+			for _, v := range variants {
+				if v.Correct {
+					sw, err := m.Sweep(v)
+					if err != nil {
+						b.Fatal(err)
+					}
+					runs += sw.Runs
 				}
 			}
 		}
-	}
+		b.ReportMetric(float64(runs), "runs")
+	})
 }
 
 // TestARowThatMissesItsSituationIsCaught: a reorder row aimed at a message
