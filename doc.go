@@ -3,20 +3,27 @@
 //
 // The packages, from the bottom up:
 //
-//	domain     orders, money, versioned events (the business)
-//	store      transactional in-memory database with a commit log
-//	effect     effect boundaries: where the simulator may crash a process
-//	broker     durable broker with at-least-once delivery and faults
-//	outbox     the outbox table and the relay (the reference to copy)
-//	orders     the order service: order + outbox row in one transaction
-//	billing    the idempotent, per-aggregate ordered consumer
-//	check      the invariant checker (LOST, PHANTOM, DUPLICATE, ...)
-//	variant    what a variant provides; the reference variant
-//	mistakes   the deliberate mistakes, kept apart; do not copy
-//	sim        the simulator: virtual time, seeded choices, crashes
-//	scenarios  the standard workload, matrix rows, named stories
-//	cmd/labrun the command line front end
+//	domain      orders, money, versioned events (the business)
+//	store       transactional in-memory database with a commit log
+//	effect      effect boundaries: where the simulator may crash a process
+//	  effecttest  stand-ins for the components' own tests
+//	broker      durable broker with at-least-once delivery and faults
+//	outbox      the outbox table and the relay (the reference to copy)
+//	orders      the order service: order + outbox row in one transaction
+//	billing     the idempotent, per-aggregate ordered consumer
+//	listen      the listen-to-yourself alternative (publish, then consume)
+//	cdc         the change-data-capture alternative (tail the commit log)
+//	insurance   chapter 004's story: claim 4711, message e-5531, one payout
+//	check       the invariant checker (LOST, PHANTOM, DUPLICATE, ...)
+//	variant     what a variant provides; the reference and the alternatives
+//	mistakes    the deliberate mistakes, kept apart; do not copy
+//	sim         the simulator: virtual time, seeded choices, crashes, faults
+//	scenarios   the standard workload, matrix rows, named stories
+//	explore     random schedules, shrunk counterexamples, the fuzz target
+//	backlog     chapter 001's backlog arithmetic and its simulation
+//	cmd/labrun  the command line front end
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash
-// matrix against the variants' declarations.
+// matrix against the variants' declarations; brokenvariants_test.go keeps
+// faulty variants outside the catalogue that the lab must catch.
 package outboxlab

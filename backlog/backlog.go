@@ -40,7 +40,7 @@ func (p Params) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Estimate is the arithmetic of seed 001.
+// Estimate is the arithmetic of chapter 001.
 type Estimate struct {
 	// Backlog is R·D, the messages waiting when the broker comes back.
 	Backlog float64
@@ -64,7 +64,7 @@ func Compute(p Params) (Estimate, error) {
 }
 
 // Growth returns how many SENT messages an outbox without cleanup holds
-// after the given time at perDay messages a day (seed 004: 2,000 a day make
+// after the given time at perDay messages a day (chapter 004: 2,000 a day make
 // about 730,000 a year).
 func Growth(perDay float64, after time.Duration) float64 {
 	return perDay * after.Hours() / 24

@@ -61,7 +61,7 @@ func TestSimulationAgreesWithTheArithmetic(t *testing.T) {
 	t.Logf("simulated: %+v", sim)
 }
 
-// BenchmarkBacklog is seed 001's message-level backlog: 500/s, a 20-minute
+// BenchmarkBacklog is chapter 001's message-level backlog: 500/s, a 20-minute
 // outage, a relay of 800/s, run until drained.
 func BenchmarkBacklog(b *testing.B) {
 	p := backlog.Params{Rate: 500, Outage: 20 * time.Minute, Relay: 800}

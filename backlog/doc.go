@@ -1,4 +1,4 @@
-// Package backlog computes seed 001's backlog arithmetic and checks it with
+// Package backlog computes chapter 001's backlog arithmetic and checks it with
 // a message-level simulation of the real relay.
 //
 // Events arrive at R per second; the broker is down for D; the relay
@@ -11,9 +11,9 @@
 // of package outbox against a broker that is down for D, with the relay
 // limited to P messages per second, and reports how long the backlog
 // really took to drain and how old the oldest unsent message got: the
-// figure seed 001 says to watch, because a small queue can already be
+// figure chapter 001 says to watch, because a small queue can already be
 // critical when its oldest entry misses a deadline.
 //
-// Seed 004 adds growth arithmetic for an outbox nobody cleans up: 2,000
+// Chapter 004 adds growth arithmetic for an outbox nobody cleans up: 2,000
 // messages a day are about 730,000 a year (Growth).
 package backlog

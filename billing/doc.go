@@ -9,13 +9,13 @@
 // OrderCancelled. Because effects are rows of their own, a skipped or doubled
 // event is visible.
 //
-// # Idempotent (seed 000 section 7, seed 003)
+// # Idempotent (chapter 000 section 7, chapter 003)
 //
 // The message id goes into the inbox with a unique key, in the same
 // transaction as the effect. A redelivery finds the id and changes nothing;
 // it is acknowledged all the same.
 //
-// # Ordered per aggregate (seed 001)
+// # Ordered per aggregate (chapter 001)
 //
 // The consumer remembers, per order, the last sequence number applied, in
 // the same transaction as the effect. An event with a lower or equal number

@@ -13,7 +13,7 @@
 //
 //   - FailNextPublishes(n): the next n publishes fail and store nothing.
 //   - Outage(from, to): unreachable in [from, to): publishes fail, nothing is
-//     delivered (seed 004's ten minutes).
+//     delivered (chapter 004's ten minutes).
 //   - TimeoutStored(target), TimeoutDropped(target): the publisher gets
 //     ErrTimeout, once. In the first branch the broker stored the message
 //     (the answer was lost), in the second it did not (the request was

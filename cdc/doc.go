@@ -1,5 +1,5 @@
 // Package cdc is the change-data-capture alternative to a polling relay
-// (seed 003 "Polling versus Change Data Capture", seed 004 on Debezium's
+// (chapter 003 "Polling versus Change Data Capture", chapter 004 on Debezium's
 // outbox event router): instead of querying the outbox table, the relay
 // tails the database's commit log from a durable offset and publishes every
 // outbox row it sees inserted.

@@ -19,7 +19,7 @@ import (
 //   - nothing is marked SENT by a relay that does not hold a live lease;
 //   - no terminal state is left: a SENT message is never written again, a
 //     DEAD_LETTER only by an operator's replay to PENDING;
-//   - nothing but a SENT message is deleted (seed 001: retention must not
+//   - nothing but a SENT message is deleted (chapter 001: retention must not
 //     destroy the evidence);
 //   - billing never charges an order more than was ordered: the running sum
 //     of an order's ledger entries never exceeds the order's total.

@@ -15,7 +15,7 @@ const AggregateClaim = "Claim"
 // TypeClaimReleased is the wire name of ClaimReleased.
 const TypeClaimReleased = "ClaimReleased"
 
-// Claim is an insurance claim of seed 004's story: claim 4711 is released
+// Claim is an insurance claim of chapter 004's story: claim 4711 is released
 // for payout, and the payment service must prepare exactly one payout.
 type Claim struct {
 	ID         string

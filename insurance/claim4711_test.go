@@ -26,7 +26,7 @@ func (i *ids) NewID() string {
 	return []string{"e-5531", "e-5532", "e-5533", "e-5534"}[i.next-1]
 }
 
-// story is the two services, the relay and the broker of seed 004.
+// story is the two services, the relay and the broker of chapter 004.
 type story struct {
 	t        *testing.T
 	clock    *clock
@@ -95,7 +95,7 @@ func payoutsFor(db *store.DB, claim string) []insurance.Payout {
 	return out
 }
 
-// TestClaim4711 is seed 004's story: claim 4711 is released, message e-5531
+// TestClaim4711 is chapter 004's story: claim 4711 is released, message e-5531
 // waits in the outbox while the broker is unreachable for ten minutes, more
 // claims are released meanwhile (and the claims service restarts), and the
 // payment service prepares exactly one payout per claim once the broker is

@@ -1,4 +1,4 @@
-// Package insurance tells the course's second story (seed 004) with the
+// Package insurance tells the course's second story (chapter 004) with the
 // same parts: the claims service releases claim 4711 and, in the same
 // transaction, writes message e-5531 into its outbox; the relay carries it
 // to the broker, which is unreachable for ten minutes; the payment service

@@ -1,4 +1,4 @@
-// Package listen is the listen-to-yourself alternative to the outbox (seed
+// Package listen is the listen-to-yourself alternative to the outbox (chapter
 // 004, for a service without a transactional database): the service does
 // not store the change; it publishes the event first, then consumes its own
 // event like any other receiver and only then stores the change. If storing

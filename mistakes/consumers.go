@@ -22,7 +22,7 @@ import (
 // consumer bills twice. Without sequence numbers it also applies events in
 // whatever order they arrive.
 //
-// Seed 000, section 7 and the "Merksatz" of section 6; seed 004, typical
+// Chapter 000, section 7 and the "Merksatz" of section 6; chapter 004, typical
 // mistakes ("Doppelte Auszahlung").
 func NonIdempotentConsumer() variant.Variant {
 	return consumerMistake("non-idempotent-consumer", "no inbox: applies every delivery it receives",
@@ -60,8 +60,8 @@ var BoundaryRecordProcessed = effect.Boundary{Process: "consumer", Effect: "reco
 // dual-write problem on the consumer side. Like unordered-consumer, it
 // applies events in arrival order.
 //
-// Seed 000, section 7 ("Sonst entsteht ein neues Dual-Write-Problem auf
-// Consumer-Seite"); seed 003 (check and write in one transaction).
+// Chapter 000, section 7 ("Sonst entsteht ein neues Dual-Write-Problem auf
+// Consumer-Seite"); chapter 003 (check and write in one transaction).
 func DedupOutsideTx() variant.Variant {
 	return consumerMistake("dedup-outside-tx", "records the processed id in a separate step from the effect",
 		"000 section 7 \"ein neues Dual-Write-Problem auf Consumer-Seite\"",
@@ -100,7 +100,7 @@ func DedupOutsideTx() variant.Variant {
 // and "cancelled", this consumer restores a stale state: a cancelled order
 // is billed again.
 //
-// Seed 001 ("Reihenfolge pro Geschäftsobjekt statt globale Reihenfolge").
+// Chapter 001 ("Reihenfolge pro Geschäftsobjekt statt globale Reihenfolge").
 func UnorderedConsumer() variant.Variant {
 	return consumerMistake("unordered-consumer", "idempotent, but applies events in arrival order",
 		"001 \"Reihenfolge pro Geschäftsobjekt\"",
@@ -132,7 +132,7 @@ func UnorderedConsumer() variant.Variant {
 // discards #1 as "old", although #1 had a business effect of its own (here:
 // the invoice itself).
 //
-// Seed 001 ("Einfach nur die höchste Version zu speichern reicht nicht, wenn
+// Chapter 001 ("Einfach nur die höchste Version zu speichern reicht nicht, wenn
 // übersprungene Ereignisse eigenständige Geschäftswirkungen tragen.").
 func MaxVersionOnly() variant.Variant {
 	return consumerMistake("max-version-only", "keeps only the highest version, skips gaps",
@@ -157,9 +157,9 @@ func MaxVersionOnly() variant.Variant {
 
 // consumerMistake builds a variant with the reference service and relay
 // and a broken consumer.
-func consumerMistake(name, summary, seed string, expect map[string]check.Outcome, apply applyFunc) variant.Variant {
+func consumerMistake(name, summary, chapter string, expect map[string]check.Outcome, apply applyFunc) variant.Variant {
 	return variant.Variant{
-		Name: name, Summary: summary, Seed: seed, Expect: expect,
+		Name: name, Summary: summary, Chapter: chapter, Expect: expect,
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay:   variant.NewOutboxRelay,

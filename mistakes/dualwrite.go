@@ -23,15 +23,15 @@ var BoundaryServicePublish = effect.Boundary{Process: "service", Effect: "publis
 // or the broker is unreachable, the order exists and the event is gone for
 // good: nothing in the database says that something is still to be sent.
 //
-// Seed 000, section 2 ("Das Dual-Write-Problem"): "Wenn die DB committet,
+// Chapter 000, section 2 ("Das Dual-Write-Problem"): "Wenn die DB committet,
 // aber der Prozess vor dem Senden stirbt, fehlt das Event vollständig."
-// Seed 003: "existiert die Bestellung zwar, aber alle nachgelagerten
+// Chapter 003: "existiert die Bestellung zwar, aber alle nachgelagerten
 // Services bekommen für immer nichts davon mit."
 func DualWrite() variant.Variant {
 	return variant.Variant{
 		Name:    "dual-write",
 		Summary: "commits the order, then publishes to the broker directly",
-		Seed:    "000 section 2, 003 \"Das Dual-Write-Problem\"",
+		Chapter: "000 section 2, 003 \"Das Dual-Write-Problem\"",
 		Expect: map[string]check.Outcome{
 			"service.after-commit":    check.Lost,
 			"broker-outage":           check.Lost,

@@ -22,14 +22,14 @@ import (
 // sent again, because it already counts as sent. It is lost, and the outbox
 // says otherwise.
 //
-// Seed 004, typical mistakes ("Zu früh markiert: ... sendet der
+// Chapter 004, typical mistakes ("Zu früh markiert: ... sendet der
 // Versandprozess den Eintrag nie wieder, weil der Eintrag schon als gesendet
-// markiert ist. Die Nachricht ist verloren."); seed 000 section 5.
+// markiert ist. Die Nachricht ist verloren."); chapter 000 section 5.
 func MarkBeforeSend() variant.Variant {
 	return variant.Variant{
 		Name:    "mark-before-send",
 		Summary: "marks a message SENT before the broker confirmed it",
-		Seed:    "004 \"Zu früh markiert\"",
+		Chapter: "004 \"Zu früh markiert\"",
 		Expect: map[string]check.Outcome{
 			"relay.after-mark":        check.Lost,
 			"broker-outage":           check.Lost,
@@ -92,13 +92,13 @@ func (r *markBeforeSendRelay) Step() (bool, error) {
 // WRONG: a relay that dies between claiming and marking leaves the message
 // IN_FLIGHT forever. No relay will ever send it, and no alarm rings.
 //
-// Seed 000, section 11 ("IN_FLIGHT-Nachrichten werden nach Crash nie wieder
-// freigegeben"); seed 000 section 5.
+// Chapter 000, section 11 ("IN_FLIGHT-Nachrichten werden nach Crash nie wieder
+// freigegeben"); chapter 000 section 5.
 func NoInflightRecovery() variant.Variant {
 	return variant.Variant{
 		Name:    "no-inflight-recovery",
 		Summary: "never releases IN_FLIGHT claims after a crash",
-		Seed:    "000 section 11 \"IN_FLIGHT-Nachrichten werden nach Crash nie wieder freigegeben\"",
+		Chapter: "000 section 11 \"IN_FLIGHT-Nachrichten werden nach Crash nie wieder freigegeben\"",
 		Expect: map[string]check.Outcome{
 			"relay.after-claim": check.Stuck,
 			"relay.after-send":  check.Stuck, // also claimed, and never marked
@@ -132,12 +132,12 @@ func (noRecoveryRelay) Recover() error { return nil }
 // nobody is alerted, the relay spends its time on it, and with
 // per-aggregate order every later event of that aggregate waits behind it.
 //
-// Seed 000, section 8 ("Retry ohne Grenze ist eine Produktionsgefahr").
+// Chapter 000, section 8 ("Retry ohne Grenze ist eine Produktionsgefahr").
 func NoRetryLimit() variant.Variant {
 	return variant.Variant{
 		Name:    "no-retry-limit",
 		Summary: "retries forever, never dead-letters",
-		Seed:    "000 section 8 \"Retry ohne Grenze ist eine Produktionsgefahr\"",
+		Chapter: "000 section 8 \"Retry ohne Grenze ist eine Produktionsgefahr\"",
 		Expect: map[string]check.Outcome{
 			"rejected": check.Stuck,
 		},
@@ -168,14 +168,14 @@ func NoRetryLimit() variant.Variant {
 // fence: every write checks the lease it relies on, in the same
 // transaction.
 //
-// Seed 003 ("Mehrere Relay-Instanzen können parallel laufen"); seed 000
+// Chapter 003 ("Mehrere Relay-Instanzen können parallel laufen"); chapter 000
 // section 5 ("Mehrere Publisher-Instanzen dürfen nicht dieselbe Nachricht
 // gleichzeitig senden").
 func NoFencing() variant.Variant {
 	return variant.Variant{
 		Name:    "no-fencing",
 		Summary: "records SENT without checking that it still holds the lease",
-		Seed:    "003 \"Mehrere Relay-Instanzen\", 000 section 5",
+		Chapter: "003 \"Mehrere Relay-Instanzen\", 000 section 5",
 		Expect: map[string]check.Outcome{
 			"stall": check.Unsafe,
 		},
@@ -300,14 +300,14 @@ func (r *stepRelay) blindMark(m outbox.Message) error {
 // it, perhaps weeks later. Deleted, it is gone without a trace: the change
 // was committed, the broker never got it, and nothing says so any more.
 //
-// Seed 001 ("Aufbewahrung und Bereinigung dürfen die Nachweisführung nicht
-// vorzeitig zerstören"); seed 003 (retention gives a replay window); seed
+// Chapter 001 ("Aufbewahrung und Bereinigung dürfen die Nachweisführung nicht
+// vorzeitig zerstören"); chapter 003 (retention gives a replay window); chapter
 // 000 section 5 (dead letters stay visible and replayable).
 func CleanupByAge() variant.Variant {
 	return variant.Variant{
 		Name:    "cleanup-by-age",
 		Summary: "retention deletes every message older than seven days, dead letters included",
-		Seed:    "001 \"Aufbewahrung und Bereinigung\", 003 retention, 000 section 5",
+		Chapter: "001 \"Aufbewahrung und Bereinigung\", 003 retention, 000 section 5",
 		Expect: map[string]check.Outcome{
 			"rejected": check.Lost, // the dead letter is deleted before the operator can replay it
 		},
@@ -357,7 +357,7 @@ func (r *cleanupByAgeRelay) Cleanup() (int, error) {
 
 // RecoverAll is the reference relay with one change in its recovery: after
 // a restart it releases every IN_FLIGHT message, not only its own. It is
-// seed 000's recoverInFlight taken literally (UPDATE outbox SET
+// chapter 000's recoverInFlight taken literally (UPDATE outbox SET
 // status = 'PENDING' WHERE status = 'IN_FLIGHT').
 //
 // WRONG: with one relay this is harmless, which is why it looks right. With
@@ -367,13 +367,13 @@ func (r *cleanupByAgeRelay) Cleanup() (int, error) {
 // exactly what the lease was for. A relay may release only its own claims;
 // the others' are taken over when their leases run out.
 //
-// Seed 000 section 5 (recoverInFlight); seed 003 ("Mehrere
+// Chapter 000 section 5 (recoverInFlight); chapter 003 ("Mehrere
 // Relay-Instanzen").
 func RecoverAll() variant.Variant {
 	return variant.Variant{
 		Name:    "recover-all",
 		Summary: "a restart releases every IN_FLIGHT message, also other relays' live claims",
-		Seed:    "000 section 5 (recoverInFlight), 003 \"Mehrere Relay-Instanzen\"",
+		Chapter: "000 section 5 (recoverInFlight), 003 \"Mehrere Relay-Instanzen\"",
 		Expect: map[string]check.Outcome{
 			"relay-restart":     check.Unsafe, // relay-1 restarts while relay-2 holds a live claim
 			"relay.after-claim": check.Unsafe, // with two relays: the other's claim of a later order
@@ -436,13 +436,13 @@ func (r *recoverAllRelay) Recover() error {
 // then overwrites. The reference reads and claims in one transaction, and
 // the database refuses the second of two conflicting claims.
 //
-// Seed 003 ("FOR UPDATE SKIP LOCKED", "Mehrere Relay-Instanzen"); seed 000
+// Chapter 003 ("FOR UPDATE SKIP LOCKED", "Mehrere Relay-Instanzen"); chapter 000
 // section 5.
 func ClaimWithoutLock() variant.Variant {
 	return variant.Variant{
 		Name:    "claim-without-lock",
 		Summary: "reads due messages, then claims each in its own transaction without re-checking (no SKIP LOCKED)",
-		Seed:    "003 \"FOR UPDATE SKIP LOCKED\", 000 section 5",
+		Chapter: "003 \"FOR UPDATE SKIP LOCKED\", 000 section 5",
 		Expect: map[string]check.Outcome{
 			// With two relays, whenever both read a message before
 			// either claims it: after the outage, when several are
@@ -532,12 +532,12 @@ func (r *stepRelay) due(tx *store.Tx, after string) []outbox.Message {
 // for older open transactions (PostgreSQL: pg_snapshot_xmin), or the
 // commit log's order (the cdc variant).
 //
-// watermill issue 311; seed 003 (polling the outbox).
+// watermill issue 311; chapter 003 (polling the outbox).
 func OffsetByID() variant.Variant {
 	return variant.Variant{
 		Name:    "offset-by-id",
 		Summary: "claims only ids above the highest id it sent: skips a transaction that drew its id early and committed late",
-		Seed:    "003 (polling), watermill issue 311",
+		Chapter: "003 (polling), watermill issue 311",
 		Expect: map[string]check.Outcome{
 			// o-2's acceptance drew id 2 and committed after ids 3 and 4
 			// were sent: it waits below the offset forever, and billing

@@ -17,15 +17,15 @@ import (
 // order of the dual write does not fix it; it only swaps which side is
 // missing.
 //
-// Seed 004 ("Ohne Outbox hilft es auch nicht, die Nachricht zuerst zu
+// Chapter 004 ("Ohne Outbox hilft es auch nicht, die Nachricht zuerst zu
 // senden. Scheitert danach das Speichern, bereitet der Zahlungsdienst eine
-// Auszahlung für einen Fall vor, der gar nicht freigegeben ist."); seed 000
+// Auszahlung für einen Fall vor, der gar nicht freigegeben ist."); chapter 000
 // section 2.
 func PublishFirst() variant.Variant {
 	return variant.Variant{
 		Name:    "publish-first",
 		Summary: "publishes to the broker, then commits the order",
-		Seed:    "004 \"Ohne Outbox hilft es auch nicht, die Nachricht zuerst zu senden\", 000 section 2",
+		Chapter: "004 \"Ohne Outbox hilft es auch nicht, die Nachricht zuerst zu senden\", 000 section 2",
 		Expect: map[string]check.Outcome{
 			"service.after-publish":  check.Phantom,
 			"service.before-commit":  check.Phantom, // the publish already happened
@@ -77,13 +77,13 @@ var BoundaryOutboxCommit = effect.Boundary{Process: "service", Effect: "commit-o
 // the order is accepted and no row says that an event is due: the event is
 // lost, exactly as with a dual write.
 //
-// Seed 004, typical mistakes ("Getrennte Transaktionen: ... ist Fall 4711
+// Chapter 004, typical mistakes ("Getrennte Transaktionen: ... ist Fall 4711
 // freigegeben, aber in der Outbox steht kein Eintrag").
 func SeparateTx() variant.Variant {
 	return variant.Variant{
 		Name:    "separate-tx",
 		Summary: "writes the order and the outbox row in two transactions",
-		Seed:    "004 \"Getrennte Transaktionen\"",
+		Chapter: "004 \"Getrennte Transaktionen\"",
 		Expect: map[string]check.Outcome{
 			"service.after-commit": check.Lost,
 		},

@@ -12,7 +12,7 @@ import (
 // BenchmarkClaimDue claims a batch of 100 due messages next to 1,000 or
 // 1,000,000 SENT ones, reusing one batch buffer as the relay's Step does.
 // Thanks to the partial index of unsent messages the claim does the same
-// work next to either (seed 003: "Der partielle Index ... ist
+// work next to either (chapter 003: "Der partielle Index ... ist
 // entscheidend"): with GOGC=off both cost the same. With the collector on,
 // the claims' garbage makes it mark the million live rows, and the claiming
 // goroutine pays part of that (BENCHMARKS.md).

@@ -12,7 +12,7 @@ type Config struct {
 	// Owner names this relay instance in leases, e.g. "relay-1". A relay
 	// that restarts under the same name recovers the claims it held.
 	Owner string
-	// BatchSize is the most messages one Step claims. Seed 000 warns that
+	// BatchSize is the most messages one Step claims. Chapter 000 warns that
 	// batches too large block the database. Default 100.
 	BatchSize int
 	// Lease is how long a claim lasts. A relay that has not recorded the
@@ -23,7 +23,7 @@ type Config struct {
 	// Default 10.
 	MaxAttempts int
 	// BackoffBase and BackoffCap give the delay after the n-th failed
-	// attempt: min(BackoffCap, BackoffBase·2^n). Seed 000 uses 1 s and
+	// attempt: min(BackoffCap, BackoffBase·2^n). Chapter 000 uses 1 s and
 	// 300 s: 2 s, 4 s, 8 s, ... 300 s.
 	BackoffBase time.Duration
 	BackoffCap  time.Duration
@@ -31,7 +31,7 @@ type Config struct {
 	// steps in a row that failed to send, Step does nothing for
 	// min(PauseCap, BackoffBase·2^(n-1)). Without it, a relay facing a broker
 	// outage would fail (and count an attempt against) a fresh message on
-	// every poll, and hammer the broker (seed 000: "Retry läuft ohne Backoff
+	// every poll, and hammer the broker (chapter 000: "Retry läuft ohne Backoff
 	// und verstärkt Störungen"). Default 10 s: the broker's return is noticed
 	// within 10 s.
 	PauseCap time.Duration
@@ -39,20 +39,20 @@ type Config struct {
 	// so that relays do not retry in lockstep. 0 disables it. Default 0.
 	Jitter float64
 	// Retention is how long SENT messages are kept for audit and replay
-	// before Cleanup deletes them. Default 7 days (seed 003).
+	// before Cleanup deletes them. Default 7 days (chapter 003).
 	Retention time.Duration
 	// DeleteOnSend deletes a message once the broker acknowledged it,
-	// instead of keeping it SENT for the retention window (seed 004: "kann
+	// instead of keeping it SENT for the retention window (chapter 004: "kann
 	// der Versandprozess den Eintrag auch löschen"). The outbox stays small;
 	// the audit trail and the replay window are gone. Default false.
 	DeleteOnSend bool
 	// BusyPoll is how long Run pauses after a step that did work, and
-	// IdlePoll after one that found nothing (seed 003: 50 ms and 500 ms).
+	// IdlePoll after one that found nothing (chapter 003: 50 ms and 500 ms).
 	// The simulator steps the relay itself and ignores both.
 	BusyPoll, IdlePoll time.Duration
 }
 
-// DefaultConfig returns the configuration the seeds describe for a relay
+// DefaultConfig returns the configuration the course chapters describe for a relay
 // named owner.
 func DefaultConfig(owner string) Config {
 	return Config{

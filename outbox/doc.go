@@ -14,7 +14,7 @@
 //	tx.Commit()                                // both, or neither
 //
 // After the commit the change is accepted, whatever the broker does. The
-// broker is not part of the use case (seed 000 section 3, seed 003).
+// broker is not part of the use case (chapter 000 section 3, chapter 003).
 //
 // # The relay: claim, send, mark
 //
@@ -42,11 +42,11 @@
 // # Operations
 //
 // The unsent messages have a partial index, so a claim costs the same next
-// to a million SENT rows (seed 003). Cleanup deletes SENT messages older
+// to a million SENT rows (chapter 003). Cleanup deletes SENT messages older
 // than the retention window (seven days) and nothing else. Metrics reports
 // the count per status, the age of the oldest unsent and of the oldest
 // claimable message, the blocked aggregates and the attempts distribution
-// (seed 000 checklist item 9, seed 001).
+// (chapter 000 checklist item 9, chapter 001).
 //
 // The relay reads time from a Clock and does its durable effects through an
 // effect.Gate, so the simulator can drive the very same code step by step

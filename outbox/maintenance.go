@@ -14,7 +14,7 @@ var BoundaryCleanup = effect.Boundary{Process: "relay", Effect: "cleanup"}
 // Cleanup deletes the SENT messages whose SentAt is older than the retention
 // window, and nothing else: PENDING, IN_FLIGHT, FAILED and DEAD_LETTER
 // messages are the evidence and the replay source until they are sent
-// (seed 001: retention must not destroy the proof; seed 003: seven days give
+// (chapter 001: retention must not destroy the proof; chapter 003: seven days give
 // a replay window). It returns how many it deleted.
 func (r *Relay) Cleanup() (int, error) {
 	cutoff := r.Clock.Now().Add(-r.cfg.Retention)
@@ -37,8 +37,8 @@ func (r *Relay) Cleanup() (int, error) {
 	return n, nil
 }
 
-// Metrics is what an operator watches (seed 000 checklist item 9, seed 001,
-// seed 003 takeaway 6).
+// Metrics is what an operator watches (chapter 000 checklist item 9, chapter 001,
+// chapter 003 takeaway 6).
 type Metrics struct {
 	// ByStatus counts the messages in each status.
 	ByStatus map[Status]int

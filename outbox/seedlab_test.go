@@ -1,6 +1,6 @@
 package outbox_test
 
-// The four tests of the course's Java lab (seed 000, section 10), with the
+// The four tests of the course's Java lab (chapter 000, section 10), with the
 // same timings.
 
 import (

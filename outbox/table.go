@@ -9,7 +9,7 @@ import (
 )
 
 // Table is the name of the outbox table; IndexUnsent is its partial index of
-// the messages that are not SENT (seed 003's idx_outbox_unprocessed).
+// the messages that are not SENT (chapter 003's idx_outbox_unprocessed).
 const (
 	Table       = "outbox"
 	IndexUnsent = "unsent"

@@ -40,7 +40,7 @@ var CrashPoints = []string{
 	"service.after-publish", // publish-first, dual-write, listen-to-yourself
 	"relay.after-claim",
 	"relay.after-send",
-	// The mark's transaction is written, its commit does not happen: seed
+	// The mark's transaction is written, its commit does not happen: chapter
 	// 003's "schlägt aber der Commit von processed_at fehl".
 	"relay.before-mark",
 	"relay.after-mark", // mark-before-send marks before it sends

@@ -39,7 +39,7 @@ type Result struct {
 	// phase, by point id.
 	Reached map[string]int
 	// Trace is every step, if Config.Trace was set.
-	Trace []Step
+	Trace []Event
 	// Duration is the virtual time the whole run took.
 	Duration time.Duration
 	// Unsafe lists the breaches of check.Safety (each is also an UNSAFE
@@ -206,7 +206,7 @@ func (w *world) publishes() []check.Attempts {
 
 func (w *world) phase(name string) {
 	if w.cfg.Trace {
-		w.record(Step{Process: "sim", Kind: StepPhase, Action: name})
+		w.record(Event{Process: "sim", Kind: EventPhase, Action: name})
 	}
 }
 
@@ -245,7 +245,7 @@ func (w *world) tick() (bool, error) {
 	for _, p := range w.procs {
 		if !p.alive && !p.restartAt.After(now) {
 			if w.cfg.Trace {
-				w.record(Step{Process: p.name, Kind: StepRestart, Action: "restart"})
+				w.record(Event{Process: p.name, Kind: EventRestart, Action: "restart"})
 			}
 			return true, w.start(p)
 		}
@@ -306,7 +306,7 @@ func (w *world) startActivity(p *proc) bool {
 		cmd := w.cfg.Workload[0]
 		w.cfg.Workload = w.cfg.Workload[1:]
 		if w.cfg.Trace {
-			w.record(Step{Process: p.name, Kind: StepCommand, Action: cmd.Command.String()})
+			w.record(Event{Process: p.name, Kind: EventCommand, Action: cmd.Command.String()})
 		}
 		svc := p.service
 		w.begin(p, func() (bool, error) { return true, svc.Handle(cmd.Command) })
@@ -420,7 +420,7 @@ func (w *world) cleanup() error {
 			continue
 		}
 		if w.cfg.Trace {
-			w.record(Step{Process: p.name, Kind: StepCommand, Action: "retention cleanup"})
+			w.record(Event{Process: p.name, Kind: EventCommand, Action: "retention cleanup"})
 		}
 		_, err := c.Cleanup()
 		if err != nil && !errors.Is(err, effect.ErrCrashed) {

@@ -36,7 +36,7 @@ func threeOrders() []sim.Command {
 func actions(res sim.Result) []string {
 	var out []string
 	for _, s := range res.Trace {
-		if s.Kind == sim.StepEffect || s.Kind == sim.StepCrash {
+		if s.Kind == sim.EventEffect || s.Kind == sim.EventCrash {
 			out = append(out, s.Process+" "+s.Action)
 		}
 	}

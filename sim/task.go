@@ -66,7 +66,7 @@ func (w *world) resume(p *proc) bool {
 	}
 	p.task = false
 	if wk.err != nil && !errors.Is(wk.err, effect.ErrCrashed) && w.cfg.Trace {
-		w.record(Step{Process: p.name, Kind: StepError, Action: "step", Result: "error: " + wk.err.Error()})
+		w.record(Event{Process: p.name, Kind: EventError, Action: "step", Result: "error: " + wk.err.Error()})
 	}
 	return false
 }

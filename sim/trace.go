@@ -12,48 +12,48 @@ import (
 	"outboxlab/store"
 )
 
-// StepKind says what a trace step is.
-type StepKind string
+// EventKind says what a trace event is.
+type EventKind string
 
-// The kinds of trace steps.
+// The kinds of trace events.
 const (
-	// StepCommand is a workload command handed to the service.
-	StepCommand StepKind = "command"
-	// StepEffect is a crossing of an effect boundary.
-	StepEffect StepKind = "effect"
-	// StepCrash is a crash of a process.
-	StepCrash StepKind = "crash"
-	// StepRestart is a restart of a process.
-	StepRestart StepKind = "restart"
-	// StepStall is a process freezing (it resumes later where it stood).
-	StepStall StepKind = "stall"
-	// StepPhase marks the start of a phase (run, quiesce, replay).
-	StepPhase StepKind = "phase"
-	// StepError is an error a process reported without crashing.
-	StepError StepKind = "error"
+	// EventCommand is a workload command handed to the service.
+	EventCommand EventKind = "command"
+	// EventEffect is a crossing of an effect boundary.
+	EventEffect EventKind = "effect"
+	// EventCrash is a crash of a process.
+	EventCrash EventKind = "crash"
+	// EventRestart is a restart of a process.
+	EventRestart EventKind = "restart"
+	// EventStall is a process freezing (it resumes later where it stood).
+	EventStall EventKind = "stall"
+	// EventPhase marks the start of a phase (run, quiesce, replay).
+	EventPhase EventKind = "phase"
+	// EventError is an error a process reported without crashing.
+	EventError EventKind = "error"
 )
 
-// Step is one entry of a run's trace. It is plain data: labrun renders it
-// as text, JSON or a diagram.
-type Step struct {
+// Event is one entry of a run's trace: something that happened. It is
+// plain data: labrun renders it as text, JSON or a diagram.
+type Event struct {
 	// At is the virtual time since Epoch.
 	At      time.Duration
 	Process string
-	Kind    StepKind
+	Kind    EventKind
 	// Action is the boundary ("relay.send"), the command ("place o-1 10.00
 	// EUR"), the crash point ("relay.after-send") or the phase name.
 	Action string
 	// Result is "ok", "error: ...", or for a crash "crash".
 	Result string
-	// Messages are the ids of the messages the step touched.
+	// Messages are the ids of the messages the event touched.
 	Messages []string
-	// Changes are the durable state changes the step made, one line each:
+	// Changes are the durable state changes the event made, one line each:
 	// rows committed and what the broker did.
 	Changes []string
 }
 
-// String renders the step as one line (changes indented below it).
-func (s Step) String() string {
+// String renders the event as one line (changes indented below it).
+func (s Event) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %-9s %-7s %s", FormatTime(s.At), s.Process, s.Kind, s.Action)
 	if s.Result != "" && s.Result != "ok" {
@@ -75,8 +75,8 @@ func FormatTime(d time.Duration) string {
 	return clock
 }
 
-// mark remembers how far the durable systems' logs were before a step, so
-// that the step's changes can be described afterwards.
+// mark remembers how far the durable systems' logs were before an event, so
+// that the event's changes can be described afterwards.
 type mark struct {
 	orderSeq, billingSeq uint64
 	brokerLen            int

@@ -61,7 +61,7 @@ type world struct {
 	kills    []Fault // kills still to happen, in time order
 	killed   int     // kills that happened
 
-	trace []Step
+	trace []Event
 	seen  mark    // how far the trace has described the durable systems
 	ready []*proc // scratch: the processes that may move this tick
 }
@@ -202,7 +202,7 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 		}
 		changes, ids := w.changesSince(w.seen)
 		w.seen = w.mark()
-		w.record(Step{Process: p.name, Kind: StepEffect, Action: b.String(), Result: result, Messages: ids, Changes: changes})
+		w.record(Event{Process: p.name, Kind: EventEffect, Action: b.String(), Result: result, Messages: ids, Changes: changes})
 	}
 	if err != nil {
 		return err
@@ -228,7 +228,7 @@ func (w *world) stallHere(p *proc, point string) bool {
 		w.stalled++
 		p.stalledUntil = w.clock.Now().Add(f.For)
 		if w.cfg.Trace {
-			w.record(Step{Process: p.name, Kind: StepStall, Action: point, Result: "stall",
+			w.record(Event{Process: p.name, Kind: EventStall, Action: point, Result: "stall",
 				Changes: []string{fmt.Sprintf("frozen until %s, holding what it holds", FormatTime(p.stalledUntil.Sub(Epoch)))}})
 		}
 		return true
@@ -323,7 +323,7 @@ func (w *world) crash(p *proc, point string) {
 		w.broker.Disconnect(w.cfg.Variant.RelaySubscription)
 	}
 	if w.cfg.Trace {
-		w.record(Step{Process: p.name, Kind: StepCrash, Action: point, Result: "crash",
+		w.record(Event{Process: p.name, Kind: EventCrash, Action: point, Result: "crash",
 			Changes: []string{fmt.Sprintf("%d open transaction(s) aborted; restart at %s", aborted, FormatTime(p.restartAt.Sub(Epoch)))}})
 	}
 }
@@ -386,7 +386,7 @@ func (w *world) start(p *proc) error {
 	return nil
 }
 
-func (w *world) record(s Step) {
+func (w *world) record(s Event) {
 	s.At = w.clock.Since()
 	w.trace = append(w.trace, s)
 }

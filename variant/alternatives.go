@@ -13,7 +13,7 @@ import (
 )
 
 // ListenToYourself is the correct alternative for a service without a
-// transactional database (seed 004): publish the event first, then consume
+// transactional database (chapter 004): publish the event first, then consume
 // it yourself, like any other receiver, and store the change only then.
 // The service's listener is an idempotent, ordered consumer of the
 // service's own subscription; it runs where the relay would.
@@ -22,7 +22,7 @@ func ListenToYourself() Variant {
 		Name:              "listen-to-yourself",
 		Summary:           "publishes first, then consumes its own event to store the change",
 		Correct:           true,
-		Seed:              "004 \"sendet der Dienst die Änderung zuerst als Nachricht ... und liest sie wie jeder andere Empfänger wieder\"",
+		Chapter:           "004 \"sendet der Dienst die Änderung zuerst als Nachricht ... und liest sie wie jeder andere Empfänger wieder\"",
 		RelayRole:         "listener",
 		RelaySubscription: listen.Subscription,
 		// Two listeners competing on one subscription can store two
@@ -64,7 +64,7 @@ func (l listener) NextWake() (time.Time, bool) {
 	return l.env.Broker.NextAvailable(listen.Subscription)
 }
 
-// CDC is the correct alternative to a polling relay (seeds 003, 004): a
+// CDC is the correct alternative to a polling relay (chapters 003, 004): a
 // connector that tails the order database's commit log from a durable
 // offset and publishes every outbox row inserted.
 func CDC() Variant {
@@ -72,7 +72,7 @@ func CDC() Variant {
 		Name:    "cdc",
 		Summary: "a relay that tails the commit log with a durable offset instead of polling",
 		Correct: true,
-		Seed:    "003 \"Polling versus Change Data Capture\", 004 Debezium Outbox Event Router",
+		Chapter: "003 \"Polling versus Change Data Capture\", 004 Debezium Outbox Event Router",
 		// A replication slot has one reader: connectors side by side would
 		// each send every change, and each retry it.
 		MaxRelays: 1,

@@ -20,7 +20,7 @@ func Outbox() Variant {
 		Name:        "outbox",
 		Summary:     "order and outbox row in one transaction, leased relay, idempotent ordered consumer",
 		Correct:     true,
-		Seed:        "000 sections 3-8, 001, 003, 004",
+		Chapter:     "000 sections 3-8, 001, 003, 004",
 		Install:     InstallAll,
 		NewService:  NewOutboxService,
 		NewRelay:    NewOutboxRelay,

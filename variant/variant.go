@@ -83,8 +83,8 @@ type Variant struct {
 	Summary string
 	// Correct is true for the reference and the correct alternatives.
 	Correct bool
-	// Seed says which passage of the course chapters describes it.
-	Seed string
+	// Chapter says which passage of the course chapters describes it.
+	Chapter string
 	// Expect maps crash point and fault ids to the outcome theory predicts;
 	// every point not listed is expected OK (or n/a if never reached).
 	Expect map[string]check.Outcome

@@ -89,7 +89,7 @@ func writeBacklogText(w io.Writer, p backlog.Params, est backlog.Estimate, sim *
 		fmt.Fprintf(w, "Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n",
 			sim.PeakOldestAge, sim.Messages, sim.Backlog)
 	}
-	fmt.Fprintf(w, "Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (seed 004: 2,000 a day are %.0f a year).\n",
+	fmt.Fprintf(w, "Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (chapter 004: 2,000 a day are %.0f a year).\n",
 		p.Rate, backlog.Growth(p.Rate*86400, 24*time.Hour), backlog.Growth(2000, 365*24*time.Hour))
 }
 

@@ -69,7 +69,7 @@ func TestGolden(t *testing.T) {
 }
 
 // TestGoldenScenarios keeps the timeline of every named scenario (the
-// stories of the seed chapters and one per mistake) under
+// stories of the course chapters and one per mistake) under
 // testdata/scenarios/, so that any change in behaviour shows as a diff.
 func TestGoldenScenarios(t *testing.T) {
 	for _, sc := range scenarios.Catalogue() {

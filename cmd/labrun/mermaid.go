@@ -24,7 +24,7 @@ func writeMermaid(w io.Writer, title string, res sim.Result) {
 		if s.Process != "sim" {
 			add(s.Process)
 		}
-		if s.Kind == sim.StepEffect && (strings.HasSuffix(s.Action, ".send") || strings.HasSuffix(s.Action, ".publish") || strings.HasSuffix(s.Action, ".ack")) {
+		if s.Kind == sim.EventEffect && (strings.HasSuffix(s.Action, ".send") || strings.HasSuffix(s.Action, ".publish") || strings.HasSuffix(s.Action, ".ack")) {
 			add("broker")
 		}
 	}
@@ -50,17 +50,17 @@ func writeMermaid(w io.Writer, title string, res sim.Result) {
 		at := sim.FormatTime(s.At)
 		p := mermaidID(s.Process)
 		switch s.Kind {
-		case sim.StepPhase:
+		case sim.EventPhase:
 			fmt.Fprintf(w, "    Note over %s,%s: %s\n", first, last, mermaidText(at+" phase "+s.Action))
-		case sim.StepCommand:
+		case sim.EventCommand:
 			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" "+s.Action))
-		case sim.StepCrash:
+		case sim.EventCrash:
 			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" CRASH at "+s.Action))
-		case sim.StepRestart:
+		case sim.EventRestart:
 			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" restart"))
-		case sim.StepError:
+		case sim.EventError:
 			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" "+s.Result))
-		case sim.StepEffect:
+		case sim.EventEffect:
 			writeEffect(w, at, p, s)
 		}
 	}
@@ -69,7 +69,7 @@ func writeMermaid(w io.Writer, title string, res sim.Result) {
 // writeEffect draws one crossing of an effect boundary: deliveries that
 // preceded it as arrows from the broker, then the effect itself as an arrow
 // to the broker (publish, ack) or on the process's own lane (a commit).
-func writeEffect(w io.Writer, at, p string, s sim.Step) {
+func writeEffect(w io.Writer, at, p string, s sim.Event) {
 	var local []string
 	for _, c := range s.Changes {
 		if rest, ok := strings.CutPrefix(c, "broker: delivered "); ok {
