@@ -7,7 +7,9 @@ import (
 )
 
 // Config configures a Relay. Start from DefaultConfig and change what you
-// need: Validate rejects every zero or negative value instead of guessing.
+// need: Validate rejects every value out of its range (a zero duration or
+// count among them) instead of guessing; only Jitter and DeleteOnSend mean
+// "off" at zero.
 type Config struct {
 	// Owner names this relay instance in leases, e.g. "relay-1". A relay
 	// that restarts under the same name recovers the claims it held.
@@ -52,8 +54,8 @@ type Config struct {
 	BusyPoll, IdlePoll time.Duration
 }
 
-// DefaultConfig returns the configuration the course chapters describe for a relay
-// named owner.
+// DefaultConfig returns the configuration the course chapters describe for
+// a relay named owner.
 func DefaultConfig(owner string) Config {
 	return Config{
 		Owner:       owner,
