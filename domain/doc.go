@@ -18,8 +18,10 @@
 // # Events are external contracts
 //
 // Events are versioned contracts (OrderAccepted v1 and v2, OrderAmended v1,
-// OrderCancelled v1), encoded as JSON by a hand-written writer and a strict
-// reader (wire.go) that tests hold to encoding/json's bytes and meaning.
+// OrderCancelled v1), encoded as JSON with encoding/json. Decode is strict
+// where a contract needs it: every required field present and not null,
+// money as a decimal string with its currency, amounts positive; fields it
+// does not know are ignored, so that a later version's event still reads.
 // OrderAccepted v2 adds a customer id: a compatible change, so both
 // versions decode. Encode turns an event into a Record (type, version,
 // aggregate id, sequence, payload); Decode turns a Record back into an

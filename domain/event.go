@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -124,8 +125,7 @@ func VersionOf(e Event) int {
 
 // Encode turns an event into a Record of the version VersionOf says.
 func Encode(e Event) (Record, error) {
-	var buf [256]byte // on the stack: the payload's only allocation is the string
-	payload, err := appendPayload(buf[:0], e)
+	payload, err := json.Marshal(e)
 	if err != nil {
 		return Record{}, fmt.Errorf("encode %s: %w", e.EventType(), err)
 	}
@@ -168,92 +168,68 @@ func Decode(rec Record) (Event, error) {
 	return e, nil
 }
 
+// required lists the payload fields each event type must carry. A field
+// added later (OrderAccepted's customerId in v2) is optional, so that a
+// new writer's event still reads in an old reader.
+var required = map[string][]string{
+	TypeOrderAccepted:  {"orderId", "sequence", "total", "acceptedAt"},
+	TypeOrderAmended:   {"orderId", "sequence", "amount", "note", "amendedAt"},
+	TypeOrderCancelled: {"orderId", "sequence", "reason", "cancelledAt"},
+	TypeClaimReleased:  {"claimId", "sequence", "amount", "releasedAt"},
+}
+
 // decodePayload reads the JSON payload of an event of type typ, and checks
-// what the payload alone can tell: amounts must be positive.
+// what the payload alone can tell: every required field is there and not
+// null, and amounts are positive. Fields it does not know are ignored: a
+// later version may add them.
 func decodePayload(typ, payload string) (Event, error) {
+	fields, ok := required[typ]
+	if !ok {
+		return nil, fmt.Errorf("%w (known: %s, %s, %s, %s)", ErrUnknownEvent,
+			TypeOrderAccepted, TypeOrderAmended, TypeOrderCancelled, TypeClaimReleased)
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(payload), &present); err != nil {
+		return nil, err
+	}
+	for _, f := range fields {
+		if v, ok := present[f]; !ok || string(v) == "null" {
+			return nil, fmt.Errorf("field %q is missing", f)
+		}
+	}
 	var (
-		e   Event
-		err error
-		r   = reader{s: payload}
+		e        Event
+		positive Money // an amount the contract requires above zero
 	)
 	switch typ {
 	case TypeOrderAccepted:
 		var v OrderAccepted
-		r.object([]string{"orderId", "sequence", "total", "acceptedAt", "customerId"}, func(key string) {
-			switch key {
-			case "orderId":
-				v.OrderID = r.string()
-			case "sequence":
-				v.Sequence = r.int()
-			case "total":
-				v.Total = r.money()
-			case "acceptedAt":
-				v.AcceptedAt = r.time()
-			case "customerId":
-				v.CustomerID = r.string()
-			}
-		})
-		if err = r.end(); err == nil && !v.Total.IsPositive() {
-			err = fmt.Errorf("total %s must be positive", v.Total)
+		err := json.Unmarshal([]byte(payload), &v)
+		if err != nil {
+			return nil, err
 		}
-		e = v
+		e, positive = v, v.Total
 	case TypeOrderAmended:
 		var v OrderAmended
-		r.object([]string{"orderId", "sequence", "amount", "note", "amendedAt"}, func(key string) {
-			switch key {
-			case "orderId":
-				v.OrderID = r.string()
-			case "sequence":
-				v.Sequence = r.int()
-			case "amount":
-				v.Amount = r.money()
-			case "note":
-				v.Note = r.string()
-			case "amendedAt":
-				v.AmendedAt = r.time()
-			}
-		})
-		if err = r.end(); err == nil && !v.Amount.IsPositive() {
-			err = fmt.Errorf("amount %s must be positive", v.Amount)
+		if err := json.Unmarshal([]byte(payload), &v); err != nil {
+			return nil, err
 		}
-		e = v
+		e, positive = v, v.Amount
 	case TypeOrderCancelled:
 		var v OrderCancelled
-		r.object([]string{"orderId", "sequence", "reason", "cancelledAt"}, func(key string) {
-			switch key {
-			case "orderId":
-				v.OrderID = r.string()
-			case "sequence":
-				v.Sequence = r.int()
-			case "reason":
-				v.Reason = r.string()
-			case "cancelledAt":
-				v.CancelledAt = r.time()
-			}
-		})
-		err = r.end()
-		e = v
+		if err := json.Unmarshal([]byte(payload), &v); err != nil {
+			return nil, err
+		}
+		return v, nil
 	case TypeClaimReleased:
 		var v ClaimReleased
-		r.object([]string{"claimId", "sequence", "amount", "releasedAt"}, func(key string) {
-			switch key {
-			case "claimId":
-				v.ClaimID = r.string()
-			case "sequence":
-				v.Sequence = r.int()
-			case "amount":
-				v.Amount = r.money()
-			case "releasedAt":
-				v.ReleasedAt = r.time()
-			}
-		})
-		if err = r.end(); err == nil && !v.Amount.IsPositive() {
-			err = fmt.Errorf("amount %s must be positive", v.Amount)
+		if err := json.Unmarshal([]byte(payload), &v); err != nil {
+			return nil, err
 		}
-		e = v
-	default:
-		return nil, fmt.Errorf("%w (known: %s, %s, %s, %s)", ErrUnknownEvent,
-			TypeOrderAccepted, TypeOrderAmended, TypeOrderCancelled, TypeClaimReleased)
+		e, positive = v, v.Amount
 	}
-	return e, err
+	if !positive.IsPositive() {
+		return nil, fmt.Errorf("amount %s must be positive", positive)
+	}
+	return e, nil
 }

@@ -95,9 +95,24 @@ func TestDecodeRefusesWhatItDoesNotKnow(t *testing.T) {
 		{"not JSON", func(r *domain.Record) { r.Payload = "{" }, domain.ErrMalformedEvent},
 		{"trailing data", func(r *domain.Record) { r.Payload += "{}" }, domain.ErrMalformedEvent},
 		{"total as float", func(r *domain.Record) {
-			r.Payload = `{"orderId":"o-1","sequence":1,"total":{"amount":10.0,"currency":"EUR"}}`
+			r.Payload = `{"orderId":"o-1","sequence":1,"total":{"amount":10.0,"currency":"EUR"},"acceptedAt":"2026-01-01T00:00:00Z"}`
 		}, domain.ErrMoney},
+		{"total without currency", func(r *domain.Record) {
+			r.Payload = `{"orderId":"o-1","sequence":1,"total":{"amount":"10.00"},"acceptedAt":"2026-01-01T00:00:00Z"}`
+		}, domain.ErrMoney},
+		{"total with three decimals", func(r *domain.Record) {
+			r.Payload = `{"orderId":"o-1","sequence":1,"total":{"amount":"10.001","currency":"EUR"},"acceptedAt":"2026-01-01T00:00:00Z"}`
+		}, domain.ErrMoney},
+		{"total zero", func(r *domain.Record) {
+			r.Payload = `{"orderId":"o-1","sequence":1,"total":{"amount":"0.00","currency":"EUR"},"acceptedAt":"2026-01-01T00:00:00Z"}`
+		}, domain.ErrMalformedEvent},
 		{"missing total", func(r *domain.Record) { r.Payload = `{"orderId":"o-1","sequence":1}` }, domain.ErrMalformedEvent},
+		{"null total", func(r *domain.Record) {
+			r.Payload = `{"orderId":"o-1","sequence":1,"total":null,"acceptedAt":"2026-01-01T00:00:00Z"}`
+		}, domain.ErrMalformedEvent},
+		{"time not a time", func(r *domain.Record) {
+			r.Payload = `{"orderId":"o-1","sequence":1,"total":{"amount":"10.00","currency":"EUR"},"acceptedAt":"yesterday"}`
+		}, domain.ErrMalformedEvent},
 		{"other aggregate", func(r *domain.Record) { r.AggregateID = "o-2" }, domain.ErrMalformedEvent},
 		{"other sequence", func(r *domain.Record) { r.Sequence = 2 }, domain.ErrMalformedEvent},
 	}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -104,32 +105,16 @@ func allDigits(s string) bool {
 
 // Amount formats the amount without the currency, e.g. "10.00".
 func (m Money) Amount() string {
-	var buf [24]byte
-	return string(m.appendAmount(buf[:0]))
-}
-
-// appendAmount appends what Amount returns.
-func (m Money) appendAmount(b []byte) []byte {
-	u := uint64(m.Minor)
+	sign, u := "", uint64(m.Minor)
 	if m.Minor < 0 {
-		b = append(b, '-')
-		u = -u // two's complement: right for math.MinInt64 too
+		sign, u = "-", -u // two's complement: right for math.MinInt64 too
 	}
 	digits := exponents[m.Currency]
 	if digits == 0 {
-		return strconv.AppendUint(b, u, 10)
+		return sign + strconv.FormatUint(u, 10)
 	}
-	scale := uint64(1)
-	for range digits {
-		scale *= 10
-	}
-	b = strconv.AppendUint(b, u/scale, 10)
-	b = append(b, '.')
-	// The fraction with its leading zeros: scale+fraction is "1" followed
-	// by exactly digits digits; keep the digits.
-	start := len(b)
-	b = strconv.AppendUint(b, scale+u%scale, 10)
-	return append(b[:start], b[start+1:]...)
+	scale := uint64(math.Pow10(digits))
+	return fmt.Sprintf("%s%d.%0*d", sign, u/scale, digits, u%scale)
 }
 
 // String formats money as "10.00 EUR".
@@ -151,20 +136,34 @@ func (m Money) Add(o Money) (Money, error) {
 	return Money{Minor: m.Minor + o.Minor, Currency: m.Currency}, nil
 }
 
-// MarshalJSON encodes money as {"amount":"10.00","currency":"EUR"}: the
-// amount as a decimal string, never a float, and the currency code.
-func (m Money) MarshalJSON() ([]byte, error) {
-	return appendMoney(nil, m)
+// wireMoney is money as it appears in an event: the amount as a decimal
+// string, never a float, and the currency code.
+type wireMoney struct {
+	Amount   *string `json:"amount"`
+	Currency *string `json:"currency"`
 }
 
-// UnmarshalJSON decodes {"amount":"10.00","currency":"EUR"} with ParseMoney.
+// MarshalJSON encodes money as {"amount":"10.00","currency":"EUR"}.
+func (m Money) MarshalJSON() ([]byte, error) {
+	if _, err := ParseCurrency(string(m.Currency)); err != nil {
+		return nil, err
+	}
+	amount, currency := m.Amount(), string(m.Currency)
+	return json.Marshal(wireMoney{Amount: &amount, Currency: &currency})
+}
+
+// UnmarshalJSON decodes {"amount":"10.00","currency":"EUR"} with
+// ParseMoney; both fields are required.
 func (m *Money) UnmarshalJSON(b []byte) error {
-	r := reader{s: string(b)}
-	parsed := r.money()
-	if err := r.end(); err != nil {
-		if !errors.Is(err, ErrMoney) { // data after the value
-			err = fmt.Errorf("%w: %w", ErrMoney, err)
-		}
+	var w wireMoney
+	if err := json.Unmarshal(b, &w); err != nil {
+		return fmt.Errorf("%w: %w", ErrMoney, err)
+	}
+	if w.Amount == nil || w.Currency == nil {
+		return fmt.Errorf("%w: want {\"amount\": \"10.00\", \"currency\": \"EUR\"}, got %s", ErrMoney, b)
+	}
+	parsed, err := ParseMoney(*w.Amount, *w.Currency)
+	if err != nil {
 		return err
 	}
 	*m = parsed
