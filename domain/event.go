@@ -168,68 +168,57 @@ func Decode(rec Record) (Event, error) {
 	return e, nil
 }
 
-// required lists the payload fields each event type must carry. A field
-// added later (OrderAccepted's customerId in v2) is optional, so that a
-// new writer's event still reads in an old reader.
-var required = map[string][]string{
-	TypeOrderAccepted:  {"orderId", "sequence", "total", "acceptedAt"},
-	TypeOrderAmended:   {"orderId", "sequence", "amount", "note", "amendedAt"},
-	TypeOrderCancelled: {"orderId", "sequence", "reason", "cancelledAt"},
-	TypeClaimReleased:  {"claimId", "sequence", "amount", "releasedAt"},
-}
-
 // decodePayload reads the JSON payload of an event of type typ, and checks
-// what the payload alone can tell: every required field is there and not
-// null, and amounts are positive. Fields it does not know are ignored: a
-// later version may add them.
+// what the payload alone can tell: the fields a contract requires are
+// there (a missing or null field decodes as its zero value, which no
+// required field may have) and amounts are positive. Fields it does not
+// know are ignored: a later version may add them.
 func decodePayload(typ, payload string) (Event, error) {
-	fields, ok := required[typ]
-	if !ok {
-		return nil, fmt.Errorf("%w (known: %s, %s, %s, %s)", ErrUnknownEvent,
-			TypeOrderAccepted, TypeOrderAmended, TypeOrderCancelled, TypeClaimReleased)
-	}
-	var present map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(payload), &present); err != nil {
-		return nil, err
-	}
-	for _, f := range fields {
-		if v, ok := present[f]; !ok || string(v) == "null" {
-			return nil, fmt.Errorf("field %q is missing", f)
-		}
-	}
-	var (
-		e        Event
-		positive Money // an amount the contract requires above zero
-	)
 	switch typ {
 	case TypeOrderAccepted:
 		var v OrderAccepted
-		err := json.Unmarshal([]byte(payload), &v)
-		if err != nil {
+		if err := json.Unmarshal([]byte(payload), &v); err != nil {
 			return nil, err
 		}
-		e, positive = v, v.Total
+		return v, errors.Join(present("orderId", v.OrderID != ""), present("acceptedAt", !v.AcceptedAt.IsZero()), positive("total", v.Total))
 	case TypeOrderAmended:
 		var v OrderAmended
 		if err := json.Unmarshal([]byte(payload), &v); err != nil {
 			return nil, err
 		}
-		e, positive = v, v.Amount
+		return v, errors.Join(present("orderId", v.OrderID != ""), present("amendedAt", !v.AmendedAt.IsZero()), positive("amount", v.Amount))
 	case TypeOrderCancelled:
 		var v OrderCancelled
 		if err := json.Unmarshal([]byte(payload), &v); err != nil {
 			return nil, err
 		}
-		return v, nil
+		return v, errors.Join(present("orderId", v.OrderID != ""), present("cancelledAt", !v.CancelledAt.IsZero()))
 	case TypeClaimReleased:
 		var v ClaimReleased
 		if err := json.Unmarshal([]byte(payload), &v); err != nil {
 			return nil, err
 		}
-		e, positive = v, v.Amount
+		return v, errors.Join(present("claimId", v.ClaimID != ""), present("releasedAt", !v.ReleasedAt.IsZero()), positive("amount", v.Amount))
 	}
-	if !positive.IsPositive() {
-		return nil, fmt.Errorf("amount %s must be positive", positive)
+	return nil, fmt.Errorf("%w (known: %s, %s, %s, %s)", ErrUnknownEvent,
+		TypeOrderAccepted, TypeOrderAmended, TypeOrderCancelled, TypeClaimReleased)
+}
+
+// present returns an error naming field unless ok.
+func present(field string, ok bool) error {
+	if !ok {
+		return fmt.Errorf("field %q is missing", field)
 	}
-	return e, nil
+	return nil
+}
+
+// positive returns an error unless m is a positive amount.
+func positive(field string, m Money) error {
+	switch {
+	case m.Currency == "":
+		return fmt.Errorf("field %q is missing", field)
+	case !m.IsPositive():
+		return fmt.Errorf("%s %s must be positive", field, m)
+	}
+	return nil
 }
