@@ -217,7 +217,7 @@ func (b *Broker) Receive(name string) (Delivery, bool) {
 		if e.availableAt.After(now) {
 			continue
 		}
-		s.queue = remove(s.queue, i)
+		s.queue = slices.Delete(s.queue, i, i+1)
 		b.nextTag++
 		if s.seen[e.env.ID] {
 			e.redelivered = true
@@ -236,23 +236,12 @@ func (b *Broker) Receive(name string) (Delivery, bool) {
 	return Delivery{}, false
 }
 
-// remove returns list without its i-th element, in place: the first
-// element, the usual case of a queue, by moving the start of the slice.
-func remove[T any](list []T, i int) []T {
-	if i == 0 {
-		var zero T
-		list[0] = zero // let the collector have it
-		return list[1:]
-	}
-	return slices.Delete(list, i, i+1)
-}
-
 // Ack confirms a delivery; the message will not be delivered again.
 func (b *Broker) Ack(name string, tag uint64) error {
 	s := b.mustSub(name)
 	for i, f := range s.inflight {
 		if f.tag == tag {
-			s.inflight = remove(s.inflight, i)
+			s.inflight = slices.Delete(s.inflight, i, i+1)
 			b.record(Action{Kind: Acked, MessageID: f.e.env.ID, Event: f.e.env.Event, Subscriber: name, Tag: tag})
 			return nil
 		}
@@ -267,7 +256,7 @@ func (b *Broker) Nack(name string, tag uint64) error {
 	s := b.mustSub(name)
 	for i, f := range s.inflight {
 		if f.tag == tag {
-			s.inflight = remove(s.inflight, i)
+			s.inflight = slices.Delete(s.inflight, i, i+1)
 			f.e.redelivered = true
 			f.e.availableAt = b.clock.Now()
 			s.queue = append(s.queue, f.e)

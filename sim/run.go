@@ -241,6 +241,7 @@ func (w *world) runUntilQuiet(deadline time.Time) (quiet bool, busy string, err 
 // the seed: resuming a task to its next effect boundary, or starting one (a
 // workload command, a relay's step, a delivery).
 func (w *world) tick() (bool, error) {
+	w.ticks++
 	now := w.clock.Now()
 	for _, p := range w.procs {
 		if !p.alive && !p.restartAt.After(now) {
@@ -372,12 +373,27 @@ func (w *world) serviceAlive() bool {
 // tells it by the clock it reads, which may be its own skewed one or the
 // database's: the earlier reading is taken, and a relay woken too early
 // does nothing and is asked again later.
+//
+// A tick that found nothing to do changed nothing, so the answers it got
+// still hold when nextEvent asks right after it: asking a relay means a
+// query, and they are kept for that.
 func (w *world) wakeOf(p *proc) (time.Time, bool) {
+	if p.wake.tick == w.ticks {
+		return p.wake.at, p.wake.ok
+	}
 	t, ok := p.relay.NextWake()
 	if ok && p.skew > 0 {
 		t = t.Add(-p.skew)
 	}
+	p.wake = wake{tick: w.ticks, at: t, ok: ok}
 	return t, ok
+}
+
+// wake is a relay's answer to NextWake during one tick.
+type wake struct {
+	tick int
+	at   time.Time
+	ok   bool
 }
 
 func later(a, b time.Time) time.Time {

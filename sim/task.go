@@ -3,34 +3,81 @@ package sim
 import (
 	"errors"
 	"iter"
+	"sync"
 
 	"outboxlab/effect"
 )
 
-// A worker runs the activities of one incarnation of a process, one after
-// another: a use case of the service, a relay's step, a delivery of the
-// consumer. It is a coroutine that stops at every effect boundary (in
-// gate.Cross, before the effect), so that between any two effects of one
-// process any other process may run. Only one coroutine runs at a time,
-// and the scheduler decides which, from the seed: the interleavings are
-// exact and replay byte for byte. One coroutine serves every activity of
-// an incarnation, so that its stack, once grown, stays grown.
+// A worker runs the activities of one process, one after another: a use
+// case of the service, a relay's step, a delivery of the consumer. It is a
+// coroutine that stops at every effect boundary (in gate.Cross, before the
+// effect), so that between any two effects of one process any other
+// process may run. Only one coroutine runs at a time, and the scheduler
+// decides which, from the seed: the interleavings are exact and replay
+// byte for byte.
+//
+// A worker holds no state of the run between activities, so a worker
+// whose process ended between two activities goes back to a pool and
+// serves another process, in this run or the next: a coroutine is a
+// goroutine, and its stack, once grown, stays grown.
 type worker struct {
 	next func() (struct{}, bool)
 	stop func()
-	// job is the activity in progress; nil between activities.
+	// p is the process it works for; job is the activity in progress,
+	// nil between activities.
+	p   *proc
 	job func() (bool, error)
 	// did and err are the last activity's result, once it finished.
 	did bool
 	err error
 }
 
-// newWorker starts p's coroutine. It runs a job each time it is resumed
+// idle are the workers between activities that no process holds: at most
+// a few per core, the rest are stopped.
+var idle = struct {
+	sync.Mutex
+	workers []*worker
+}{}
+
+// maxIdle bounds the pool.
+const maxIdle = 64
+
+// getWorker returns an idle worker for p, or a new one.
+func getWorker(p *proc) *worker {
+	idle.Lock()
+	var wk *worker
+	if n := len(idle.workers); n > 0 {
+		wk, idle.workers = idle.workers[n-1], idle.workers[:n-1]
+	}
+	idle.Unlock()
+	if wk == nil {
+		wk = newWorker()
+	}
+	wk.p = p
+	return wk
+}
+
+// putWorker returns a worker between activities to the pool.
+func putWorker(wk *worker) {
+	wk.p, wk.did, wk.err = nil, false, nil
+	idle.Lock()
+	if len(idle.workers) < maxIdle {
+		idle.workers = append(idle.workers, wk)
+		wk = nil
+	}
+	idle.Unlock()
+	if wk != nil {
+		wk.stop()
+	}
+}
+
+// newWorker starts a coroutine. It runs a job each time it is resumed
 // after the previous one finished, and ends when it is stopped.
-func newWorker(p *proc) *worker {
+func newWorker() *worker {
 	wk := &worker{}
 	wk.next, wk.stop = iter.Pull(func(yield func(struct{}) bool) {
 		for {
+			p := wk.p
 			p.yield = yield
 			wk.did, wk.err = wk.job()
 			p.yield = nil
@@ -48,7 +95,7 @@ func newWorker(p *proc) *worker {
 // finished having done something.
 func (w *world) begin(p *proc, activity func() (bool, error)) bool {
 	if p.worker == nil {
-		p.worker = newWorker(p)
+		p.worker = getWorker(p)
 	}
 	p.worker.job = activity
 	p.task = true
@@ -71,17 +118,21 @@ func (w *world) resume(p *proc) bool {
 	return false
 }
 
-// stopWorker ends p's coroutine: a task it was in the middle of returns
-// from its boundary with effect.ErrCrashed and unwinds.
+// stopWorker ends p's activity in progress, if any (it returns from its
+// boundary with effect.ErrCrashed and unwinds, and its coroutine ends),
+// and lets go of p's worker.
 func stopWorker(p *proc) {
-	if p.worker != nil {
+	switch {
+	case p.worker == nil:
+	case p.task:
 		p.worker.stop()
-		p.worker = nil
+	default:
+		putWorker(p.worker)
 	}
-	p.task = false
+	p.worker, p.task = nil, false
 }
 
-// abandon ends every coroutine, as at the end of a run.
+// abandon ends every process's activity, as at the end of a run.
 func (w *world) abandon() {
 	for _, p := range w.procs {
 		stopWorker(p)

@@ -35,6 +35,8 @@ type proc struct {
 	// stalledUntil: a stalled process is not scheduled before this time,
 	// and then resumes exactly where it stood.
 	stalledUntil time.Time
+	// wake is the relay's last answer to NextWake (see wakeOf).
+	wake wake
 	// skew is how far the process's own clock runs ahead (or behind).
 	skew     time.Duration
 	service  variant.Service
@@ -61,6 +63,7 @@ type world struct {
 	kills    []Fault // kills still to happen, in time order
 	killed   int     // kills that happened
 
+	ticks int // ticks so far (see wakeOf)
 	trace []Event
 	seen  mark    // how far the trace has described the durable systems
 	ready []*proc // scratch: the processes that may move this tick
