@@ -12,6 +12,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/check"
 	"outboxlab/domain"
+	"outboxlab/inbox"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/outbox"
@@ -109,12 +110,12 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 }
 
 // withConsumerEffect is the reference with billing's effect replaced.
-func withConsumerEffect(name string, effect billing.Effect) variant.Variant {
+func withConsumerEffect(name string, effect inbox.Effect) variant.Variant {
 	v := variant.Outbox()
 	v.Name, v.Correct = name, false
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
-		return billing.NewConsumer(billing.DefaultConfig(env.Owner, variant.Subscription),
-			billing.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: effect})
+		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription),
+			inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: effect})
 	}
 	return v
 }

@@ -10,7 +10,8 @@
 //	broker      durable broker with at-least-once delivery and faults
 //	outbox      the outbox table and the relay (the reference to copy)
 //	orders      the order service: order + outbox row in one transaction
-//	billing     the idempotent, per-aggregate ordered consumer
+//	inbox       the idempotent, per-aggregate ordered consumer
+//	billing     billing's ledger and accounts: the consumer's effect
 //	listen      the listen-to-yourself alternative (publish, then consume)
 //	cdc         the change-data-capture alternative (tail the commit log)
 //	insurance   chapter 004's story: claim 4711, message e-5531, one payout

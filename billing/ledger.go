@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"outboxlab/domain"
+	"outboxlab/inbox"
 	"outboxlab/store"
 )
 
@@ -15,19 +16,6 @@ const (
 	TableLedger = "ledger"
 	// TableAccounts holds one Account per order.
 	TableAccounts = "accounts"
-	// TableInbox holds the ids of processed messages (the idempotency keys).
-	TableInbox = "inbox"
-	// TableApplied holds, per aggregate, the sequence number of the last
-	// event applied: the consumer's ordering state.
-	TableApplied = "applied"
-	// TableParked holds messages waiting for a missing earlier event, keyed
-	// by aggregate and sequence.
-	TableParked = "parked"
-	// TableDead holds messages the consumer can never process, keyed by
-	// message id.
-	TableDead = "dead_letters"
-	// TableFailures counts failed processing attempts by message id.
-	TableFailures = "failures"
 	tableMeta     = "billing_meta"
 	keyLedgerN    = "ledger-next"
 )
@@ -61,14 +49,15 @@ type Account struct {
 	Cancelled bool
 }
 
-// Install creates the billing tables in db.
+// Install creates the billing database's tables in db: the ledger and the
+// accounts, and the tables of billing's consumer (inbox.Install).
 func Install(db *store.DB) error {
-	for _, t := range []string{TableLedger, TableAccounts, TableApplied, TableInbox, TableParked, TableDead, TableFailures, tableMeta} {
+	for _, t := range []string{TableLedger, TableAccounts, tableMeta} {
 		if err := db.CreateTable(t); err != nil {
 			return fmt.Errorf("billing: install: %w", err)
 		}
 	}
-	return nil
+	return inbox.Install(db)
 }
 
 // LoadAccount reads an order's account inside tx; a missing account is an
@@ -81,9 +70,9 @@ func LoadAccount(tx *store.Tx, orderID string) Account {
 }
 
 // ApplyEffect writes the business effect of e into tx: a ledger entry and
-// the account's billed amount. It does no deduplication and no ordering of
-// its own: that is the consumer's job, and the difference between the
-// correct consumer and the mistakes.
+// the account's billed amount. It is billing's inbox.Effect. It does no
+// deduplication and no ordering of its own: that is the inbox consumer's
+// job, and the difference between the correct consumer and the mistakes.
 func ApplyEffect(tx *store.Tx, e domain.Event, messageID string, now time.Time) error {
 	acc := LoadAccount(tx, e.AggregateID())
 	entry := Entry{OrderID: e.AggregateID(), Sequence: e.Seq(), MessageID: messageID, At: now}
@@ -121,20 +110,6 @@ func ApplyEffect(tx *store.Tx, e domain.Event, messageID string, now time.Time) 
 	}
 	tx.Put(TableAccounts, acc.OrderID, acc)
 	return nil
-}
-
-// LoadApplied returns the sequence number of the last event of aggregate
-// applied, 0 for none.
-func LoadApplied(tx *store.Tx, aggregateID string) int {
-	if v, ok := tx.Get(TableApplied, aggregateID); ok {
-		return v.(int)
-	}
-	return 0
-}
-
-// SetApplied records seq as the last event of aggregate applied.
-func SetApplied(tx *store.Tx, aggregateID string, seq int) {
-	tx.Put(TableApplied, aggregateID, seq)
 }
 
 // Accounts returns every committed account, by order id.

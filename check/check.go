@@ -8,6 +8,7 @@ import (
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/inbox"
 	"outboxlab/outbox"
 )
 
@@ -104,7 +105,7 @@ type World struct {
 	// Held are the messages billing holds without having applied them:
 	// parked behind a gap, or dead letters. They explain a LOST change
 	// (its message did arrive, and waits), but do not excuse it.
-	Held []billing.Parked
+	Held []inbox.Parked
 	// Quiesced is false if the run was still busy at the end of its horizon
 	// (something retried forever).
 	Quiesced bool

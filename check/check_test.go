@@ -9,6 +9,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/check"
 	"outboxlab/domain"
+	"outboxlab/inbox"
 	"outboxlab/outbox"
 )
 
@@ -108,7 +109,7 @@ func TestAChangeHeldBehindAStuckOneIsStuckNotLost(t *testing.T) {
 	vs := check.Check(check.World{
 		Orders:   []domain.Order{order("o-1", 2)},
 		Outbox:   []outbox.Message{msg("o-1", 1, outbox.Pending), second},
-		Held:     []billing.Parked{{Envelope: broker.Envelope{ID: second.ID, Event: second.Event}, Reason: "waiting for #1"}},
+		Held:     []inbox.Parked{{Envelope: broker.Envelope{ID: second.ID, Event: second.Event}, Reason: "waiting for #1"}},
 		Quiesced: true,
 	})
 	want := []string{

@@ -4,11 +4,11 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/effect/effecttest"
+	"outboxlab/inbox"
 	"outboxlab/insurance"
 	"outboxlab/outbox"
 	"outboxlab/store"
@@ -36,7 +36,7 @@ type story struct {
 	ids      *ids
 	claims   *insurance.Service
 	relay    *outbox.Relay
-	payments *billing.Consumer
+	payments *inbox.Consumer
 }
 
 func newStory(t *testing.T) *story {
@@ -49,8 +49,8 @@ func newStory(t *testing.T) *story {
 	var err error
 	s.relay, err = outbox.NewRelay(outbox.DefaultConfig("relay-1"), outbox.Deps{DB: s.claimsDB, Broker: s.broker, Gate: effect.Direct{}, Clock: s.clock})
 	must(t, err)
-	s.payments, err = billing.NewConsumer(billing.DefaultConfig("payments", "payments"),
-		billing.Deps{DB: s.payDB, Broker: s.broker, Gate: effect.Direct{}, Clock: s.clock, Effect: insurance.PreparePayout})
+	s.payments, err = inbox.NewConsumer(inbox.DefaultConfig("payments", "payments"),
+		inbox.Deps{DB: s.payDB, Broker: s.broker, Gate: effect.Direct{}, Clock: s.clock, Effect: insurance.PreparePayout})
 	must(t, err)
 	return s
 }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"outboxlab/billing"
 	"outboxlab/domain"
 	"outboxlab/effect"
+	"outboxlab/inbox"
 	"outboxlab/outbox"
 	"outboxlab/store"
 )
@@ -32,7 +32,7 @@ func InstallClaims(db *store.DB) error {
 // InstallPayments creates the payment service's tables: payouts, and the
 // consumer's inbox and ordering tables.
 func InstallPayments(db *store.DB) error {
-	return errors.Join(db.CreateTable(TablePayouts), db.CreateTable(payoutSeq), billing.Install(db))
+	return errors.Join(db.CreateTable(TablePayouts), db.CreateTable(payoutSeq), inbox.Install(db))
 }
 
 // Clock tells the current time.
@@ -84,7 +84,7 @@ type Payout struct {
 }
 
 // PreparePayout is the payment service's effect of ClaimReleased, for
-// billing.Deps.Effect: one payout row per release. Deduplication is the
+// inbox.Deps.Effect: one payout row per release. Deduplication is the
 // consumer's inbox's job.
 func PreparePayout(tx *store.Tx, e domain.Event, messageID string, now time.Time) error {
 	released, ok := e.(domain.ClaimReleased)

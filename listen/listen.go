@@ -54,7 +54,7 @@ func (s *Service) Handle(c orders.Command) error {
 	return nil
 }
 
-// StoreOrder is the listener's effect (for billing.Deps.Effect): it applies
+// StoreOrder is the listener's effect (for inbox.Deps.Effect): it applies
 // an order event to the stored order. The consumer around it deduplicates
 // and orders the events, so the event's sequence is the order's next
 // version.

@@ -10,6 +10,7 @@ import (
 	"outboxlab/check"
 	"outboxlab/domain"
 	"outboxlab/effect"
+	"outboxlab/inbox"
 	"outboxlab/variant"
 )
 
@@ -43,7 +44,7 @@ func NonIdempotentConsumer() variant.Variant {
 			if err := billing.ApplyEffect(tx, e, env.ID, c.env.Clock.Now()); err != nil {
 				return err
 			}
-			return c.env.Gate.Cross(billing.BoundaryCommit, tx.Commit)
+			return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 		})
 }
 
@@ -72,7 +73,7 @@ func DedupOutsideTx() variant.Variant {
 		},
 		func(c *brokenConsumer, env broker.Envelope, e domain.Event) error {
 			now := c.env.Clock.Now()
-			if _, done := c.env.BillingDB.Get(billing.TableInbox, env.ID); done {
+			if _, done := c.env.BillingDB.Get(inbox.TableProcessed, env.ID); done {
 				return nil
 			}
 			tx := c.env.BillingDB.Begin(c.env.Owner)
@@ -80,13 +81,13 @@ func DedupOutsideTx() variant.Variant {
 			if err := billing.ApplyEffect(tx, e, env.ID, now); err != nil {
 				return err
 			}
-			if err := c.env.Gate.Cross(billing.BoundaryCommit, tx.Commit); err != nil {
+			if err := c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit); err != nil {
 				return err
 			}
 			// The effect is committed; the proof that it was is not yet.
 			tx2 := c.env.BillingDB.Begin(c.env.Owner)
 			defer tx2.Rollback()
-			if err := tx2.Insert(billing.TableInbox, env.ID, billing.InboxEntry{MessageID: env.ID, At: now}); err != nil {
+			if err := tx2.Insert(inbox.TableProcessed, env.ID, inbox.Processed{MessageID: env.ID, At: now}); err != nil {
 				return err
 			}
 			return c.env.Gate.Cross(BoundaryRecordProcessed, tx2.Commit)
@@ -111,16 +112,16 @@ func UnorderedConsumer() variant.Variant {
 		func(c *brokenConsumer, env broker.Envelope, e domain.Event) error {
 			tx := c.env.BillingDB.Begin(c.env.Owner)
 			defer tx.Rollback()
-			if _, done := tx.Get(billing.TableInbox, env.ID); done {
+			if _, done := tx.Get(inbox.TableProcessed, env.ID); done {
 				return nil
 			}
 			if err := billing.ApplyEffect(tx, e, env.ID, c.env.Clock.Now()); err != nil {
 				return err
 			}
-			if err := tx.Insert(billing.TableInbox, env.ID, billing.InboxEntry{MessageID: env.ID, At: c.env.Clock.Now()}); err != nil {
+			if err := tx.Insert(inbox.TableProcessed, env.ID, inbox.Processed{MessageID: env.ID, At: c.env.Clock.Now()}); err != nil {
 				return err
 			}
-			return c.env.Gate.Cross(billing.BoundaryCommit, tx.Commit)
+			return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 		})
 }
 
@@ -144,14 +145,14 @@ func MaxVersionOnly() variant.Variant {
 		func(c *brokenConsumer, env broker.Envelope, e domain.Event) error {
 			tx := c.env.BillingDB.Begin(c.env.Owner)
 			defer tx.Rollback()
-			if e.Seq() <= billing.LoadApplied(tx, e.AggregateID()) {
+			if e.Seq() <= inbox.LoadApplied(tx, e.AggregateID()) {
 				return nil // "old": but it may never have been applied
 			}
 			if err := billing.ApplyEffect(tx, e, env.ID, c.env.Clock.Now()); err != nil {
 				return err
 			}
-			billing.SetApplied(tx, e.AggregateID(), e.Seq())
-			return c.env.Gate.Cross(billing.BoundaryCommit, tx.Commit)
+			inbox.SetApplied(tx, e.AggregateID(), e.Seq())
+			return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 		})
 }
 
@@ -195,15 +196,15 @@ func (c *brokenConsumer) Step() (bool, error) {
 	if err != nil {
 		return true, fmt.Errorf("%s: %w", d.Envelope.ID, err)
 	}
-	err = c.env.Gate.Cross(billing.BoundaryAck, func() error { return c.env.Broker.Ack(variant.Subscription, d.Tag) })
+	err = c.env.Gate.Cross(inbox.BoundaryAck, func() error { return c.env.Broker.Ack(variant.Subscription, d.Tag) })
 	return true, err
 }
 
 func (c *brokenConsumer) park(env broker.Envelope, cause error, now time.Time) error {
 	tx := c.env.BillingDB.Begin(c.env.Owner)
 	defer tx.Rollback()
-	tx.Put(billing.TableDead, env.ID, billing.Parked{Envelope: env, Reason: cause.Error(), At: now})
-	return c.env.Gate.Cross(billing.BoundaryCommit, tx.Commit)
+	tx.Put(inbox.TableDead, env.ID, inbox.Parked{Envelope: env, Reason: cause.Error(), At: now})
+	return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 }
 
 // ReplayDeadLetters asks the broker for the originals of the dead letters.
@@ -211,15 +212,15 @@ func (c *brokenConsumer) ReplayDeadLetters() (int, error) {
 	tx := c.env.BillingDB.Begin(c.env.Owner)
 	defer tx.Rollback()
 	var ids []string
-	tx.Scan(billing.TableDead, func(key string, _ any) bool {
-		tx.Delete(billing.TableDead, key)
+	tx.Scan(inbox.TableDead, func(key string, _ any) bool {
+		tx.Delete(inbox.TableDead, key)
 		ids = append(ids, key)
 		return true
 	})
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	if err := c.env.Gate.Cross(billing.BoundaryReplay, tx.Commit); err != nil {
+	if err := c.env.Gate.Cross(inbox.BoundaryReplay, tx.Commit); err != nil {
 		return 0, err
 	}
 	var errs []error

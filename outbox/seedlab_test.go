@@ -11,6 +11,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
+	"outboxlab/inbox"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/store"
@@ -74,7 +75,7 @@ func TestDuplicateDeliveryCreatesOnlyOneInvoice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	consumer, err := billing.NewConsumer(billing.DefaultConfig("billing", "billing"), billing.Deps{DB: db, Broker: b, Gate: effect.Direct{}, Clock: c})
+	consumer, err := inbox.NewConsumer(inbox.DefaultConfig("billing", "billing"), inbox.Deps{DB: db, Broker: b, Gate: effect.Direct{}, Clock: c, Effect: billing.ApplyEffect})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"outboxlab/billing"
 	"outboxlab/check"
 	"outboxlab/effect"
+	"outboxlab/inbox"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/variant"
@@ -132,7 +133,7 @@ func Run(cfg Config) (Result, error) {
 		Orders:        all,
 		Ledger:        ledger,
 		Outbox:        afterQuiesce,
-		Held:          billing.Held(w.billingDB),
+		Held:          inbox.Held(w.billingDB),
 		Quiesced:      quiet,
 		Busy:          busy,
 		Changes:       check.Changes(w.orderDB.Log(0)),
@@ -167,7 +168,7 @@ func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 			out = append(out, check.DeadLetter{Where: "the outbox", MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 		}
 	}
-	for _, p := range billing.DeadLetters(w.billingDB) {
+	for _, p := range inbox.DeadLetters(w.billingDB) {
 		out = append(out, check.DeadLetter{Where: "billing", MessageID: p.Envelope.ID, AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence, Reason: p.Reason})
 	}
 	return out

@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"outboxlab/billing"
+	"outboxlab/inbox"
 	"outboxlab/outbox"
 	"outboxlab/store"
 	"outboxlab/variant"
@@ -112,11 +112,11 @@ func (w *world) situations() map[Situation]int {
 	for _, c := range w.billingDB.Log(0) {
 		for _, ch := range c.Changes {
 			switch {
-			case ch.Table == billing.TableParked && !ch.Deleted:
+			case ch.Table == inbox.TableParked && !ch.Deleted:
 				out[GapParked]++
-			case ch.Table == billing.TableDead && !ch.Deleted:
+			case ch.Table == inbox.TableDead && !ch.Deleted:
 				out[BillingDeadLettered]++
-			case ch.Table == billing.TableDead && ch.Deleted:
+			case ch.Table == inbox.TableDead && ch.Deleted:
 				out[DeadLetterReplayed]++
 			}
 		}

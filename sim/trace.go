@@ -8,6 +8,7 @@ import (
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/inbox"
 	"outboxlab/outbox"
 	"outboxlab/store"
 )
@@ -144,9 +145,9 @@ func describeChange(ch store.Change) (line, id string) {
 		return s, v.ID
 	case billing.Entry:
 		return fmt.Sprintf("ledger: %s %s#%d %s (%s)", v.Kind, v.OrderID, v.Sequence, v.Amount, v.MessageID), v.MessageID
-	case billing.InboxEntry:
+	case inbox.Processed:
 		return fmt.Sprintf("inbox: %s", v.MessageID), v.MessageID
-	case billing.Parked:
+	case inbox.Parked:
 		return fmt.Sprintf("%s: %s %s (%s)", ch.Table, v.Envelope.ID, event(v.Envelope.Event), v.Reason), v.Envelope.ID
 	default:
 		return "", "" // counters and accounts: bookkeeping

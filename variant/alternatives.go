@@ -6,6 +6,7 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/cdc"
+	"outboxlab/inbox"
 	"outboxlab/listen"
 	"outboxlab/orders"
 	"outboxlab/outbox"
@@ -34,15 +35,15 @@ func ListenToYourself() Variant {
 		MaxServices: 1,
 		Install: func(orderDB, billingDB *store.DB) error {
 			// The listener keeps its inbox and ordering state next to the orders.
-			return errors.Join(orders.Install(orderDB), billing.Install(orderDB), billing.Install(billingDB))
+			return errors.Join(orders.Install(orderDB), inbox.Install(orderDB), billing.Install(billingDB))
 		},
 		NewService: func(env Env) (Service, error) {
 			return &listen.Service{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
 		},
 		NewRelay: func(env Env) (Relay, error) {
-			cfg := billing.DefaultConfig(env.Owner, listen.Subscription)
+			cfg := inbox.DefaultConfig(env.Owner, listen.Subscription)
 			cfg.Role = "listener"
-			c, err := billing.NewConsumer(cfg, billing.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: listen.StoreOrder})
+			c, err := inbox.NewConsumer(cfg, inbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: listen.StoreOrder})
 			if err != nil {
 				return nil, err
 			}
@@ -54,7 +55,7 @@ func ListenToYourself() Variant {
 
 // listener runs the service's own consumer in the relay's place.
 type listener struct {
-	*billing.Consumer
+	*inbox.Consumer
 	env Env
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"outboxlab/billing"
+	"outboxlab/inbox"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/store"
@@ -64,8 +65,8 @@ func ReferenceRelay(env Env, change func(*outbox.Config)) (*outbox.Relay, error)
 
 // NewBillingConsumer builds the reference consumer.
 func NewBillingConsumer(env Env) (Consumer, error) {
-	return billing.NewConsumer(billing.DefaultConfig(env.Owner, Subscription),
-		billing.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock})
+	return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, Subscription),
+		inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
 }
 
 // RelayAdapter makes an *outbox.Relay a Relay.

@@ -1,4 +1,4 @@
-package billing_test
+package inbox_test
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/effect/effecttest"
+	"outboxlab/inbox"
 	"outboxlab/store"
 )
 
@@ -40,9 +41,9 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) consumer(gate effect.Gate) *billing.Consumer {
+func (f *fixture) consumer(gate effect.Gate) *inbox.Consumer {
 	f.t.Helper()
-	c, err := billing.NewConsumer(billing.DefaultConfig("billing", "billing"), billing.Deps{DB: f.db, Broker: f.broker, Gate: gate, Clock: f.clock})
+	c, err := inbox.NewConsumer(inbox.DefaultConfig("billing", "billing"), inbox.Deps{DB: f.db, Broker: f.broker, Gate: gate, Clock: f.clock, Effect: billing.ApplyEffect})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func (f *fixture) publish(events ...domain.Event) {
 func id(e domain.Event) string { return e.AggregateID() + "#" + string(rune('0'+e.Seq())) }
 
 // run steps the consumer until the broker has nothing deliverable.
-func (f *fixture) run(c *billing.Consumer) {
+func (f *fixture) run(c *inbox.Consumer) {
 	f.t.Helper()
 	for range 100 {
 		did, err := c.Step()
@@ -157,7 +158,7 @@ func TestGapParksUntilTheMissingEventArrives(t *testing.T) {
 	if diff := cmp.Diff([]string{"invoice o-1#1 10.00 EUR", "invoice o-2#1 5.00 EUR"}, f.ledger()); diff != "" {
 		t.Fatalf("ledger with #2 missing (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]billing.BlockedAggregate{{OrderID: "o-1", Missing: 2, Waiting: 2}}, billing.Blocked(f.db)); diff != "" {
+	if diff := cmp.Diff([]inbox.BlockedAggregate{{OrderID: "o-1", Missing: 2, Waiting: 2}}, inbox.Blocked(f.db)); diff != "" {
 		t.Fatalf("blocked (-want +got):\n%s", diff)
 	}
 	f.publish(amended("o-1", 2, "1.00"))
@@ -166,7 +167,7 @@ func TestGapParksUntilTheMissingEventArrives(t *testing.T) {
 	if diff := cmp.Diff(want, f.ledger()); diff != "" {
 		t.Fatalf("ledger after #2 arrived (-want +got):\n%s", diff)
 	}
-	if len(billing.Blocked(f.db)) != 0 {
+	if len(inbox.Blocked(f.db)) != 0 {
 		t.Fatal("o-1 still blocked")
 	}
 }
@@ -180,7 +181,7 @@ func TestPoisonIsParkedAfterMaxAttemptsWhileOthersContinue(t *testing.T) {
 	if diff := cmp.Diff([]string{"invoice o-2#1 5.00 EUR", "invoice o-3#1 7.00 EUR"}, f.ledger()); diff != "" {
 		t.Fatalf("ledger (-want +got):\n%s", diff)
 	}
-	dead := billing.DeadLetters(f.db)
+	dead := inbox.DeadLetters(f.db)
 	if len(dead) != 1 || dead[0].Envelope.ID != "o-1#1" || !strings.Contains(dead[0].Reason, "failed 3 times") {
 		t.Fatalf("dead letters = %+v, want o-1#1 after 3 attempts", dead)
 	}
@@ -215,7 +216,7 @@ func TestUnknownVersionIsParkedNeverMisread(t *testing.T) {
 	if len(f.ledger()) != 0 {
 		t.Fatalf("a v9 event was applied: %v", f.ledger())
 	}
-	dead := billing.DeadLetters(f.db)
+	dead := inbox.DeadLetters(f.db)
 	if len(dead) != 1 || !strings.Contains(dead[0].Reason, "unknown event version") {
 		t.Fatalf("dead letters = %+v", dead)
 	}
@@ -233,8 +234,8 @@ func TestCrashBeforeCommitLeavesNeitherEffectNorInbox(t *testing.T) {
 	}
 	f.db.Crash("billing")
 	f.broker.Disconnect("billing")
-	if f.db.Len(billing.TableLedger) != 0 || f.db.Len(billing.TableInbox) != 0 {
-		t.Fatalf("after a crash before commit: ledger %d, inbox %d; want neither", f.db.Len(billing.TableLedger), f.db.Len(billing.TableInbox))
+	if f.db.Len(billing.TableLedger) != 0 || f.db.Len(inbox.TableProcessed) != 0 {
+		t.Fatalf("after a crash before commit: ledger %d, inbox %d; want neither", f.db.Len(billing.TableLedger), f.db.Len(inbox.TableProcessed))
 	}
 	f.run(f.consumer(effect.Direct{}))
 	if diff := cmp.Diff([]string{"invoice o-1#1 10.00 EUR"}, f.ledger()); diff != "" {
@@ -251,7 +252,7 @@ func TestCrashAfterCommitIsRedeliveredWithoutASecondEffect(t *testing.T) {
 	}
 	f.db.Crash("billing")
 	f.broker.Disconnect("billing") // unacked: it comes again
-	if f.db.Len(billing.TableLedger) != 1 || f.db.Len(billing.TableInbox) != 1 {
+	if f.db.Len(billing.TableLedger) != 1 || f.db.Len(inbox.TableProcessed) != 1 {
 		t.Fatal("the effect and the inbox row were committed together")
 	}
 	f.run(f.consumer(effect.Direct{}))
@@ -268,7 +269,7 @@ func TestCrashAfterCommitIsRedeliveredWithoutASecondEffect(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	err := billing.Config{}.Validate()
+	err := inbox.Config{}.Validate()
 	for _, field := range []string{"Owner", "Subscription", "MaxAttempts = 0"} {
 		if err == nil || !strings.Contains(err.Error(), field) {
 			t.Errorf("Validate does not name %s: %v", field, err)

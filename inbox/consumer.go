@@ -1,4 +1,4 @@
-package billing
+package inbox
 
 import (
 	"errors"
@@ -74,21 +74,21 @@ func DefaultConfig(owner, subscription string) Config {
 func (c Config) Validate() error {
 	var errs []error
 	if c.Owner == "" {
-		errs = append(errs, errors.New(`billing: config: Owner = "", want a process name`))
+		errs = append(errs, errors.New(`inbox: config: Owner = "", want a process name`))
 	}
 	if c.Subscription == "" {
-		errs = append(errs, errors.New(`billing: config: Subscription = "", want a subscription name`))
+		errs = append(errs, errors.New(`inbox: config: Subscription = "", want a subscription name`))
 	}
 	if c.Role == "" {
-		errs = append(errs, errors.New(`billing: config: Role = "", want a process role such as "consumer"`))
+		errs = append(errs, errors.New(`inbox: config: Role = "", want a process role such as "consumer"`))
 	}
 	if c.MaxAttempts < 1 {
-		errs = append(errs, fmt.Errorf("billing: config: MaxAttempts = %d, want >= 1", c.MaxAttempts))
+		errs = append(errs, fmt.Errorf("inbox: config: MaxAttempts = %d, want >= 1", c.MaxAttempts))
 	}
 	return errors.Join(errs...)
 }
 
-// Deps are what a consumer works with; Effect defaults to ApplyEffect.
+// Deps are what a consumer works with, all required.
 type Deps struct {
 	DB     *store.DB
 	Broker Source
@@ -108,14 +108,11 @@ type Consumer struct {
 // NewConsumer returns a consumer, or an error naming what is wrong.
 func NewConsumer(cfg Config, deps Deps) (*Consumer, error) {
 	errs := []error{cfg.Validate()}
-	if deps.DB == nil || deps.Broker == nil || deps.Gate == nil || deps.Clock == nil {
-		errs = append(errs, errors.New("billing: DB, Broker, Gate and Clock are required"))
+	if deps.DB == nil || deps.Broker == nil || deps.Gate == nil || deps.Clock == nil || deps.Effect == nil {
+		errs = append(errs, errors.New("inbox: DB, Broker, Gate, Clock and Effect are required"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
-	}
-	if deps.Effect == nil {
-		deps.Effect = ApplyEffect
 	}
 	return &Consumer{cfg: cfg, Deps: deps}, nil
 }
@@ -128,8 +125,8 @@ type Parked struct {
 	At       time.Time
 }
 
-// InboxEntry records that a message's effect was applied.
-type InboxEntry struct {
+// Processed records that a message's effect was applied.
+type Processed struct {
 	MessageID string
 	At        time.Time
 }
@@ -165,7 +162,7 @@ func (c *Consumer) Step() (bool, error) {
 	tag := d.Tag
 	err := c.Gate.Cross(c.boundary(BoundaryAck), func() error { return c.Broker.Ack(c.cfg.Subscription, tag) })
 	if err != nil {
-		return true, fmt.Errorf("billing: ack %s: %w", d.Envelope.ID, err)
+		return true, fmt.Errorf("inbox: ack %s: %w", d.Envelope.ID, err)
 	}
 	return true, nil
 }
@@ -177,7 +174,7 @@ func (c *Consumer) handle(env broker.Envelope) error {
 	now := c.Clock.Now()
 	tx := c.DB.Begin(c.cfg.Owner)
 	defer tx.Rollback()
-	if _, done := tx.Get(TableInbox, env.ID); done {
+	if _, done := tx.Get(TableProcessed, env.ID); done {
 		return nil // a redelivery: the effect is already there
 	}
 	if _, dead := tx.Get(TableDead, env.ID); dead {
@@ -192,7 +189,7 @@ func (c *Consumer) handle(env broker.Envelope) error {
 		return nil // another consumer instance applied it first
 	}
 	if err != nil {
-		return fmt.Errorf("billing: commit %s: %w", env.ID, err)
+		return fmt.Errorf("inbox: commit %s: %w", env.ID, err)
 	}
 	return nil
 }
@@ -234,7 +231,7 @@ func (c *Consumer) apply(tx *store.Tx, messageID string, event domain.Event, now
 		return err
 	}
 	SetApplied(tx, event.AggregateID(), event.Seq())
-	return tx.Insert(TableInbox, messageID, InboxEntry{MessageID: messageID, At: now})
+	return tx.Insert(TableProcessed, messageID, Processed{MessageID: messageID, At: now})
 }
 
 // drainParked applies the parked successors of an aggregate that are now in
@@ -283,7 +280,7 @@ func (c *Consumer) countFailure(env broker.Envelope, f failure) (parked bool, er
 		tx.Put(TableFailures, env.ID, n)
 	}
 	if err := c.Gate.Cross(b, tx.Commit); err != nil {
-		return false, fmt.Errorf("billing: count failure of %s: %w", env.ID, err)
+		return false, fmt.Errorf("inbox: count failure of %s: %w", env.ID, err)
 	}
 	return parked, nil
 }
@@ -307,11 +304,11 @@ func (c *Consumer) ReplayDeadLetters() (int, error) {
 		return 0, nil
 	}
 	if err := c.Gate.Cross(c.boundary(BoundaryReplay), tx.Commit); err != nil {
-		return 0, fmt.Errorf("billing: replay: %w", err)
+		return 0, fmt.Errorf("inbox: replay: %w", err)
 	}
 	for _, id := range ids {
 		if err := c.Broker.Redeliver(c.cfg.Subscription, id); err != nil {
-			return 0, fmt.Errorf("billing: replay: %w", err)
+			return 0, fmt.Errorf("inbox: replay: %w", err)
 		}
 	}
 	return len(ids), nil
