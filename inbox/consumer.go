@@ -47,8 +47,8 @@ type Source interface {
 // Clock tells the consumer the current time.
 type Clock interface{ Now() time.Time }
 
-// Effect writes the business effect of one event into tx. ApplyEffect is
-// billing's; the insurance flow's payment service brings its own.
+// Effect writes the business effect of one event into tx: billing's
+// ApplyEffect, the insurance story's payout, the listener's stored order.
 type Effect func(tx *store.Tx, e domain.Event, messageID string, now time.Time) error
 
 // Config configures a Consumer.
@@ -65,7 +65,7 @@ type Config struct {
 	Role string
 }
 
-// DefaultConfig returns the configuration of the billing consumer.
+// DefaultConfig returns a consumer's default configuration.
 func DefaultConfig(owner, subscription string) Config {
 	return Config{Owner: owner, Subscription: subscription, MaxAttempts: 3, Role: Role}
 }
@@ -97,7 +97,7 @@ type Deps struct {
 	Effect Effect
 }
 
-// Consumer is the correct billing consumer: idempotent through an inbox in
+// Consumer is the correct consumer: idempotent through an inbox in
 // the effect's transaction, ordered per aggregate, and with a dead letter
 // for what it can never process.
 type Consumer struct {
@@ -194,7 +194,7 @@ func (c *Consumer) handle(env broker.Envelope) error {
 	return nil
 }
 
-// process writes into tx what env means for billing and reports whether
+// process writes into tx what env means for the consumer and reports whether
 // there is anything to commit.
 func (c *Consumer) process(tx *store.Tx, env broker.Envelope, now time.Time) (bool, error) {
 	event, err := domain.Decode(env.Event)
@@ -314,7 +314,7 @@ func (c *Consumer) ReplayDeadLetters() (int, error) {
 	return len(ids), nil
 }
 
-// Held returns every message billing holds without having applied it:
+// Held returns every message the consumer holds without having applied it:
 // those parked behind a gap, then the dead letters.
 func Held(db *store.DB) []Parked {
 	return append(store.Values[Parked](db, TableParked), DeadLetters(db)...)
@@ -323,10 +323,10 @@ func Held(db *store.DB) []Parked {
 // DeadLetters returns the consumer's dead letters, by message id.
 func DeadLetters(db *store.DB) []Parked { return store.Values[Parked](db, TableDead) }
 
-// BlockedAggregate is an order whose later events wait for a missing one.
+// BlockedAggregate is an aggregate whose later events wait for a missing one.
 type BlockedAggregate struct {
 	OrderID string
-	// Missing is the sequence number billing waits for.
+	// Missing is the sequence number the consumer waits for.
 	Missing int
 	// Waiting is how many later events are parked.
 	Waiting int
