@@ -76,7 +76,7 @@ func Catalogue() []Scenario {
 	out := []Scenario{
 		{
 			Name: "happy-path", Summary: "the standard workload with no crash and no fault",
-			Narrative: "Three orders are placed, o-1 amended and cancelled. Each change commits together with its " +
+			Narrative: "Three orders are placed; o-1 is amended twice and o-2 cancelled. Each change commits together with its " +
 				"outbox row; the relay claims, sends and marks SENT only after the broker's ack; billing applies " +
 				"each event once, in order. Chapter 000 section 3: the use case ends at the commit.",
 			Configure: func(v variant.Variant, seed uint64) sim.Config { return sim.DefaultConfig(v, Workload(), seed) },
@@ -155,7 +155,7 @@ func Catalogue() []Scenario {
 			Point: "reorder", Configure: faulty(Workload, sim.Fault{Kind: sim.FaultReorder, Target: o1first}),
 		},
 		{
-			Name: "gap", Summary: "o-1's amendment is delayed a minute; the cancellation arrives first",
+			Name: "gap", Summary: "o-1's first amendment is delayed a minute; the second arrives first",
 			Narrative: "Sequence numbers tell a gap from a duplicate: billing parks #3 until #2 arrives, then applies " +
 				"both in order. o-2 and o-3 are not held up. Chapter 001 (\"Bei einer Lücke muss der Empfänger warten\").",
 			Configure: faulty(Workload, sim.Fault{Kind: sim.FaultDelay, Target: o1second, For: time.Minute}),
