@@ -1,4 +1,48 @@
 // Package scenarios is the lab's catalogue: the standard workload, the rows
 // of the crash matrix, the variants graded by it, and the named stories of
 // the course chapters that labrun plays back as timelines.
+//
+// # Scenario files
+//
+// A story is a text file in stories/ (embedded into labrun; its name is the
+// file name without a leading ordering number and ".txt":
+// "120-gap.txt" is the scenario "gap"). `labrun scenario --file F` plays
+// any file without a rebuild. One line per item; # lines are the
+// narrative; blank lines are ignored:
+//
+//	# Sequence numbers tell a gap from a duplicate: billing parks #3 until
+//	# #2 arrives, then applies both in order. Chapter 001.
+//
+//	summary o-1's first amendment is delayed a minute; the second arrives first
+//	variant outbox                  the variant when none is chosen (default outbox)
+//	point reorder                   the matrix row whose declaration judges the run (default: expected OK)
+//	seed 1                          the seed when none is chosen (default 1)
+//	relays 2                        relay instances (default 1)
+//	services 2                      service instances (default 1)
+//	restart-delay 1h                how long a crashed process stays down (default 5s)
+//	workload standard               the matrix's workload (or one-order: o-1 placed, then amended)
+//	at 0s place o-1 10.00 EUR       a command at a virtual time; place, amend and
+//	at 2s amend o-1 2.50 EUR gift wrap     cancel take a text at the end
+//	at 4s cancel o-1 changed mind
+//	cleanup 8d1m                    a retention cleanup at that time
+//	crash relay.after-send@2        a crash at the 2nd time the point is reached
+//	fault delay o-1#2 1m            a fault, one of:
+//	                                  broker-outage FROM FOR
+//	                                  publish-timeout-stored|publish-timeout-dropped TARGET
+//	                                  duplicate-delivery|reorder|poison|rejected TARGET
+//	                                  delay TARGET FOR
+//	                                  stall PROCESS POINT FOR      (stall relay-1 relay.before-send 40s)
+//	                                  slow-commit PROCESS FOR      (slow-commit service-1 3s)
+//	                                  clock-skew PROCESS SKEW      (clock-skew relay-2 1m; negative: behind)
+//	                                  kill PROCESS AT              (kill relay-1 4s)
+//
+//	--- expected
+//	(what labrun prints for the file's variant and seed)
+//
+// Only one of each word per line; the annotations above are not part of the
+// format. Times are Go durations with an optional number of days in front
+// ("8d1m"). Everything below the separator is the expected output: `go
+// test ./cmd/labrun` compares it, and `go test ./cmd/labrun -update`
+// rewrites it. A line that does not parse is an error naming the file, the
+// line and what is valid there.
 package scenarios

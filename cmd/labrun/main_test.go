@@ -68,18 +68,55 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestGoldenScenarios keeps the timeline of every named scenario (the
-// stories of the course chapters and one per mistake) under
-// testdata/scenarios/, so that any change in behaviour shows as a diff.
+// TestGoldenScenarios keeps the timeline of every named scenario, so that
+// any change in behaviour shows as a diff: a story's below the separator of
+// its own file (scenarios/stories/), a mistake's under
+// testdata/scenarios/.
 func TestGoldenScenarios(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "scenarios", "stories", "*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stories := map[string]string{} // name -> file
+	for _, f := range files {
+		stories[scenarios.StoryName(f)] = f
+	}
 	for _, sc := range scenarios.Catalogue() {
 		t.Run(sc.Name, func(t *testing.T) {
 			code, stdout, stderr := runLabrun("scenario", sc.Name)
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
+			if story, ok := stories[sc.Name]; ok {
+				storyGolden(t, story, stdout)
+				return
+			}
 			golden(t, filepath.Join("scenarios", strings.ReplaceAll(sc.Name, "/", "-")+".txt"), stdout)
 		})
+	}
+}
+
+// storyGolden compares got with the expected output below a story file's
+// separator, or rewrites that part with -update.
+func storyGolden(t *testing.T, path, got string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := scenarios.ParseFile(path, string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		story, _, _ := strings.Cut(string(b), "\n"+scenarios.Separator+"\n")
+		if err := os.WriteFile(path, []byte(strings.TrimRight(story, "\n")+"\n\n"+scenarios.Separator+"\n"+got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if diff := cmp.Diff(f.Expected, got); diff != "" {
+		t.Errorf("%s: the output differs from the expected one below %q (-want +got); if the change is intended, run `go test ./cmd/labrun -update` and review the diff:\n%s", path, scenarios.Separator, diff)
 	}
 }
 
@@ -169,5 +206,31 @@ func TestColourKeepsTheColumns(t *testing.T) {
 	var b bytes.Buffer
 	if useColour(&b) {
 		t.Fatal("a buffer is not a terminal")
+	}
+}
+
+// TestScenarioFile: an instructor's own file plays without a rebuild, and
+// one that does not parse is bad usage naming the file and line.
+func TestScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "mine.txt")
+	text := "# My own story.\nsummary o-1 reordered, graded with unordered-consumer\nvariant unordered-consumer\npoint reorder\n" +
+		"at 0s place o-1 10.00 EUR\nat 1s cancel o-1 no longer wanted\nfault reorder o-1#1\n"
+	if err := os.WriteFile(good, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runLabrun("scenario", "--file", good)
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "Scenario mine, variant unordered-consumer, seed 1") ||
+		!strings.Contains(stdout, "Outcome: OUT_OF_ORDER (expected OUT_OF_ORDER)") ||
+		!strings.Contains(stdout, "Replay: go run ./cmd/labrun scenario --file "+good+" --variant unordered-consumer --seed 1") {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(bad, []byte("summary s\nworkload standard\nfault reodrer o-1#1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runLabrun("scenario", "--file", bad)
+	if code != 2 || !strings.Contains(stderr, bad+`:3: unknown fault "reodrer"`) {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }

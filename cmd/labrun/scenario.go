@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -13,29 +14,45 @@ import (
 )
 
 func runScenario(args []string, stdout io.Writer) error {
-	const synopsis = "scenario NAME [--variant V] [--seed N] [--relays N] [--format text|json|mermaid]"
+	const synopsis = "scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--format text|json|mermaid]"
 	fs := newFlags("scenario", synopsis, stdout)
 	variantName := fs.String("variant", "", "the variant to run (default: the scenario's own, else outbox): "+strings.Join(scenarios.VariantNames(), ", "))
-	seedText := fs.String("seed", strconv.Itoa(scenarios.MatrixSeed), "the seed of the run, a whole number >= 0")
+	seedText := fs.String("seed", "", "the seed of the run, a whole number >= 0 (default: the scenario's own, else "+strconv.Itoa(scenarios.MatrixSeed)+")")
+	file := fs.String("file", "", "a scenario file to play instead of a named scenario (the format: go doc outboxlab/scenarios)")
 	relaysText := fs.String("relays", "", "how many relays run side by side, a whole number >= 1 (default: the scenario's own)")
 	format := fs.formatFlag("text", "json", "mermaid")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
+	var sc scenarios.Scenario
 	switch {
+	case *file != "" && len(rest) > 0:
+		return usagef("unexpected argument %q (scenario takes a NAME or --file, not both)", rest[0])
+	case *file != "":
+		text, err := os.ReadFile(*file)
+		if err != nil {
+			return usagef("--file: %v", err)
+		}
+		f, err := scenarios.ParseFile(*file, string(text))
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		sc = f.Scenario
 	case len(rest) == 0:
-		return usagef("missing scenario NAME (see `labrun list`)")
+		return usagef("missing scenario NAME or --file F (see `labrun list`)")
 	case len(rest) > 1:
 		return usagef("unexpected argument %q (scenario takes one NAME)", rest[1])
+	default:
+		if sc, err = scenarios.FindScenario(rest[0]); err != nil {
+			return usageError{err.Error()}
+		}
 	}
-	seed, err := strconv.ParseUint(*seedText, 10, 64)
-	if err != nil {
-		return usagef("--seed %q is not a whole number >= 0", *seedText)
-	}
-	sc, err := scenarios.FindScenario(rest[0])
-	if err != nil {
-		return usageError{err.Error()}
+	seed := sc.Seed
+	if *seedText != "" {
+		if seed, err = strconv.ParseUint(*seedText, 10, 64); err != nil {
+			return usagef("--seed %q is not a whole number >= 0", *seedText)
+		}
 	}
 	name := *variantName
 	switch {
@@ -50,6 +67,9 @@ func runScenario(args []string, stdout io.Writer) error {
 	}
 	cfg := sc.Configure(v, seed)
 	replay := fmt.Sprintf("go run ./cmd/labrun scenario %s --variant %s --seed %d", sc.Name, v.Name, seed)
+	if *file != "" {
+		replay = fmt.Sprintf("go run ./cmd/labrun scenario --file %s --variant %s --seed %d", *file, v.Name, seed)
+	}
 	if *relaysText != "" {
 		n, err := strconv.Atoi(*relaysText)
 		if err != nil || n < 1 {

@@ -1,0 +1,74 @@
+package scenarios_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+	"outboxlab/variant"
+)
+
+// TestParseFileNamesTheLineAndWhatIsValid: every kind of mistake in a
+// scenario file is an error naming the file, the line and what is valid.
+func TestParseFileNamesTheLineAndWhatIsValid(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"summary s\nworkload standard\nfault reodrer o-1#1\n", `f.txt:3: unknown fault "reodrer" (valid: broker-outage`},
+		{"summary s\nworkload standard\ncrash relay.after-send@0\n", `f.txt:3: scenario "relay.after-send@0": occurrence "0" is not a whole number >= 1`},
+		{"summary s\nworkload standrad\n", `f.txt:2: unknown workload "standrad" (valid: standard, one-order)`},
+		{"summary s\nat 1s place o-1 10.001 EUR\n", `f.txt:2: invalid money: amount "10.001" has 3 decimals, EUR allows 2`},
+		{"summary s\nat 2s place o-1 1.00 EUR\nat 1s cancel o-1\n", `f.txt:3: at 1s is earlier than the command before it`},
+		{"summary s\nat 1x place o-1 1.00 EUR\n", `f.txt:2: duration "1x": want e.g. 40s, 1m30s, 8d or 8d1m`},
+		{"summary s\nworkload standard\nfault stall relay-1 40s\n", `f.txt:3: want "fault stall PROCESS POINT FOR"`},
+		{"summary s\nworkload standard\nfault reorder o-1\n", `f.txt:3: target "o-1" is not ORDER#SEQUENCE, e.g. o-1#2`},
+		{"summary s\nworkload standard\nvariant nope\n", `f.txt:3: unknown variant "nope" (valid: outbox,`},
+		{"summary s\nworkload standard\nrelays 0\n", `f.txt:3: relays "0" is not a whole number >= 1`},
+		{"summary s\nworkload standard\nfrobnicate\n", `f.txt:3: unknown line "frobnicate" (valid: summary,`},
+		{"workload standard\n", `f.txt: no summary line`},
+		{"summary s\n", `f.txt: no workload`},
+	}
+	for _, c := range cases {
+		_, err := scenarios.ParseFile("f.txt", c.text)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("ParseFile(%q): err = %v, want one starting %q", c.text, err, c.want)
+		}
+	}
+}
+
+// TestParseFileBuildsTheRun: a file with every kind of line configures the
+// run it says.
+func TestParseFileBuildsTheRun(t *testing.T) {
+	f, err := scenarios.ParseFile("stories/070-two.txt", `# Two relays.
+# A second line.
+summary two relays and a stall
+seed 7
+relays 2
+services 2
+restart-delay 1h
+at 0s place o-1 10.00 EUR
+at 2s amend o-1 2.50 EUR gift wrap
+cleanup 8d1m
+crash relay.after-claim@2
+fault stall relay-1 relay.before-send 40s
+fault clock-skew relay-2 -1m
+
+--- expected
+anything
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name != "two" || f.Seed != 7 || f.Narrative != "Two relays. A second line." || f.Expected != "anything\n" {
+		t.Fatalf("parsed %q seed %d narrative %q expected %q", f.Name, f.Seed, f.Narrative, f.Expected)
+	}
+	cfg := f.Configure(variant.Outbox(), f.Seed)
+	if cfg.Relays != 2 || cfg.Services != 2 || cfg.RestartDelay != time.Hour || len(cfg.Workload) != 2 ||
+		cfg.Workload[1].Text != "gift wrap" || cfg.Cleanups[0] != 8*24*time.Hour+time.Minute ||
+		cfg.Crashes[0] != (sim.Crash{Point: "relay.after-claim", Occurrence: 2}) || cfg.Faults[1].Skew != -time.Minute {
+		t.Fatalf("config %+v", cfg)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
