@@ -40,40 +40,57 @@ func DualWrite() variant.Variant {
 		},
 		Install: variant.InstallAll,
 		NewService: func(env variant.Env) (variant.Service, error) {
-			return &dualWriteService{env: env}, nil
+			return &dualWriteService{newService(env)}, nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}
 }
 
-type dualWriteService struct{ env variant.Env }
+// service is the reference order service with a broker at hand, so that
+// a mistake's Handle reads as orders.Service.Handle with one change.
+type service struct {
+	*orders.Service
+	Broker broker.Publisher
+}
 
-// Handle commits the change, then publishes. DO NOT COPY.
-func (s *dualWriteService) Handle(c orders.Command) error {
-	env := s.env
-	tx := env.OrderDB.Begin(env.Owner)
-	defer tx.Rollback()
-	event, err := orders.Decide(tx, c, env.Clock.Now())
-	if err != nil {
-		return err
+// newService builds it for env's process.
+func newService(env variant.Env) *service {
+	return &service{
+		Service: &orders.Service{DB: env.OrderDB, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner},
+		Broker:  env.Broker,
 	}
-	if err := env.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
-		return fmt.Errorf("dual-write: %s: %w", c, err)
-	}
-	// The order is committed. Everything below can fail, and then the
-	// event is lost: nothing durable remembers that it was due.
-	return publish(env, BoundaryServicePublish, event)
 }
 
 // publish encodes event and sends it to the broker at boundary b.
-func publish(env variant.Env, b effect.Boundary, event domain.Event) error {
+func (s *service) publish(b effect.Boundary, event domain.Event) error {
 	rec, err := domain.Encode(event)
 	if err != nil {
 		return err
 	}
-	msg := broker.Envelope{ID: env.IDs.NewID(), Event: rec}
-	if err := env.Gate.Cross(b, func() error { return env.Broker.Publish(msg) }); err != nil {
-		return fmt.Errorf("%s: %w", b, err)
+	msg := broker.Envelope{ID: s.IDs.NewID(), Event: rec}
+	return s.Gate.Cross(b, func() error { return s.Broker.Publish(msg) })
+}
+
+type dualWriteService struct{ *service }
+
+// Handle is orders.Service.Handle with a publish where the outbox row was.
+// DO NOT COPY.
+func (s *dualWriteService) Handle(c orders.Command) error {
+	now := s.Clock.Now()
+	tx := s.DB.Begin(s.Owner)
+	defer tx.Rollback()
+	event, err := orders.Decide(tx, c, now)
+	if err != nil {
+		return err
+	}
+	if err := s.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
+		return fmt.Errorf("orders: %s: %w", c, err)
+	}
+	// MISTAKE: the event goes to the broker after the commit, not into the
+	// outbox inside it. If this fails or the process dies first, the event
+	// is lost: nothing durable remembers that it was due.
+	if err := s.publish(BoundaryServicePublish, event); err != nil {
+		return fmt.Errorf("orders: %s: %w", c, err)
 	}
 	return nil
 }

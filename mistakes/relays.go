@@ -14,6 +14,154 @@ import (
 	"outboxlab/variant"
 )
 
+// relay is the reference relay with the reference's own field names, so
+// that a mistake's version of a reference method reads as the original with
+// one change (go test ./mistakes -run OneChange -v prints each diff). It
+// embeds the reference (DB, Broker, Gate, Clock, Rand and the methods a
+// mistake keeps) and writes out Step, whose parts a mistake replaces:
+// claim and recordSent are the reference's own unless a mistake sets them.
+type relay struct {
+	variant.RelayAdapter
+	cfg         outbox.Config
+	failedSteps int
+	pausedUntil time.Time
+	claim       func() ([]outbox.Message, error)
+	recordSent  func(outbox.Message) (lost bool, err error)
+}
+
+// newRelay builds the reference relay for env's process, with the default
+// configuration changed by change (if not nil).
+func newRelay(env variant.Env, change func(*outbox.Config)) (*relay, error) {
+	ref, err := variant.ReferenceRelay(env, change)
+	if err != nil {
+		return nil, err
+	}
+	cfg := outbox.DefaultConfig(env.Owner)
+	if change != nil {
+		change(&cfg)
+	}
+	r := &relay{RelayAdapter: variant.RelayAdapter{Relay: ref}, cfg: cfg, claim: ref.ClaimDue}
+	r.recordSent = r.recordSentFenced
+	return r, nil
+}
+
+// Step implements variant.Relay with step.
+func (r *relay) Step() (bool, error) {
+	rep, err := r.step()
+	return rep.Did(), err
+}
+
+// step is outbox.Relay.Step, with the claim and the SENT mark the mistake's.
+// DO NOT COPY: use outbox.Relay.
+func (r *relay) step() (outbox.StepReport, error) {
+	var rep outbox.StepReport
+	if r.Clock.Now().Before(r.pausedUntil) {
+		return rep, nil // the broker failed recently: do not hammer it
+	}
+	batch, err := r.claim()
+	if err != nil {
+		return rep, err
+	}
+	rep.Claimed = len(batch)
+	for i, m := range batch {
+		err := r.Gate.Cross(outbox.BoundarySend, func() error {
+			return r.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
+		})
+		if errors.Is(err, effect.ErrCrashed) {
+			return rep, fmt.Errorf("outbox: send %s: %w", m.ID, err)
+		}
+		if err != nil {
+			dead, released, err := r.recordFailure(m, err, batch[i+1:])
+			if err != nil {
+				return rep, err
+			}
+			rep.Failed++
+			rep.Released += released
+			if dead {
+				rep.DeadLettered++
+			}
+			r.failedSteps++
+			r.pausedUntil = r.Clock.Now().Add(r.cfg.Pause(r.failedSteps))
+			return rep, nil
+		}
+		r.failedSteps = 0
+		lost, err := r.recordSent(m)
+		if err != nil {
+			return rep, err
+		}
+		if lost {
+			rep.LeaseLost++
+		} else {
+			rep.Sent++
+		}
+	}
+	return rep, nil
+}
+
+// recordSentFenced is outbox.Relay's recordSent: SENT, in one transaction,
+// only while this relay still holds the lease (Message.MarkSent checks it).
+func (r *relay) recordSentFenced(m outbox.Message) (lost bool, err error) {
+	now := r.Clock.Now()
+	tx := r.DB.Begin(r.cfg.Owner)
+	defer tx.Rollback()
+	cur, ok := outbox.Get(tx, m.Key)
+	if !ok {
+		return true, nil
+	}
+	if err := cur.MarkSent(r.cfg.Owner, now); err != nil {
+		if errors.Is(err, outbox.ErrLeaseLost) || errors.Is(err, outbox.ErrIllegalTransition) {
+			return true, nil
+		}
+		return false, fmt.Errorf("outbox: %w", err)
+	}
+	if r.cfg.DeleteOnSend {
+		tx.Delete(outbox.Table, cur.Key)
+	} else {
+		tx.Put(outbox.Table, cur.Key, cur)
+	}
+	err = r.Gate.Cross(outbox.BoundaryMark, tx.Commit)
+	if errors.Is(err, store.ErrConflict) {
+		return true, nil // another relay wrote the row since we read it: it owns it now
+	}
+	if err != nil {
+		return false, fmt.Errorf("outbox: mark sent %s: %w", m.ID, err)
+	}
+	return false, nil
+}
+
+// recordFailure is outbox.Relay's recordFailure: FAILED (or DEAD_LETTER)
+// and the rest of the batch released, in one transaction.
+func (r *relay) recordFailure(m outbox.Message, cause error, unsent []outbox.Message) (dead bool, released int, err error) {
+	now := r.Clock.Now()
+	tx := r.DB.Begin(r.cfg.Owner)
+	defer tx.Rollback()
+	if cur, ok := outbox.Get(tx, m.Key); ok {
+		jitter := 0.0
+		if r.cfg.Jitter > 0 {
+			jitter = r.Rand.Float64()
+		}
+		retryAt := now.Add(r.cfg.Backoff(cur.Attempts+1, jitter))
+		if err := cur.MarkFailed(r.cfg.Owner, now, cause.Error(), retryAt, r.cfg.MaxAttempts); err == nil {
+			tx.Put(outbox.Table, cur.Key, cur)
+			dead = cur.Status == outbox.DeadLetter
+		}
+	}
+	for _, u := range unsent {
+		if cur, ok := outbox.Get(tx, u.Key); ok && cur.Release(r.cfg.Owner) == nil {
+			tx.Put(outbox.Table, cur.Key, cur)
+			released++
+		}
+	}
+	err = r.Gate.Cross(outbox.BoundaryMark, tx.Commit)
+	if errors.Is(err, store.ErrConflict) {
+		return false, 0, nil // another relay wrote these rows meanwhile: they are its now
+	}
+	if err != nil {
+		return false, 0, fmt.Errorf("outbox: mark failed %s: %w", m.ID, err)
+	}
+	return dead, released, nil
+}
+
 // MarkBeforeSend claims messages like the reference relay, but marks each
 // SENT before it hands it to the broker.
 //
@@ -40,48 +188,72 @@ func MarkBeforeSend() variant.Variant {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			ref, err := variant.ReferenceRelay(env, nil)
+			r, err := newRelay(env, nil)
 			if err != nil {
 				return nil, err
 			}
-			return &markBeforeSendRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+			return &markBeforeSendRelay{r}, nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}
 }
 
-type markBeforeSendRelay struct {
-	variant.RelayAdapter
-	env variant.Env
+type markBeforeSendRelay struct{ *relay }
+
+// Step implements variant.Relay with step.
+func (r *markBeforeSendRelay) Step() (bool, error) {
+	rep, err := r.step()
+	return rep.Did(), err
 }
 
-// Step marks, then sends. DO NOT COPY.
-func (r *markBeforeSendRelay) Step() (bool, error) {
-	batch, err := r.ClaimDue()
-	if err != nil || len(batch) == 0 {
-		return false, err
+// step is outbox.Relay.Step with the mark before the send. DO NOT COPY.
+func (r *markBeforeSendRelay) step() (outbox.StepReport, error) {
+	var rep outbox.StepReport
+	if r.Clock.Now().Before(r.pausedUntil) {
+		return rep, nil // the broker failed recently: do not hammer it
 	}
-	for _, m := range batch {
-		tx := r.env.OrderDB.Begin(r.env.Owner)
-		cur, _ := outbox.Get(tx, m.Key)
-		if err := cur.MarkSent(r.env.Owner, r.env.DBClock.Now()); err != nil {
-			tx.Rollback()
-			continue
+	batch, err := r.claim()
+	if err != nil {
+		return rep, err
+	}
+	rep.Claimed = len(batch)
+	for i, m := range batch {
+		// MISTAKE: SENT is recorded before the broker has the message: a
+		// crash or a broker failure after this commit loses it, and the
+		// row says SENT (a failure recorded below finds SENT and changes
+		// nothing).
+		r.failedSteps = 0
+		lost, err := r.recordSent(m)
+		if err != nil {
+			return rep, err
 		}
-		tx.Put(outbox.Table, cur.Key, cur)
-		// SENT is now durable, and nothing has been sent.
-		if err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit); err != nil {
-			return true, fmt.Errorf("mark-before-send: %w", err)
+		if lost {
+			rep.LeaseLost++
+		} else {
+			rep.Sent++
 		}
-		err := r.env.Gate.Cross(outbox.BoundarySend, func() error {
-			return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
+		err = r.Gate.Cross(outbox.BoundarySend, func() error {
+			return r.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
 		})
 		if errors.Is(err, effect.ErrCrashed) {
-			return true, err
+			return rep, fmt.Errorf("outbox: send %s: %w", m.ID, err)
 		}
-		// A broker error is swallowed: the row says SENT, so nobody retries.
+		if err != nil {
+			dead, released, err := r.recordFailure(m, err, batch[i+1:])
+			if err != nil {
+				return rep, err
+			}
+			rep.Failed++
+			rep.Released += released
+			if dead {
+				rep.DeadLettered++
+			}
+			r.failedSteps++
+			r.pausedUntil = r.Clock.Now().Add(r.cfg.Pause(r.failedSteps))
+			return rep, nil
+		}
 	}
-	return true, nil
+	return rep, nil
 }
 
 // NoInflightRecovery is a relay whose claims never end: it recovers nothing
@@ -108,19 +280,19 @@ func NoInflightRecovery() variant.Variant {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			ref, err := variant.ReferenceRelay(env, func(c *outbox.Config) {
+			r, err := newRelay(env, func(c *outbox.Config) {
 				c.Lease = 100 * 365 * 24 * time.Hour // "no lease": a claim is forever
 			})
 			if err != nil {
 				return nil, err
 			}
-			return noRecoveryRelay{variant.RelayAdapter{Relay: ref}}, nil
+			return noRecoveryRelay{r}, nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}
 }
 
-type noRecoveryRelay struct{ variant.RelayAdapter }
+type noRecoveryRelay struct{ *relay }
 
 // Recover does nothing. DO NOT COPY.
 func (noRecoveryRelay) Recover() error { return nil }
@@ -182,113 +354,44 @@ func NoFencing() variant.Variant {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			r, err := newStepRelay(env)
+			r, err := newRelay(env, nil)
 			if err != nil {
 				return nil, err
 			}
-			r.markSent = r.blindMark
+			r.recordSent = r.recordSentBlind
 			return r, nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}
 }
 
-// stepRelay is the reference relay's Step written out with its claim and
-// its SENT mark as fields, so that a mistake changes one of them and keeps
-// the rest: claim, send, mark, and a failed send recorded with the
-// reference's backoff and limit (the rest of the batch waits for its lease
-// to run out).
-type stepRelay struct {
-	variant.RelayAdapter
-	env      variant.Env
-	claim    func() ([]outbox.Message, error)
-	markSent func(outbox.Message) error
-}
-
-// Step claims, sends and marks. DO NOT COPY: use outbox.Relay.
-func (r *stepRelay) Step() (bool, error) {
-	batch, err := r.claim()
-	if err != nil || len(batch) == 0 {
-		return false, err
-	}
-	for _, m := range batch {
-		err := r.env.Gate.Cross(outbox.BoundarySend, func() error {
-			return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
-		})
-		if errors.Is(err, effect.ErrCrashed) {
-			return true, err
-		}
-		if err != nil {
-			return true, r.recordFailure(m, err)
-		}
-		if err := r.markSent(m); err != nil {
-			return true, err
-		}
-	}
-	return true, nil
-}
-
-// fencedMark is the reference's SENT mark: in one transaction, only while
-// this relay still holds the lease (Message.MarkSent checks it).
-func (r *stepRelay) fencedMark(m outbox.Message) error {
-	tx := r.env.OrderDB.Begin(r.env.Owner)
+// recordSentBlind is outbox.Relay's recordSent without the fence. DO NOT
+// COPY.
+func (r *relay) recordSentBlind(m outbox.Message) (lost bool, err error) {
+	now := r.Clock.Now()
+	tx := r.DB.Begin(r.cfg.Owner)
 	defer tx.Rollback()
 	cur, ok := outbox.Get(tx, m.Key)
-	if !ok || cur.MarkSent(r.env.Owner, r.env.DBClock.Now()) != nil {
-		return nil // the lease ran out: another relay owns it
+	if !ok {
+		return true, nil
 	}
-	tx.Put(outbox.Table, cur.Key, cur)
-	if err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit); err != nil && !errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("mark sent %s: %w", m.ID, err)
-	}
-	return nil
-}
-
-// recordFailure counts a failed send with the reference's backoff and
-// limit, fenced by MarkFailed's lease check.
-func (r *stepRelay) recordFailure(m outbox.Message, cause error) error {
-	cfg := outbox.DefaultConfig(r.env.Owner)
-	now := r.env.DBClock.Now()
-	tx := r.env.OrderDB.Begin(r.env.Owner)
-	defer tx.Rollback()
-	cur, _ := outbox.Get(tx, m.Key)
-	if err := cur.MarkFailed(r.env.Owner, now, cause.Error(), now.Add(cfg.Backoff(cur.Attempts+1, 0)), cfg.MaxAttempts); err != nil {
-		return nil // the lease ran out: another relay owns it
-	}
-	tx.Put(outbox.Table, cur.Key, cur)
-	if err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit); err != nil && !errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("mark failed %s: %w", m.ID, err)
-	}
-	return nil
-}
-
-// newStepRelay builds a stepRelay on the reference relay, with the
-// reference's claim and fenced mark.
-func newStepRelay(env variant.Env) (*stepRelay, error) {
-	ref, err := variant.ReferenceRelay(env, nil)
-	if err != nil {
-		return nil, err
-	}
-	r := &stepRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env, claim: ref.ClaimDue}
-	r.markSent = r.fencedMark
-	return r, nil
-}
-
-// blindMark writes SENT without looking at the lease. DO NOT COPY.
-func (r *stepRelay) blindMark(m outbox.Message) error {
-	tx := r.env.OrderDB.Begin(r.env.Owner)
-	defer tx.Rollback()
-	cur, _ := outbox.Get(tx, m.Key)
 	// MISTAKE: SENT is written without cur.MarkSent's lease check: no
-	// fence. A relay that lost its lease overwrites the new owner's
-	// outcome.
-	cur.Status, cur.SentAt, cur.LastError = outbox.Sent, r.env.DBClock.Now(), ""
+	// fence. A relay that lost its lease overwrites the new owner's outcome.
+	cur.Status, cur.SentAt, cur.LastError = outbox.Sent, now, ""
 	cur.LeaseOwner, cur.ClaimedAt, cur.LeaseUntil = "", time.Time{}, time.Time{}
-	tx.Put(outbox.Table, cur.Key, cur)
-	if err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit); err != nil && !errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("no-fencing: mark sent %s: %w", m.ID, err)
+	if r.cfg.DeleteOnSend {
+		tx.Delete(outbox.Table, cur.Key)
+	} else {
+		tx.Put(outbox.Table, cur.Key, cur)
 	}
-	return nil
+	err = r.Gate.Cross(outbox.BoundaryMark, tx.Commit)
+	if errors.Is(err, store.ErrConflict) {
+		return true, nil // another relay wrote the row since we read it: it owns it now
+	}
+	if err != nil {
+		return false, fmt.Errorf("outbox: mark sent %s: %w", m.ID, err)
+	}
+	return false, nil
 }
 
 // CleanupByAge is the reference relay with one change in its retention
@@ -314,32 +417,27 @@ func CleanupByAge() variant.Variant {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			ref, err := variant.ReferenceRelay(env, nil)
+			r, err := newRelay(env, nil)
 			if err != nil {
 				return nil, err
 			}
-			return &cleanupByAgeRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+			return &cleanupByAgeRelay{r}, nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}
 }
 
-type cleanupByAgeRelay struct {
-	variant.RelayAdapter
-	env variant.Env
-}
+type cleanupByAgeRelay struct{ *relay }
 
-// Cleanup is the reference's outbox.Relay.Cleanup with one line changed.
-// DO NOT COPY.
+// Cleanup is outbox.Relay.Cleanup with one condition changed. DO NOT COPY.
 func (r *cleanupByAgeRelay) Cleanup() (int, error) {
-	cutoff := r.env.DBClock.Now().Add(-outbox.DefaultConfig(r.env.Owner).Retention)
-	tx := r.env.OrderDB.Begin(r.env.Owner)
+	cutoff := r.Clock.Now().Add(-r.cfg.Retention)
+	tx := r.DB.Begin(r.cfg.Owner)
 	defer tx.Rollback()
 	n := 0
 	tx.Scan(outbox.Table, func(key string, v any) bool {
-		// MISTAKE: the age alone decides; the reference deletes only
-		// messages that are SENT (m.Status == outbox.Sent && m.SentAt
-		// before the cutoff).
+		// MISTAKE: the age alone decides; the reference deletes only SENT
+		// messages (m.Status == Sent && m.SentAt.Before(cutoff)).
 		if m := v.(outbox.Message); m.CreatedAt.Before(cutoff) {
 			tx.Delete(outbox.Table, key)
 			n++
@@ -349,8 +447,8 @@ func (r *cleanupByAgeRelay) Cleanup() (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	if err := r.env.Gate.Cross(outbox.BoundaryCleanup, tx.Commit); err != nil {
-		return 0, fmt.Errorf("cleanup-by-age: %w", err)
+	if err := r.Gate.Cross(outbox.BoundaryCleanup, tx.Commit); err != nil {
+		return 0, fmt.Errorf("outbox: cleanup: %w", err)
 	}
 	return n, nil
 }
@@ -381,31 +479,33 @@ func RecoverAll() variant.Variant {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			ref, err := variant.ReferenceRelay(env, nil)
+			r, err := newRelay(env, nil)
 			if err != nil {
 				return nil, err
 			}
-			return &recoverAllRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+			return &recoverAllRelay{r}, nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}
 }
 
-type recoverAllRelay struct {
-	variant.RelayAdapter
-	env variant.Env
+type recoverAllRelay struct{ *relay }
+
+// Recover implements variant.Relay with recover.
+func (r *recoverAllRelay) Recover() error {
+	_, err := r.recover()
+	return err
 }
 
-// Recover is the reference's outbox.Relay.Recover with one condition
-// dropped. DO NOT COPY.
-func (r *recoverAllRelay) Recover() error {
-	tx := r.env.OrderDB.Begin(r.env.Owner)
+// recover is outbox.Relay.Recover with one condition dropped. DO NOT COPY.
+func (r *recoverAllRelay) recover() (int, error) {
+	tx := r.DB.Begin(r.cfg.Owner)
 	defer tx.Rollback()
 	released := 0
 	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
 		m := v.(outbox.Message)
 		// MISTAKE: every IN_FLIGHT message; the reference releases only
-		// its own (m.LeaseOwner == its owner).
+		// its own (&& m.LeaseOwner == r.cfg.Owner).
 		if m.Status == outbox.InFlight {
 			if err := m.Release(m.LeaseOwner); err == nil {
 				tx.Put(outbox.Table, m.Key, m)
@@ -415,13 +515,16 @@ func (r *recoverAllRelay) Recover() error {
 		return true
 	})
 	if released == 0 {
-		return nil
+		return 0, nil
 	}
-	err := r.env.Gate.Cross(outbox.BoundaryRecover, tx.Commit)
-	if err != nil && !errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("recover-all: %w", err)
+	err := r.Gate.Cross(outbox.BoundaryRecover, tx.Commit)
+	if errors.Is(err, store.ErrConflict) {
+		return 0, nil // another relay took them over meanwhile
 	}
-	return nil
+	if err != nil {
+		return 0, fmt.Errorf("outbox: recover: %w", err)
+	}
+	return released, nil
 }
 
 // ClaimWithoutLock is the reference relay with one change in its claim: it
@@ -449,7 +552,6 @@ func ClaimWithoutLock() variant.Variant {
 			// due at once, and wherever the seeded interleaving lets
 			// one relay claim between the other's read and write.
 			"broker-outage":        check.Unsafe,
-			"rejected":             check.Unsafe,
 			"service.after-commit": check.Unsafe,
 			"relay.after-send":     check.Unsafe,
 			"relay.before-mark":    check.Unsafe,
@@ -457,7 +559,7 @@ func ClaimWithoutLock() variant.Variant {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			r, err := newStepRelay(env)
+			r, err := newRelay(env, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -468,54 +570,46 @@ func ClaimWithoutLock() variant.Variant {
 	}
 }
 
-// claimWithoutLock reads the due messages as the reference's ClaimDue does,
-// then claims them one by one. DO NOT COPY.
-func (r *stepRelay) claimWithoutLock() ([]outbox.Message, error) {
-	read := r.env.OrderDB.Begin(r.env.Owner)
-	due := r.due(read, "")
-	read.Rollback()
+// claimWithoutLock is outbox.Relay.ClaimDue with the read and the claims in
+// separate transactions. DO NOT COPY.
+func (r *relay) claimWithoutLock() ([]outbox.Message, error) {
+	now := r.Clock.Now()
+	tx := r.DB.Begin(r.cfg.Owner)
+	defer tx.Rollback()
 	var batch []outbox.Message
-	for _, m := range due {
-		// MISTAKE: the claim is written in a transaction of its own, over
-		// the row as it was read: if another relay claimed it since, this
-		// write takes it over. The reference reads and claims in one
-		// transaction, so that the database refuses the second claim.
-		tx := r.env.OrderDB.Begin(r.env.Owner)
-		tx.Put(outbox.Table, m.Key, m)
-		err := r.env.Gate.Cross(outbox.BoundaryClaim, tx.Commit)
-		tx.Rollback()
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return batch, fmt.Errorf("claim-without-lock: %w", err)
-		}
-		batch = append(batch, m)
-	}
-	return batch, nil
-}
-
-// due reads up to a batch of due messages with ids above after, claimed in
-// memory (not yet written), as the reference's ClaimDue reads them.
-func (r *stepRelay) due(tx *store.Tx, after string) []outbox.Message {
-	cfg := outbox.DefaultConfig(r.env.Owner)
-	now := r.env.DBClock.Now()
-	var due []outbox.Message
 	blocked := map[string]bool{}
 	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
 		m := v.(outbox.Message)
 		agg := m.Event.AggregateID
-		if m.Key <= after || blocked[agg] {
+		if blocked[agg] {
 			return true
 		}
-		if err := m.Claim(r.env.Owner, now, now.Add(cfg.Lease)); err != nil {
+		if err := m.Claim(r.cfg.Owner, now, now.Add(r.cfg.Lease)); err != nil {
 			blocked[agg] = true
 			return true
 		}
-		due = append(due, m)
-		return len(due) < cfg.BatchSize
+		batch = append(batch, m)
+		return len(batch) < r.cfg.BatchSize
 	})
-	return due
+	// MISTAKE: each claim is written in a transaction of its own, over the
+	// row as it was read: if another relay claimed it since, this write
+	// takes it over. The reference writes the claims in the transaction
+	// that read them, so that the database refuses the second of two.
+	var claimed []outbox.Message
+	for _, m := range batch {
+		claim := r.DB.Begin(r.cfg.Owner)
+		claim.Put(outbox.Table, m.Key, m)
+		err := r.Gate.Cross(outbox.BoundaryClaim, claim.Commit)
+		claim.Rollback()
+		if errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return claimed, fmt.Errorf("outbox: claim: %w", err)
+		}
+		claimed = append(claimed, m)
+	}
+	return claimed, nil
 }
 
 // OffsetByID is the reference relay with one change in its claim: it
@@ -551,12 +645,12 @@ func OffsetByID() variant.Variant {
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			r, err := newStepRelay(env)
+			r, err := newRelay(env, nil)
 			if err != nil {
 				return nil, err
 			}
-			o := &offsetRelay{stepRelay: r, offset: watermark(env.OrderDB, env.Owner)}
-			r.claim, r.markSent = o.claimAboveOffset, o.markAndMove
+			o := &offsetRelay{relay: r, offset: watermark(r.DB, r.cfg.Owner)}
+			r.claim, r.recordSent = o.claimAboveOffset, o.recordSentAndMove
 			return o, nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
@@ -564,60 +658,73 @@ func OffsetByID() variant.Variant {
 }
 
 type offsetRelay struct {
-	*stepRelay
+	*relay
 	offset string // the highest id sent; ids are zero-padded, so they sort
 }
 
-// claimAboveOffset is the reference's claim restricted to ids above the
+// claimAboveOffset is outbox.Relay.ClaimDue restricted to ids above the
 // offset. DO NOT COPY.
-func (o *offsetRelay) claimAboveOffset() ([]outbox.Message, error) {
-	tx := o.env.OrderDB.Begin(o.env.Owner)
+func (r *offsetRelay) claimAboveOffset() ([]outbox.Message, error) {
+	now := r.Clock.Now()
+	tx := r.DB.Begin(r.cfg.Owner)
 	defer tx.Rollback()
-	// MISTAKE: only ids above the highest one sent; a message committed
-	// late with a lower id is never read.
-	batch := o.due(tx, o.offset)
-	for _, m := range batch {
+	var batch []outbox.Message
+	blocked := map[string]bool{}
+	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(key string, v any) bool {
+		m := v.(outbox.Message)
+		agg := m.Event.AggregateID
+		// MISTAKE: only ids above the highest one sent; a message
+		// committed late with a lower id is never read.
+		if key <= r.offset || blocked[agg] {
+			return true
+		}
+		if err := m.Claim(r.cfg.Owner, now, now.Add(r.cfg.Lease)); err != nil {
+			blocked[agg] = true
+			return true
+		}
 		tx.Put(outbox.Table, m.Key, m)
-	}
+		batch = append(batch, m)
+		return len(batch) < r.cfg.BatchSize
+	})
 	if len(batch) == 0 {
 		return nil, nil
 	}
-	err := o.env.Gate.Cross(outbox.BoundaryClaim, tx.Commit)
+	err := r.Gate.Cross(outbox.BoundaryClaim, tx.Commit)
 	if errors.Is(err, store.ErrConflict) {
-		return nil, nil
+		return nil, nil // another relay claimed some of these first: skip them
 	}
 	if err != nil {
-		return nil, fmt.Errorf("offset-by-id: %w", err)
+		return nil, fmt.Errorf("outbox: claim: %w", err)
 	}
 	return batch, nil
 }
 
 // NextWake is the reference's, but with nothing unsent above the offset
 // the relay waits for nothing: what lies below it is never read again.
-func (o *offsetRelay) NextWake() (time.Time, bool) {
-	tx := o.env.OrderDB.Begin(o.env.Owner)
+func (r *offsetRelay) NextWake() (time.Time, bool) {
+	tx := r.DB.Begin(r.cfg.Owner)
 	defer tx.Rollback()
 	above := false
 	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(key string, _ any) bool {
-		above = key > o.offset
+		above = key > r.offset
 		return !above
 	})
 	if !above {
 		return time.Time{}, false
 	}
-	return o.stepRelay.NextWake()
+	return r.relay.NextWake()
 }
 
-// markAndMove marks m SENT as the reference does and moves the offset up
-// to the highest SENT id with nothing unsent below it: a FAILED message
-// holds the offset back until it is sent, as a log reader retries where
-// it stands. DO NOT COPY.
-func (o *offsetRelay) markAndMove(m outbox.Message) error {
-	if err := o.fencedMark(m); err != nil {
-		return err
+// recordSentAndMove records SENT as the reference does and moves the
+// offset up to the highest SENT id with nothing unsent below it: a FAILED
+// message holds the offset back until it is sent, as a log reader retries
+// where it stands.
+func (r *offsetRelay) recordSentAndMove(m outbox.Message) (bool, error) {
+	lost, err := r.recordSentFenced(m)
+	if err == nil && !lost {
+		r.offset = max(r.offset, watermark(r.DB, r.cfg.Owner))
 	}
-	o.offset = max(o.offset, watermark(o.env.OrderDB, o.env.Owner))
-	return nil
+	return lost, err
 }
 
 // watermark returns the highest SENT id with no unsent id below it, among

@@ -38,30 +38,31 @@ func PublishFirst() variant.Variant {
 		},
 		Install: variant.InstallAll,
 		NewService: func(env variant.Env) (variant.Service, error) {
-			return &publishFirstService{env: env}, nil
+			return &publishFirstService{newService(env)}, nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}
 }
 
-type publishFirstService struct{ env variant.Env }
+type publishFirstService struct{ *service }
 
-// Handle publishes, then commits. DO NOT COPY.
+// Handle is orders.Service.Handle with a publish before the commit where
+// the outbox row was. DO NOT COPY.
 func (s *publishFirstService) Handle(c orders.Command) error {
-	env := s.env
-	tx := env.OrderDB.Begin(env.Owner)
+	now := s.Clock.Now()
+	tx := s.DB.Begin(s.Owner)
 	defer tx.Rollback()
-	event, err := orders.Decide(tx, c, env.Clock.Now())
+	event, err := orders.Decide(tx, c, now)
 	if err != nil {
 		return err
 	}
-	// The world learns of the change before it is committed...
-	if err := publish(env, BoundaryServicePublish, event); err != nil {
-		return fmt.Errorf("publish-first: %s: %w", c, err)
+	// MISTAKE: the world learns of the change before it is committed; if
+	// the commit below never happens, the world was told a lie.
+	if err := s.publish(BoundaryServicePublish, event); err != nil {
+		return fmt.Errorf("orders: %s: %w", c, err)
 	}
-	// ...and if this commit never happens, the world was told a lie.
-	if err := env.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
-		return fmt.Errorf("publish-first: %s: %w", c, err)
+	if err := s.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
+		return fmt.Errorf("orders: %s: %w", c, err)
 	}
 	return nil
 }
@@ -89,37 +90,37 @@ func SeparateTx() variant.Variant {
 		},
 		Install: variant.InstallAll,
 		NewService: func(env variant.Env) (variant.Service, error) {
-			return &separateTxService{env: env}, nil
+			return &separateTxService{newService(env)}, nil
 		},
 		NewRelay:    variant.NewOutboxRelay,
 		NewConsumer: variant.NewBillingConsumer,
 	}
 }
 
-type separateTxService struct{ env variant.Env }
+type separateTxService struct{ *service }
 
-// Handle commits the order, then the outbox row. DO NOT COPY.
+// Handle is orders.Service.Handle with the outbox row in a transaction of
+// its own. DO NOT COPY.
 func (s *separateTxService) Handle(c orders.Command) error {
-	env := s.env
-	now := env.Clock.Now()
-	tx := env.OrderDB.Begin(env.Owner)
+	now := s.Clock.Now()
+	tx := s.DB.Begin(s.Owner)
 	defer tx.Rollback()
 	event, err := orders.Decide(tx, c, now)
 	if err != nil {
 		return err
 	}
-	if err := env.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
-		return fmt.Errorf("separate-tx: %s: %w", c, err)
+	// MISTAKE: the order commits alone, and the outbox row in a second
+	// transaction: between the two commits the event can be lost.
+	if err := s.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
+		return fmt.Errorf("orders: %s: %w", c, err)
 	}
-	// A second transaction: everything between the two commits is a window
-	// in which the event can be lost.
-	tx2 := env.OrderDB.Begin(env.Owner)
-	defer tx2.Rollback()
-	if _, err := outbox.Append(tx2, env.IDs.NewID(), event, now); err != nil {
-		return err
+	tx = s.DB.Begin(s.Owner)
+	defer tx.Rollback()
+	if _, err := outbox.Append(tx, s.IDs.NewID(), event, now); err != nil {
+		return fmt.Errorf("orders: %s: %w", c, err)
 	}
-	if err := env.Gate.Cross(BoundaryOutboxCommit, tx2.Commit); err != nil {
-		return fmt.Errorf("separate-tx: %s: %w", c, err)
+	if err := s.Gate.Cross(BoundaryOutboxCommit, tx.Commit); err != nil {
+		return fmt.Errorf("orders: %s: %w", c, err)
 	}
 	return nil
 }
