@@ -237,9 +237,6 @@ func (c *Consumer) apply(tx *store.Tx, messageID string, event domain.Event, now
 // drainParked applies the parked successors of an aggregate that are now in
 // sequence. A successor that fails goes back to waiting, as a dead letter.
 func (c *Consumer) drainParked(tx *store.Tx, orderID string, now time.Time) error {
-	if c.DB.Len(TableParked) == 0 {
-		return nil // nothing parked at all (and tx, which applies, parked nothing)
-	}
 	for {
 		next := LoadApplied(tx, orderID) + 1
 		key := parkedKey(orderID, next)

@@ -11,6 +11,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/store"
 	"outboxlab/variant"
 )
 
@@ -38,14 +39,46 @@ func NonIdempotentConsumer() variant.Variant {
 			"reorder":                check.OutOfOrder, // no sequence numbers either
 			"poison":                 check.OutOfOrder, // the parked first event is applied last
 		},
-		func(c *brokenConsumer, env broker.Envelope, e domain.Event) error {
-			tx := c.env.BillingDB.Begin(c.env.Owner)
-			defer tx.Rollback()
-			if err := billing.ApplyEffect(tx, e, env.ID, c.env.Clock.Now()); err != nil {
-				return err
-			}
-			return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
+		func(c *consumer) {
+			c.handle, c.process, c.apply = c.handleWithoutInbox, c.processUnordered, c.applyWithoutInbox
 		})
+}
+
+// handleWithoutInbox is inbox.Consumer's handle without the inbox check.
+// DO NOT COPY.
+func (c *consumer) handleWithoutInbox(env broker.Envelope) error {
+	now := c.Clock.Now()
+	tx := c.DB.Begin(c.cfg.Owner)
+	defer tx.Rollback()
+	// MISTAKE: no look into the inbox: a redelivery is applied again. (The
+	// ordering goes too, see processUnordered: the applied sequence would
+	// deduplicate on its own.)
+	if _, dead := tx.Get(inbox.TableDead, env.ID); dead {
+		return nil // already a visible dead letter
+	}
+	changed, err := c.process(tx, env, now)
+	if err != nil || !changed {
+		return err
+	}
+	err = c.Gate.Cross(c.boundary(inbox.BoundaryCommit), tx.Commit)
+	if errors.Is(err, store.ErrDuplicateKey) {
+		return nil // another consumer instance applied it first
+	}
+	if err != nil {
+		return fmt.Errorf("inbox: commit %s: %w", env.ID, err)
+	}
+	return nil
+}
+
+// applyWithoutInbox is inbox.Consumer's apply without the inbox row. DO NOT
+// COPY.
+func (c *consumer) applyWithoutInbox(tx *store.Tx, messageID string, event domain.Event, now time.Time) error {
+	if err := c.Effect(tx, event, messageID, now); err != nil {
+		return err
+	}
+	inbox.SetApplied(tx, event.AggregateID(), event.Seq())
+	// MISTAKE: no inbox row: nothing records that this message was applied.
+	return nil
 }
 
 // BoundaryRecordProcessed is dedup-outside-tx's second commit, the one that
@@ -71,27 +104,42 @@ func DedupOutsideTx() variant.Variant {
 			"reorder":               check.OutOfOrder,
 			"poison":                check.OutOfOrder,
 		},
-		func(c *brokenConsumer, env broker.Envelope, e domain.Event) error {
-			now := c.env.Clock.Now()
-			if _, done := c.env.BillingDB.Get(inbox.TableProcessed, env.ID); done {
-				return nil
-			}
-			tx := c.env.BillingDB.Begin(c.env.Owner)
-			defer tx.Rollback()
-			if err := billing.ApplyEffect(tx, e, env.ID, now); err != nil {
-				return err
-			}
-			if err := c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit); err != nil {
-				return err
-			}
-			// The effect is committed; the proof that it was is not yet.
-			tx2 := c.env.BillingDB.Begin(c.env.Owner)
-			defer tx2.Rollback()
-			if err := tx2.Insert(inbox.TableProcessed, env.ID, inbox.Processed{MessageID: env.ID, At: now}); err != nil {
-				return err
-			}
-			return c.env.Gate.Cross(BoundaryRecordProcessed, tx2.Commit)
+		func(c *consumer) {
+			c.handle, c.process, c.apply = c.handleThenRecord, c.processUnordered, c.applyWithoutInbox
 		})
+}
+
+// handleThenRecord is inbox.Consumer's handle with the inbox row in a
+// second transaction. DO NOT COPY.
+func (c *consumer) handleThenRecord(env broker.Envelope) error {
+	now := c.Clock.Now()
+	tx := c.DB.Begin(c.cfg.Owner)
+	defer tx.Rollback()
+	if _, done := tx.Get(inbox.TableProcessed, env.ID); done {
+		return nil // a redelivery: the effect is already there
+	}
+	if _, dead := tx.Get(inbox.TableDead, env.ID); dead {
+		return nil // already a visible dead letter
+	}
+	changed, err := c.process(tx, env, now)
+	if err != nil || !changed {
+		return err
+	}
+	err = c.Gate.Cross(c.boundary(inbox.BoundaryCommit), tx.Commit)
+	if errors.Is(err, store.ErrDuplicateKey) {
+		return nil // another consumer instance applied it first
+	}
+	if err != nil {
+		return fmt.Errorf("inbox: commit %s: %w", env.ID, err)
+	}
+	// MISTAKE: the effect is committed; the proof that it was is not yet.
+	// A crash here and the redelivery is applied again.
+	tx = c.DB.Begin(c.cfg.Owner)
+	defer tx.Rollback()
+	if err := tx.Insert(inbox.TableProcessed, env.ID, inbox.Processed{MessageID: env.ID, At: now}); err != nil {
+		return err
+	}
+	return c.Gate.Cross(BoundaryRecordProcessed, tx.Commit)
 }
 
 // UnorderedConsumer is idempotent but applies events in arrival order.
@@ -109,20 +157,29 @@ func UnorderedConsumer() variant.Variant {
 			"reorder": check.OutOfOrder,
 			"poison":  check.OutOfOrder,
 		},
-		func(c *brokenConsumer, env broker.Envelope, e domain.Event) error {
-			tx := c.env.BillingDB.Begin(c.env.Owner)
-			defer tx.Rollback()
-			if _, done := tx.Get(inbox.TableProcessed, env.ID); done {
-				return nil
-			}
-			if err := billing.ApplyEffect(tx, e, env.ID, c.env.Clock.Now()); err != nil {
-				return err
-			}
-			if err := tx.Insert(inbox.TableProcessed, env.ID, inbox.Processed{MessageID: env.ID, At: c.env.Clock.Now()}); err != nil {
-				return err
-			}
-			return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
+		func(c *consumer) {
+			c.process = c.processUnordered
 		})
+}
+
+// processUnordered is inbox.Consumer's process without the ordering. DO
+// NOT COPY.
+func (c *consumer) processUnordered(tx *store.Tx, env broker.Envelope, now time.Time) (bool, error) {
+	event, err := domain.Decode(env.Event)
+	switch {
+	case errors.Is(err, domain.ErrUnknownEvent) || errors.Is(err, domain.ErrUnknownVersion):
+		// A contract this code does not know: park it at once, never misread it.
+		tx.Put(inbox.TableDead, env.ID, inbox.Parked{Envelope: env, Reason: err.Error(), At: now})
+		return true, nil
+	case err != nil:
+		return false, failure{err}
+	}
+	// MISTAKE: applied in arrival order: no check against the sequence
+	// applied before, no parking until a missing event arrives.
+	if err := c.apply(tx, env.ID, event, now); err != nil {
+		return false, failure{err}
+	}
+	return true, nil
 }
 
 // MaxVersionOnly remembers only the highest sequence number applied per
@@ -142,90 +199,226 @@ func MaxVersionOnly() variant.Variant {
 			"reorder": check.Lost,
 			"poison":  check.Lost,
 		},
-		func(c *brokenConsumer, env broker.Envelope, e domain.Event) error {
-			tx := c.env.BillingDB.Begin(c.env.Owner)
-			defer tx.Rollback()
-			if e.Seq() <= inbox.LoadApplied(tx, e.AggregateID()) {
-				return nil // "old": but it may never have been applied
-			}
-			if err := billing.ApplyEffect(tx, e, env.ID, c.env.Clock.Now()); err != nil {
-				return err
-			}
-			inbox.SetApplied(tx, e.AggregateID(), e.Seq())
-			return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
+		func(c *consumer) {
+			c.process = c.processMaxVersion
 		})
 }
 
+// processMaxVersion is inbox.Consumer's process without parking. DO NOT
+// COPY.
+func (c *consumer) processMaxVersion(tx *store.Tx, env broker.Envelope, now time.Time) (bool, error) {
+	event, err := domain.Decode(env.Event)
+	switch {
+	case errors.Is(err, domain.ErrUnknownEvent) || errors.Is(err, domain.ErrUnknownVersion):
+		// A contract this code does not know: park it at once, never misread it.
+		tx.Put(inbox.TableDead, env.ID, inbox.Parked{Envelope: env, Reason: err.Error(), At: now})
+		return true, nil
+	case err != nil:
+		return false, failure{err}
+	}
+	applied := inbox.LoadApplied(tx, event.AggregateID())
+	switch {
+	case event.Seq() <= applied:
+		return false, nil // stale: this or a newer change is already applied
+		// MISTAKE: no case for a gap: an event ahead of the next is applied
+		// at once, and the one it overtook is "stale" when it arrives.
+	}
+	if err := c.apply(tx, env.ID, event, now); err != nil {
+		return false, failure{err}
+	}
+	return true, c.drainParked(tx, event.AggregateID(), now)
+}
+
 // consumerMistake builds a variant with the reference service and relay
-// and a broken consumer.
-func consumerMistake(name, summary, chapter string, expect map[string]check.Outcome, apply applyFunc) variant.Variant {
+// and the reference consumer with one change, made by change.
+func consumerMistake(name, summary, chapter string, expect map[string]check.Outcome, change func(*consumer)) variant.Variant {
 	return variant.Variant{
 		Name: name, Summary: summary, Chapter: chapter, Expect: expect,
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay:   variant.NewOutboxRelay,
 		NewConsumer: func(env variant.Env) (variant.Consumer, error) {
-			return &brokenConsumer{env: env, apply: apply}, nil
+			c, err := newConsumer(env)
+			if err != nil {
+				return nil, err
+			}
+			change(c)
+			return c, nil
 		},
 	}
 }
 
-// applyFunc is what a broken consumer does with one decoded delivery.
-type applyFunc func(c *brokenConsumer, env broker.Envelope, e domain.Event) error
-
-// brokenConsumer is the frame the consumer mistakes share: receive, decode,
-// apply (the mistake), acknowledge. A message it cannot decode is parked as
-// a dead letter at once, so that poison is handled the same way in every
-// mistake and only the mistake itself differs.
-type brokenConsumer struct {
-	env   variant.Env
-	apply applyFunc
+// consumer is the reference consumer (inbox.Consumer) with the reference's
+// own names, so that a mistake's version of one of its functions reads as
+// the original with one change (go test ./mistakes -run OneChange -v). It
+// embeds the reference (DB, Broker, Gate, Clock, Effect, and the dead
+// letter replay) and writes out Step and the functions below it; handle,
+// process and apply are the reference's unless a mistake sets them.
+type consumer struct {
+	*inbox.Consumer
+	cfg     inbox.Config
+	handle  func(broker.Envelope) error
+	process func(*store.Tx, broker.Envelope, time.Time) (bool, error)
+	apply   func(*store.Tx, string, domain.Event, time.Time) error
 }
 
-func (c *brokenConsumer) Step() (bool, error) {
-	d, ok := c.env.Broker.Receive(variant.Subscription)
+// newConsumer builds billing's reference consumer for env's process.
+func newConsumer(env variant.Env) (*consumer, error) {
+	cfg := inbox.DefaultConfig(env.Owner, variant.Subscription)
+	ref, err := inbox.NewConsumer(cfg, inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
+	if err != nil {
+		return nil, err
+	}
+	c := &consumer{Consumer: ref, cfg: cfg}
+	c.handle, c.process, c.apply = c.referenceHandle, c.referenceProcess, c.referenceApply
+	return c, nil
+}
+
+// failure is a message that could not be processed this time.
+type failure struct{ err error }
+
+func (f failure) Error() string { return f.err.Error() }
+
+// boundary returns b for this consumer's role.
+func (c *consumer) boundary(b effect.Boundary) effect.Boundary {
+	b.Process = c.cfg.Role
+	return b
+}
+
+// Step is inbox.Consumer.Step. DO NOT COPY: use inbox.Consumer.
+func (c *consumer) Step() (bool, error) {
+	d, ok := c.Broker.Receive(c.cfg.Subscription)
 	if !ok {
 		return false, nil
 	}
-	e, err := domain.Decode(d.Envelope.Event)
+	if err := c.handle(d.Envelope); err != nil {
+		var f failure
+		if !errors.As(err, &f) {
+			return true, err
+		}
+		parked, err := c.countFailure(d.Envelope, f)
+		if err != nil {
+			return true, err
+		}
+		if !parked {
+			// Hand it back; it comes again after what is already waiting.
+			return true, c.Broker.Nack(c.cfg.Subscription, d.Tag)
+		}
+	}
+	tag := d.Tag
+	err := c.Gate.Cross(c.boundary(inbox.BoundaryAck), func() error { return c.Broker.Ack(c.cfg.Subscription, tag) })
 	if err != nil {
-		err = c.park(d.Envelope, err, c.env.Clock.Now())
+		return true, fmt.Errorf("inbox: ack %s: %w", d.Envelope.ID, err)
+	}
+	return true, nil
+}
+
+// referenceHandle is inbox.Consumer's handle.
+func (c *consumer) referenceHandle(env broker.Envelope) error {
+	now := c.Clock.Now()
+	tx := c.DB.Begin(c.cfg.Owner)
+	defer tx.Rollback()
+	if _, done := tx.Get(inbox.TableProcessed, env.ID); done {
+		return nil // a redelivery: the effect is already there
+	}
+	if _, dead := tx.Get(inbox.TableDead, env.ID); dead {
+		return nil // already a visible dead letter
+	}
+	changed, err := c.process(tx, env, now)
+	if err != nil || !changed {
+		return err
+	}
+	err = c.Gate.Cross(c.boundary(inbox.BoundaryCommit), tx.Commit)
+	if errors.Is(err, store.ErrDuplicateKey) {
+		return nil // another consumer instance applied it first
+	}
+	if err != nil {
+		return fmt.Errorf("inbox: commit %s: %w", env.ID, err)
+	}
+	return nil
+}
+
+// referenceProcess is inbox.Consumer's process.
+func (c *consumer) referenceProcess(tx *store.Tx, env broker.Envelope, now time.Time) (bool, error) {
+	event, err := domain.Decode(env.Event)
+	switch {
+	case errors.Is(err, domain.ErrUnknownEvent) || errors.Is(err, domain.ErrUnknownVersion):
+		// A contract this code does not know: park it at once, never misread it.
+		tx.Put(inbox.TableDead, env.ID, inbox.Parked{Envelope: env, Reason: err.Error(), At: now})
+		return true, nil
+	case err != nil:
+		return false, failure{err}
+	}
+	applied := inbox.LoadApplied(tx, event.AggregateID())
+	switch {
+	case event.Seq() <= applied:
+		return false, nil // stale: this or a newer change is already applied
+	case event.Seq() > applied+1:
+		key := parkedKey(event.AggregateID(), event.Seq())
+		if _, ok := tx.Get(inbox.TableParked, key); ok {
+			return false, nil
+		}
+		tx.Put(inbox.TableParked, key, inbox.Parked{Envelope: env, Reason: fmt.Sprintf("waiting for #%d", applied+1), At: now})
+		return true, nil
+	}
+	if err := c.apply(tx, env.ID, event, now); err != nil {
+		return false, failure{err}
+	}
+	return true, c.drainParked(tx, event.AggregateID(), now)
+}
+
+// referenceApply is inbox.Consumer's apply.
+func (c *consumer) referenceApply(tx *store.Tx, messageID string, event domain.Event, now time.Time) error {
+	if err := c.Effect(tx, event, messageID, now); err != nil {
+		return err
+	}
+	inbox.SetApplied(tx, event.AggregateID(), event.Seq())
+	return tx.Insert(inbox.TableProcessed, messageID, inbox.Processed{MessageID: messageID, At: now})
+}
+
+// drainParked is inbox.Consumer's drainParked.
+func (c *consumer) drainParked(tx *store.Tx, orderID string, now time.Time) error {
+	for {
+		next := inbox.LoadApplied(tx, orderID) + 1
+		key := parkedKey(orderID, next)
+		v, ok := tx.Get(inbox.TableParked, key)
+		if !ok {
+			return nil
+		}
+		p := v.(inbox.Parked)
+		tx.Delete(inbox.TableParked, key)
+		event, err := domain.Decode(p.Envelope.Event)
+		if err == nil {
+			err = c.apply(tx, p.Envelope.ID, event, now)
+		}
+		if err != nil {
+			tx.Put(inbox.TableDead, p.Envelope.ID, inbox.Parked{Envelope: p.Envelope, Reason: err.Error(), At: now})
+			return nil
+		}
+	}
+}
+
+// countFailure is inbox.Consumer's countFailure.
+func (c *consumer) countFailure(env broker.Envelope, f failure) (parked bool, err error) {
+	now := c.Clock.Now()
+	tx := c.DB.Begin(c.cfg.Owner)
+	defer tx.Rollback()
+	n := 1
+	if v, ok := tx.Get(inbox.TableFailures, env.ID); ok {
+		n = v.(int) + 1
+	}
+	b := c.boundary(inbox.BoundaryFailure)
+	if n >= c.cfg.MaxAttempts {
+		tx.Delete(inbox.TableFailures, env.ID)
+		tx.Put(inbox.TableDead, env.ID, inbox.Parked{Envelope: env, Reason: fmt.Sprintf("failed %d times: %v", n, f.err), At: now})
+		b, parked = c.boundary(inbox.BoundaryCommit), true
 	} else {
-		err = c.apply(c, d.Envelope, e)
+		tx.Put(inbox.TableFailures, env.ID, n)
 	}
-	if err != nil {
-		return true, fmt.Errorf("%s: %w", d.Envelope.ID, err)
+	if err := c.Gate.Cross(b, tx.Commit); err != nil {
+		return false, fmt.Errorf("inbox: count failure of %s: %w", env.ID, err)
 	}
-	err = c.env.Gate.Cross(inbox.BoundaryAck, func() error { return c.env.Broker.Ack(variant.Subscription, d.Tag) })
-	return true, err
+	return parked, nil
 }
 
-func (c *brokenConsumer) park(env broker.Envelope, cause error, now time.Time) error {
-	tx := c.env.BillingDB.Begin(c.env.Owner)
-	defer tx.Rollback()
-	tx.Put(inbox.TableDead, env.ID, inbox.Parked{Envelope: env, Reason: cause.Error(), At: now})
-	return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
-}
-
-// ReplayDeadLetters asks the broker for the originals of the dead letters.
-func (c *brokenConsumer) ReplayDeadLetters() (int, error) {
-	tx := c.env.BillingDB.Begin(c.env.Owner)
-	defer tx.Rollback()
-	var ids []string
-	tx.Scan(inbox.TableDead, func(key string, _ any) bool {
-		tx.Delete(inbox.TableDead, key)
-		ids = append(ids, key)
-		return true
-	})
-	if len(ids) == 0 {
-		return 0, nil
-	}
-	if err := c.env.Gate.Cross(inbox.BoundaryReplay, tx.Commit); err != nil {
-		return 0, err
-	}
-	var errs []error
-	for _, id := range ids {
-		errs = append(errs, c.env.Broker.Redeliver(variant.Subscription, id))
-	}
-	return len(ids), errors.Join(errs...)
-}
+func parkedKey(orderID string, seq int) string { return store.SeqKey(orderID+"/", seq) }
