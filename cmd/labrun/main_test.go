@@ -145,6 +145,7 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"scenario", "nope"}, `unknown scenario "nope" (valid: happy-path,`},
 		{[]string{"scenario", "relay.after-send@0"}, "not a whole number >= 1"},
 		{[]string{"scenario", "publish-timeout-stored@2"}, "a fault row has no occurrences"},
+		{[]string{"scenario", "relay.after-send@99"}, "the planned crash relay.after-send@99 never fired: with variant outbox and seed 1 the run reaches relay.after-send 6 time(s)"},
 		{[]string{"scenario", "happy-path", "--seed", "-1"}, `--seed "-1" is not a whole number`},
 		{[]string{"scenario", "happy-path", "--seed", "1x"}, `--seed "1x" is not a whole number`},
 		{[]string{"scenario", "happy-path", "--variant", "nope"}, `unknown variant "nope"`},

@@ -85,6 +85,13 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(res.Fired) < len(cfg.Crashes) {
+		// A crash that never happened must not pass for one that was
+		// survived.
+		missed := cfg.Crashes[len(res.Fired)]
+		return usagef("the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)",
+			missed.Point, missed.Occurrence, v.Name, seed, missed.Point, res.Reached[missed.Point])
+	}
 	expected := sc.Expected(v)
 	switch format.value {
 	case "json":
