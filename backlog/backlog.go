@@ -50,15 +50,25 @@ type Estimate struct {
 	Drain time.Duration
 }
 
-// Compute returns the arithmetic estimate.
+// MaxDrain is the longest drain Compute answers with a number: beyond it
+// the relay is not meaningfully faster than the arrivals.
+const MaxDrain = 100 * 365 * 24 * time.Hour
+
+// Compute returns the arithmetic estimate. A drain longer than MaxDrain is
+// an error that says how long it would take.
 func Compute(p Params) (Estimate, error) {
 	if err := p.Validate(); err != nil {
 		return Estimate{}, err
 	}
 	e := Estimate{Backlog: p.Rate * p.Outage.Seconds()}
 	if p.Relay > p.Rate {
+		seconds := e.Backlog / (p.Relay - p.Rate)
+		if seconds > MaxDrain.Seconds() {
+			return Estimate{}, fmt.Errorf("relay %v/s is only %.3g/s faster than the arrivals (%v/s): the backlog of %.0f would take %.3g years to drain; the arithmetic answers up to %d years",
+				p.Relay, p.Relay-p.Rate, p.Rate, e.Backlog, seconds/(365*24*3600), int(MaxDrain.Hours()/24/365))
+		}
 		e.Drains = true
-		e.Drain = time.Duration(e.Backlog / (p.Relay - p.Rate) * float64(time.Second))
+		e.Drain = time.Duration(seconds * float64(time.Second))
 	}
 	return e, nil
 }
@@ -108,6 +118,9 @@ func Simulate(p Params) (Simulation, error) {
 	est, err := Compute(p)
 	if err != nil {
 		return Simulation{}, err
+	}
+	if n := Messages(p, est); n > MaxMessages {
+		return Simulation{}, fmt.Errorf("the simulation would write about %.3g messages; it runs up to %d (the chapter's 500/s for 20 minutes is about 1.6 million)", n, MaxMessages)
 	}
 	clock := &clockT{now: epoch}
 	db := store.New("orders")
@@ -173,6 +186,19 @@ func Simulate(p Params) (Simulation, error) {
 		}
 	}
 	return sim, nil
+}
+
+// MaxMessages is the most messages Simulate writes: about 1 GiB of memory.
+const MaxMessages = 5_000_000
+
+// Messages returns about how many messages Simulate writes for p: the
+// arrivals until the backlog drains, or until the horizon if it does not.
+func Messages(p Params, est Estimate) float64 {
+	seconds := 2*p.Outage.Seconds() + 3600 // the horizon of a backlog that never drains
+	if est.Drains {
+		seconds = p.Outage.Seconds() + est.Drain.Seconds()
+	}
+	return p.Rate * seconds
 }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

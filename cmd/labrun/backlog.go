@@ -43,6 +43,9 @@ func runBacklog(args []string, stdout io.Writer) error {
 		return usageError{err.Error()}
 	}
 	var sim *backlog.Simulation
+	if n := backlog.Messages(p, est); *simulate && n > backlog.MaxMessages {
+		return usagef("--simulate would write about %.3g messages; it runs up to %d (the chapter's 500/s for 20 minutes is about 1.6 million)", n, backlog.MaxMessages)
+	}
 	if *simulate {
 		s, err := backlog.Simulate(p)
 		if err != nil {
@@ -69,25 +72,37 @@ func positive(flagName, text, unit string) (float64, error) {
 	return v, nil
 }
 
+// rounded prints a duration to a tenth of a second.
+func rounded(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+
+// rate prints a rate with at most six significant digits.
+func rate(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
 func writeBacklogText(w io.Writer, p backlog.Params, est backlog.Estimate, sim *backlog.Simulation) {
-	fmt.Fprintf(w, "Backlog after a %s outage at %g events/s: %.0f messages (R·D)\n", p.Outage, p.Rate, est.Backlog)
+	fmt.Fprintf(w, "Backlog after a %s outage at %s events/s: %.0f messages (R·D)\n", p.Outage, rate(p.Rate), est.Backlog)
 	if est.Drains {
-		fmt.Fprintf(w, "Drain at %g/s relay throughput, %g/s net: %s (backlog / (P − R))\n", p.Relay, p.Relay-p.Rate, est.Drain)
+		fmt.Fprintf(w, "Drain at %s/s relay throughput, %s/s net: %s (backlog / (P − R))\n", rate(p.Relay), rate(p.Relay-p.Rate), rounded(est.Drain))
 	} else {
-		fmt.Fprintf(w, "The backlog never drains: the relay (%g/s) is not faster than the arrivals (%g/s).\n", p.Relay, p.Rate)
+		fmt.Fprintf(w, "The backlog never drains: the relay (%s/s) is not faster than the arrivals (%s/s).\n", rate(p.Relay), rate(p.Rate))
 	}
 	if sim != nil {
 		if sim.Drained {
-			fmt.Fprintf(w, "Simulated with the real relay: drained in %s", sim.Drain)
-			if est.Drains {
-				fmt.Fprintf(w, " (%+.2f%% against the arithmetic)", 100*(sim.Drain.Seconds()/est.Drain.Seconds()-1))
+			fmt.Fprintf(w, "Simulated with the real relay: drained in %s", rounded(sim.Drain))
+			if est.Drains && est.Drain > 0 {
+				off := 100 * (sim.Drain.Seconds()/est.Drain.Seconds() - 1)
+				fmt.Fprintf(w, " (%+.2f%% against the arithmetic)", off)
+				if off > 10 {
+					fmt.Fprint(w, ";\nthe arithmetic assumes every message goes out the moment the broker is back, but the\n"+
+						"relay retries each with exponential backoff (up to 5 minutes between tries), and a small\nbacklog "+
+						"drains at the pace of its retries, not of the relay's throughput")
+				}
 			}
 			fmt.Fprintln(w)
 		} else {
 			fmt.Fprintln(w, "Simulated with the real relay: not drained by the end of the simulation.")
 		}
 		fmt.Fprintf(w, "Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n",
-			sim.PeakOldestAge, sim.Messages, sim.Backlog)
+			rounded(sim.PeakOldestAge), sim.Messages, sim.Backlog)
 	}
 	fmt.Fprintf(w, "Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (chapter 004: 2,000 a day are %.0f a year).\n",
 		p.Rate, backlog.Growth(p.Rate*86400, 24*time.Hour), backlog.Growth(2000, 365*24*time.Hour))

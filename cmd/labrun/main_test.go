@@ -55,6 +55,8 @@ func TestGolden(t *testing.T) {
 		{"backlog.txt", []string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "800"}},
 		{"explore-max-version-only.txt", []string{"explore", "--variant", "max-version-only", "--runs", "50"}},
 		{"explore-outbox.json", []string{"explore", "--variant", "outbox", "--runs", "50", "--format", "json"}},
+		{"backlog-chapter004.txt", []string{"backlog", "--rate", "0.023", "--outage", "10m", "--relay", "1", "--simulate"}},
+		{"backlog-slow-drain.txt", []string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "500.1"}},
 		{"backlog-never-drains.json", []string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "400", "--format", "json"}},
 	}
 	for _, c := range cases {
@@ -155,6 +157,9 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"explore", "--variant", "outbox", "--runs", "many"}, `--runs "many" is not a whole number`},
 		{[]string{"explore", "--variant", "outbox", "--seed", "-3"}, `--seed "-3" is not a whole number`},
 		{[]string{"backlog", "--outage", "20m", "--relay", "800"}, "missing --rate"},
+		{[]string{"backlog", "--rate", "1", "--outage", "20m", "--relay", "1.0000000001"}, "relay 1.0000000001/s is only 1e-10/s faster than the arrivals (1/s): the backlog of 1200 would take 3.81e+05 years to drain"},
+		{[]string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "500.0001", "--simulate"}, "would take 190 years to drain"},
+		{[]string{"backlog", "--rate", "1e6", "--outage", "24h", "--relay", "2e6", "--simulate"}, "--simulate would write about 1.73e+11 messages; it runs up to 5000000"},
 		{[]string{"backlog", "--rate", "500", "--relay", "800"}, "missing --outage"},
 		{[]string{"backlog", "--rate", "500", "--outage", "20m"}, "missing --relay"},
 		{[]string{"backlog", "--rate", "-1", "--outage", "20m", "--relay", "800"}, `--rate "-1" is not a number`},
