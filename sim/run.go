@@ -410,7 +410,7 @@ func (w *world) busy() string {
 	for _, p := range w.procs {
 		if p.relay != nil {
 			if t, ok := p.relay.NextWake(); ok {
-				parts = append(parts, fmt.Sprintf("%s wants to work at %s", p.name, FormatTime(t.Sub(Epoch))))
+				parts = append(parts, fmt.Sprintf("%s wants to work again %s", p.name, FromNow(t.Sub(w.clock.Now()))))
 			}
 		}
 	}

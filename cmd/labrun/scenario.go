@@ -116,14 +116,62 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 		fmt.Fprintf(w, "\n%s\n", wrap(sc.Narrative, 78))
 	}
 	fmt.Fprintln(w)
-	for _, s := range res.Trace {
-		fmt.Fprintln(w, s)
-	}
+	writeTimeline(w, res.Trace)
 	fmt.Fprintf(w, "\nOutcome: %s (expected %s)\n", res.Outcome, expected)
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
 	fmt.Fprintf(w, "Replay: %s\n", replay)
+}
+
+// writeTimeline prints the trace, one event each, with a run of the same
+// few events repeated over and over (a message retried for hours) shown
+// twice, then counted, then once more: the whole trace is in --format json.
+func writeTimeline(w io.Writer, trace []sim.Event) {
+	shape := func(e sim.Event) string { return e.Process + "|" + string(e.Kind) + "|" + e.Action + "|" + e.Result }
+	for i := 0; i < len(trace); {
+		period, reps := repetition(trace[i:], shape)
+		if reps <= 3 {
+			fmt.Fprintln(w, trace[i])
+			i++
+			continue
+		}
+		for _, e := range trace[i : i+2*period] {
+			fmt.Fprintln(w, e)
+		}
+		last := i + (reps-1)*period
+		fmt.Fprintf(w, "... the same %d event(s) %d more times, until %s ...\n", period, reps-3, sim.FormatTime(trace[last].At))
+		for _, e := range trace[last : last+period] {
+			fmt.Fprintln(w, e)
+		}
+		i += reps * period
+	}
+}
+
+// repetition finds the block of one to four events at the start of trace
+// that repeats most often back to back, by shape, and returns its length
+// and how many times it occurs in a row.
+func repetition(trace []sim.Event, shape func(sim.Event) string) (period, reps int) {
+	period, reps = 1, 1
+	for p := 1; p <= 4 && 2*p <= len(trace); p++ {
+		n := 1
+		for (n+1)*p <= len(trace) && sameShape(trace[:p], trace[n*p:(n+1)*p], shape) {
+			n++
+		}
+		if n*p > reps*period && n > 1 {
+			period, reps = p, n
+		}
+	}
+	return period, reps
+}
+
+func sameShape(a, b []sim.Event, shape func(sim.Event) string) bool {
+	for i := range a {
+		if shape(a[i]) != shape(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // wrap breaks text into lines of at most width runes at spaces.
