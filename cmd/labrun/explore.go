@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +12,9 @@ import (
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
+
+// maxRuns bounds --runs: a billion schedules take days.
+const maxRuns = 1_000_000_000
 
 func runExplore(args []string, stdout io.Writer) error {
 	const synopsis = "explore --variant V [--runs N] [--seed N] [--format text|json]"
@@ -31,13 +33,17 @@ func runExplore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	runs, err := strconv.Atoi(*runsText)
-	if err != nil || runs < 1 {
-		return usagef("--runs %q is not a whole number >= 1", *runsText)
-	}
-	seed, err := strconv.ParseUint(*seedText, 10, 64)
+	runs64, err := wholeNumber("--runs", *runsText, 1)
 	if err != nil {
-		return usagef("--seed %q is not a whole number >= 0", *seedText)
+		return err
+	}
+	if runs64 > maxRuns {
+		return usagef("--runs %d is too large (at most %d)", runs64, maxRuns)
+	}
+	runs := int(runs64)
+	seed, err := wholeNumber("--seed", *seedText, 0)
+	if err != nil {
+		return err
 	}
 	reached := map[sim.Situation]int{}
 	observe := func(res sim.Result) {

@@ -17,7 +17,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -38,6 +40,19 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// wholeNumber parses a flag's whole number >= lowest, and says "too large"
+// when it is one but does not fit.
+func wholeNumber(flagName, text string, lowest uint64) (uint64, error) {
+	n, err := strconv.ParseUint(text, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, usagef("%s %q is too large (at most %d)", flagName, text, uint64(math.MaxUint64))
+	case err != nil || n < lowest:
+		return 0, usagef("%s %q is not a whole number >= %d", flagName, text, lowest)
+	}
+	return n, nil
+}
 
 // errMismatch is returned by a command whose output disagrees with a
 // declaration; the output itself says where.

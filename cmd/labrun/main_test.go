@@ -150,6 +150,10 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"scenario", "relay.after-send@99"}, "the planned crash relay.after-send@99 never fired: with variant outbox and seed 1 the run reaches relay.after-send 6 time(s)"},
 		{[]string{"scenario", "happy-path", "--seed", "-1"}, `--seed "-1" is not a whole number`},
 		{[]string{"scenario", "happy-path", "--seed", "1x"}, `--seed "1x" is not a whole number`},
+		{[]string{"scenario", "happy-path", "--seed", "99999999999999999999999"}, `--seed "99999999999999999999999" is too large (at most 18446744073709551615)`},
+		{[]string{"explore", "--variant", "outbox", "--runs", "99999999999999999999"}, `--runs "99999999999999999999" is too large`},
+		{[]string{"explore", "--variant", "outbox", "--runs", "2000000000"}, `--runs 2000000000 is too large (at most 1000000000)`},
+		{[]string{"scenario", "happy-path", "--relays", "1000"}, `--relays 1000 is too large (at most 100)`},
 		{[]string{"scenario", "happy-path", "--variant", "nope"}, `unknown variant "nope"`},
 		{[]string{"scenario", "happy-path", "--nope"}, "flag provided but not defined: -nope"},
 		{[]string{"explore"}, "missing --variant (valid: outbox,"},
@@ -238,5 +242,14 @@ func TestScenarioFile(t *testing.T) {
 	code, _, stderr = runLabrun("scenario", "--file", bad)
 	if code != 2 || !strings.Contains(stderr, bad+`:3: unknown fault "reodrer"`) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestDuplicateVariantIsOneColumn: naming a variant twice selects it once.
+func TestDuplicateVariantIsOneColumn(t *testing.T) {
+	_, twice, _ := runLabrun("matrix", "--variant", "outbox", "--variant", "outbox", "--format", "json")
+	_, once, _ := runLabrun("matrix", "--variant", "outbox", "--format", "json")
+	if twice != once {
+		t.Fatal("--variant outbox --variant outbox printed another matrix than --variant outbox")
 	}
 }

@@ -98,7 +98,12 @@ func selectVariants(names []string) ([]variant.Variant, error) {
 		return scenarios.Variants(), nil
 	}
 	var out []variant.Variant
+	seen := map[string]bool{}
 	for _, n := range names {
+		if seen[n] {
+			continue // one column per variant, however often it is named
+		}
+		seen[n] = true
 		v, err := scenarios.FindVariant(n)
 		if err != nil {
 			return nil, usageError{err.Error()}

@@ -50,8 +50,8 @@ func runScenario(args []string, stdout io.Writer) error {
 	}
 	seed := sc.Seed
 	if *seedText != "" {
-		if seed, err = strconv.ParseUint(*seedText, 10, 64); err != nil {
-			return usagef("--seed %q is not a whole number >= 0", *seedText)
+		if seed, err = wholeNumber("--seed", *seedText, 0); err != nil {
+			return err
 		}
 	}
 	name := *variantName
@@ -71,10 +71,14 @@ func runScenario(args []string, stdout io.Writer) error {
 		replay = fmt.Sprintf("go run ./cmd/labrun scenario --file %s --variant %s --seed %d", *file, v.Name, seed)
 	}
 	if *relaysText != "" {
-		n, err := strconv.Atoi(*relaysText)
-		if err != nil || n < 1 {
-			return usagef("--relays %q is not a whole number >= 1", *relaysText)
+		n64, err := wholeNumber("--relays", *relaysText, 1)
+		if err != nil {
+			return err
 		}
+		if n64 > 100 {
+			return usagef("--relays %d is too large (at most 100)", n64)
+		}
+		n := int(n64)
 		if m := v.MaxRelays; m > 0 && n > m {
 			return usagef("--relays %d: variant %s supports at most %d relay(s)", n, v.Name, m)
 		}
