@@ -253,3 +253,17 @@ func TestDuplicateVariantIsOneColumn(t *testing.T) {
 		t.Fatal("--variant outbox --variant outbox printed another matrix than --variant outbox")
 	}
 }
+
+// TestAStoryDoesNotClaimWhatTheVariantContradicts: claim-4711's narrative
+// says that nothing is lost; run with dual-write, the output says that
+// this run contradicts it.
+func TestAStoryDoesNotClaimWhatTheVariantContradicts(t *testing.T) {
+	_, stdout, _ := runLabrun("scenario", "claim-4711", "--variant", "dual-write")
+	if !strings.Contains(stdout, "With dual-write\nthis run ends LOST") && !strings.Contains(stdout, "With dual-write this run ends LOST") {
+		t.Fatalf("no note that dual-write contradicts the story:\n%s", stdout)
+	}
+	_, stdout, _ = runLabrun("scenario", "claim-4711")
+	if strings.Contains(stdout, "The story above is told with the reference") {
+		t.Fatal("the reference's own run carries the note")
+	}
+}

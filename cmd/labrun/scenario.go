@@ -118,6 +118,11 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 	fmt.Fprintf(w, "Scenario %s, variant %s, seed %d\n%s\n", sc.Name, variantName, seed, sc.Summary)
 	if sc.Narrative != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(sc.Narrative, 78))
+		if sc.Variant == "" && variantName != "outbox" && res.Outcome != check.OK {
+			// The story is told for the reference; this run contradicts it.
+			fmt.Fprintf(w, "\n%s\n", wrap(fmt.Sprintf("(The story above is told with the reference, variant outbox. With %s this run ends %s: see below.)",
+				variantName, res.Outcome), 78))
+		}
 	}
 	fmt.Fprintln(w)
 	writeTimeline(w, res.Trace)
