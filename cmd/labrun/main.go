@@ -64,7 +64,7 @@ var commands = []struct {
 }{
 	{"matrix", "matrix [--variant V]... [--format table|markdown|json]", runMatrix},
 	{"list", "list [--format text|json]", runList},
-	{"scenario", "scenario NAME [--variant V] [--seed N] [--format text|json|mermaid]", runScenario},
+	{"scenario", "scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--format text|json|mermaid]", runScenario},
 	{"explore", "explore --variant V [--runs N] [--seed N] [--format text|json]", runExplore},
 	{"backlog", "backlog --rate R --outage D --relay P [--simulate] [--format text|json]", runBacklog},
 }
@@ -90,9 +90,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if c.name != name {
 			continue
 		}
-		err := c.run(args, stdout)
+		out := &errWriter{w: stdout}
+		err := c.run(args, out)
 		var ue usageError
 		switch {
+		case out.err != nil:
+			fmt.Fprintf(stderr, "labrun %s: writing the output: %v\n", name, out.err)
+			return exitUsage
 		case err == nil:
 			return exitOK
 		case errors.Is(err, flag.ErrHelp):
@@ -113,6 +117,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "labrun: unknown command %q (valid: %s)\n", name, commandNames())
 	return exitUsage
+}
+
+// errWriter keeps the first error of writing the output, so that a
+// command that wrote into a closed pipe or a full disk says so and exits 2
+// instead of reporting success.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }
 
 func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -265,5 +266,19 @@ func TestAStoryDoesNotClaimWhatTheVariantContradicts(t *testing.T) {
 	_, stdout, _ = runLabrun("scenario", "claim-4711")
 	if strings.Contains(stdout, "The story above is told with the reference") {
 		t.Fatal("the reference's own run carries the note")
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestAWriteErrorIsReported: output that could not be written is an error
+// with a message and exit 2, never a success.
+func TestAWriteErrorIsReported(t *testing.T) {
+	var stderr bytes.Buffer
+	code := run([]string{"list"}, failingWriter{}, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), "labrun list: writing the output: no space left on device") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 }
