@@ -62,7 +62,8 @@ var commands = []struct {
 	name, synopsis string
 	run            func(args []string, stdout io.Writer) error
 }{
-	{"matrix", "matrix [--variant V]... [--format table|markdown|json]", runMatrix},
+	{"summary", "summary   (the same as labrun without a command)", runSummary},
+	{"matrix", "matrix [--variant V]... [--format table|markdown|json] [--wide]", runMatrix},
 	{"list", "list [--format text|json]", runList},
 	{"scenario", "scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--format text|json|mermaid]", runScenario},
 	{"explore", "explore --variant V [--runs N] [--seed N] [--format text|json]", runExplore},
@@ -78,7 +79,7 @@ func commandNames() string {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	name := "matrix"
+	name := "summary"
 	switch {
 	case len(args) > 0 && isHelp(args[0]):
 		printUsage(stdout) // `labrun -h` lists the commands; `labrun matrix -h` its flags
@@ -139,7 +140,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: labrun [command] [flags]   (no command: matrix)")
+	fmt.Fprintln(w, "usage: labrun [command] [flags]   (no command: summary)")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  labrun %s\n", c.synopsis)
 	}

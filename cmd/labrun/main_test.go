@@ -48,7 +48,9 @@ func TestGolden(t *testing.T) {
 		file string
 		args []string
 	}{
-		{"matrix.txt", nil},
+		{"summary.txt", nil},
+		{"matrix.txt", []string{"matrix"}},
+		{"matrix-wide.txt", []string{"matrix", "--wide", "--variant", "outbox", "--variant", "dual-write", "--variant", "no-fencing"}},
 		{"matrix.md", []string{"matrix", "--format", "markdown", "--variant", "outbox", "--variant", "dual-write"}},
 		{"matrix.json", []string{"matrix", "--format", "json", "--variant", "outbox", "--variant", "non-idempotent-consumer"}},
 		{"list.txt", []string{"list"}},
@@ -139,7 +141,7 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: matrix, list, scenario`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: summary, matrix, list, scenario`},
 		{[]string{"matrix", "--variant", "nope"}, `unknown variant "nope" (valid: outbox,`},
 		{[]string{"matrix", "--format", "xml"}, `"xml" is not one of table, markdown, json`},
 		{[]string{"matrix", "extra"}, `unexpected argument "extra"`},
@@ -205,14 +207,22 @@ func TestScenarioExitCodeSaysWhetherTheOutcomeWasExpected(t *testing.T) {
 }
 
 func TestColourKeepsTheColumns(t *testing.T) {
-	_, plain, _ := runLabrun("matrix", "--variant", "outbox", "--variant", "dual-write")
-	coloured := colourize(plain)
-	if coloured == plain || !strings.Contains(coloured, "\x1b[31mLOST\x1b[0m") || !strings.Contains(coloured, "\x1b[32m✓\x1b[0m") {
-		t.Fatal("colourize painted nothing")
-	}
-	strip := strings.NewReplacer("\x1b[31m", "", "\x1b[32m", "", "\x1b[2m", "", "\x1b[0m", "")
-	if strip.Replace(coloured) != plain {
-		t.Fatal("colourize changed more than the colours")
+	for _, c := range []struct {
+		args []string
+		lost string
+	}{
+		{[]string{"matrix", "--variant", "outbox", "--variant", "dual-write", "--wide"}, "\x1b[31mLOST\x1b[0m"},
+		{[]string{"matrix", "--variant", "outbox", "--variant", "dual-write"}, "\x1b[31mL\x1b[0m"},
+	} {
+		_, plain, _ := runLabrun(c.args...)
+		coloured := colourize(plain)
+		if coloured == plain || !strings.Contains(coloured, c.lost) || !strings.Contains(coloured, "\x1b[32m✓\x1b[0m") {
+			t.Fatalf("labrun %s: colourize painted nothing", strings.Join(c.args, " "))
+		}
+		strip := strings.NewReplacer("\x1b[31m", "", "\x1b[32m", "", "\x1b[2m", "", "\x1b[0m", "")
+		if strip.Replace(coloured) != plain {
+			t.Fatal("colourize changed more than the colours")
+		}
 	}
 	var b bytes.Buffer
 	if useColour(&b) {
@@ -280,5 +290,22 @@ func TestAWriteErrorIsReported(t *testing.T) {
 	code := run([]string{"list"}, failingWriter{}, &stderr)
 	if code != 2 || !strings.Contains(stderr.String(), "labrun list: writing the output: no space left on device") {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestDefaultOutputsFitAScreen: labrun's summary fits 100 columns and 50
+// lines, and labrun matrix fits 100 columns.
+func TestDefaultOutputsFitAScreen(t *testing.T) {
+	for _, args := range [][]string{nil, {"matrix"}} {
+		_, stdout, _ := runLabrun(args...)
+		lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+		for i, l := range lines {
+			if n := len([]rune(l)); n > 100 {
+				t.Errorf("labrun %s, line %d: %d columns, want at most 100:\n%s", strings.Join(args, " "), i+1, n, l)
+			}
+		}
+		if args == nil && len(lines) > 50 {
+			t.Errorf("labrun: %d lines, want at most 50", len(lines))
+		}
 	}
 }

@@ -13,12 +13,23 @@ import (
 	"outboxlab/variant"
 )
 
+// runSummary is labrun without a command: the matrix and the sweeps, told
+// in one line per variant.
+func runSummary(args []string, stdout io.Writer) error {
+	fs := newFlags("summary", "labrun (no command): one line per variant", stdout)
+	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
+	}
+	return matrixCommand(stdout, scenarios.Variants(), "summary", false)
+}
+
 func runMatrix(args []string, stdout io.Writer) error {
-	const synopsis = "matrix [--variant V]... [--format table|markdown|json]"
+	const synopsis = "matrix [--variant V]... [--format table|markdown|json] [--wide]"
 	fs := newFlags("matrix", synopsis, stdout)
 	var variants list
 	format := fs.formatFlag("table", "markdown", "json")
 	fs.Var(&variants, "variant", "a variant to include (repeatable; default: all): "+strings.Join(scenarios.VariantNames(), ", "))
+	wide := fs.Bool("wide", false, "the table with one column per variant and one row per point (wider than 100 columns)")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
@@ -26,6 +37,12 @@ func runMatrix(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return matrixCommand(stdout, selected, format.value, *wide)
+}
+
+// matrixCommand runs the matrix and the sweeps for the selected variants
+// and writes them in the format asked for.
+func matrixCommand(stdout io.Writer, selected []variant.Variant, format string, wide bool) error {
 	m := scenarios.Matrix()
 	cells, err := m.Run(selected)
 	if err != nil {
@@ -41,15 +58,21 @@ func runMatrix(args []string, stdout io.Writer) error {
 			sweeps = append(sweeps, sw)
 		}
 	}
-	switch format.value {
+	switch format {
 	case "json":
 		err = writeMatrixJSON(stdout, m, selected, cells, sweeps)
 	case "markdown":
 		writeMatrixMarkdown(stdout, m, selected, cells)
 		writeSweeps(stdout, sweeps)
+	case "summary":
+		writeSummary(stdout, m, selected, cells, sweeps)
 	default:
 		var table strings.Builder
-		writeMatrixTable(&table, m, selected, cells)
+		if wide {
+			writeMatrixTable(&table, m, selected, cells)
+		} else {
+			writeCompactTable(&table, m, selected, cells)
+		}
 		writeSweeps(&table, sweeps)
 		text := table.String()
 		if useColour(stdout) {
@@ -150,14 +173,20 @@ func useColour(w io.Writer) bool {
 // violation red, n/a dim. Widths do not change, so the columns stay aligned.
 func colourize(text string) string {
 	const reset = "\x1b[0m"
-	paint := map[string]string{"✓": "\x1b[32m", "n/a": "\x1b[2m"}
-	for _, o := range []string{"LOST", "PHANTOM", "DUPLICATE", "OUT_OF_ORDER", "STUCK"} {
-		paint[o] = "\x1b[31m"
+	paint := map[string]string{"✓": "\x1b[32m", "n/a": "\x1b[2m", "-": "\x1b[2m"}
+	for _, o := range outcomeLetters {
+		paint[o.word], paint[o.letter] = "\x1b[31m", "\x1b[31m"
+	}
+	variants := map[string]bool{}
+	for _, n := range scenarios.VariantNames() {
+		variants[n] = true
 	}
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
-		if !strings.Contains(line, "  crash  ") && !strings.Contains(line, "  fault  ") {
-			continue // only the rows of the table
+		wideRow := strings.Contains(line, "  crash  ") || strings.Contains(line, "  fault  ")
+		compactRow := variants[strings.SplitN(line, " ", 2)[0]] && strings.Contains(line, "  ")
+		if !wideRow && !compactRow {
+			continue // only the rows of the tables
 		}
 		fields := strings.Split(line, " ")
 		for j, f := range fields {
@@ -252,9 +281,9 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 		}
 		fmt.Fprintf(w, "%s at %s: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, note)
 		for _, v := range c.Violations {
-			fmt.Fprintf(w, "  %s\n", v)
+			fmt.Fprintln(w, hanging("  ", "    ", v.String()))
 		}
-		fmt.Fprintf(w, "  replay: %s\n", c.Counterexample.Replay(c.Variant))
+		fmt.Fprintln(w, command("  replay: ", c.Counterexample.Replay(c.Variant)))
 	}
 	if mismatches == 0 {
 		fmt.Fprintln(w, "Every cell matches its variant's declaration.")
@@ -327,4 +356,209 @@ func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// width is what labrun's default outputs fit in.
+const width = 100
+
+// outcomeLetters abbreviate the outcome words in the compact table.
+var outcomeLetters = []struct{ word, letter string }{
+	{"LOST", "L"}, {"PHANTOM", "P"}, {"DUPLICATE", "D"}, {"OUT_OF_ORDER", "O"}, {"MISMATCH", "M"},
+	{"UNSAFE", "U"}, {"STUCK", "S"}, {"GAVE_UP", "G"}, {"STORM", "R"},
+}
+
+// letter renders a cell in one or two characters: ✓, -, an outcome's
+// letter, and "!" where the cell disagrees with the declaration.
+func letter(c sim.Cell) string {
+	s := "?"
+	switch c.Outcome {
+	case "OK":
+		s = "✓"
+	case sim.NotApplicable:
+		s = "-"
+	default:
+		for _, o := range outcomeLetters {
+			if o.word == c.Outcome {
+				s = o.letter
+			}
+		}
+	}
+	if !c.Matches() {
+		s += "!"
+	}
+	return s
+}
+
+// writeCompactTable is the matrix in 100 columns: a row per variant, a
+// numbered column per point, the points' key below.
+func writeCompactTable(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {
+	fmt.Fprintf(w, "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n",
+		len(variants), len(m.Points), len(m.Workload), m.Seed)
+	name := len("variant")
+	for _, v := range variants {
+		name = max(name, len(v.Name))
+	}
+	fmt.Fprintf(w, "%-*s", name, "variant")
+	for i := range m.Points {
+		fmt.Fprintf(w, " %2d", i+1)
+	}
+	fmt.Fprintln(w)
+	for _, v := range variants {
+		fmt.Fprintf(w, "%-*s", name, v.Name)
+		for _, p := range m.Points {
+			fmt.Fprintf(w, " %2s", letter(cellAt(cells, v.Name, p.ID)))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "\nPoints:")
+	var key []string
+	for i, p := range m.Points {
+		key = append(key, fmt.Sprintf("%2d %s (%s)", i+1, p.ID, p.Kind))
+	}
+	writeColumns(w, key, 2)
+	fmt.Fprintln(w, "\n✓ all invariants hold   - never reached   ! disagrees with what the variant declares")
+	var letters []string
+	for _, o := range outcomeLetters {
+		letters = append(letters, o.letter+" "+o.word)
+	}
+	fmt.Fprintln(w, strings.Join(letters, "  "))
+	writeLegend(w)
+	writeFindings(w, cells)
+}
+
+// writeColumns writes items in n columns of equal width.
+func writeColumns(w io.Writer, items []string, n int) {
+	col := 0
+	for _, it := range items {
+		col = max(col, len(it)+3)
+	}
+	for i, it := range items {
+		if i%n == n-1 || i == len(items)-1 {
+			fmt.Fprintln(w, "  "+it)
+		} else {
+			fmt.Fprintf(w, "  %-*s", col-2, it)
+		}
+	}
+}
+
+// writeSummary is what labrun prints without a command: every variant on
+// one line, where it breaks and how, and what to run next. It fits 100
+// columns and one screen.
+func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell, sweeps []sim.Sweep) {
+	runs := 0
+	for _, c := range cells {
+		runs += c.Runs
+	}
+	fmt.Fprintf(w, "outboxlab: %d variants at %d crash points and faults (%d runs, seed %d)\n\n", len(variants), len(m.Points), runs, m.Seed)
+	mismatches := 0
+	for _, v := range variants {
+		verdict := summaryVerdict(v, m, cells, sweeps)
+		for _, p := range m.Points {
+			if !cellAt(cells, v.Name, p.ID).Matches() {
+				mismatches++
+			}
+		}
+		line := fmt.Sprintf("%-24s %s", v.Name, verdict)
+		if len([]rune(line)) > width {
+			line = string([]rune(line)[:width-1]) + "…"
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
+	if mismatches == 0 {
+		fmt.Fprintln(w, "Every cell matches its variant's declaration: the mistakes fail where the chapters say.")
+	} else {
+		fmt.Fprintf(w, "%d cell(s) disagree with their variant's declaration (marked !): see `labrun matrix`.\n", mismatches)
+	}
+	writeLegend(w)
+	fmt.Fprintln(w, `
+Next:
+  go run ./cmd/labrun matrix                        every cell, every violation, its replay
+  go run ./cmd/labrun scenario mistake/dual-write   one mistake's story as a timeline
+  go run ./cmd/labrun list                          the variants, points and stories
+  go run ./cmd/labrun explore --variant outbox      random schedules against the reference`)
+}
+
+// summaryVerdict says in a few words how v fared: ✓ everywhere (with its
+// sweep), or each outcome with the first point that showed it.
+func summaryVerdict(v variant.Variant, m sim.Matrix, cells []sim.Cell, sweeps []sim.Sweep) string {
+	type seen struct {
+		first string
+		n     int
+	}
+	byOutcome := map[string]*seen{}
+	var order []string
+	bad := ""
+	for _, p := range m.Points {
+		c := cellAt(cells, v.Name, p.ID)
+		if !c.Matches() {
+			bad = "! "
+		}
+		if c.Outcome == "OK" || c.Outcome == sim.NotApplicable {
+			continue
+		}
+		if s, ok := byOutcome[c.Outcome]; ok {
+			s.n++
+			continue
+		}
+		byOutcome[c.Outcome] = &seen{first: p.ID, n: 1}
+		order = append(order, c.Outcome)
+	}
+	sweep := ""
+	for _, sw := range sweeps {
+		if sw.Variant == v.Name {
+			sweep = fmt.Sprintf("; sweep: %d runs, all OK", sw.Runs)
+			if len(sw.Failures) > 0 {
+				sweep = fmt.Sprintf("; sweep: %d of %d runs FAILED", len(sw.Failures), sw.Runs)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return bad + "✓ at every point" + sweep
+	}
+	var parts []string
+	for _, o := range order {
+		s := byOutcome[o]
+		part := o + " at " + s.first
+		if s.n > 1 {
+			part += fmt.Sprintf(" (+%d more)", s.n-1)
+		}
+		parts = append(parts, part)
+	}
+	return bad + strings.Join(parts, "; ") + sweep
+}
+
+// hanging wraps text at width: the first line after first, the others
+// after rest.
+func hanging(first, rest, text string) string {
+	var b strings.Builder
+	line := first
+	for _, word := range strings.Fields(text) {
+		if len([]rune(line))+1+len([]rune(word)) > width && strings.TrimSpace(line) != "" {
+			b.WriteString(line + "\n")
+			line = rest
+		}
+		if strings.TrimSpace(line) != "" {
+			line += " "
+		}
+		line += word
+	}
+	return b.String() + line
+}
+
+// command prints a shell command after prefix, continued with a backslash
+// where it would pass width, so that it still pastes as one command.
+func command(prefix, cmd string) string {
+	var b strings.Builder
+	line := prefix
+	for i, word := range strings.Fields(cmd) {
+		if i > 0 && len([]rune(line))+1+len([]rune(word))+2 > width {
+			b.WriteString(line + " \\\n")
+			line = strings.Repeat(" ", len(prefix)+4)
+		} else if i > 0 {
+			line += " "
+		}
+		line += word
+	}
+	return b.String() + line
 }
