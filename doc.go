@@ -22,7 +22,8 @@
 //	scenarios   the standard workload, matrix rows, named stories
 //	explore     random schedules, shrunk counterexamples, the fuzz target
 //	backlog     chapter 001's backlog arithmetic and its simulation
-//	cmd/labrun  the command line front end
+//	labrun      the command line, as a library a course's own labrun uses
+//	cmd/labrun  the lab's labrun: one line
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash
 // matrix against the variants' declarations; brokenvariants_test.go keeps

@@ -35,9 +35,10 @@ type Finding struct {
 	Seed uint64
 }
 
-// Replay returns the labrun command that finds it again.
-func (f Finding) Replay() string {
-	return fmt.Sprintf("go run ./cmd/labrun explore --variant %s --runs %d --seed %d", f.Variant, f.Runs, f.Seed)
+// Replay returns the labrun command that finds it again; program runs
+// labrun ("go run ./cmd/labrun", or a course's own).
+func (f Finding) Replay(program string) string {
+	return fmt.Sprintf("%s explore --variant %s --runs %d --seed %d", program, f.Variant, f.Runs, f.Seed)
 }
 
 // Options tune an exploration.

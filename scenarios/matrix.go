@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"outboxlab/broker"
@@ -131,6 +133,46 @@ func stall() sim.Point {
 // Variants returns every variant of the matrix: the reference first, then
 // the mistakes.
 func Variants() []variant.Variant {
+	registered.Lock()
+	defer registered.Unlock()
+	return append(builtIn(), registered.variants...)
+}
+
+// registered are the variants a course's labrun adds (Register).
+var registered struct {
+	sync.Mutex
+	variants []variant.Variant
+}
+
+// Register adds variants to Variants, and so to the matrix, the stories
+// and every labrun command: a course's own labrun registers its learners'
+// variants (see labrun.Lab). Registering a variant again under its name
+// changes nothing; a name the lab already uses for another variant, or a
+// variant that does not validate, is an error.
+func Register(vs ...variant.Variant) error {
+	registered.Lock()
+	defer registered.Unlock()
+	for _, v := range vs {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+		taken := false
+		for _, b := range append(builtIn(), registered.variants...) {
+			taken = taken || b.Name == v.Name
+		}
+		if taken {
+			if !slices.ContainsFunc(registered.variants, func(r variant.Variant) bool { return r.Name == v.Name }) {
+				return fmt.Errorf("register %s: the lab has a variant of that name (see labrun list)", v.Name)
+			}
+			continue
+		}
+		registered.variants = append(registered.variants, v)
+	}
+	return nil
+}
+
+// builtIn returns the lab's own variants.
+func builtIn() []variant.Variant {
 	return []variant.Variant{
 		variant.Outbox(),
 		variant.ListenToYourself(),

@@ -114,13 +114,14 @@ type Counterexample struct {
 	Scenario string
 }
 
-// Replay returns the labrun command that reproduces the counterexample.
-func (c Counterexample) Replay(variantName string) string {
+// Replay returns the labrun command that reproduces the counterexample;
+// program runs labrun ("go run ./cmd/labrun", or a course's own).
+func (c Counterexample) Replay(program, variantName string) string {
 	relays := ""
 	if c.Relays > 0 {
 		relays = fmt.Sprintf(" --relays %d", c.Relays)
 	}
-	return fmt.Sprintf("go run ./cmd/labrun scenario %s --variant %s --seed %d%s", c.Scenario, variantName, c.Seed, relays)
+	return fmt.Sprintf("%s scenario %s --variant %s --seed %d%s", program, c.Scenario, variantName, c.Seed, relays)
 }
 
 // Matrix describes the runs behind a crash matrix.

@@ -1,4 +1,4 @@
-package main
+package labrun
 
 import (
 	"encoding/json"
@@ -283,7 +283,7 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 		for _, v := range c.Violations {
 			fmt.Fprintln(w, hanging("  ", "    ", v.String()))
 		}
-		fmt.Fprintln(w, command("  replay: ", c.Counterexample.Replay(c.Variant)))
+		fmt.Fprintln(w, command("  replay: ", c.Counterexample.Replay(program, c.Variant)))
 	}
 	if mismatches == 0 {
 		fmt.Fprintln(w, "Every cell matches its variant's declaration.")
@@ -348,7 +348,7 @@ func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 			jc.Violations = append(jc.Violations, v.String())
 		}
 		if ce := c.Counterexample; ce != nil {
-			jc.Counterexample = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(c.Variant)}
+			jc.Counterexample = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(program, c.Variant)}
 		}
 		out.Cells = append(out.Cells, jc)
 	}
@@ -471,12 +471,15 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, cells [
 		fmt.Fprintf(w, "%d cell(s) disagree with their variant's declaration (marked !): see `labrun matrix`.\n", mismatches)
 	}
 	writeLegend(w)
-	fmt.Fprintln(w, `
-Next:
-  go run ./cmd/labrun matrix                        every cell, every violation, its replay
-  go run ./cmd/labrun scenario mistake/dual-write   one mistake's story as a timeline
-  go run ./cmd/labrun list                          the variants, points and stories
-  go run ./cmd/labrun explore --variant outbox      random schedules against the reference`)
+	fmt.Fprintln(w, "\nNext:")
+	for _, next := range [][2]string{
+		{"matrix", "every cell, every violation, its replay"},
+		{"scenario mistake/dual-write", "one mistake's story as a timeline"},
+		{"list", "the variants, points and stories"},
+		{"explore --variant outbox", "random schedules against the reference"},
+	} {
+		fmt.Fprintf(w, "  %-49s %s\n", program+" "+next[0], next[1])
+	}
 }
 
 // summaryVerdict says in a few words how v fared: ✓ everywhere (with its

@@ -1,4 +1,4 @@
-package main
+package labrun
 
 import (
 	"encoding/json"
@@ -120,7 +120,7 @@ func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f 
 	for _, v := range f.Result.Violations {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
-	fmt.Fprintf(w, "Replay: %s\n", f.Replay())
+	fmt.Fprintf(w, "Replay: %s\n", f.Replay(program))
 	writeSituations(w, f.Runs, reached)
 }
 
@@ -159,7 +159,7 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 	}
 	if f != nil {
 		ce := &counterexample{Outcome: f.Result.Outcome.String(), Violations: []string{}, Unsafe: []string{},
-			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Replay()}
+			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Replay(program)}
 		for _, v := range f.Result.Violations {
 			ce.Violations = append(ce.Violations, v.String())
 		}
