@@ -112,7 +112,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 // withConsumerEffect is the reference with billing's effect replaced.
 func withConsumerEffect(name string, effect inbox.Effect) variant.Variant {
 	v := variant.Outbox()
-	v.Name, v.Correct = name, false
+	v.Name = name
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
 		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription),
 			inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: effect})
@@ -133,7 +133,7 @@ func billZeroForAmendments(tx *store.Tx, e domain.Event, messageID string, now t
 // withRelayConfig is the reference with its relay's configuration changed.
 func withRelayConfig(name string, change func(*outbox.Config)) variant.Variant {
 	v := variant.Outbox()
-	v.Name, v.Correct = name, false
+	v.Name = name
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, change)
 		return variant.RelayAdapter{Relay: r}, err
@@ -147,7 +147,7 @@ func withRelayConfig(name string, change func(*outbox.Config)) variant.Variant {
 // the outbox row.
 func newIDOnEverySend() variant.Variant {
 	v := variant.Outbox()
-	v.Name, v.Correct = "new-id-on-resend", false
+	v.Name = "new-id-on-resend"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
 			DB: env.OrderDB, Broker: &freshIDs{to: env.Broker, ids: env.IDs}, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
@@ -174,7 +174,7 @@ func (f *freshIDs) Publish(e broker.Envelope) error {
 // graded this relay OK.
 func timeoutMeansStored() variant.Variant {
 	v := variant.Outbox()
-	v.Name, v.Correct = "timeout-means-stored", false
+	v.Name = "timeout-means-stored"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
 			DB: env.OrderDB, Broker: optimist{to: env.Broker}, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
@@ -226,7 +226,7 @@ func TestPhantomAmendmentIsAMismatch(t *testing.T) {
 // relay takes looks expired to it.
 func hostClockLeases() variant.Variant {
 	v := variant.Outbox()
-	v.Name, v.Correct = "host-clock-leases", false
+	v.Name = "host-clock-leases"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
 			DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})

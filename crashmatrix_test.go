@@ -77,7 +77,7 @@ func explain(c sim.Cell) string {
 func TestCorrectVariantsSurviveEveryCrashPoint(t *testing.T) {
 	m := scenarios.Matrix()
 	for _, v := range scenarios.Variants() {
-		if !v.Correct {
+		if !v.Correct() {
 			continue
 		}
 		t.Run(v.Name, func(t *testing.T) {
@@ -123,7 +123,7 @@ func BenchmarkMatrix(b *testing.B) {
 		for b.Loop() {
 			runs = 0
 			for _, v := range variants {
-				if v.Correct {
+				if v.Correct() {
 					sw, err := m.Sweep(v)
 					if err != nil {
 						b.Fatal(err)

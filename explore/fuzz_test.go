@@ -36,7 +36,7 @@ func FuzzCorrectVariants(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := explore.Generate(&byteSource{b: data})
 		for _, v := range scenarios.Variants() {
-			if !v.Correct {
+			if !v.Correct() {
 				continue
 			}
 			res, err := sim.Run(s.Config(v))

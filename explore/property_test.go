@@ -26,7 +26,7 @@ func (s rapidSource) Intn(name string, n int) int { return rapid.IntRange(0, n-1
 // runs it first from then on.
 func TestCorrectVariantsHoldEveryInvariant(t *testing.T) {
 	for _, v := range scenarios.Variants() {
-		if !v.Correct {
+		if !v.Correct() {
 			continue
 		}
 		t.Run(v.Name, rapid.MakeCheck(func(t *rapid.T) {

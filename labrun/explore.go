@@ -73,7 +73,7 @@ func runExplore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if f != nil && v.Correct {
+	if f != nil && v.Correct() {
 		return errMismatch
 	}
 	return nil

@@ -29,7 +29,7 @@ func runList(args []string, stdout io.Writer) error {
 		Scenarios []jsonScenario `json:"scenarios"`
 	}
 	for _, v := range scenarios.Variants() {
-		out.Variants = append(out.Variants, jsonVariant{v.Name, v.Correct, v.Summary})
+		out.Variants = append(out.Variants, jsonVariant{v.Name, v.Correct(), v.Summary})
 	}
 	for _, p := range scenarios.Points() {
 		out.Points = append(out.Points, jsonPoint{ID: p.ID, Kind: string(p.Kind)})

@@ -50,7 +50,7 @@ func matrixCommand(stdout io.Writer, selected []variant.Variant, format string, 
 	}
 	var sweeps []sim.Sweep
 	for _, v := range selected {
-		if v.Correct {
+		if v.Correct() {
 			sw, err := m.Sweep(v)
 			if err != nil {
 				return err
@@ -468,7 +468,7 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, cells [
 	if mismatches == 0 {
 		fmt.Fprintln(w, "Every cell matches its variant's declaration: the mistakes fail where the chapters say.")
 	} else {
-		fmt.Fprintf(w, "%d cell(s) disagree with their variant's declaration (marked !): see `labrun matrix`.\n", mismatches)
+		fmt.Fprintf(w, "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", mismatches, program)
 	}
 	writeLegend(w)
 	fmt.Fprintln(w, "\nNext:")

@@ -22,7 +22,6 @@ func ListenToYourself() Variant {
 	return Variant{
 		Name:              "listen-to-yourself",
 		Summary:           "publishes first, then consumes its own event to store the change",
-		Correct:           true,
 		Chapter:           "004 \"sendet der Dienst die Änderung zuerst als Nachricht ... und liest sie wie jeder andere Empfänger wieder\"",
 		RelayRole:         "listener",
 		RelaySubscription: listen.Subscription,
@@ -72,7 +71,6 @@ func CDC() Variant {
 	return Variant{
 		Name:    "cdc",
 		Summary: "a relay that tails the commit log with a durable offset instead of polling",
-		Correct: true,
 		Chapter: "003 \"Polling versus Change Data Capture\", 004 Debezium Outbox Event Router",
 		// A replication slot has one reader: connectors side by side would
 		// each send every change, and each retry it.

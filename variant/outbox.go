@@ -20,7 +20,6 @@ func Outbox() Variant {
 	return Variant{
 		Name:        "outbox",
 		Summary:     "order and outbox row in one transaction, leased relay, idempotent ordered consumer",
-		Correct:     true,
 		Chapter:     "000 sections 3-8, 001, 003, 004",
 		Install:     InstallAll,
 		NewService:  NewOutboxService,
