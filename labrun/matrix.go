@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -110,9 +111,7 @@ func writeSweeps(w io.Writer, sweeps []sim.Sweep) {
 			verdict = fmt.Sprintf("%d FAILED", n)
 		}
 		fmt.Fprintf(w, "  %-20s %3d points, %4d runs, %s\n", sw.Variant, sw.Points, sw.Runs, verdict)
-		for _, f := range sw.Failures {
-			fmt.Fprintf(w, "    %d relay(s), crashes %v: %s %v %v\n", f.Relays, f.Crashes, f.Outcome, f.Violations, f.Unsafe)
-		}
+		writeSweepFailures(w, sw)
 	}
 }
 
@@ -554,7 +553,15 @@ func hanging(first, rest, text string) string {
 func command(prefix, cmd string) string {
 	var b strings.Builder
 	line := prefix
-	for i, word := range strings.Fields(cmd) {
+	var words []string // a flag and its value stay together
+	for _, f := range strings.Fields(cmd) {
+		if n := len(words); n > 0 && strings.HasPrefix(words[n-1], "--") && !strings.Contains(words[n-1], " ") && !strings.HasPrefix(f, "--") {
+			words[n-1] += " " + f
+			continue
+		}
+		words = append(words, f)
+	}
+	for i, word := range words {
 		if i > 0 && len([]rune(line))+1+len([]rune(word))+2 > width {
 			b.WriteString(line + " \\\n")
 			line = strings.Repeat(" ", len(prefix)+4)
@@ -564,4 +571,48 @@ func command(prefix, cmd string) string {
 		line += word
 	}
 	return b.String() + line
+}
+
+// maxSweepLines bounds the failures a sweep lists; the rest is counted.
+const maxSweepLines = 10
+
+// writeSweepFailures lists a sweep's failures as the matrix lists its
+// violations, each with the command that replays it: single crashes
+// first, and of the failures that end with the same crash point, relays
+// and outcome only the first (the crash before it is seldom the cause).
+func writeSweepFailures(w io.Writer, sw sim.Sweep) {
+	failures := slices.Clone(sw.Failures)
+	slices.SortStableFunc(failures, func(a, b sim.SweepFailure) int { return len(a.Crashes) - len(b.Crashes) })
+	seen := map[string]bool{}
+	shown := 0
+	for _, f := range failures {
+		var points, parts []string
+		for _, c := range f.Crashes {
+			points = append(points, c.Point)
+			parts = append(parts, fmt.Sprintf("%s@%d", c.Point, c.Occurrence))
+		}
+		key := fmt.Sprint(f.Relays, points[len(points)-1], f.Outcome)
+		if seen[key] || seen[fmt.Sprint(f.Relays, points[0], f.Outcome)] {
+			continue // shown already, or the first crash alone does it
+		}
+		seen[key] = true
+		if shown == maxSweepLines {
+			shown++
+			continue
+		}
+		shown++
+		detail := ""
+		if len(f.Violations) > 0 {
+			detail = ": " + f.Violations[0].String()
+		}
+		fmt.Fprintln(w, hanging("    ", "      ", fmt.Sprintf("%s after a crash at %s%s", f.Outcome, strings.Join(parts, ", then at "), detail)))
+		cmd := fmt.Sprintf("%s scenario %s --variant %s --seed %d", program, strings.Join(parts, "+"), sw.Variant, scenarios.MatrixSeed)
+		if f.Relays > 1 {
+			cmd += fmt.Sprintf(" --relays %d", f.Relays)
+		}
+		fmt.Fprintln(w, command("      replay: ", cmd))
+	}
+	if shown > maxSweepLines {
+		fmt.Fprintf(w, "    ... and %d more (%d failing runs in all)\n", shown-maxSweepLines, len(sw.Failures))
+	}
 }

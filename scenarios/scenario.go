@@ -180,6 +180,36 @@ func ScenarioNames() []string {
 	return names
 }
 
+// crashes is the scenario "P@K+Q@M": the standard workload with a crash
+// at the K-th time P is reached and then at the M-th time Q is reached
+// after it, as the sweep crashes twice. Any crash point may be named, not
+// only the matrix's rows.
+func crashes(name string) (Scenario, error) {
+	var planned []sim.Crash
+	var words []string
+	for _, part := range strings.Split(name, "+") {
+		id, k, err := sim.ParseScenarioPoint(part)
+		if err != nil {
+			return Scenario{}, err
+		}
+		if !strings.Contains(id, ".before-") && !strings.Contains(id, ".after-") {
+			return Scenario{}, fmt.Errorf("scenario %q: %q is not a crash point of the form process.before-effect or process.after-effect", name, id)
+		}
+		planned = append(planned, sim.Crash{Point: id, Occurrence: k})
+		words = append(words, fmt.Sprintf("%s (occurrence %d)", id, k))
+	}
+	return Scenario{
+		Name:    name,
+		Summary: "the standard workload with crashes at " + strings.Join(words, ", then "),
+		Seed:    MatrixSeed,
+		Configure: func(v variant.Variant, seed uint64) sim.Config {
+			cfg := sim.DefaultConfig(v, Workload(), seed)
+			cfg.Crashes = planned
+			return cfg
+		},
+	}, nil
+}
+
 // FindScenario resolves a scenario name: a named scenario of the catalogue,
 // or a matrix point with an optional occurrence ("relay.after-send@2").
 func FindScenario(name string) (Scenario, error) {
@@ -188,13 +218,19 @@ func FindScenario(name string) (Scenario, error) {
 			return s, nil
 		}
 	}
+	if strings.Contains(name, "+") {
+		return crashes(name)
+	}
 	id, k, err := sim.ParseScenarioPoint(name)
 	if err != nil {
 		return Scenario{}, err
 	}
 	p, err := FindPoint(id)
+	if err != nil && (strings.Contains(id, ".before-") || strings.Contains(id, ".after-")) {
+		return crashes(name) // a crash point that is not a row, as the sweep names them
+	}
 	if err != nil {
-		return Scenario{}, fmt.Errorf("unknown scenario %q (valid: %s, or a matrix point with an optional @K; see `labrun list`)",
+		return Scenario{}, fmt.Errorf("unknown scenario %q (valid: %s, a matrix point, or any crash point process.before-effect or process.after-effect, with an optional @K, several joined by +; see `labrun list`)",
 			name, strings.Join(ScenarioNames(), ", "))
 	}
 	summary := fmt.Sprintf("the standard workload with a crash at %s, occurrence %d", p.ID, k)

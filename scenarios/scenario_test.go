@@ -52,7 +52,7 @@ func TestFindScenario(t *testing.T) {
 			t.Errorf("FindScenario(%q): %v", name, err)
 		}
 	}
-	for _, name := range []string{"", "nope", "publish-timeout-stored@2", "relay.after-send@0", "relay.after-nothing"} {
+	for _, name := range []string{"", "nope", "publish-timeout-stored@2", "relay.after-send@0", "relay-after-nothing", "relay.after-send@1+nope"} {
 		if _, err := scenarios.FindScenario(name); err == nil {
 			t.Errorf("FindScenario(%q) accepted", name)
 		}

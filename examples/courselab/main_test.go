@@ -80,3 +80,33 @@ func TestACourseLabrunGradesItsOwnVariant(t *testing.T) {
 		t.Fatalf("explore's replay %q: exit %d, and another output than the first", command, code)
 	}
 }
+
+// TestSweepFailuresReplay: the double-crash sweep of a variant that claims
+// to be correct lists its failures one line each, and each printed replay
+// command reproduces its outcome.
+func TestSweepFailuresReplay(t *testing.T) {
+	code, stdout, _ := run("matrix", "--variant", "eager-relay")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	_, sweep, ok := strings.Cut(stdout, "Beyond the rows")
+	if !ok {
+		t.Fatalf("no sweep:\n%s", stdout)
+	}
+	// Join the replay commands' continued lines.
+	sweep = strings.ReplaceAll(sweep, " \\\n", " ")
+	var replays []string
+	for _, l := range strings.Split(sweep, "\n") {
+		if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "replay: "); ok {
+			replays = append(replays, strings.Join(strings.Fields(cmd), " "))
+		}
+	}
+	if len(replays) == 0 || len(replays) > 10 {
+		t.Fatalf("%d replay commands, want 1 to 10:\n%s", len(replays), sweep)
+	}
+	for _, r := range replays {
+		if code, out := replay(t, r); code != 1 || !strings.Contains(out, "Outcome: LOST (expected OK)") {
+			t.Errorf("%s: exit %d:\n%s", r, code, out)
+		}
+	}
+}
