@@ -21,6 +21,7 @@
 //	sim         the simulator: virtual time, seeded choices, crashes, faults
 //	scenarios   the standard workload, matrix rows, named stories
 //	explore     random schedules, shrunk counterexamples, the fuzz target
+//	grade       one call that grades a learner's variant in a Go test
 //	backlog     chapter 001's backlog arithmetic and its simulation
 //	labrun      the command line, as a library a course's own labrun uses
 //	cmd/labrun  the lab's labrun: one line

@@ -1,0 +1,212 @@
+package grade
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"outboxlab/check"
+	"outboxlab/explore"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+	"outboxlab/variant"
+)
+
+// The flags a replay command sets.
+var (
+	replay = flag.String("lab.replay", "", "replay one run of the graded variant as a timeline: a scenario (relay.after-send@2, P@1+Q@1, a story) or explore:RUNS:SEED")
+	relays = flag.Int("lab.relays", 0, "with -lab.replay: how many relays run (default: the scenario's own)")
+)
+
+// Runs is how many random schedules Report explores for a variant that
+// claims to be correct.
+const Runs = 300
+
+// Failure is one way the variant failed, with the flags that replay it.
+type Failure struct {
+	// Outcome is the worst outcome of the failing run.
+	Outcome check.Outcome
+	// Line says what failed, in one line.
+	Line string
+	// Replay are the test flags that replay it (-lab.replay=...).
+	Replay string
+}
+
+// Report grades v: every matrix cell against v's declaration, and for a
+// variant that claims to be correct, the sweep and Runs random schedules.
+// It returns every failure; none means v passed.
+func Report(v variant.Variant) ([]Failure, error) {
+	if err := v.Validate(); err != nil {
+		return nil, err
+	}
+	var out []Failure
+	m := scenarios.Matrix()
+	for _, p := range m.Points {
+		c, err := m.RunCell(v, p)
+		if err != nil {
+			return nil, fmt.Errorf("grade %s at %s: %w", v.Name, p.ID, err)
+		}
+		if c.Matches() {
+			continue
+		}
+		f := Failure{Line: fmt.Sprintf("%s at %s: %s, but %s declares %s", v.Name, p.ID, c.Outcome, v.Name, c.Expected)}
+		for _, o := range check.Outcomes() {
+			if o.String() == c.Outcome {
+				f.Outcome = o
+			}
+		}
+		if c.Counterexample != nil {
+			if len(c.Violations) > 0 {
+				f.Line += " (" + c.Violations[0].String() + ")"
+			}
+			f.Replay = "-lab.replay=" + c.Counterexample.Scenario
+			if c.Counterexample.Relays > 0 {
+				f.Replay += " -lab.relays=" + strconv.Itoa(c.Counterexample.Relays)
+			}
+		}
+		out = append(out, f)
+	}
+	if !v.Correct() {
+		return out, nil
+	}
+	sw, err := m.Sweep(v)
+	if err != nil {
+		return nil, fmt.Errorf("grade %s: sweep: %w", v.Name, err)
+	}
+	seen := map[string]bool{}
+	for _, f := range sw.Failures {
+		var parts []string
+		for _, c := range f.Crashes {
+			parts = append(parts, fmt.Sprintf("%s@%d", c.Point, c.Occurrence))
+		}
+		key := fmt.Sprint(f.Relays, f.Crashes[len(f.Crashes)-1].Point, f.Outcome)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		line := fmt.Sprintf("%s after a crash at %s: %s", v.Name, strings.Join(parts, ", then at "), f.Outcome)
+		if len(f.Violations) > 0 {
+			line += " (" + f.Violations[0].String() + ")"
+		}
+		out = append(out, Failure{Outcome: f.Outcome, Line: line, Replay: fmt.Sprintf("-lab.replay=%s -lab.relays=%d", strings.Join(parts, "+"), f.Relays)})
+	}
+	found, err := explore.Explore(v, Runs, 1, explore.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("grade %s: explore: %w", v.Name, err)
+	}
+	if found != nil {
+		out = append(out, Failure{
+			Outcome: found.Result.Outcome,
+			Line:    fmt.Sprintf("%s broke in %d of %d random schedules: %s (%s)", v.Name, found.Found, found.Runs, found.Result.Outcome, strings.Join(found.Schedule.Lines(), "; ")),
+			Replay:  fmt.Sprintf("-lab.replay=explore:%d:%d", found.Runs, found.Seed),
+		})
+	}
+	return out, nil
+}
+
+// Variant grades v in a test: with -lab.replay it plays that one run as a
+// timeline in the test's log and fails if its outcome is not what v
+// declares; without, it fails the test with one line per failure of
+// Report, each naming the command that replays it.
+func Variant(t testing.TB, v variant.Variant) {
+	t.Helper()
+	if *replay != "" {
+		if err := Replay(t, v, *replay, *relays); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	failures, err := Report(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := fmt.Sprintf("go test %s -run '^%s$'", callerDir(), t.Name())
+	for _, f := range failures {
+		if f.Replay == "" {
+			t.Errorf("%s", f.Line)
+			continue
+		}
+		t.Errorf("%s\n    replay: %s %s", f.Line, command, f.Replay)
+	}
+}
+
+// Replay plays one run of v, named as -lab.replay names it, logs its
+// timeline and returns an error if its outcome is not what v declares.
+func Replay(t testing.TB, v variant.Variant, name string, relays int) error {
+	t.Helper()
+	if rest, ok := strings.CutPrefix(name, "explore:"); ok {
+		runs, seed, found := strings.Cut(rest, ":")
+		n, err1 := strconv.Atoi(runs)
+		s, err2 := strconv.ParseUint(seed, 10, 64)
+		if !found || err1 != nil || err2 != nil || n < 1 {
+			return fmt.Errorf("-lab.replay=%s: want explore:RUNS:SEED, e.g. explore:300:1", name)
+		}
+		f, err := explore.Explore(v, n, s, explore.Options{})
+		if err != nil || f == nil {
+			return fmt.Errorf("-lab.replay=%s: %v: no counterexample in %d schedules", name, err, n)
+		}
+		cfg := f.Schedule.Config(v)
+		cfg.Trace = true
+		return logRun(t, cfg, check.OK, strings.Join(f.Schedule.Lines(), "\n"))
+	}
+	sc, err := scenarios.FindScenario(name)
+	if err != nil {
+		return fmt.Errorf("-lab.replay=%s: %w", name, err)
+	}
+	cfg := sc.Configure(v, sc.Seed)
+	if relays > 0 {
+		cfg.Relays = relays
+	}
+	return logRun(t, cfg, sc.Expected(v), sc.Summary)
+}
+
+// logRun runs cfg and logs its timeline; an outcome other than want is an
+// error.
+func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) error {
+	t.Helper()
+	res, err := sim.Run(cfg)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\n", title)
+	for _, e := range res.Trace {
+		fmt.Fprintln(&b, e)
+	}
+	fmt.Fprintf(&b, "\nOutcome: %s (declared %s)\n", res.Outcome, want)
+	for _, v := range res.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	t.Log(b.String())
+	if res.Outcome != want {
+		return fmt.Errorf("%s, declared %s", res.Outcome, want)
+	}
+	return nil
+}
+
+// callerDir returns the package directory of the test that called
+// Variant, as go test names it from the module's root ("./mine").
+func callerDir() string {
+	_, file, _, ok := runtime.Caller(2)
+	if !ok {
+		return "."
+	}
+	dir := filepath.Dir(file)
+	for root := dir; ; root = filepath.Dir(root) {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			rel, err := filepath.Rel(root, dir)
+			if err != nil || rel == "." {
+				return "."
+			}
+			return "./" + filepath.ToSlash(rel)
+		}
+		if filepath.Dir(root) == root {
+			return "."
+		}
+	}
+}
