@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +23,9 @@ var (
 	replay = flag.String("lab.replay", "", "replay one run of the graded variant as a timeline: a scenario (relay.after-send@2, P@1+Q@1, a story) or explore:RUNS:SEED")
 	relays = flag.Int("lab.relays", 0, "with -lab.replay: how many relays run (default: the scenario's own)")
 )
+
+// maxSweep bounds the sweep failures Report lists.
+const maxSweep = 5
 
 // Runs is how many random schedules Report explores for a variant that
 // claims to be correct.
@@ -45,6 +49,7 @@ func Report(v variant.Variant) ([]Failure, error) {
 		return nil, err
 	}
 	var out []Failure
+	seen := map[string]bool{} // relays, point, outcome of what is listed
 	m := scenarios.Matrix()
 	for _, p := range m.Points {
 		c, err := m.RunCell(v, p)
@@ -68,6 +73,7 @@ func Report(v variant.Variant) ([]Failure, error) {
 			if c.Counterexample.Relays > 0 {
 				f.Replay += " -lab.relays=" + strconv.Itoa(c.Counterexample.Relays)
 			}
+			seen[fmt.Sprint(max(c.Counterexample.Relays, 1), p.ID, c.Outcome)] = true
 		}
 		out = append(out, f)
 	}
@@ -78,22 +84,35 @@ func Report(v variant.Variant) ([]Failure, error) {
 	if err != nil {
 		return nil, fmt.Errorf("grade %s: sweep: %w", v.Name, err)
 	}
-	seen := map[string]bool{}
-	for _, f := range sw.Failures {
+	// Of the sweep's failures, single crashes first, and of those that end
+	// at the same point with the same relays and outcome only the first;
+	// none that the matrix reported already or whose first crash alone
+	// fails the same way.
+	failures := slices.Clone(sw.Failures)
+	slices.SortStableFunc(failures, func(a, b sim.SweepFailure) int { return len(a.Crashes) - len(b.Crashes) })
+	shown := 0
+	for _, f := range failures {
 		var parts []string
 		for _, c := range f.Crashes {
 			parts = append(parts, fmt.Sprintf("%s@%d", c.Point, c.Occurrence))
 		}
+		first := fmt.Sprint(f.Relays, f.Crashes[0].Point, f.Outcome)
 		key := fmt.Sprint(f.Relays, f.Crashes[len(f.Crashes)-1].Point, f.Outcome)
-		if seen[key] {
+		relayFlag := ""
+		if f.Relays > 1 {
+			relayFlag = fmt.Sprintf(" -lab.relays=%d", f.Relays)
+		}
+		replay := "-lab.replay=" + strings.Join(parts, "+") + relayFlag
+		if seen[key] || seen[first] || shown == maxSweep {
 			continue
 		}
 		seen[key] = true
+		shown++
 		line := fmt.Sprintf("%s after a crash at %s: %s", v.Name, strings.Join(parts, ", then at "), f.Outcome)
 		if len(f.Violations) > 0 {
 			line += " (" + f.Violations[0].String() + ")"
 		}
-		out = append(out, Failure{Outcome: f.Outcome, Line: line, Replay: fmt.Sprintf("-lab.replay=%s -lab.relays=%d", strings.Join(parts, "+"), f.Relays)})
+		out = append(out, Failure{Outcome: f.Outcome, Line: line, Replay: replay})
 	}
 	found, err := explore.Explore(v, Runs, 1, explore.Options{})
 	if err != nil {
@@ -115,6 +134,20 @@ func Report(v variant.Variant) ([]Failure, error) {
 // Report, each naming the command that replays it.
 func Variant(t testing.TB, v variant.Variant) {
 	t.Helper()
+	Grade(t, v, Options{})
+}
+
+// Options refine what Grade prints.
+type Options struct {
+	// Hints say, per outcome, what to look at; printed under a failure.
+	Hints map[check.Outcome]string
+	// Flags are added to every replay command, e.g. "-exercise".
+	Flags string
+}
+
+// Grade is Variant with hints and extra flags.
+func Grade(t testing.TB, v variant.Variant, opts Options) {
+	t.Helper()
 	if *replay != "" {
 		if err := Replay(t, v, *replay, *relays); err != nil {
 			t.Fatal(err)
@@ -126,12 +159,18 @@ func Variant(t testing.TB, v variant.Variant) {
 		t.Fatal(err)
 	}
 	command := fmt.Sprintf("go test %s -run '^%s$'", callerDir(), t.Name())
+	if opts.Flags != "" {
+		command += " " + opts.Flags
+	}
 	for _, f := range failures {
-		if f.Replay == "" {
-			t.Errorf("%s", f.Line)
-			continue
+		msg := f.Line
+		if h := opts.Hints[f.Outcome]; h != "" {
+			msg += "\n    hint: " + h
 		}
-		t.Errorf("%s\n    replay: %s %s", f.Line, command, f.Replay)
+		if f.Replay != "" {
+			msg += "\n    replay: " + command + " " + f.Replay
+		}
+		t.Errorf("%s", msg)
 	}
 }
 
@@ -190,11 +229,19 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 }
 
 // callerDir returns the package directory of the test that called
-// Variant, as go test names it from the module's root ("./mine").
+// Variant or Grade, as go test names it from the module's root ("./mine").
 func callerDir() string {
-	_, file, _, ok := runtime.Caller(2)
-	if !ok {
-		return "."
+	_, self, _, _ := runtime.Caller(0)
+	file := ""
+	for skip := 1; ; skip++ {
+		_, f, _, ok := runtime.Caller(skip)
+		if !ok {
+			return "."
+		}
+		if filepath.Dir(f) != filepath.Dir(self) {
+			file = f
+			break
+		}
 	}
 	dir := filepath.Dir(file)
 	for root := dir; ; root = filepath.Dir(root) {

@@ -1,0 +1,84 @@
+// Package dedup is an exercise (chapter 000 section 7: "Sonst entsteht ein
+// neues Dual-Write-Problem auf Consumer-Seite"; chapter 003): the starter
+// consumer checks its inbox before it bills, but records a message's id in
+// a transaction of its own, after the bill. A crash between the two
+// commits, and the redelivered message bills twice. Make the inbox part of
+// the effect's transaction:
+//
+//	go test ./exercises/dedup -exercise
+//
+// The consumer applies events in the order they arrive; keeping order per
+// order is another exercise, so the variant declares what that costs under
+// reorder and poison (OUT_OF_ORDER) and nothing else.
+package dedup
+
+import (
+	"errors"
+	"fmt"
+
+	"outboxlab/billing"
+	"outboxlab/broker"
+	"outboxlab/check"
+	"outboxlab/domain"
+	"outboxlab/inbox"
+	"outboxlab/variant"
+)
+
+// Variant is the exercise's variant: the reference service and relay with
+// the learner's consumer.
+func Variant() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "exercise-dedup"
+	v.Summary = "the learner's consumer: inbox and bill"
+	v.Expect = map[string]check.Outcome{"reorder": check.OutOfOrder, "poison": check.OutOfOrder}
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) { return &consumer{env: env}, nil }
+	return v
+}
+
+type consumer struct{ env variant.Env }
+
+// Step receives one delivery, handles it and acknowledges it.
+func (c *consumer) Step() (bool, error) {
+	d, ok := c.env.Broker.Receive(variant.Subscription)
+	if !ok {
+		return false, nil
+	}
+	if err := c.handle(d.Envelope.ID, d.Envelope.Event); err != nil {
+		return true, fmt.Errorf("%s: %w", d.Envelope.ID, err)
+	}
+	return true, c.env.Gate.Cross(inbox.BoundaryAck, func() error { return c.env.Broker.Ack(variant.Subscription, d.Tag) })
+}
+
+// park keeps a message billing cannot read as a dead letter.
+func (c *consumer) park(id string, rec domain.Record, cause error) error {
+	tx := c.env.BillingDB.Begin(c.env.Owner)
+	defer tx.Rollback()
+	tx.Put(inbox.TableDead, id, inbox.Parked{Envelope: broker.Envelope{ID: id, Event: rec}, Reason: cause.Error(), At: c.env.Clock.Now()})
+	return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
+}
+
+// ReplayDeadLetters asks the broker for the originals of the dead letters.
+func (c *consumer) ReplayDeadLetters() (int, error) {
+	tx := c.env.BillingDB.Begin(c.env.Owner)
+	defer tx.Rollback()
+	var ids []string
+	tx.Scan(inbox.TableDead, func(key string, _ any) bool {
+		tx.Delete(inbox.TableDead, key)
+		ids = append(ids, key)
+		return true
+	})
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	if err := c.env.Gate.Cross(inbox.BoundaryReplay, tx.Commit); err != nil {
+		return 0, err
+	}
+	var errs []error
+	for _, id := range ids {
+		errs = append(errs, c.env.Broker.Redeliver(variant.Subscription, id))
+	}
+	return len(ids), errors.Join(errs...)
+}
+
+// bill writes billing's effect; it is billing.ApplyEffect.
+var bill = billing.ApplyEffect

@@ -1,0 +1,35 @@
+// Package recovery is an exercise (chapter 000 section 5, chapter 003):
+// after a restart, a relay releases the claims it still holds from before
+// its crash, so that they go out at once instead of after their lease. The
+// starter releases every IN_FLIGHT message, as the chapter's
+// recoverInFlight literally says. With two relays that steals the live
+// claims of the other one. Fix Recover so that the whole matrix, the
+// double-crash sweep and random exploration find nothing:
+//
+//	go test ./exercises/recovery -exercise
+package recovery
+
+import (
+	"outboxlab/variant"
+)
+
+// Variant is the exercise's variant: the reference relay with the
+// learner's Recover. It claims to be correct.
+func Variant() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "exercise-recovery"
+	v.Summary = "the reference relay with the learner's recovery"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		ref, err := variant.ReferenceRelay(env, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &relay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+	}
+	return v
+}
+
+type relay struct {
+	variant.RelayAdapter
+	env variant.Env
+}

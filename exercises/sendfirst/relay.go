@@ -1,0 +1,41 @@
+// Package sendfirst is an exercise (chapter 004, "Zu früh markiert";
+// chapter 000 section 5): the starter relay marks its whole batch SENT in
+// one commit and sends it afterwards. A crash or a broker failure after
+// that commit loses messages that the outbox says were sent. Change Step so
+// that SENT means "the broker confirmed it", and the whole matrix, the
+// double-crash sweep and random exploration find nothing:
+//
+//	go test ./exercises/sendfirst -exercise
+//
+// What a relay needs is in outbox.Message: MarkSent (it checks the lease),
+// MarkFailed (with the next attempt's time: Config.Backoff), Release.
+package sendfirst
+
+import (
+	"outboxlab/outbox"
+	"outboxlab/variant"
+)
+
+// Variant is the exercise's variant: the reference service and consumer
+// with the learner's relay. It claims to be correct.
+func Variant() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "exercise-sendfirst"
+	v.Summary = "the learner's relay: claim, send, mark"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		ref, err := variant.ReferenceRelay(env, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &relay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env, cfg: outbox.DefaultConfig(env.Owner)}, nil
+	}
+	return v
+}
+
+// relay uses the reference for its claim, recovery and wake-ups; Step is
+// the learner's.
+type relay struct {
+	variant.RelayAdapter
+	env variant.Env
+	cfg outbox.Config
+}

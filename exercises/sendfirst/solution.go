@@ -1,0 +1,66 @@
+//go:build solution
+
+package sendfirst
+
+import (
+	"errors"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/effect"
+	"outboxlab/outbox"
+	"outboxlab/store"
+)
+
+// Step claims a batch and sends it message by message; each is marked SENT
+// only after the broker confirmed it, and only while this relay still holds
+// its lease. A failed send is recorded with its backoff, and the rest of
+// the batch is given back for the next round.
+func (r *relay) Step() (bool, error) {
+	batch, err := r.ClaimDue()
+	if err != nil || len(batch) == 0 {
+		return false, err
+	}
+	for i, m := range batch {
+		err := r.env.Gate.Cross(outbox.BoundarySend, func() error {
+			return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
+		})
+		if errors.Is(err, effect.ErrCrashed) {
+			return true, err
+		}
+		if err != nil {
+			return true, r.record(m, batch[i+1:], func(cur *outbox.Message, now time.Time) error {
+				retry := now.Add(r.cfg.Backoff(cur.Attempts+1, 0))
+				return cur.MarkFailed(r.env.Owner, now, err.Error(), retry, r.cfg.MaxAttempts)
+			})
+		}
+		if err := r.record(m, nil, func(cur *outbox.Message, now time.Time) error {
+			return cur.MarkSent(r.env.Owner, now)
+		}); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// record changes m with change and releases unsent, in one transaction. A
+// change the message refuses (the lease ran out) writes nothing: another
+// relay owns it now.
+func (r *relay) record(m outbox.Message, unsent []outbox.Message, change func(*outbox.Message, time.Time) error) error {
+	now := r.env.DBClock.Now()
+	tx := r.env.OrderDB.Begin(r.env.Owner)
+	defer tx.Rollback()
+	if cur, ok := outbox.Get(tx, m.Key); ok && change(&cur, now) == nil {
+		tx.Put(outbox.Table, cur.Key, cur)
+	}
+	for _, u := range unsent {
+		if cur, ok := outbox.Get(tx, u.Key); ok && cur.Release(r.env.Owner) == nil {
+			tx.Put(outbox.Table, cur.Key, cur)
+		}
+	}
+	err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit)
+	if errors.Is(err, store.ErrConflict) {
+		return nil
+	}
+	return err
+}
