@@ -50,9 +50,9 @@ func TestGolden(t *testing.T) {
 	}{
 		{"summary.txt", nil},
 		{"matrix.txt", []string{"matrix"}},
-		{"matrix-wide.txt", []string{"matrix", "--wide", "--variant", "outbox", "--variant", "dual-write", "--variant", "no-fencing"}},
-		{"matrix.md", []string{"matrix", "--format", "markdown", "--variant", "outbox", "--variant", "dual-write"}},
-		{"matrix.json", []string{"matrix", "--format", "json", "--variant", "outbox", "--variant", "non-idempotent-consumer"}},
+		{"matrix-wide.txt", []string{"matrix", "--wide", "--variant", "cdc", "--variant", "dual-write", "--variant", "no-fencing"}},
+		{"matrix.md", []string{"matrix", "--format", "markdown", "--variant", "cdc", "--variant", "dual-write"}},
+		{"matrix.json", []string{"matrix", "--format", "json", "--variant", "listen-to-yourself", "--variant", "non-idempotent-consumer"}},
 		{"list.txt", []string{"list"}},
 		{"scenario-after-send-before-sent.mmd", []string{"scenario", "after-send-before-sent", "--format", "mermaid"}},
 		{"backlog.txt", []string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "800"}},
@@ -129,7 +129,7 @@ func storyGolden(t *testing.T, path, got string) {
 func TestSameOutputTwice(t *testing.T) {
 	// The columns whose runs interleave the most (two relays, stalls,
 	// kills); TestGolden compares the whole matrix with its golden file.
-	args := []string{"matrix", "--format", "json", "--variant", "outbox", "--variant", "claim-without-lock", "--variant", "recover-all"}
+	args := []string{"matrix", "--format", "json", "--variant", "claim-without-lock", "--variant", "recover-all"}
 	_, first, _ := runLabrun(args...)
 	_, second, _ := runLabrun(args...)
 	if first != second {
@@ -212,8 +212,8 @@ func TestColourKeepsTheColumns(t *testing.T) {
 		args []string
 		lost string
 	}{
-		{[]string{"matrix", "--variant", "outbox", "--variant", "dual-write", "--wide"}, "\x1b[31mLOST\x1b[0m"},
-		{[]string{"matrix", "--variant", "outbox", "--variant", "dual-write"}, "\x1b[31mL\x1b[0m"},
+		{[]string{"matrix", "--variant", "dual-write", "--variant", "separate-tx", "--wide"}, "\x1b[31mLOST\x1b[0m"},
+		{[]string{"matrix", "--variant", "dual-write", "--variant", "separate-tx"}, "\x1b[31mL\x1b[0m"},
 	} {
 		_, plain, _ := runLabrun(c.args...)
 		coloured := colourize(plain)
@@ -259,8 +259,8 @@ func TestScenarioFile(t *testing.T) {
 
 // TestDuplicateVariantIsOneColumn: naming a variant twice selects it once.
 func TestDuplicateVariantIsOneColumn(t *testing.T) {
-	_, twice, _ := runLabrun("matrix", "--variant", "outbox", "--variant", "outbox", "--format", "json")
-	_, once, _ := runLabrun("matrix", "--variant", "outbox", "--format", "json")
+	_, twice, _ := runLabrun("matrix", "--variant", "dual-write", "--variant", "dual-write", "--format", "json")
+	_, once, _ := runLabrun("matrix", "--variant", "dual-write", "--format", "json")
 	if twice != once {
 		t.Fatal("--variant outbox --variant outbox printed another matrix than --variant outbox")
 	}
