@@ -23,7 +23,7 @@
 //	explore     random schedules, shrunk counterexamples, the fuzz target
 //	grade       one call that grades a learner's variant in a Go test
 //	backlog     chapter 001's backlog arithmetic and its simulation
-//	labrun      the command line, as a library a course's own labrun uses
+//	cli         labrun, the command line, as a library a course's own labrun uses
 //	cmd/labrun  the lab's labrun: one line
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash

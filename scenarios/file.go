@@ -16,7 +16,7 @@ import (
 
 // Separator starts a scenario file's expected output: everything below it
 // is what `labrun scenario` prints for the file's variant and seed (go test
-// ./labrun -update rewrites it).
+// ./cli -update rewrites it).
 const Separator = "--- expected"
 
 // File is a scenario file parsed: the story and the expected output.

@@ -146,7 +146,7 @@ var registered struct {
 
 // Register adds variants to Variants, and so to the matrix, the stories
 // and every labrun command: a course's own labrun registers its learners'
-// variants (see labrun.Lab). Registering a variant again under its name
+// variants (see cli.Lab). Registering a variant again under its name
 // changes nothing; a name the lab already uses for another variant, or a
 // variant that does not validate, is an error.
 func Register(vs ...variant.Variant) error {

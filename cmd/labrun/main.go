@@ -1,6 +1,6 @@
-// Command labrun is the lab's command line; see package outboxlab/labrun.
+// Command labrun is the lab's command line; see package outboxlab/cli.
 package main
 
-import "outboxlab/labrun"
+import "outboxlab/cli"
 
-func main() { labrun.Lab{Command: "go run ./cmd/labrun"}.Main() }
+func main() { cli.Lab{Command: "go run ./cmd/labrun"}.Main() }

@@ -7,12 +7,12 @@ package main
 
 import (
 	"outboxlab/examples/courselab/course"
-	"outboxlab/labrun"
+	"outboxlab/cli"
 	"outboxlab/variant"
 )
 
 func main() {
-	labrun.Lab{
+	cli.Lab{
 		Command:  "go run ./examples/courselab",
 		Variants: []variant.Variant{course.EagerRelay()},
 	}.Main()

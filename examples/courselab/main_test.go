@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"outboxlab/examples/courselab/course"
-	"outboxlab/labrun"
+	"outboxlab/cli"
 	"outboxlab/variant"
 )
 
-var lab = labrun.Lab{Command: "go run ./examples/courselab", Variants: []variant.Variant{course.EagerRelay()}}
+var lab = cli.Lab{Command: "go run ./examples/courselab", Variants: []variant.Variant{course.EagerRelay()}}
 
 func run(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer

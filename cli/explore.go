@@ -1,4 +1,4 @@
-package labrun
+package cli
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package labrun
+package cli
 
 import (
 	"bytes"
@@ -36,10 +36,10 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run `go test ./labrun -update` to create it)", err)
+		t.Fatalf("%v (run `go test ./cli -update` to create it)", err)
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got); if the change is intended, run `go test ./labrun -update` and review the diff:\n%s", path, diff)
+		t.Errorf("%s differs (-want +got); if the change is intended, run `go test ./cli -update` and review the diff:\n%s", path, diff)
 	}
 }
 
@@ -122,7 +122,7 @@ func storyGolden(t *testing.T, path, got string) {
 		return
 	}
 	if diff := cmp.Diff(f.Expected, got); diff != "" {
-		t.Errorf("%s: the output differs from the expected one below %q (-want +got); if the change is intended, run `go test ./labrun -update` and review the diff:\n%s", path, scenarios.Separator, diff)
+		t.Errorf("%s: the output differs from the expected one below %q (-want +got); if the change is intended, run `go test ./cli -update` and review the diff:\n%s", path, scenarios.Separator, diff)
 	}
 }
 

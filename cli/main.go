@@ -1,4 +1,4 @@
-// Package labrun is the lab's command line as a library: cmd/labrun is
+// Package cli is labrun, the lab's command line, as a library: cmd/labrun is
 // one line that runs it, and a course builds its own labrun with its
 // learners' variants the same way (see Lab and the example). It prints the
 // summary and the crash matrix, lists what the lab contains, plays back one
@@ -14,7 +14,7 @@
 // Exit codes: 0 when everything matches what the variants declare, 1 when a
 // cell disagrees, 2 on bad usage. Only this package prints, writes files
 // or exits.
-package labrun
+package cli
 
 import (
 	"errors"
