@@ -50,9 +50,9 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "was dead-lettered in the outbox (broker: publish",
 		},
 		{
-			name: "a relay that retries without backoff or limit",
+			name: "a relay that retries every second, without growing backoff or a limit",
 			v: withRelayConfig("hammering-relay", func(c *outbox.Config) {
-				c.BackoffBase, c.BackoffCap, c.PauseCap, c.MaxAttempts = time.Millisecond, time.Millisecond, time.Millisecond, 1<<30
+				c.BackoffBase, c.BackoffCap, c.PauseCap, c.MaxAttempts = time.Second, time.Second, time.Second, 1<<30
 			}),
 			point:  "broker-outage",
 			want:   "STORM",
