@@ -123,7 +123,7 @@ type Config struct {
 	// Horizon bounds each phase in virtual time: a phase still busy after
 	// it ends the run as STUCK.
 	Horizon time.Duration
-	// Trace records every step; without it only the verdict is computed.
+	// Trace records every event; without it only the verdict is computed.
 	Trace bool
 	// Cleanups are the times (since Epoch) at which the first live relay
 	// runs its retention cleanup, if it has one (see Cleaner).

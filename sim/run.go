@@ -39,7 +39,7 @@ type Result struct {
 	// Reached counts how often each crash point was reached during the run
 	// phase, by point id.
 	Reached map[string]int
-	// Trace is every step, if Config.Trace was set.
+	// Trace is every event, if Config.Trace was set.
 	Trace []Event
 	// Duration is the virtual time the whole run took.
 	Duration time.Duration
