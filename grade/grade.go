@@ -20,9 +20,21 @@ import (
 
 // The flags a replay command sets.
 var (
-	replay = flag.String("lab.replay", "", "replay one run of the graded variant as a timeline: a scenario (relay.after-send@2, P@1+Q@1, a story) or explore:RUNS:SEED")
-	relays = flag.Int("lab.relays", 0, "with -lab.replay: how many relays run (default: the scenario's own)")
+	replay   = flag.String("lab.replay", "", "replay one run of the graded variant as a timeline: a scenario (relay.after-send@2, P@1+Q@1, a story) or explore:RUNS:SEED")
+	relays   = flag.Int("lab.relays", 0, "with -lab.replay: how many relays run (default: the scenario's own)")
+	exercise = flag.Bool("exercise", false, "grade an exercise (its starter fails until it is solved)")
 )
+
+// Exercise grades an exercise's variant with Grade when the test runs with
+// -exercise, and skips otherwise, so that go test ./... stays green while
+// an exercise is unsolved. hints say per outcome what to look at.
+func Exercise(t testing.TB, v variant.Variant, hints map[check.Outcome]string) {
+	t.Helper()
+	if !*exercise {
+		t.Skip("grade the exercise with -exercise")
+	}
+	Grade(t, v, Options{Hints: hints, Flags: "-exercise"})
+}
 
 // maxSweep bounds the sweep failures Report lists.
 const maxSweep = 5

@@ -1,14 +1,11 @@
 package sendfirst
 
 import (
-	"flag"
 	"testing"
 
 	"outboxlab/check"
 	"outboxlab/grade"
 )
-
-var exercise = flag.Bool("exercise", false, "grade the exercise (the starter fails until it is solved)")
 
 var hints = map[check.Outcome]string{
 	check.Lost: "a message is SENT in the outbox and billing never got it: the mark came before the broker's confirmation. " +
@@ -20,9 +17,4 @@ var hints = map[check.Outcome]string{
 		"write only what it accepts.",
 }
 
-func TestExercise(t *testing.T) {
-	if !*exercise {
-		t.Skip("grade the exercise with -exercise")
-	}
-	grade.Grade(t, Variant(), grade.Options{Hints: hints, Flags: "-exercise"})
-}
+func TestExercise(t *testing.T) { grade.Exercise(t, Variant(), hints) }
