@@ -64,7 +64,12 @@ func matrixCommand(stdout io.Writer, selected []variant.Variant, format string, 
 		err = writeMatrixJSON(stdout, m, selected, cells, sweeps)
 	case "markdown":
 		writeMatrixMarkdown(stdout, m, selected, cells)
-		writeSweeps(stdout, sweeps)
+		if len(sweeps) > 0 {
+			fmt.Fprint(stdout, "\n### Sweeps\n\n")
+			for _, sw := range sweeps {
+				fmt.Fprintf(stdout, "- **%s**: %d points, %d runs, %d failed\n", sw.Variant, sw.Points, sw.Runs, len(sw.Failures))
+			}
+		}
 	case "summary":
 		writeSummary(stdout, m, selected, cells, sweeps)
 	default:
@@ -221,6 +226,8 @@ func writeMatrixTable(w io.Writer, m sim.Matrix, variants []variant.Variant, cel
 }
 
 func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {
+	fmt.Fprintf(w, "## Crash matrix\n\n%d variant(s) at %d points, standard workload (%d commands), seed %d.\n\n",
+		len(variants), len(m.Points), len(m.Workload), m.Seed)
 	fmt.Fprint(w, "| point | kind |")
 	for _, v := range variants {
 		fmt.Fprintf(w, " %s |", v.Name)
@@ -237,24 +244,50 @@ func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, 
 		}
 		fmt.Fprintln(w)
 	}
-	writeLegend(w)
-	writeFindings(w, cells)
+	fmt.Fprint(w, "\n### Legend\n\n")
+	for _, l := range legend {
+		fmt.Fprintf(w, "- `%s` %s\n", l.word, l.meaning)
+	}
+	fmt.Fprint(w, "\n### Findings\n\n")
+	for _, c := range cells {
+		if c.Counterexample == nil && c.Matches() {
+			continue
+		}
+		note := "as declared"
+		if !c.Matches() {
+			note = "but the variant declares " + c.Expected
+		}
+		fmt.Fprintf(w, "- **%s** at `%s`: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, note)
+		for _, v := range c.Violations {
+			fmt.Fprintf(w, "  - %s\n", v)
+		}
+		if c.Counterexample != nil {
+			fmt.Fprintf(w, "  - replay: `%s`\n", c.Counterexample.Replay(program, c.Variant))
+		}
+	}
+}
+
+// legend is what the words and marks of a matrix mean.
+var legend = []struct{ word, meaning string }{
+	{"✓", "all invariants hold"},
+	{"n/a", "the variant never reaches this point"},
+	{"LOST", "a committed change has no effect downstream"},
+	{"PHANTOM", "a downstream effect for a change never committed"},
+	{"DUPLICATE", "a business effect applied more than once"},
+	{"OUT_OF_ORDER", "an older event applied after a newer one of the same order"},
+	{"STUCK", "a message neither SENT nor DEAD_LETTER after quiesce"},
+	{"MISMATCH", "an effect that differs from the committed change (amount, kind)"},
+	{"UNSAFE", "a safety breach during the run (two live owners, a write after SENT)"},
+	{"GAVE_UP", "a dead letter although every fault was transient"},
+	{"STORM", "more publishes than the retry policy allows"},
+	{"!", "the cell disagrees with what the variant declares"},
 }
 
 func writeLegend(w io.Writer) {
-	fmt.Fprint(w, `
-Legend: ✓ all invariants hold   n/a the variant never reaches this point
-  LOST          a committed change has no effect downstream
-  PHANTOM       a downstream effect for a change never committed
-  DUPLICATE     a business effect applied more than once
-  OUT_OF_ORDER  an older event applied after a newer one of the same order
-  STUCK         a message neither SENT nor DEAD_LETTER after quiesce
-  MISMATCH      an effect that differs from the committed change (amount, kind)
-  UNSAFE        a safety breach during the run (two live owners, a write after SENT)
-  GAVE_UP       a dead letter although every fault was transient
-  STORM         more publishes than the retry policy allows
-  !             the cell disagrees with what the variant declares
-`)
+	fmt.Fprintf(w, "\nLegend: %s %s   %s %s\n", legend[0].word, legend[0].meaning, legend[1].word, legend[1].meaning)
+	for _, l := range legend[2:] {
+		fmt.Fprintf(w, "  %-13s %s\n", l.word, l.meaning)
+	}
 }
 
 // writeFindings lists every violation with the command that replays it,
