@@ -6,8 +6,8 @@
 package main
 
 import (
-	"outboxlab/examples/courselab/course"
 	"outboxlab/cli"
+	"outboxlab/examples/courselab/course"
 	"outboxlab/variant"
 )
 

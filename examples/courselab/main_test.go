@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/examples/courselab/course"
 	"outboxlab/cli"
+	"outboxlab/examples/courselab/course"
 	"outboxlab/variant"
 )
 
