@@ -148,8 +148,8 @@ func (m Money) MarshalJSON() ([]byte, error) {
 	if _, err := ParseCurrency(string(m.Currency)); err != nil {
 		return nil, err
 	}
-	amount, currency := m.Amount(), string(m.Currency)
-	return json.Marshal(wireMoney{Amount: &amount, Currency: &currency})
+	// Digits, a point, a sign and a known currency code need no escaping.
+	return fmt.Appendf(nil, `{"amount":"%s","currency":"%s"}`, m.Amount(), m.Currency), nil
 }
 
 // UnmarshalJSON decodes {"amount":"10.00","currency":"EUR"} with
