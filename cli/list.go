@@ -32,7 +32,7 @@ func runList(args []string, stdout io.Writer) error {
 		out.Variants = append(out.Variants, jsonVariant{v.Name, v.Correct(), v.Summary})
 	}
 	for _, p := range scenarios.Points() {
-		out.Points = append(out.Points, jsonPoint{ID: p.ID, Kind: string(p.Kind)})
+		out.Points = append(out.Points, jsonPoint{ID: p.ID, Kind: string(p.Kind), Description: p.Description})
 	}
 	for _, s := range scenarios.Catalogue() {
 		out.Scenarios = append(out.Scenarios, jsonScenario{s.Name, s.Summary})
@@ -51,7 +51,7 @@ func runList(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "variant   %-34s %-8s %s\n", v.Name, kind, v.Summary)
 	}
 	for _, p := range out.Points {
-		fmt.Fprintf(stdout, "point     %-34s %s\n", p.ID, p.Kind)
+		fmt.Fprintf(stdout, "point     %-34s %-8s %s\n", p.ID, p.Kind, p.Description)
 	}
 	for _, s := range out.Scenarios {
 		fmt.Fprintf(stdout, "scenario  %-34s %s\n", s.Name, s.Summary)

@@ -339,8 +339,9 @@ type jsonSweep struct {
 }
 
 type jsonPoint struct {
-	ID   string `json:"id"`
-	Kind string `json:"kind"`
+	ID          string `json:"id"`
+	Kind        string `json:"kind"`
+	Description string `json:"description,omitempty"`
 }
 
 type jsonCell struct {

@@ -50,6 +50,30 @@ var CrashPoints = []string{
 	"consumer.after-commit",
 }
 
+// Descriptions say in a line what happens at each point of the matrix.
+var Descriptions = map[string]string{
+	"service.before-commit":   "the service dies with the order and its outbox row written, not committed",
+	"service.after-commit":    "the service dies right after its commit",
+	"service.after-publish":   "a service that publishes itself dies right after the publish",
+	"relay.after-claim":       "a relay dies holding its claims (IN_FLIGHT, under a lease)",
+	"relay.after-send":        "a relay dies after the broker's ack, before it records SENT",
+	"relay.before-mark":       "a relay dies with its mark written, not committed",
+	"relay.after-mark":        "a relay dies right after it recorded an outcome",
+	"consumer.before-commit":  "billing dies with the invoice and the inbox row written, not committed",
+	"consumer.after-commit":   "billing dies after its commit, before the ack",
+	"broker-outage":           "the broker is unreachable for ten minutes",
+	"publish-timeout-stored":  "the relay's publish of o-1#1 times out; the broker stored it",
+	"publish-timeout-dropped": "the relay's publish of o-1#1 times out; the broker never got it",
+	"duplicate-delivery":      "the broker delivers o-1#1 twice",
+	"reorder":                 "o-1#1 is delivered after o-1#2",
+	"poison":                  "o-1#1 can never be processed until its cause is fixed",
+	"rejected":                "the broker refuses o-1#1 until its cause is fixed",
+	"stall":                   "relay-1 freezes 40 s before a send, past its 30 s lease, while relay-2 runs",
+	"relay-restart":           "relay-1 is killed and restarts while relay-2 holds a live claim",
+	"slow-commit":             "service-1's transaction stays open 3 s with its id drawn while service-2 commits",
+	"clock-skew":              "relay-2's clock runs a minute ahead while relay-1 pauses inside its lease",
+}
+
 // crashSituations are what the crash rows exist to produce: a recovery
 // that releases a claim, a message billing receives twice.
 var crashSituations = map[string][]sim.Situation{
@@ -63,6 +87,15 @@ var crashSituations = map[string][]sim.Situation{
 // Points returns the rows of the default matrix: every crash point, then
 // every broker fault, aimed at the standard workload.
 func Points() []sim.Point {
+	points := points()
+	for i := range points {
+		points[i].Description = Descriptions[points[i].ID]
+	}
+	return points
+}
+
+// points are the rows without their descriptions.
+func points() []sim.Point {
 	var points []sim.Point
 	for _, id := range CrashPoints {
 		points = append(points, sim.Point{ID: id, Kind: sim.KindCrash, Situations: crashSituations[id]})

@@ -58,3 +58,13 @@ func TestFindScenario(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryPointSaysWhatHappens: every matrix point has a one-line
+// description for labrun list.
+func TestEveryPointSaysWhatHappens(t *testing.T) {
+	for _, p := range scenarios.Points() {
+		if p.Description == "" {
+			t.Errorf("point %s has no description (scenarios.Descriptions)", p.ID)
+		}
+	}
+}

@@ -23,6 +23,8 @@ type Point struct {
 	// ("publish-timeout-stored").
 	ID   string
 	Kind PointKind
+	// Description says in a line what happens at the point.
+	Description string
 	// Faults are the faults a fault row installs.
 	Faults []Fault
 	// Relays, if not 0, is how many relays the row runs (a stall needs a
