@@ -73,6 +73,15 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "while relay-1's lease ran until",
 		},
 		{
+			name: "a relay whose claims never expire, though it releases its own after a restart",
+			v: withRelayConfig("endless-lease", func(c *outbox.Config) {
+				c.Lease = 100 * 365 * 24 * time.Hour
+			}),
+			point:  "relay-lost",
+			want:   "STUCK",
+			detail: "is IN_FLIGHT after quiesce (claimed by relay-1, never released)",
+		},
+		{
 			name:   "a relay that takes a publish timeout for a success",
 			v:      timeoutMeansStored(),
 			point:  "publish-timeout-dropped",

@@ -184,6 +184,7 @@ func MarkBeforeSend() variant.Variant {
 			"rejected":                check.Lost,
 			"publish-timeout-dropped": check.Lost, // marked SENT, then the send went nowhere
 			"relay-restart":           check.Lost, // killed between its mark and its send
+			"relay-lost":              check.Lost, // lost between its mark and its send
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
@@ -276,6 +277,7 @@ func NoInflightRecovery() variant.Variant {
 			"relay.after-send":  check.Stuck, // also claimed, and never marked
 			"relay.before-mark": check.Stuck,
 			"relay-restart":     check.Stuck, // killed holding a claim
+			"relay-lost":        check.Stuck, // its claim outlives it: no lease runs out
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

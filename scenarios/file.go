@@ -198,7 +198,7 @@ func command(words []string) (sim.Command, error) {
 // fault parses what follows "fault": a kind and its arguments.
 func fault(words []string) (sim.Fault, error) {
 	const valid = "broker-outage FROM FOR, publish-timeout-stored|publish-timeout-dropped|duplicate-delivery|reorder|poison|rejected TARGET, " +
-		"delay TARGET FOR, stall PROCESS POINT FOR, slow-commit PROCESS FOR, clock-skew PROCESS SKEW, kill PROCESS AT"
+		"delay TARGET FOR, stall PROCESS POINT FOR, slow-commit PROCESS FOR, clock-skew PROCESS SKEW, kill PROCESS AT [FOR]"
 	if len(words) == 0 {
 		return sim.Fault{}, fmt.Errorf("fault needs a kind (valid: %s)", valid)
 	}
@@ -245,7 +245,14 @@ func fault(words []string) (sim.Fault, error) {
 			f.Skew, err = duration(args[1])
 		}
 	case sim.FaultKill:
-		if err = want(2, "PROCESS AT"); err == nil {
+		if len(args) == 3 {
+			f.For, err = duration(args[2])
+			args = args[:2]
+		}
+		if err == nil {
+			err = want(2, "PROCESS AT [FOR]")
+		}
+		if err == nil {
 			f.Process = args[0]
 			f.From, err = duration(args[1])
 		}

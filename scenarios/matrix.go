@@ -70,6 +70,7 @@ var Descriptions = map[string]string{
 	"rejected":                "the broker refuses o-1#1 until its cause is fixed",
 	"stall":                   "relay-1 freezes 40 s before a send, past its 30 s lease, while relay-2 runs",
 	"relay-restart":           "relay-1 is killed and restarts while relay-2 holds a live claim",
+	"relay-lost":              "relay-1 dies holding a claim and never comes back; relay-2 must take it over",
 	"slow-commit":             "service-1's transaction stays open 3 s with its id drawn while service-2 commits",
 	"clock-skew":              "relay-2's clock runs a minute ahead while relay-1 pauses inside its lease",
 }
@@ -115,6 +116,7 @@ func points() []sim.Point {
 		fault(sim.FaultRejected, sim.Fault{Target: first}, sim.DeadLettered, sim.DeadLetterReplayed),
 		stall(),
 		relayRestart(),
+		relayLost(),
 		slowCommit(),
 		clockSkew(),
 	)
@@ -129,6 +131,17 @@ func clockSkew() sim.Point {
 		{Kind: sim.FaultClockSkew, Process: "relay-2", Skew: time.Minute},
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
 	}}
+}
+
+// relayLost is the relay-lost row: two relays; relay-1 freezes before its
+// first send, holding its claim, is killed at 2 s and does not come back
+// before the check (its host is gone). relay-2 must take the claim over
+// once its lease runs out: that is what a lease is for.
+func relayLost() sim.Point {
+	return sim.Point{ID: "relay-lost", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
+		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
+		{Kind: sim.FaultKill, Process: "relay-1", From: 2 * time.Second, For: 1000 * time.Hour},
+	}, Situations: []sim.Situation{sim.LeaseTakenOver}}
 }
 
 // slowCommit is the slow-commit row: two service instances; service-1's

@@ -56,8 +56,10 @@ const (
 	// negative) of the true time for the whole run. The database's clock
 	// (variant.Env.DBClock) stays true.
 	FaultClockSkew FaultKind = "clock-skew"
-	// FaultKill kills a process at a time, wherever it stands (a deploy, an
-	// OOM kill), in the run phase; it restarts RestartDelay later.
+	// FaultKill kills a process at From, wherever it stands (a deploy, an
+	// OOM kill, a host lost), in the run phase; it restarts For later
+	// (RestartDelay if For is 0). A For beyond the run's horizon is a host
+	// that never comes back before the check.
 	FaultKill FaultKind = "kill"
 	// FaultDelay is not a matrix row: scenarios use it to open a gap.
 	FaultDelay FaultKind = "delay"
@@ -90,6 +92,9 @@ func (f Fault) String() string {
 	case FaultStall:
 		return fmt.Sprintf("%s %s at %s for %s", f.Kind, f.Process, f.Point, f.For)
 	case FaultKill:
+		if f.For > 0 {
+			return fmt.Sprintf("%s %s at %s for %s", f.Kind, f.Process, f.From, f.For)
+		}
 		return fmt.Sprintf("%s %s at %s", f.Kind, f.Process, f.From)
 	case FaultSlowCommit:
 		return fmt.Sprintf("%s %s for %s", f.Kind, f.Process, f.For)

@@ -31,6 +31,10 @@ type Point struct {
 	// second relay to take over); a variant that supports fewer runs as
 	// many as it supports.
 	Relays int
+	// MinRelays, if not 0, is how many relays the row needs to mean
+	// anything (another relay must take over); a variant that supports
+	// fewer shows n/a.
+	MinRelays int
 	// Situations are what the row exists to produce: the reference must
 	// reach each in at least one run of its cell (see Situation).
 	Situations []Situation
@@ -205,6 +209,9 @@ func (m Matrix) runCell(v variant.Variant, p Point, relays int, consider func(Co
 		cfg := m.Config(v)
 		p.Apply(&cfg)
 		cfg.Relays = relays
+		if relays < p.MinRelays {
+			return nil // the row needs more relays than the variant supports: n/a
+		}
 		res, err := Run(cfg)
 		if err != nil {
 			return err

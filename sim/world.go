@@ -331,16 +331,20 @@ func (w *world) crash(p *proc, point string) {
 	}
 }
 
-// kill crashes the named process wherever it stands, if it is alive: a
+// kill crashes the named process wherever it stands, if it is alive, for
+// down (RestartDelay if 0): a
 // task it was in the middle of returns from its boundary with
 // effect.ErrCrashed and unwinds.
-func (w *world) kill(name string) {
+func (w *world) kill(name string, down time.Duration) {
 	for _, p := range w.procs {
 		if p.name != name || !p.alive {
 			continue
 		}
 		w.killed++
 		w.crash(p, "kill")
+		if down > 0 {
+			p.restartAt = w.clock.Now().Add(down)
+		}
 		if p.task {
 			stopWorker(p)
 		}
