@@ -2,7 +2,10 @@ package explore_test
 
 import (
 	"fmt"
+	"outboxlab/outbox"
+	"outboxlab/variant"
 	"testing"
+	"time"
 
 	"outboxlab/check"
 	"outboxlab/explore"
@@ -87,4 +90,25 @@ func TestExplorationReachesEverySituation(t *testing.T) {
 			t.Errorf("no schedule reached %s (reached: %v)", s, sim.SortedSituations(reached))
 		}
 	}
+}
+
+// TestExplorationFindsAClaimThatOutlivesItsRelay: a relay whose claims
+// never expire (it releases its own after a restart, so every crash and
+// restart passes) is found when a relay is lost for good and another must
+// take its claims over.
+func TestExplorationFindsAClaimThatOutlivesItsRelay(t *testing.T) {
+	v := variant.Outbox()
+	v.Name = "endless-lease"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, func(c *outbox.Config) { c.Lease = 100 * 365 * 24 * time.Hour })
+		return variant.RelayAdapter{Relay: r}, err
+	}
+	f, err := explore.Explore(v, 1000, 1, explore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil || f.Result.Outcome != check.Stuck {
+		t.Fatalf("finding %v, want STUCK", f)
+	}
+	t.Logf("found in %d of %d schedules: %v", f.Found, f.Runs, f.Schedule.Lines())
 }

@@ -98,6 +98,7 @@ func Generate(src Source) Schedule {
 			s.Workload = append(s.Workload, sim.Command{At: at, Command: orders.Command{Kind: orders.Amend, OrderID: o.id, Amount: money(1 + src.Intn("amount", 9)), Text: "extra"}})
 		}
 	}
+	lost := false // at most one relay is lost for good, by a kill or a crash
 	for i, n := 0, src.Intn("faults", 4); i < n && len(events) > 0; i++ {
 		f := sim.Fault{Kind: faultKinds[src.Intn("fault", len(faultKinds))]}
 		switch f.Kind {
@@ -127,6 +128,9 @@ func Generate(src Source) Schedule {
 			}
 			f.Process = processes[src.Intn("kill-process", len(processes))]
 			f.From = time.Duration(src.Intn("kill-at", 30)) * time.Second
+			if f.Process == "relay-1" && s.Relays > 1 && !lost && src.Intn("kill-for-good", 3) == 0 {
+				f.For, lost = sim.ForGood, true // its host is gone: the other relays must take over
+			}
 		default:
 			f.Target = events[src.Intn("target", len(events))]
 		}
@@ -137,10 +141,14 @@ func Generate(src Source) Schedule {
 		crashes = src.Intn("crashes", 11)
 	}
 	for i := 0; i < crashes; i++ {
-		s.Crashes = append(s.Crashes, sim.Crash{
+		c := sim.Crash{
 			Point:      CrashPoints[src.Intn("crash-point", len(CrashPoints))],
 			Occurrence: 1 + src.Intn("occurrence", 4),
-		})
+		}
+		if strings.HasPrefix(c.Point, "relay.") && s.Relays > 1 && !lost && src.Intn("crash-for-good", 3) == 0 {
+			c.ForGood, lost = true, true // its host is gone: another relay must take over
+		}
+		s.Crashes = append(s.Crashes, c)
 	}
 	return s
 }
@@ -160,8 +168,18 @@ func (s Schedule) Config(v variant.Variant) sim.Config {
 	if v.MaxRelays > 0 {
 		cfg.Relays = min(s.Relays, v.MaxRelays)
 	}
-	cfg.Faults = s.Faults
-	cfg.Crashes = s.Crashes
+	cfg.Faults = nil
+	for _, f := range s.Faults {
+		if f.Kind == sim.FaultKill && f.For >= sim.ForGood && cfg.Relays < 2 {
+			f.For = 0 // the variant runs one relay: it comes back
+		}
+		cfg.Faults = append(cfg.Faults, f)
+	}
+	cfg.Crashes = nil
+	for _, c := range s.Crashes {
+		c.ForGood = c.ForGood && cfg.Relays > 1 // the variant's only relay comes back
+		cfg.Crashes = append(cfg.Crashes, c)
+	}
 	cfg.Trace = false
 	return cfg
 }

@@ -24,9 +24,21 @@ type Command struct {
 type Crash struct {
 	Point      string
 	Occurrence int
+	// ForGood says the process does not come back before the check (its
+	// host is gone); otherwise it restarts RestartDelay later.
+	ForGood bool
 }
 
-func (c Crash) String() string { return fmt.Sprintf("%s#%d", c.Point, c.Occurrence) }
+func (c Crash) String() string {
+	if c.ForGood {
+		return fmt.Sprintf("%s#%d for good", c.Point, c.Occurrence)
+	}
+	return fmt.Sprintf("%s#%d", c.Point, c.Occurrence)
+}
+
+// ForGood is how long a process lost for good stays down: longer than any
+// run.
+const ForGood = 1000 * time.Hour
 
 // FaultKind names a broker fault, as it appears as a matrix row.
 type FaultKind string

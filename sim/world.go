@@ -309,6 +309,9 @@ func (w *world) crashHere(p *proc, pt *crashPoint) bool {
 	}
 	w.fired = append(w.fired, FiredCrash{Crash: next, Process: p.name, At: w.clock.Since()})
 	w.crash(p, pt.id)
+	if next.ForGood {
+		p.restartAt = w.clock.Now().Add(ForGood)
+	}
 	return true
 }
 
