@@ -121,6 +121,9 @@ func Report(v variant.Variant) ([]Failure, error) {
 		seen[key] = true
 		shown++
 		line := fmt.Sprintf("%s after a crash at %s: %s", v.Name, strings.Join(parts, ", then at "), f.Outcome)
+		if f.Relays > 1 {
+			line = fmt.Sprintf("%s, %d relays, after a crash at %s: %s", v.Name, f.Relays, strings.Join(parts, ", then at "), f.Outcome)
+		}
 		if len(f.Violations) > 0 {
 			line += " (" + f.Violations[0].String() + ")"
 		}
