@@ -78,34 +78,38 @@ func rounded(d time.Duration) time.Duration { return d.Round(100 * time.Millisec
 // rate prints a rate with at most six significant digits.
 func rate(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
+// backlogRetries explains why a small backlog drains slower than the
+// arithmetic says.
+const backlogRetries = ";\nthe arithmetic assumes every message goes out the moment the broker is back, but the\n" +
+	"relay retries each with exponential backoff (up to 5 minutes between tries), and a small\nbacklog " +
+	"drains at the pace of its retries, not of the relay's throughput"
+
 func writeBacklogText(w io.Writer, p backlog.Params, est backlog.Estimate, sim *backlog.Simulation) {
-	fmt.Fprintf(w, "Backlog after a %s outage at %s events/s: %.0f messages (R·D)\n", p.Outage, rate(p.Rate), est.Backlog)
+	fmt.Fprint(w, trf(w, "Backlog after a %s outage at %s events/s: %.0f messages (R·D)\n", p.Outage, rate(p.Rate), est.Backlog))
 	if est.Drains {
-		fmt.Fprintf(w, "Drain at %s/s relay throughput, %s/s net: %s (backlog / (P − R))\n", rate(p.Relay), rate(p.Relay-p.Rate), rounded(est.Drain))
+		fmt.Fprint(w, trf(w, "Drain at %s/s relay throughput, %s/s net: %s (backlog / (P − R))\n", rate(p.Relay), rate(p.Relay-p.Rate), rounded(est.Drain)))
 	} else {
-		fmt.Fprintf(w, "The backlog never drains: the relay (%s/s) is not faster than the arrivals (%s/s).\n", rate(p.Relay), rate(p.Rate))
+		fmt.Fprint(w, trf(w, "The backlog never drains: the relay (%s/s) is not faster than the arrivals (%s/s).\n", rate(p.Relay), rate(p.Rate)))
 	}
 	if sim != nil {
 		if sim.Drained {
-			fmt.Fprintf(w, "Simulated with the real relay: drained in %s", rounded(sim.Drain))
+			fmt.Fprint(w, trf(w, "Simulated with the real relay: drained in %s", rounded(sim.Drain)))
 			if est.Drains && est.Drain > 0 {
 				off := 100 * (sim.Drain.Seconds()/est.Drain.Seconds() - 1)
-				fmt.Fprintf(w, " (%+.2f%% against the arithmetic)", off)
+				fmt.Fprint(w, trf(w, " (%+.2f%% against the arithmetic)", off))
 				if off > 10 {
-					fmt.Fprint(w, ";\nthe arithmetic assumes every message goes out the moment the broker is back, but the\n"+
-						"relay retries each with exponential backoff (up to 5 minutes between tries), and a small\nbacklog "+
-						"drains at the pace of its retries, not of the relay's throughput")
+					fmt.Fprint(w, tr(w, backlogRetries))
 				}
 			}
 			fmt.Fprintln(w)
 		} else {
-			fmt.Fprintln(w, "Simulated with the real relay: not drained by the end of the simulation.")
+			fmt.Fprintln(w, tr(w, "Simulated with the real relay: not drained by the end of the simulation."))
 		}
-		fmt.Fprintf(w, "Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n",
-			rounded(sim.PeakOldestAge), sim.Messages, sim.Backlog)
+		fmt.Fprint(w, trf(w, "Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n",
+			rounded(sim.PeakOldestAge), sim.Messages, sim.Backlog))
 	}
-	fmt.Fprintf(w, "Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (chapter 004: 2,000 a day are %.0f a year).\n",
-		p.Rate, backlog.Growth(p.Rate*86400, 24*time.Hour), backlog.Growth(2000, 365*24*time.Hour))
+	fmt.Fprint(w, trf(w, "Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (chapter 004: 2,000 a day are %.0f a year).\n",
+		p.Rate, backlog.Growth(p.Rate*86400, 24*time.Hour), backlog.Growth(2000, 365*24*time.Hour)))
 }
 
 func writeBacklogJSON(w io.Writer, est backlog.Estimate, sim *backlog.Simulation) error {

@@ -103,24 +103,24 @@ func progressLine(total int) func(int) {
 
 func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) {
 	if f == nil {
-		fmt.Fprintf(w, "No counterexample for %s in %d random schedules (seed %d).\n", variantName, runs, seed)
+		fmt.Fprint(w, trf(w, "No counterexample for %s in %d random schedules (seed %d).\n", variantName, runs, seed))
 		writeSituations(w, runs, reached)
 		return
 	}
-	fmt.Fprintf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, f.Result.Outcome)
-	fmt.Fprintf(w, "Shrunk from %d to %d items:\n", f.Original.Size(), f.Schedule.Size())
+	fmt.Fprint(w, trf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, f.Result.Outcome))
+	fmt.Fprint(w, trf(w, "Shrunk from %d to %d items:\n", f.Original.Size(), f.Schedule.Size()))
 	for _, l := range f.Schedule.Lines() {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
-	fmt.Fprintln(w, "\nTimeline of the shrunk schedule:")
+	fmt.Fprintln(w, tr(w, "\nTimeline of the shrunk schedule:"))
 	for _, s := range trace.Trace {
 		fmt.Fprintln(w, s)
 	}
-	fmt.Fprintln(w, "\nViolations:")
+	fmt.Fprintln(w, tr(w, "\nViolations:"))
 	for _, v := range f.Result.Violations {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
-	fmt.Fprintf(w, "Replay: %s\n", f.Replay(program))
+	fmt.Fprint(w, trf(w, "Replay: %s\n", f.Replay(program)))
 	writeSituations(w, f.Runs, reached)
 }
 
@@ -132,9 +132,9 @@ func writeSituations(w io.Writer, tried int, reached map[sim.Situation]int) {
 		parts = append(parts, fmt.Sprintf("%s %d", s.Situation, s.N))
 	}
 	if len(parts) == 0 {
-		parts = []string{"none"}
+		parts = []string{tr(w, "none")}
 	}
-	fmt.Fprintf(w, "Situations reached, in how many of the %d schedules: %s\n", tried, strings.Join(parts, ", "))
+	fmt.Fprint(w, trf(w, "Situations reached, in how many of the %d schedules: %s\n", tried, strings.Join(parts, ", ")))
 }
 
 func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) error {

@@ -28,14 +28,24 @@ func runList(args []string, stdout io.Writer) error {
 		Points    []jsonPoint    `json:"points"`
 		Scenarios []jsonScenario `json:"scenarios"`
 	}
+	de := german(stdout)
 	for _, v := range scenarios.Variants() {
-		out.Variants = append(out.Variants, jsonVariant{v.Name, v.Correct(), v.Summary})
+		summary := v.Summary
+		if de && v.SummaryDE != "" {
+			summary = v.SummaryDE
+		}
+		out.Variants = append(out.Variants, jsonVariant{v.Name, v.Correct(), summary})
 	}
 	for _, p := range scenarios.Points() {
-		out.Points = append(out.Points, jsonPoint{ID: p.ID, Kind: string(p.Kind), Description: p.Description})
+		description := p.Description
+		if d := scenarios.DescriptionsDE[p.ID]; de && d != "" {
+			description = d
+		}
+		out.Points = append(out.Points, jsonPoint{ID: p.ID, Kind: string(p.Kind), Description: description})
 	}
 	for _, s := range scenarios.Catalogue() {
-		out.Scenarios = append(out.Scenarios, jsonScenario{s.Name, s.Summary})
+		summary, _ := scenarioText(stdout, s)
+		out.Scenarios = append(out.Scenarios, jsonScenario{s.Name, summary})
 	}
 	if format.value == "json" {
 		enc := json.NewEncoder(stdout)
@@ -44,18 +54,18 @@ func runList(args []string, stdout io.Writer) error {
 		return enc.Encode(out)
 	}
 	for _, v := range out.Variants {
-		kind := "mistake"
+		kind := tr(stdout, "mistake")
 		if v.Correct {
-			kind = "correct"
+			kind = tr(stdout, "correct")
 		}
 		fmt.Fprintf(stdout, "variant   %-34s %-8s %s\n", v.Name, kind, v.Summary)
 	}
 	for _, p := range out.Points {
-		fmt.Fprintf(stdout, "point     %-34s %-8s %s\n", p.ID, p.Kind, p.Description)
+		fmt.Fprintf(stdout, "point     %-34s %-8s %s\n", p.ID, tr(stdout, p.Kind), p.Description)
 	}
 	for _, s := range out.Scenarios {
 		fmt.Fprintf(stdout, "scenario  %-34s %s\n", s.Name, s.Summary)
 	}
-	fmt.Fprintln(stdout, "scenario  POINT[@K]                          any point above, crashed at its K-th occurrence (default 1)")
+	fmt.Fprintf(stdout, "scenario  %-34s %s\n", "POINT[@K]", tr(stdout, "any point above, crashed at its K-th occurrence (default 1)"))
 	return nil
 }

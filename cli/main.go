@@ -40,8 +40,10 @@ type Lab struct {
 	Variants []variant.Variant
 }
 
-// Main runs the lab on the process's arguments and exits with its code.
+// Main runs the lab on the process's arguments and exits with its code;
+// learner-facing text is German when LANG or LC_ALL says de.
 func (l Lab) Main() {
+	germanByDefault = germanEnv()
 	os.Exit(l.Run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -125,7 +127,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if c.name != name {
 			continue
 		}
-		out := &errWriter{w: stdout}
+		out := &errWriter{w: stdout, de: germanByDefault}
 		err := c.run(args, out)
 		var ue usageError
 		switch {
@@ -160,7 +162,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 type errWriter struct {
 	w   io.Writer
 	err error
+	de  bool // German (see tr)
 }
+
+func (e *errWriter) german() bool { return e.de }
 
 func (e *errWriter) Write(p []byte) (int, error) {
 	if e.err != nil {
@@ -193,6 +198,8 @@ func newFlags(name, synopsis string, stdout io.Writer) *flags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {} // errors are reported once, by run
+	out, _ := stdout.(*errWriter)
+	fs.Var(langFlag{out}, "lang", "the language of the output: en or de (default: de when LANG or LC_ALL starts with de)")
 	return &flags{FlagSet: fs, synopsis: synopsis, stdout: stdout}
 }
 

@@ -7,17 +7,58 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"outboxlab/mistakes"
 	"outboxlab/scenarios"
+	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ with the current output")
 
 // runLabrun runs the command line in-process and returns its exit code,
 // stdout and stderr.
+// unshared is labrun's own runCells, which TestMain replaces.
+var unshared = runCells
+
+// TestMain shares one run of the matrix and its sweeps between the
+// outputs of the same variants (labrun's summary and matrix, in two
+// languages): they differ only in how they write it. TestSameOutputTwice
+// runs it twice for real.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	run := unshared
+	var mu sync.Mutex
+	type result struct {
+		once   sync.Once
+		cells  []sim.Cell
+		sweeps []sim.Sweep
+		err    error
+	}
+	shared := map[string]*result{}
+	runCells = func(mx sim.Matrix, selected []variant.Variant) ([]sim.Cell, []sim.Sweep, error) {
+		var names []string
+		for _, v := range selected {
+			names = append(names, v.Name)
+		}
+		key := strings.Join(names, ",")
+		mu.Lock()
+		r, ok := shared[key]
+		if !ok {
+			r = &result{}
+			shared[key] = r
+		}
+		mu.Unlock()
+		r.once.Do(func() { r.cells, r.sweeps, r.err = run(mx, selected) })
+		return r.cells, r.sweeps, r.err
+	}
+	os.Exit(m.Run())
+}
+
 func runLabrun(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
 	code := run(args, &stdout, &stderr)
@@ -61,6 +102,13 @@ func TestGolden(t *testing.T) {
 		{"backlog-chapter004.txt", []string{"backlog", "--rate", "0.023", "--outage", "10m", "--relay", "1", "--simulate"}},
 		{"backlog-slow-drain.txt", []string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "500.1"}},
 		{"backlog-never-drains.json", []string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "400", "--format", "json"}},
+		{"de/summary.txt", []string{"--lang", "de"}},
+		{"de/matrix.txt", []string{"matrix", "--lang", "de"}},
+		{"de/list.txt", []string{"list", "--lang", "de"}},
+		{"de/scenario-gap.txt", []string{"scenario", "gap", "--lang", "de"}},
+		{"de/scenario-mistake-dual-write.txt", []string{"scenario", "mistake/dual-write", "--lang", "de"}},
+		{"de/explore-max-version-only.txt", []string{"explore", "--variant", "max-version-only", "--runs", "50", "--lang", "de"}},
+		{"de/backlog-chapter004.txt", []string{"backlog", "--rate", "0.023", "--outage", "10m", "--relay", "1", "--simulate", "--lang", "de"}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -129,10 +177,20 @@ func storyGolden(t *testing.T, path, got string) {
 func TestSameOutputTwice(t *testing.T) {
 	// The columns whose runs interleave the most (two relays, stalls,
 	// kills); TestGolden compares the whole matrix with its golden file.
-	args := []string{"matrix", "--format", "json", "--variant", "claim-without-lock", "--variant", "recover-all"}
-	_, first, _ := runLabrun(args...)
-	_, second, _ := runLabrun(args...)
-	if first != second {
+	// Two runs of their own: TestMain shares runs between the goldens.
+	var out [2]bytes.Buffer
+	for i := range out {
+		m := scenarios.Matrix()
+		selected := []variant.Variant{mistakes.ClaimWithoutLock(), mistakes.RecoverAll(), variant.Outbox()}
+		cells, sweeps, err := unshared(m, selected)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeMatrixJSON(&out[i], m, selected, cells, sweeps); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out[0].String() != out[1].String() {
 		t.Fatal("two runs of the matrix printed different JSON")
 	}
 }
@@ -175,6 +233,8 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"backlog", "--rate", "500", "--outage", "-20m", "--relay", "800"}, `--outage "-20m" is not a duration >= 0`},
 		{[]string{"backlog", "--rate", "500", "--outage", "soon", "--relay", "800"}, `--outage "soon" is not a duration`},
 		{[]string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "0"}, `--relay "0" is not a number`},
+		{[]string{"--lang", "fr"}, `invalid value "fr" for flag -lang: "fr" is not one of en, de`},
+		{[]string{"matrix", "--lang", "DE"}, `"DE" is not one of en, de`},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runLabrun(c.args...)
@@ -298,7 +358,7 @@ func TestAWriteErrorIsReported(t *testing.T) {
 // lines, and labrun matrix fits 100 columns. It reads their golden files,
 // which TestGolden holds equal to what labrun prints.
 func TestDefaultOutputsFitAScreen(t *testing.T) {
-	for _, file := range []string{"summary.txt", "matrix.txt"} {
+	for _, file := range []string{"summary.txt", "matrix.txt", "de/summary.txt", "de/matrix.txt"} {
 		b, err := os.ReadFile(filepath.Join("testdata", file))
 		if err != nil {
 			t.Fatal(err)
@@ -309,7 +369,7 @@ func TestDefaultOutputsFitAScreen(t *testing.T) {
 				t.Errorf("%s, line %d: %d columns, want at most 100:\n%s", file, i+1, n, l)
 			}
 		}
-		if file == "summary.txt" && len(lines) > 50 {
+		if strings.HasSuffix(file, "summary.txt") && len(lines) > 50 {
 			t.Errorf("labrun: %d lines, want at most 50", len(lines))
 		}
 	}

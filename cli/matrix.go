@@ -45,19 +45,9 @@ func runMatrix(args []string, stdout io.Writer) error {
 // and writes them in the format asked for.
 func matrixCommand(stdout io.Writer, selected []variant.Variant, format string, wide bool) error {
 	m := scenarios.Matrix()
-	cells, err := m.Run(selected)
+	cells, sweeps, err := runCells(m, selected)
 	if err != nil {
 		return err
-	}
-	var sweeps []sim.Sweep
-	for _, v := range selected {
-		if v.Correct() {
-			sw, err := m.Sweep(v)
-			if err != nil {
-				return err
-			}
-			sweeps = append(sweeps, sw)
-		}
 	}
 	switch format {
 	case "json":
@@ -65,21 +55,21 @@ func matrixCommand(stdout io.Writer, selected []variant.Variant, format string, 
 	case "markdown":
 		writeMatrixMarkdown(stdout, m, selected, cells)
 		if len(sweeps) > 0 {
-			fmt.Fprint(stdout, "\n### Sweeps\n\n")
+			fmt.Fprint(stdout, tr(stdout, "\n### Sweeps\n\n"))
 			for _, sw := range sweeps {
-				fmt.Fprintf(stdout, "- **%s**: %d points, %d runs, %d failed\n", sw.Variant, sw.Points, sw.Runs, len(sw.Failures))
+				fmt.Fprint(stdout, trf(stdout, "- **%s**: %d points, %d runs, %d failed\n", sw.Variant, sw.Points, sw.Runs, len(sw.Failures)))
 			}
 		}
 	case "summary":
 		writeSummary(stdout, m, selected, cells, sweeps)
 	default:
-		var table strings.Builder
+		table := bufferFor(stdout)
 		if wide {
-			writeMatrixTable(&table, m, selected, cells)
+			writeMatrixTable(table, m, selected, cells)
 		} else {
-			writeCompactTable(&table, m, selected, cells)
+			writeCompactTable(table, m, selected, cells)
 		}
-		writeSweeps(&table, sweeps)
+		writeSweeps(table, sweeps)
 		text := table.String()
 		if useColour(stdout) {
 			text = colourize(text)
@@ -102,20 +92,45 @@ func matrixCommand(stdout io.Writer, selected []variant.Variant, format string, 
 	return nil
 }
 
+// runCells runs m for the selected variants, and the sweep for each that
+// claims to be correct. (A variable: the package's tests share one run
+// between the outputs of the same variants.)
+var runCells = func(m sim.Matrix, selected []variant.Variant) ([]sim.Cell, []sim.Sweep, error) {
+	cells, err := m.Run(selected)
+	if err != nil {
+		return nil, nil, err
+	}
+	var sweeps []sim.Sweep
+	for _, v := range selected {
+		if v.Correct() {
+			sw, err := m.Sweep(v)
+			if err != nil {
+				return nil, nil, err
+			}
+			sweeps = append(sweeps, sw)
+		}
+	}
+	return cells, sweeps, nil
+}
+
+const sweepIntro = `
+Beyond the rows, the correct variants are crashed at every point they reach, at every
+occurrence, and again at every point reached after that (double crashes, recovery included),
+with one relay and again with two where the variant supports two:
+`
+
 // writeSweeps reports the sweeps of the correct variants beyond the rows.
 func writeSweeps(w io.Writer, sweeps []sim.Sweep) {
 	if len(sweeps) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nBeyond the rows, the correct variants are crashed at every point they reach, at every")
-	fmt.Fprintln(w, "occurrence, and again at every point reached after that (double crashes, recovery included),")
-	fmt.Fprintln(w, "with one relay and again with two where the variant supports two:")
+	fmt.Fprint(w, tr(w, sweepIntro))
 	for _, sw := range sweeps {
-		verdict := "all OK"
+		verdict := tr(w, "all OK")
 		if n := len(sw.Failures); n > 0 {
-			verdict = fmt.Sprintf("%d FAILED", n)
+			verdict = trf(w, "%d FAILED", n)
 		}
-		fmt.Fprintf(w, "  %-20s %3d points, %4d runs, %s\n", sw.Variant, sw.Points, sw.Runs, verdict)
+		fmt.Fprint(w, trf(w, "  %-20s %3d points, %4d runs, %s\n", sw.Variant, sw.Points, sw.Runs, verdict))
 		writeSweepFailures(w, sw)
 	}
 }
@@ -226,9 +241,9 @@ func writeMatrixTable(w io.Writer, m sim.Matrix, variants []variant.Variant, cel
 }
 
 func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {
-	fmt.Fprintf(w, "## Crash matrix\n\n%d variant(s) at %d points, standard workload (%d commands), seed %d.\n\n",
-		len(variants), len(m.Points), len(m.Workload), m.Seed)
-	fmt.Fprint(w, "| point | kind |")
+	fmt.Fprint(w, trf(w, "## Crash matrix\n\n%d variant(s) at %d points, standard workload (%d commands), seed %d.\n\n",
+		len(variants), len(m.Points), len(m.Workload), m.Seed))
+	fmt.Fprint(w, tr(w, "| point | kind |"))
 	for _, v := range variants {
 		fmt.Fprintf(w, " %s |", v.Name)
 	}
@@ -238,33 +253,41 @@ func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, 
 	}
 	fmt.Fprintln(w)
 	for _, p := range m.Points {
-		fmt.Fprintf(w, "| `%s` | %s |", p.ID, p.Kind)
+		fmt.Fprintf(w, "| `%s` | %s |", p.ID, tr(w, string(p.Kind)))
 		for _, v := range variants {
 			fmt.Fprintf(w, " %s |", mark(cellAt(cells, v.Name, p.ID)))
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprint(w, "\n### Legend\n\n")
+	fmt.Fprint(w, tr(w, "\n### Legend\n\n"))
 	for _, l := range legend {
-		fmt.Fprintf(w, "- `%s` %s\n", l.word, l.meaning)
+		fmt.Fprintf(w, "- `%s` %s\n", l.word, tr(w, l.meaning))
 	}
-	fmt.Fprint(w, "\n### Findings\n\n")
+	fmt.Fprint(w, tr(w, "\n### Findings\n\n"))
 	for _, c := range cells {
 		if c.Counterexample == nil && c.Matches() {
 			continue
 		}
-		note := "as declared"
+		note := tr(w, "as declared")
 		if !c.Matches() {
-			note = "but the variant declares " + c.Expected
+			note = trf(w, "but the variant declares %s", c.Expected)
 		}
-		fmt.Fprintf(w, "- **%s** at `%s`: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, note)
+		fmt.Fprint(w, trf(w, "- **%s** at `%s`: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, note))
 		for _, v := range c.Violations {
 			fmt.Fprintf(w, "  - %s\n", v)
 		}
 		if c.Counterexample != nil {
-			fmt.Fprintf(w, "  - replay: `%s`\n", c.Counterexample.Replay(program, c.Variant))
+			fmt.Fprint(w, trf(w, "  - replay: `%s`\n", c.Counterexample.Replay(program, c.Variant)))
 		}
 	}
+}
+
+// nextSteps are the commands the summary suggests, with what each shows.
+var nextSteps = [][2]string{
+	{"matrix", "every cell, every violation, its replay"},
+	{"scenario mistake/dual-write", "one mistake's story as a timeline"},
+	{"list", "the variants, points and stories"},
+	{"explore --variant outbox", "random schedules against the reference"},
 }
 
 // legend is what the words and marks of a matrix mean.
@@ -284,9 +307,9 @@ var legend = []struct{ word, meaning string }{
 }
 
 func writeLegend(w io.Writer) {
-	fmt.Fprintf(w, "\nLegend: %s %s   %s %s\n", legend[0].word, legend[0].meaning, legend[1].word, legend[1].meaning)
+	fmt.Fprintf(w, "\n%s %s %s   %s %s\n", tr(w, "Legend:"), legend[0].word, tr(w, legend[0].meaning), legend[1].word, tr(w, legend[1].meaning))
 	for _, l := range legend[2:] {
-		fmt.Fprintf(w, "  %-13s %s\n", l.word, l.meaning)
+		fmt.Fprintf(w, "  %-13s %s\n", l.word, tr(w, l.meaning))
 	}
 }
 
@@ -303,24 +326,24 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 	for _, c := range cells {
 		if c.Counterexample == nil {
 			if !c.Matches() {
-				fmt.Fprintf(w, "%s at %s: %s, but the variant declares %s\n", c.Variant, c.Point.ID, c.Outcome, c.Expected)
+				fmt.Fprint(w, trf(w, "%s at %s: %s, but the variant declares %s\n", c.Variant, c.Point.ID, c.Outcome, c.Expected))
 			}
 			continue
 		}
-		note := "as declared"
+		note := tr(w, "as declared")
 		if !c.Matches() {
-			note = "but the variant declares " + c.Expected
+			note = trf(w, "but the variant declares %s", c.Expected)
 		}
-		fmt.Fprintf(w, "%s at %s: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, note)
+		fmt.Fprint(w, trf(w, "%s at %s: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, note))
 		for _, v := range c.Violations {
 			fmt.Fprintln(w, hanging("  ", "    ", v.String()))
 		}
-		fmt.Fprintln(w, command("  replay: ", c.Counterexample.Replay(program, c.Variant)))
+		fmt.Fprintln(w, command(tr(w, "  replay: "), c.Counterexample.Replay(program, c.Variant)))
 	}
 	if mismatches == 0 {
-		fmt.Fprintln(w, "Every cell matches its variant's declaration.")
+		fmt.Fprintln(w, tr(w, "Every cell matches its variant's declaration."))
 	} else {
-		fmt.Fprintf(w, "%d cell(s) disagree with their variant's declaration.\n", mismatches)
+		fmt.Fprint(w, trf(w, "%d cell(s) disagree with their variant's declaration.\n", mismatches))
 	}
 }
 
@@ -425,13 +448,13 @@ func letter(c sim.Cell) string {
 // writeCompactTable is the matrix in 100 columns: a row per variant, a
 // numbered column per point, the points' key below.
 func writeCompactTable(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {
-	fmt.Fprintf(w, "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n",
-		len(variants), len(m.Points), len(m.Workload), m.Seed)
+	fmt.Fprint(w, trf(w, "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n",
+		len(variants), len(m.Points), len(m.Workload), m.Seed))
 	name := len("variant")
 	for _, v := range variants {
 		name = max(name, len(v.Name))
 	}
-	fmt.Fprintf(w, "%-*s", name, "variant")
+	fmt.Fprintf(w, "%-*s", name, tr(w, "variant"))
 	for i := range m.Points {
 		fmt.Fprintf(w, " %2d", i+1)
 	}
@@ -443,13 +466,13 @@ func writeCompactTable(w io.Writer, m sim.Matrix, variants []variant.Variant, ce
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "\nPoints:")
+	fmt.Fprintln(w, tr(w, "\nPoints:"))
 	var key []string
 	for i, p := range m.Points {
-		key = append(key, fmt.Sprintf("%2d %s (%s)", i+1, p.ID, p.Kind))
+		key = append(key, fmt.Sprintf("%2d %s (%s)", i+1, p.ID, tr(w, string(p.Kind))))
 	}
 	writeColumns(w, key, 2)
-	fmt.Fprintln(w, "\n✓ all invariants hold   - never reached   ! disagrees with what the variant declares")
+	fmt.Fprintln(w, tr(w, "\n✓ all invariants hold   - never reached   ! disagrees with what the variant declares"))
 	var letters []string
 	for _, o := range outcomeLetters {
 		letters = append(letters, o.letter+" "+o.word)
@@ -482,10 +505,10 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, cells [
 	for _, c := range cells {
 		runs += c.Runs
 	}
-	fmt.Fprintf(w, "outboxlab: %d variants at %d crash points and faults (%d runs, seed %d)\n\n", len(variants), len(m.Points), runs, m.Seed)
+	fmt.Fprint(w, trf(w, "outboxlab: %d variants at %d crash points and faults (%d runs, seed %d)\n\n", len(variants), len(m.Points), runs, m.Seed))
 	mismatches := 0
 	for _, v := range variants {
-		verdict := summaryVerdict(v, m, cells, sweeps)
+		verdict := summaryVerdict(w, v, m, cells, sweeps)
 		for _, p := range m.Points {
 			if !cellAt(cells, v.Name, p.ID).Matches() {
 				mismatches++
@@ -499,25 +522,20 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, cells [
 	}
 	fmt.Fprintln(w)
 	if mismatches == 0 {
-		fmt.Fprintln(w, "Every cell matches its variant's declaration: the mistakes fail where the chapters say.")
+		fmt.Fprintln(w, tr(w, "Every cell matches its variant's declaration: the mistakes fail where the chapters say."))
 	} else {
-		fmt.Fprintf(w, "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", mismatches, program)
+		fmt.Fprint(w, trf(w, "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", mismatches, program))
 	}
 	writeLegend(w)
-	fmt.Fprintln(w, "\nNext:")
-	for _, next := range [][2]string{
-		{"matrix", "every cell, every violation, its replay"},
-		{"scenario mistake/dual-write", "one mistake's story as a timeline"},
-		{"list", "the variants, points and stories"},
-		{"explore --variant outbox", "random schedules against the reference"},
-	} {
-		fmt.Fprintf(w, "  %-49s %s\n", program+" "+next[0], next[1])
+	fmt.Fprintln(w, tr(w, "\nNext:"))
+	for _, next := range nextSteps {
+		fmt.Fprintf(w, "  %-49s %s\n", program+" "+next[0], tr(w, next[1]))
 	}
 }
 
 // summaryVerdict says in a few words how v fared: ✓ everywhere (with its
 // sweep), or each outcome with the first point that showed it.
-func summaryVerdict(v variant.Variant, m sim.Matrix, cells []sim.Cell, sweeps []sim.Sweep) string {
+func summaryVerdict(w io.Writer, v variant.Variant, m sim.Matrix, cells []sim.Cell, sweeps []sim.Sweep) string {
 	type seen struct {
 		first string
 		n     int
@@ -543,21 +561,21 @@ func summaryVerdict(v variant.Variant, m sim.Matrix, cells []sim.Cell, sweeps []
 	sweep := ""
 	for _, sw := range sweeps {
 		if sw.Variant == v.Name {
-			sweep = fmt.Sprintf("; sweep: %d runs, all OK", sw.Runs)
+			sweep = trf(w, "; sweep: %d runs, all OK", sw.Runs)
 			if len(sw.Failures) > 0 {
-				sweep = fmt.Sprintf("; sweep: %d of %d runs FAILED", len(sw.Failures), sw.Runs)
+				sweep = trf(w, "; sweep: %d of %d runs FAILED", len(sw.Failures), sw.Runs)
 			}
 		}
 	}
 	if len(order) == 0 {
-		return bad + "✓ at every point" + sweep
+		return bad + tr(w, "✓ at every point") + sweep
 	}
 	var parts []string
 	for _, o := range order {
 		s := byOutcome[o]
-		part := o + " at " + s.first
+		part := trf(w, "%s at %s", o, s.first)
 		if s.n > 1 {
-			part += fmt.Sprintf(" (+%d more)", s.n-1)
+			part += trf(w, " (+%d more)", s.n-1)
 		}
 		parts = append(parts, part)
 	}
@@ -639,14 +657,14 @@ func writeSweepFailures(w io.Writer, sw sim.Sweep) {
 		if len(f.Violations) > 0 {
 			detail = ": " + f.Violations[0].String()
 		}
-		fmt.Fprintln(w, hanging("    ", "      ", fmt.Sprintf("%s after a crash at %s%s", f.Outcome, strings.Join(parts, ", then at "), detail)))
+		fmt.Fprintln(w, hanging("    ", "      ", trf(w, "%s after a crash at %s%s", f.Outcome, strings.Join(parts, tr(w, ", then at ")), detail)))
 		cmd := fmt.Sprintf("%s scenario %s --variant %s --seed %d", program, strings.Join(parts, "+"), sw.Variant, scenarios.MatrixSeed)
 		if f.Relays > 1 {
 			cmd += fmt.Sprintf(" --relays %d", f.Relays)
 		}
-		fmt.Fprintln(w, command("      replay: ", cmd))
+		fmt.Fprintln(w, command(tr(w, "      replay: "), cmd))
 	}
 	if shown > maxSweepLines {
-		fmt.Fprintf(w, "    ... and %d more (%d failing runs in all)\n", shown-maxSweepLines, len(sw.Failures))
+		fmt.Fprint(w, trf(w, "    ... and %d more (%d failing runs in all)\n", shown-maxSweepLines, len(sw.Failures)))
 	}
 }

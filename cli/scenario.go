@@ -115,22 +115,32 @@ func runScenario(args []string, stdout io.Writer) error {
 }
 
 func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string) {
-	fmt.Fprintf(w, "Scenario %s, variant %s, seed %d\n%s\n", sc.Name, variantName, seed, sc.Summary)
-	if sc.Narrative != "" {
-		fmt.Fprintf(w, "\n%s\n", wrap(sc.Narrative, 78))
+	summary, narrative := scenarioText(w, sc)
+	fmt.Fprint(w, trf(w, "Scenario %s, variant %s, seed %d\n", sc.Name, variantName, seed))
+	fmt.Fprintf(w, "%s\n", summary)
+	if narrative != "" {
+		fmt.Fprintf(w, "\n%s\n", wrap(narrative, 78))
 		if sc.Variant == "" && variantName != "outbox" && res.Outcome != check.OK {
 			// The story is told for the reference; this run contradicts it.
-			fmt.Fprintf(w, "\n%s\n", wrap(fmt.Sprintf("(The story above is told with the reference, variant outbox. With %s this run ends %s: see below.)",
+			fmt.Fprintf(w, "\n%s\n", wrap(trf(w, "(The story above is told with the reference, variant outbox. With %s this run ends %s: see below.)",
 				variantName, res.Outcome), 78))
 		}
 	}
 	fmt.Fprintln(w)
 	writeTimeline(w, res.Trace)
-	fmt.Fprintf(w, "\nOutcome: %s (expected %s)\n", res.Outcome, expected)
+	fmt.Fprint(w, trf(w, "\nOutcome: %s (expected %s)\n", res.Outcome, expected))
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
-	fmt.Fprintf(w, "Replay: %s\n", replay)
+	fmt.Fprint(w, trf(w, "Replay: %s\n", replay))
+}
+
+// scenarioText returns a scenario's summary and narrative in w's language.
+func scenarioText(w io.Writer, sc scenarios.Scenario) (summary, narrative string) {
+	if german(w) && sc.SummaryDE != "" {
+		return sc.SummaryDE, sc.NarrativeDE
+	}
+	return sc.Summary, sc.Narrative
 }
 
 // writeTimeline prints the trace, one event each, with a run of the same
@@ -149,7 +159,7 @@ func writeTimeline(w io.Writer, trace []sim.Event) {
 			fmt.Fprintln(w, e)
 		}
 		last := i + (reps-1)*period
-		fmt.Fprintf(w, "... the same %d event(s) %d more times, until %s ...\n", period, reps-3, sim.FormatTime(trace[last].At))
+		fmt.Fprint(w, trf(w, "... the same %d event(s) %d more times, until %s ...\n", period, reps-3, sim.FormatTime(trace[last].At)))
 		for _, e := range trace[last : last+period] {
 			fmt.Fprintln(w, e)
 		}

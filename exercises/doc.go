@@ -4,6 +4,7 @@
 //	recovery   a restarted relay must not take live claims from the others
 //	sendfirst  a relay that survives the whole matrix: send, then mark
 //	dedup      a consumer whose inbox is part of the effect's transaction
+//	ordering   a consumer that bills each order's events in sequence
 //
 // Each has a starter (the default build) with a marked mistake to fix, a
 // test that grades it with hints, and a reference solution behind the

@@ -23,12 +23,36 @@ var (
 	replay   = flag.String("lab.replay", "", "replay one run of the graded variant as a timeline: a scenario (relay.after-send@2, P@1+Q@1, a story) or explore:RUNS:SEED")
 	relays   = flag.Int("lab.relays", 0, "with -lab.replay: how many relays run (default: the scenario's own)")
 	exercise = flag.Bool("exercise", false, "grade an exercise (its starter fails until it is solved)")
+	lang     = flag.String("lab.lang", "", "the language of failures and hints: en or de (default: de when LANG or LC_ALL starts with de, else en)")
 )
+
+// german reports whether failures and hints are printed in German: as
+// -lab.lang says, else as the environment does.
+func german() (bool, error) {
+	switch *lang {
+	case "de":
+		return true, nil
+	case "en":
+		return false, nil
+	case "":
+		for _, v := range []string{os.Getenv("LC_ALL"), os.Getenv("LANG")} {
+			if v != "" {
+				return strings.HasPrefix(v, "de"), nil
+			}
+		}
+		return false, nil
+	}
+	return false, fmt.Errorf("-lab.lang=%s: want en or de", *lang)
+}
+
+// A Hint says what to look at when a variant fails with an outcome, in
+// English and in German.
+type Hint struct{ EN, DE string }
 
 // Exercise grades an exercise's variant with Grade when the test runs with
 // -exercise, and skips otherwise, so that go test ./... stays green while
 // an exercise is unsolved. hints say per outcome what to look at.
-func Exercise(t testing.TB, v variant.Variant, hints map[check.Outcome]string) {
+func Exercise(t testing.TB, v variant.Variant, hints map[check.Outcome]Hint) {
 	t.Helper()
 	if !*exercise {
 		t.Skip("grade the exercise with -exercise")
@@ -47,8 +71,8 @@ const Runs = 300
 type Failure struct {
 	// Outcome is the worst outcome of the failing run.
 	Outcome check.Outcome
-	// Line says what failed, in one line.
-	Line string
+	// Line says what failed, in one line; LineDE says it in German.
+	Line, LineDE string
 	// Replay are the test flags that replay it (-lab.replay=...).
 	Replay string
 }
@@ -71,7 +95,10 @@ func Report(v variant.Variant) ([]Failure, error) {
 		if c.Matches() {
 			continue
 		}
-		f := Failure{Line: fmt.Sprintf("%s at %s: %s, but %s declares %s", v.Name, p.ID, c.Outcome, v.Name, c.Expected)}
+		f := Failure{
+			Line:   fmt.Sprintf("%s at %s: %s, but %s declares %s", v.Name, p.ID, c.Outcome, v.Name, c.Expected),
+			LineDE: fmt.Sprintf("%s bei %s: %s, %s erwartet aber %s", v.Name, p.ID, c.Outcome, v.Name, c.Expected),
+		}
 		for _, o := range check.Outcomes() {
 			if o.String() == c.Outcome {
 				f.Outcome = o
@@ -80,6 +107,7 @@ func Report(v variant.Variant) ([]Failure, error) {
 		if c.Counterexample != nil {
 			if len(c.Violations) > 0 {
 				f.Line += " (" + c.Violations[0].String() + ")"
+				f.LineDE += " (" + c.Violations[0].String() + ")"
 			}
 			f.Replay = "-lab.replay=" + c.Counterexample.Scenario
 			if c.Counterexample.Relays > 0 {
@@ -121,13 +149,16 @@ func Report(v variant.Variant) ([]Failure, error) {
 		seen[key] = true
 		shown++
 		line := fmt.Sprintf("%s after a crash at %s: %s", v.Name, strings.Join(parts, ", then at "), f.Outcome)
+		lineDE := fmt.Sprintf("%s nach einem Absturz bei %s: %s", v.Name, strings.Join(parts, ", dann bei "), f.Outcome)
 		if f.Relays > 1 {
 			line = fmt.Sprintf("%s, %d relays, after a crash at %s: %s", v.Name, f.Relays, strings.Join(parts, ", then at "), f.Outcome)
+			lineDE = fmt.Sprintf("%s, %d Relays, nach einem Absturz bei %s: %s", v.Name, f.Relays, strings.Join(parts, ", dann bei "), f.Outcome)
 		}
 		if len(f.Violations) > 0 {
 			line += " (" + f.Violations[0].String() + ")"
+			lineDE += " (" + f.Violations[0].String() + ")"
 		}
-		out = append(out, Failure{Outcome: f.Outcome, Line: line, Replay: replay})
+		out = append(out, Failure{Outcome: f.Outcome, Line: line, LineDE: lineDE, Replay: replay})
 	}
 	found, err := explore.Explore(v, Runs, 1, explore.Options{})
 	if err != nil {
@@ -137,6 +168,7 @@ func Report(v variant.Variant) ([]Failure, error) {
 		out = append(out, Failure{
 			Outcome: found.Result.Outcome,
 			Line:    fmt.Sprintf("%s broke in %d of %d random schedules: %s (%s)", v.Name, found.Found, found.Runs, found.Result.Outcome, strings.Join(found.Schedule.Lines(), "; ")),
+			LineDE:  fmt.Sprintf("%s scheiterte in %d von %d zufälligen Abläufen: %s (%s)", v.Name, found.Found, found.Runs, found.Result.Outcome, strings.Join(found.Schedule.Lines(), "; ")),
 			Replay:  fmt.Sprintf("-lab.replay=explore:%d:%d", found.Runs, found.Seed),
 		})
 	}
@@ -155,7 +187,7 @@ func Variant(t testing.TB, v variant.Variant) {
 // Options refine what Grade prints.
 type Options struct {
 	// Hints say, per outcome, what to look at; printed under a failure.
-	Hints map[check.Outcome]string
+	Hints map[check.Outcome]Hint
 	// Flags are added to every replay command, e.g. "-exercise".
 	Flags string
 }
@@ -169,21 +201,32 @@ func Grade(t testing.TB, v variant.Variant, opts Options) {
 		}
 		return
 	}
+	de, err := german()
+	if err != nil {
+		t.Fatal(err)
+	}
 	failures, err := Report(v)
 	if err != nil {
 		t.Fatal(err)
+	}
+	hint, replayWord := "hint", "replay"
+	if de {
+		hint, replayWord = "Hinweis", "wiederholen"
 	}
 	command := fmt.Sprintf("go test %s -run '^%s$'", callerDir(), t.Name())
 	if opts.Flags != "" {
 		command += " " + opts.Flags
 	}
 	for _, f := range failures {
-		msg := f.Line
-		if h := opts.Hints[f.Outcome]; h != "" {
-			msg += "\n    hint: " + h
+		msg, h := f.Line, opts.Hints[f.Outcome].EN
+		if de {
+			msg, h = f.LineDE, opts.Hints[f.Outcome].DE
+		}
+		if h != "" {
+			msg += "\n    " + hint + ": " + h
 		}
 		if f.Replay != "" {
-			msg += "\n    replay: " + command + " " + f.Replay
+			msg += "\n    " + replayWord + ": " + command + " " + f.Replay
 		}
 		t.Errorf("%s", msg)
 	}
@@ -246,14 +289,13 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 // callerDir returns the package directory of the test that called
 // Variant or Grade, as go test names it from the module's root ("./mine").
 func callerDir() string {
-	_, self, _, _ := runtime.Caller(0)
 	file := ""
 	for skip := 1; ; skip++ {
 		_, f, _, ok := runtime.Caller(skip)
 		if !ok {
 			return "."
 		}
-		if filepath.Dir(f) != filepath.Dir(self) {
+		if strings.HasSuffix(f, "_test.go") {
 			file = f
 			break
 		}

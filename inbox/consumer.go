@@ -211,7 +211,7 @@ func (c *Consumer) process(tx *store.Tx, env broker.Envelope, now time.Time) (bo
 	case event.Seq() <= applied:
 		return false, nil // stale: this or a newer change is already applied
 	case event.Seq() > applied+1:
-		key := parkedKey(event.AggregateID(), event.Seq())
+		key := ParkedKey(event.AggregateID(), event.Seq())
 		if _, ok := tx.Get(TableParked, key); ok {
 			return false, nil
 		}
@@ -239,7 +239,7 @@ func (c *Consumer) apply(tx *store.Tx, messageID string, event domain.Event, now
 func (c *Consumer) drainParked(tx *store.Tx, orderID string, now time.Time) error {
 	for {
 		next := LoadApplied(tx, orderID) + 1
-		key := parkedKey(orderID, next)
+		key := ParkedKey(orderID, next)
 		v, ok := tx.Get(TableParked, key)
 		if !ok {
 			return nil
@@ -282,7 +282,9 @@ func (c *Consumer) countFailure(env broker.Envelope, f failure) (parked bool, er
 	return parked, nil
 }
 
-func parkedKey(orderID string, seq int) string { return store.SeqKey(orderID+"/", seq) }
+// ParkedKey is the key in TableParked of an aggregate's event seq: the
+// aggregate's events sort by sequence, and Blocked reads the aggregate back.
+func ParkedKey(aggregateID string, seq int) string { return store.SeqKey(aggregateID+"/", seq) }
 
 // ReplayDeadLetters takes every dead letter out of the dead-letter table and
 // asks the broker to deliver the stored original again, once an operator

@@ -28,6 +28,7 @@ import (
 // mistakes ("Doppelte Auszahlung").
 func NonIdempotentConsumer() variant.Variant {
 	return consumerMistake("non-idempotent-consumer", "no inbox: applies every delivery it receives",
+		"keine Inbox: wendet jede Zustellung an, die ankommt",
 		"000 sections 6-7, 004 \"Doppelte Auszahlung\"",
 		map[string]check.Outcome{
 			"relay.after-send":       check.Duplicate,
@@ -98,6 +99,7 @@ var BoundaryRecordProcessed = effect.Boundary{Process: "consumer", Effect: "reco
 // Consumer-Seite"); chapter 003 (check and write in one transaction).
 func DedupOutsideTx() variant.Variant {
 	return consumerMistake("dedup-outside-tx", "records the processed id in a separate step from the effect",
+		"trägt die verarbeitete ID in einem eigenen Schritt getrennt von der Wirkung ein",
 		"000 section 7 \"ein neues Dual-Write-Problem auf Consumer-Seite\"",
 		map[string]check.Outcome{
 			"consumer.after-commit": check.Duplicate,
@@ -152,6 +154,7 @@ func (c *consumer) handleThenRecord(env broker.Envelope) error {
 // Chapter 001 ("Reihenfolge pro Geschäftsobjekt statt globale Reihenfolge").
 func UnorderedConsumer() variant.Variant {
 	return consumerMistake("unordered-consumer", "idempotent, but applies events in arrival order",
+		"idempotent, wendet Ereignisse aber in Ankunftsreihenfolge an",
 		"001 \"Reihenfolge pro Geschäftsobjekt\"",
 		map[string]check.Outcome{
 			"reorder": check.OutOfOrder,
@@ -194,6 +197,7 @@ func (c *consumer) processUnordered(tx *store.Tx, env broker.Envelope, now time.
 // übersprungene Ereignisse eigenständige Geschäftswirkungen tragen.").
 func MaxVersionOnly() variant.Variant {
 	return consumerMistake("max-version-only", "keeps only the highest version, skips gaps",
+		"speichert nur die höchste Version, überspringt Lücken",
 		"001 \"Einfach nur die höchste Version zu speichern reicht nicht\"",
 		map[string]check.Outcome{
 			"reorder": check.Lost,
@@ -231,9 +235,9 @@ func (c *consumer) processMaxVersion(tx *store.Tx, env broker.Envelope, now time
 
 // consumerMistake builds a variant with the reference service and relay
 // and the reference consumer with one change, made by change.
-func consumerMistake(name, summary, chapter string, expect map[string]check.Outcome, change func(*consumer)) variant.Variant {
+func consumerMistake(name, summary, summaryDE, chapter string, expect map[string]check.Outcome, change func(*consumer)) variant.Variant {
 	return variant.Variant{
-		Name: name, Summary: summary, Chapter: chapter, Expect: expect,
+		Name: name, Summary: summary, SummaryDE: summaryDE, Chapter: chapter, Expect: expect,
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay:   variant.NewOutboxRelay,

@@ -29,9 +29,10 @@ var BoundaryServicePublish = effect.Boundary{Process: "service", Effect: "publis
 // Services bekommen für immer nichts davon mit."
 func DualWrite() variant.Variant {
 	return variant.Variant{
-		Name:    "dual-write",
-		Summary: "commits the order, then publishes to the broker directly",
-		Chapter: "000 section 2, 003 \"Das Dual-Write-Problem\"",
+		Name:      "dual-write",
+		Summary:   "commits the order, then publishes to the broker directly",
+		SummaryDE: "committet die Bestellung und veröffentlicht dann direkt an den Broker",
+		Chapter:   "000 section 2, 003 \"Das Dual-Write-Problem\"",
 		Expect: map[string]check.Outcome{
 			"service.after-commit":    check.Lost,
 			"broker-outage":           check.Lost,

@@ -175,9 +175,10 @@ func (r *relay) recordFailure(m outbox.Message, cause error, unsent []outbox.Mes
 // markiert ist. Die Nachricht ist verloren."); chapter 000 section 5.
 func MarkBeforeSend() variant.Variant {
 	return variant.Variant{
-		Name:    "mark-before-send",
-		Summary: "marks a message SENT before the broker confirmed it",
-		Chapter: "004 \"Zu früh markiert\"",
+		Name:      "mark-before-send",
+		Summary:   "marks a message SENT before the broker confirmed it",
+		SummaryDE: "markiert eine Nachricht als SENT, bevor der Broker sie bestätigt hat",
+		Chapter:   "004 \"Zu früh markiert\"",
 		Expect: map[string]check.Outcome{
 			"relay.after-mark":        check.Lost,
 			"broker-outage":           check.Lost,
@@ -269,9 +270,10 @@ func (r *markBeforeSendRelay) step() (outbox.StepReport, error) {
 // freigegeben"); chapter 000 section 5.
 func NoInflightRecovery() variant.Variant {
 	return variant.Variant{
-		Name:    "no-inflight-recovery",
-		Summary: "never releases IN_FLIGHT claims after a crash",
-		Chapter: "000 section 11 \"IN_FLIGHT-Nachrichten werden nach Crash nie wieder freigegeben\"",
+		Name:      "no-inflight-recovery",
+		Summary:   "never releases IN_FLIGHT claims after a crash",
+		SummaryDE: "gibt IN_FLIGHT-Claims nach einem Absturz nie wieder frei",
+		Chapter:   "000 section 11 \"IN_FLIGHT-Nachrichten werden nach Crash nie wieder freigegeben\"",
 		Expect: map[string]check.Outcome{
 			"relay.after-claim": check.Stuck,
 			"relay.after-send":  check.Stuck, // also claimed, and never marked
@@ -309,9 +311,10 @@ func (noRecoveryRelay) Recover() error { return nil }
 // Chapter 000, section 8 ("Retry ohne Grenze ist eine Produktionsgefahr").
 func NoRetryLimit() variant.Variant {
 	return variant.Variant{
-		Name:    "no-retry-limit",
-		Summary: "retries forever, never dead-letters",
-		Chapter: "000 section 8 \"Retry ohne Grenze ist eine Produktionsgefahr\"",
+		Name:      "no-retry-limit",
+		Summary:   "retries forever, never dead-letters",
+		SummaryDE: "wiederholt endlos, nie ein Dead Letter",
+		Chapter:   "000 section 8 \"Retry ohne Grenze ist eine Produktionsgefahr\"",
 		Expect: map[string]check.Outcome{
 			"rejected": check.Stuck,
 		},
@@ -347,9 +350,10 @@ func NoRetryLimit() variant.Variant {
 // gleichzeitig senden").
 func NoFencing() variant.Variant {
 	return variant.Variant{
-		Name:    "no-fencing",
-		Summary: "records SENT without checking that it still holds the lease",
-		Chapter: "003 \"Mehrere Relay-Instanzen\", 000 section 5",
+		Name:      "no-fencing",
+		Summary:   "records SENT without checking that it still holds the lease",
+		SummaryDE: "trägt SENT ein, ohne zu prüfen, ob es die Lease noch hält",
+		Chapter:   "003 \"Mehrere Relay-Instanzen\", 000 section 5",
 		Expect: map[string]check.Outcome{
 			"stall": check.Unsafe,
 		},
@@ -410,9 +414,10 @@ func (r *relay) recordSentBlind(m outbox.Message) (lost bool, err error) {
 // 000 section 5 (dead letters stay visible and replayable).
 func CleanupByAge() variant.Variant {
 	return variant.Variant{
-		Name:    "cleanup-by-age",
-		Summary: "retention deletes every message older than seven days, dead letters included",
-		Chapter: "001 \"Aufbewahrung und Bereinigung\", 003 retention, 000 section 5",
+		Name:      "cleanup-by-age",
+		Summary:   "retention deletes every message older than seven days, dead letters included",
+		SummaryDE: "die Aufbewahrung löscht jede Nachricht älter als sieben Tage, Dead Letters eingeschlossen",
+		Chapter:   "001 \"Aufbewahrung und Bereinigung\", 003 retention, 000 section 5",
 		Expect: map[string]check.Outcome{
 			"rejected": check.Lost, // the dead letter is deleted before the operator can replay it
 		},
@@ -471,9 +476,10 @@ func (r *cleanupByAgeRelay) Cleanup() (int, error) {
 // Relay-Instanzen").
 func RecoverAll() variant.Variant {
 	return variant.Variant{
-		Name:    "recover-all",
-		Summary: "a restart releases every IN_FLIGHT message, also other relays' live claims",
-		Chapter: "000 section 5 (recoverInFlight), 003 \"Mehrere Relay-Instanzen\"",
+		Name:      "recover-all",
+		Summary:   "a restart releases every IN_FLIGHT message, also other relays' live claims",
+		SummaryDE: "ein Neustart gibt jede IN_FLIGHT-Nachricht frei, auch lebende Claims anderer Relays",
+		Chapter:   "000 section 5 (recoverInFlight), 003 \"Mehrere Relay-Instanzen\"",
 		Expect: map[string]check.Outcome{
 			"relay-restart":     check.Unsafe, // relay-1 restarts while relay-2 holds a live claim
 			"relay.after-claim": check.Unsafe, // with two relays: the other's claim of a later order
@@ -545,9 +551,10 @@ func (r *recoverAllRelay) recover() (int, error) {
 // section 5.
 func ClaimWithoutLock() variant.Variant {
 	return variant.Variant{
-		Name:    "claim-without-lock",
-		Summary: "reads due messages, then claims each in its own transaction without re-checking (no SKIP LOCKED)",
-		Chapter: "003 \"FOR UPDATE SKIP LOCKED\", 000 section 5",
+		Name:      "claim-without-lock",
+		Summary:   "reads due messages, then claims each in its own transaction without re-checking (no SKIP LOCKED)",
+		SummaryDE: "liest fällige Nachrichten und claimt jede in eigener Transaktion ohne erneute Prüfung (kein SKIP LOCKED)",
+		Chapter:   "003 \"FOR UPDATE SKIP LOCKED\", 000 section 5",
 		Expect: map[string]check.Outcome{
 			// With two relays, whenever both read a message before
 			// either claims it: after the outage, when several are
@@ -631,9 +638,10 @@ func (r *relay) claimWithoutLock() ([]outbox.Message, error) {
 // watermill issue 311; chapter 003 (polling the outbox).
 func OffsetByID() variant.Variant {
 	return variant.Variant{
-		Name:    "offset-by-id",
-		Summary: "claims only ids above the highest id it sent: skips a transaction that drew its id early and committed late",
-		Chapter: "003 (polling), watermill issue 311",
+		Name:      "offset-by-id",
+		Summary:   "claims only ids above the highest id it sent: skips a transaction that drew its id early and committed late",
+		SummaryDE: "claimt nur IDs über der höchsten gesendeten: überspringt eine Transaktion, die ihre ID früh zog und spät committete",
+		Chapter:   "003 (polling), watermill issue 311",
 		Expect: map[string]check.Outcome{
 			// o-2's acceptance drew id 2 and committed after ids 3 and 4
 			// were sent: it waits below the offset forever, and billing

@@ -8,12 +8,16 @@
 // file name without a leading ordering number and ".txt":
 // "120-gap.txt" is the scenario "gap"). `labrun scenario --file F` plays
 // any file without a rebuild. One line per item; # lines are the
-// narrative; blank lines are ignored:
+// narrative, #de lines the same in German (labrun --lang de); blank lines
+// are ignored:
 //
 //	# Sequence numbers tell a gap from a duplicate: billing parks #3 until
 //	# #2 arrives, then applies both in order. Chapter 001.
+//	#de Sequenznummern unterscheiden eine Lücke von einem Duplikat: Billing
+//	#de parkt #3, bis #2 ankommt, und wendet dann beide an. Kapitel 001.
 //
 //	summary o-1's first amendment is delayed a minute; the second arrives first
+//	summary-de die erste Änderung von o-1 verspätet sich um eine Minute   (optional)
 //	variant outbox                  the variant when none is chosen (default outbox)
 //	point reorder                   the matrix row whose declaration judges the run (default: expected OK)
 //	seed 1                          the seed when none is chosen (default 1)

@@ -34,11 +34,11 @@ type File struct {
 func ParseFile(name, text string) (File, error) {
 	f := File{Scenario: Scenario{Name: StoryName(name), Seed: MatrixSeed}}
 	var (
-		narrative []string
-		cfg       = sim.Config{Relays: 1, Services: 1}
-		workload  []sim.Command
-		relays    int
-		restart   time.Duration
+		narrative, narrativeDE []string
+		cfg                    = sim.Config{Relays: 1, Services: 1}
+		workload               []sim.Command
+		relays                 int
+		restart                time.Duration
 	)
 	body, expected, found := strings.Cut(text, "\n"+Separator+"\n")
 	if found {
@@ -49,6 +49,10 @@ func ParseFile(name, text string) (File, error) {
 			return fmt.Errorf("%s:%d: %s", name, i+1, fmt.Sprintf(format, args...))
 		}
 		line = strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(line, "#de "); ok {
+			narrativeDE = append(narrativeDE, strings.TrimSpace(rest))
+			continue
+		}
 		if rest, ok := strings.CutPrefix(line, "#"); ok {
 			narrative = append(narrative, strings.TrimSpace(rest))
 			continue
@@ -67,6 +71,8 @@ func ParseFile(name, text string) (File, error) {
 		switch words[0] {
 		case "summary":
 			f.Summary = strings.TrimSpace(strings.TrimPrefix(line, "summary"))
+		case "summary-de":
+			f.SummaryDE = strings.TrimSpace(strings.TrimPrefix(line, "summary-de"))
 		case "variant":
 			if _, err = FindVariant(arg(1)); err == nil {
 				f.Variant = arg(1)
@@ -125,7 +131,7 @@ func ParseFile(name, text string) (File, error) {
 				cfg.Faults = append(cfg.Faults, flt)
 			}
 		default:
-			err = fmt.Errorf("unknown line %q (valid: summary, variant, point, seed, relays, services, restart-delay, workload, at, cleanup, crash, fault, # narrative, %s)", words[0], Separator)
+			err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, seed, relays, services, restart-delay, workload, at, cleanup, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
 		}
 		if err != nil {
 			return File{}, fail("%v", err)
@@ -138,6 +144,7 @@ func ParseFile(name, text string) (File, error) {
 		return File{}, fmt.Errorf("%s: no workload (a \"workload standard\" line or \"at 0s place o-1 10.00 EUR\" lines)", name)
 	}
 	f.Narrative = strings.Join(narrative, " ")
+	f.NarrativeDE = strings.Join(narrativeDE, " ")
 	f.Configure = func(v variant.Variant, seed uint64) sim.Config {
 		c := sim.DefaultConfig(v, append([]sim.Command(nil), workload...), seed)
 		c.Crashes, c.Faults, c.Cleanups, c.Services = cfg.Crashes, cfg.Faults, cfg.Cleanups, cfg.Services

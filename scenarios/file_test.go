@@ -41,7 +41,11 @@ func TestParseFileNamesTheLineAndWhatIsValid(t *testing.T) {
 func TestParseFileBuildsTheRun(t *testing.T) {
 	f, err := scenarios.ParseFile("stories/070-two.txt", `# Two relays.
 # A second line.
+#de Zwei Relays.
+#de Eine zweite Zeile.
+#define is narrative, not German
 summary two relays and a stall
+summary-de zwei Relays und ein Einfrieren
 seed 7
 relays 2
 services 2
@@ -59,8 +63,11 @@ anything
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Name != "two" || f.Seed != 7 || f.Narrative != "Two relays. A second line." || f.Expected != "anything\n" {
+	if f.Name != "two" || f.Seed != 7 || f.Narrative != "Two relays. A second line. define is narrative, not German" || f.Expected != "anything\n" {
 		t.Fatalf("parsed %q seed %d narrative %q expected %q", f.Name, f.Seed, f.Narrative, f.Expected)
+	}
+	if f.NarrativeDE != "Zwei Relays. Eine zweite Zeile." || f.SummaryDE != "zwei Relays und ein Einfrieren" {
+		t.Fatalf("German: summary %q narrative %q", f.SummaryDE, f.NarrativeDE)
 	}
 	cfg := f.Configure(variant.Outbox(), f.Seed)
 	if cfg.Relays != 2 || cfg.Services != 2 || cfg.RestartDelay != time.Hour || len(cfg.Workload) != 2 ||

@@ -75,6 +75,31 @@ var Descriptions = map[string]string{
 	"clock-skew":              "relay-2's clock runs a minute ahead while relay-1 pauses inside its lease",
 }
 
+// DescriptionsDE are the Descriptions in German, for labrun --lang de.
+var DescriptionsDE = map[string]string{
+	"service.before-commit":   "der Service stirbt mit Bestellung und Outbox-Zeile geschrieben, nicht committet",
+	"service.after-commit":    "der Service stirbt direkt nach seinem Commit",
+	"service.after-publish":   "ein Service, der selbst veröffentlicht, stirbt direkt nach dem Veröffentlichen",
+	"relay.after-claim":       "ein Relay stirbt mit seinen Claims (IN_FLIGHT, unter einer Lease)",
+	"relay.after-send":        "ein Relay stirbt nach dem Ack des Brokers, bevor es SENT einträgt",
+	"relay.before-mark":       "ein Relay stirbt mit seiner Markierung geschrieben, nicht committet",
+	"relay.after-mark":        "ein Relay stirbt direkt nachdem es ein Ergebnis eingetragen hat",
+	"consumer.before-commit":  "Billing stirbt mit Rechnung und Inbox-Zeile geschrieben, nicht committet",
+	"consumer.after-commit":   "Billing stirbt nach seinem Commit, vor dem Ack",
+	"broker-outage":           "der Broker ist zehn Minuten nicht erreichbar",
+	"publish-timeout-stored":  "das Senden von o-1#1 läuft in einen Timeout; der Broker hat die Nachricht gespeichert",
+	"publish-timeout-dropped": "das Senden von o-1#1 läuft in einen Timeout; der Broker hat die Nachricht nie erhalten",
+	"duplicate-delivery":      "der Broker stellt o-1#1 zweimal zu",
+	"reorder":                 "o-1#1 wird nach o-1#2 zugestellt",
+	"poison":                  "o-1#1 kann nie verarbeitet werden, bis ihre Ursache behoben ist",
+	"rejected":                "der Broker weist o-1#1 ab, bis die Ursache behoben ist",
+	"stall":                   "relay-1 friert 40 s vor einem Senden ein, über seine 30-s-Lease hinaus, während relay-2 läuft",
+	"relay-restart":           "relay-1 wird beendet und startet neu, während relay-2 einen lebenden Claim hält",
+	"relay-lost":              "relay-1 stirbt mit einem Claim und kommt nie zurück; relay-2 muss ihn übernehmen",
+	"slow-commit":             "die Transaktion von service-1 bleibt 3 s offen, ihre ID gezogen, während service-2 committet",
+	"clock-skew":              "die Uhr von relay-2 geht eine Minute vor, während relay-1 innerhalb seiner Lease pausiert",
+}
+
 // crashSituations are what the crash rows exist to produce: a recovery
 // that releases a claim, a message billing receives twice.
 var crashSituations = map[string][]sim.Situation{

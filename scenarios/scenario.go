@@ -23,6 +23,9 @@ type Scenario struct {
 	Summary string
 	// Narrative is a few sentences for the learner.
 	Narrative string
+	// SummaryDE and NarrativeDE are the same in German, for labrun --lang
+	// de ("" prints the English).
+	SummaryDE, NarrativeDE string
 	// Variant is the variant the scenario runs when none is chosen.
 	Variant string
 	// Point is the matrix row whose declaration judges the run; "" means
@@ -109,17 +112,22 @@ func Catalogue() []Scenario {
 		}
 		p, _ := FindPoint(point)
 		out = append(out, Scenario{
-			Name:      "mistake/" + v.Name,
-			Summary:   fmt.Sprintf("%s fails at %s: %s", v.Name, point, v.Expected(point)),
-			Narrative: fmt.Sprintf("%s %s. Chapter %s.", v.Name, v.Summary, v.Chapter),
-			Variant:   v.Name,
-			Point:     point,
-			Seed:      MatrixSeed,
-			Configure: mistakeRun(v, p),
+			Name:        "mistake/" + v.Name,
+			Summary:     fmt.Sprintf("%s fails at %s: %s", v.Name, point, v.Expected(point)),
+			Narrative:   fmt.Sprintf("%s %s. Chapter %s.", v.Name, v.Summary, v.Chapter),
+			SummaryDE:   fmt.Sprintf("%s scheitert bei %s: %s", v.Name, point, v.Expected(point)),
+			NarrativeDE: fmt.Sprintf("%s: %s. Kapitel %s.", v.Name, v.SummaryDE, chapterDE.Replace(v.Chapter)),
+			Variant:     v.Name,
+			Point:       point,
+			Seed:        MatrixSeed,
+			Configure:   mistakeRun(v, p),
 		})
 	}
 	return out
 }
+
+// chapterDE puts a variant's Chapter into German; its quotes already are.
+var chapterDE = strings.NewReplacer("sections", "Abschnitte", "section", "Abschnitt")
 
 // storyPoints are the rows whose runs tell a mistake's story better than
 // its first declared failure, which for these is an accident of the
@@ -186,7 +194,7 @@ func ScenarioNames() []string {
 // only the matrix's rows.
 func crashes(name string) (Scenario, error) {
 	var planned []sim.Crash
-	var words []string
+	var words, wordsDE []string
 	for _, part := range strings.Split(name, "+") {
 		id, k, err := sim.ParseScenarioPoint(part)
 		if err != nil {
@@ -197,11 +205,13 @@ func crashes(name string) (Scenario, error) {
 		}
 		planned = append(planned, sim.Crash{Point: id, Occurrence: k})
 		words = append(words, fmt.Sprintf("%s (occurrence %d)", id, k))
+		wordsDE = append(wordsDE, fmt.Sprintf("%s (Vorkommen %d)", id, k))
 	}
 	return Scenario{
-		Name:    name,
-		Summary: "the standard workload with crashes at " + strings.Join(words, ", then "),
-		Seed:    MatrixSeed,
+		Name:      name,
+		Summary:   "the standard workload with crashes at " + strings.Join(words, ", then "),
+		SummaryDE: "die Standard-Arbeitslast mit Abstürzen bei " + strings.Join(wordsDE, ", dann bei "),
+		Seed:      MatrixSeed,
 		Configure: func(v variant.Variant, seed uint64) sim.Config {
 			cfg := sim.DefaultConfig(v, Workload(), seed)
 			cfg.Crashes = planned
@@ -234,11 +244,13 @@ func FindScenario(name string) (Scenario, error) {
 			name, strings.Join(ScenarioNames(), ", "))
 	}
 	summary := fmt.Sprintf("the standard workload with a crash at %s, occurrence %d", p.ID, k)
+	summaryDE := fmt.Sprintf("die Standard-Arbeitslast mit einem Absturz bei %s, Vorkommen %d", p.ID, k)
 	if p.Kind == sim.KindFault {
 		if k != 1 {
 			return Scenario{}, fmt.Errorf("scenario %q: a fault row has no occurrences", name)
 		}
 		summary = "the standard workload under the fault " + p.ID
+		summaryDE = "die Standard-Arbeitslast unter der Störung " + p.ID
 	}
-	return Scenario{Name: name, Summary: summary, Point: p.ID, Seed: MatrixSeed, Configure: pointRun(p, k)}, nil
+	return Scenario{Name: name, Summary: summary, SummaryDE: summaryDE, Point: p.ID, Seed: MatrixSeed, Configure: pointRun(p, k)}, nil
 }

@@ -22,6 +22,7 @@ func ListenToYourself() Variant {
 	return Variant{
 		Name:              "listen-to-yourself",
 		Summary:           "publishes first, then consumes its own event to store the change",
+		SummaryDE:         "veröffentlicht zuerst und konsumiert dann das eigene Ereignis, um die Änderung zu speichern",
 		Chapter:           "004 \"sendet der Dienst die Änderung zuerst als Nachricht ... und liest sie wie jeder andere Empfänger wieder\"",
 		RelayRole:         "listener",
 		RelaySubscription: listen.Subscription,
@@ -69,9 +70,10 @@ func (l listener) NextWake() (time.Time, bool) {
 // offset and publishes every outbox row inserted.
 func CDC() Variant {
 	return Variant{
-		Name:    "cdc",
-		Summary: "a relay that tails the commit log with a durable offset instead of polling",
-		Chapter: "003 \"Polling versus Change Data Capture\", 004 Debezium Outbox Event Router",
+		Name:      "cdc",
+		Summary:   "a relay that tails the commit log with a durable offset instead of polling",
+		SummaryDE: "ein Relay, das dem Commit-Log mit einem dauerhaften Offset folgt, statt abzufragen",
+		Chapter:   "003 \"Polling versus Change Data Capture\", 004 Debezium Outbox Event Router",
 		// A replication slot has one reader: connectors side by side would
 		// each send every change, and each retry it.
 		MaxRelays: 1,

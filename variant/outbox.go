@@ -20,6 +20,7 @@ func Outbox() Variant {
 	return Variant{
 		Name:        "outbox",
 		Summary:     "order and outbox row in one transaction, leased relay, idempotent ordered consumer",
+		SummaryDE:   "Bestellung und Outbox-Zeile in einer Transaktion, Relay mit Lease, idempotenter, ordnender Consumer",
 		Chapter:     "000 sections 3-8, 001, 003, 004",
 		Install:     InstallAll,
 		NewService:  NewOutboxService,

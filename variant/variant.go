@@ -81,6 +81,9 @@ type Variant struct {
 	Name string
 	// Summary says in one line what the variant does.
 	Summary string
+	// SummaryDE is Summary in German, for labrun --lang de ("" prints
+	// Summary).
+	SummaryDE string
 	// Chapter says which passage of the course chapters describes it.
 	Chapter string
 	// Expect maps crash point and fault ids to the outcome theory predicts;

@@ -37,3 +37,6 @@ func (c *consumer) handle(id string, rec domain.Record) error {
 	}
 	return c.env.Gate.Cross(boundaryRecord, tx.Commit)
 }
+
+// solved says whether this build is the reference solution.
+const solved = false

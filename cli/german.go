@@ -1,0 +1,109 @@
+package cli
+
+// catalogue maps learner-facing English text, formats included, to German.
+// A text missing here is printed in English.
+var catalogue = map[string]string{
+	// summary
+	"outboxlab: %d variants at %d crash points and faults (%d runs, seed %d)\n\n": "outboxlab: %d Varianten an %d Absturzpunkten und Störungen (%d Läufe, Seed %d)\n\n",
+	"✓ at every point":              "✓ an jedem Punkt",
+	"; sweep: %d runs, all OK":      "; Sweep: %d Läufe, alle OK",
+	"; sweep: %d of %d runs FAILED": "; Sweep: %d von %d Läufen FEHLGESCHLAGEN",
+	"%s at %s":                      "%s bei %s",
+	" (+%d more)":                   " (+%d weitere)",
+	"Every cell matches its variant's declaration: the mistakes fail where the chapters say.": "Jede Zelle stimmt mit ihrer Variante überein: die Fehler scheitern, wo die Kapitel es sagen.",
+	"%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n":     "%d Zelle(n) widersprechen der Erwartung ihrer Variante (mit ! markiert): siehe `%s matrix`.\n",
+	"\nNext:": "\nAls Nächstes:",
+	"every cell, every violation, its replay": "jede Zelle, jede Verletzung, ihre Wiederholung",
+	"one mistake's story as a timeline":       "die Geschichte eines Fehlers als Zeitleiste",
+	"the variants, points and stories":        "die Varianten, Punkte und Geschichten",
+	"random schedules against the reference":  "zufällige Abläufe gegen die Referenz",
+
+	// legend
+	"Legend:":                                                              "Legende:",
+	"all invariants hold":                                                  "alle Invarianten gelten",
+	"the variant never reaches this point":                                 "die Variante erreicht diesen Punkt nie",
+	"a committed change has no effect downstream":                          "eine committete Änderung hat nachgelagert keine Wirkung",
+	"a downstream effect for a change never committed":                     "eine nachgelagerte Wirkung für eine nie committete Änderung",
+	"a business effect applied more than once":                             "eine fachliche Wirkung mehr als einmal angewendet",
+	"an older event applied after a newer one of the same order":           "ein älteres Ereignis nach einem neueren derselben Bestellung angewendet",
+	"a message neither SENT nor DEAD_LETTER after quiesce":                 "eine Nachricht nach dem Abklingen weder SENT noch DEAD_LETTER",
+	"an effect that differs from the committed change (amount, kind)":      "eine Wirkung, die von der committeten Änderung abweicht (Betrag, Art)",
+	"a safety breach during the run (two live owners, a write after SENT)": "eine Sicherheitsverletzung im Lauf (zwei lebende Besitzer, ein Schreiben nach SENT)",
+	"a dead letter although every fault was transient":                     "ein Dead Letter, obwohl jede Störung vorübergehend war",
+	"more publishes than the retry policy allows":                          "mehr Sendeversuche, als die Wiederholungsstrategie erlaubt",
+	"the cell disagrees with what the variant declares":                    "die Zelle widerspricht der Erwartung der Variante",
+
+	// matrix
+	"Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n": "Crash-Matrix: %d Variante(n) x %d Punkte, Standard-Arbeitslast (%d Befehle), Seed %d\n\n",
+	"variant":   "Variante",
+	"\nPoints:": "\nPunkte:",
+	"\n✓ all invariants hold   - never reached   ! disagrees with what the variant declares": "\n✓ alle Invarianten gelten   - nie erreicht   ! widerspricht der Erwartung der Variante",
+	"%s at %s: %s, but the variant declares %s\n":                                            "%s bei %s: %s, die Variante erwartet aber %s\n",
+	"as declared":                 "wie erwartet",
+	"but the variant declares %s": "die Variante erwartet aber %s",
+	"%s at %s: %s (%s)\n":         "%s bei %s: %s (%s)\n",
+	"  replay: ":                  "  wiederholen: ",
+	"Every cell matches its variant's declaration.":           "Jede Zelle stimmt mit der Erwartung ihrer Variante überein.",
+	"%d cell(s) disagree with their variant's declaration.\n": "%d Zelle(n) widersprechen der Erwartung ihrer Variante.\n",
+	sweepIntro: `
+Über die Zeilen hinaus stürzen die korrekten Varianten an jedem Punkt ab, den sie erreichen, bei
+jedem Vorkommen, und danach noch einmal an jedem Punkt, den sie danach erreichen (doppelte
+Abstürze, die Wiederherstellung eingeschlossen), mit einem Relay und mit zweien, wo möglich:
+`,
+	"all OK":                             "alle OK",
+	"%d FAILED":                          "%d FEHLGESCHLAGEN",
+	"  %-20s %3d points, %4d runs, %s\n": "  %-20s %3d Punkte, %4d Läufe, %s\n",
+	"%s after a crash at %s%s":           "%s nach einem Absturz bei %s%s",
+	", then at ":                         ", dann bei ",
+	"      replay: ":                     "      wiederholen: ",
+	"    ... and %d more (%d failing runs in all)\n": "    ... und %d weitere (%d fehlgeschlagene Läufe insgesamt)\n",
+
+	// scenario
+	"Scenario %s, variant %s, seed %d\n": "Szenario %s, Variante %s, Seed %d\n",
+	"\nOutcome: %s (expected %s)\n":      "\nErgebnis: %s (erwartet %s)\n",
+	"Replay: %s\n":                       "Wiederholen: %s\n",
+	"(The story above is told with the reference, variant outbox. With %s this run ends %s: see below.)": "(Die Geschichte oben ist mit der Referenz erzählt, Variante outbox. Mit %s endet dieser Lauf %s: siehe unten.)",
+	"... the same %d event(s) %d more times, until %s ...\n":                                             "... dieselben %d Ereignis(se) noch %d Mal, bis %s ...\n",
+	"%s fails at %s: %s": "%s scheitert bei %s: %s",
+	"%s %s. Chapter %s.": "%s %s. Kapitel %s.",
+
+	// list
+	"mistake": "Fehler",
+	"correct": "korrekt",
+	"any point above, crashed at its K-th occurrence (default 1)": "jeder Punkt oben, Absturz bei seinem K-ten Vorkommen (Standard 1)",
+	"crash": "Absturz",
+	"fault": "Störung",
+
+	// explore
+	"No counterexample for %s in %d random schedules (seed %d).\n":                         "Kein Gegenbeispiel für %s in %d zufälligen Abläufen (Seed %d).\n",
+	"%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n": "%s scheiterte in %d von %d zufälligen Abläufen (Seed %d); das kleinste Gegenbeispiel: %s\n",
+	"Shrunk from %d to %d items:\n":                                                        "Verkleinert von %d auf %d Einträge:\n",
+	"\nTimeline of the shrunk schedule:":                                                   "\nZeitleiste des verkleinerten Ablaufs:",
+	"\nViolations:":                                                                        "\nVerletzungen:",
+	"none":                                                                                 "keine",
+	"Situations reached, in how many of the %d schedules: %s\n":                            "Erreichte Situationen, in wie vielen der %d Abläufe: %s\n",
+
+	// backlog
+	"Backlog after a %s outage at %s events/s: %.0f messages (R·D)\n":                      "Rückstau nach einem Ausfall von %s bei %s Ereignissen/s: %.0f Nachrichten (R·D)\n",
+	"Drain at %s/s relay throughput, %s/s net: %s (backlog / (P − R))\n":                   "Abbau bei %s/s Relay-Durchsatz, %s/s netto: %s (Rückstau / (P − R))\n",
+	"The backlog never drains: the relay (%s/s) is not faster than the arrivals (%s/s).\n": "Der Rückstau baut sich nie ab: das Relay (%s/s) ist nicht schneller als die Ankünfte (%s/s).\n",
+	"Simulated with the real relay: drained in %s":                                         "Mit dem echten Relay simuliert: abgebaut in %s",
+	" (%+.2f%% against the arithmetic)":                                                    " (%+.2f%% gegenüber der Rechnung)",
+	backlogRetries: ";\ndie Rechnung nimmt an, dass jede Nachricht rausgeht, sobald der Broker zurück ist,\n" +
+		"aber das Relay wiederholt jede mit exponentiellem Backoff (bis zu 5 Minuten zwischen\n" +
+		"Versuchen), und ein kleiner Rückstau baut sich im Takt seiner Wiederholungen ab,\n" +
+		"nicht im Takt des Relay-Durchsatzes",
+	"Simulated with the real relay: not drained by the end of the simulation.":                                            "Mit dem echten Relay simuliert: bis zum Ende der Simulation nicht abgebaut.",
+	"Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n":                     "Höchstes Alter der ältesten ungesendeten Nachricht: %s (%d Nachrichten, %d wartend, als der Broker zurückkam)\n",
+	"Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (chapter 004: 2,000 a day are %.0f a year).\n": "Ohne Bereinigung hinterlassen %g Ereignisse/s %.0f SENT-Zeilen am Tag in der Outbox (Kapitel 004: 2.000 am Tag sind %.0f im Jahr).\n",
+
+	// markdown
+	"## Crash matrix\n\n%d variant(s) at %d points, standard workload (%d commands), seed %d.\n\n": "## Crash-Matrix\n\n%d Variante(n) an %d Punkten, Standard-Arbeitslast (%d Befehle), Seed %d.\n\n",
+	"| point | kind |":                          "| Punkt | Art |",
+	"\n### Legend\n\n":                          "\n### Legende\n\n",
+	"\n### Findings\n\n":                        "\n### Befunde\n\n",
+	"- **%s** at `%s`: %s (%s)\n":               "- **%s** bei `%s`: %s (%s)\n",
+	"  - replay: `%s`\n":                        "  - wiederholen: `%s`\n",
+	"\n### Sweeps\n\n":                          "\n### Sweeps\n\n",
+	"- **%s**: %d points, %d runs, %d failed\n": "- **%s**: %d Punkte, %d Läufe, %d fehlgeschlagen\n",
+}

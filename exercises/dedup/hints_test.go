@@ -1,0 +1,68 @@
+package dedup
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"outboxlab/grade"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// recorder is a test that keeps what Grade reports instead of failing.
+type recorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
+
+func (r *recorder) Name() string { return "TestExercise" }
+
+// TestHintsInBothLanguages grades the starter as TestExercise does and
+// keeps what a learner reads, in English and with -lab.lang=de in German.
+// (With -tags solution there is nothing to read: it skips.)
+func TestHintsInBothLanguages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grades a variant twice")
+	}
+	if solved {
+		t.Skip("the solution passes")
+	}
+	for _, lang := range []string{"en", "de"} {
+		t.Run(lang, func(t *testing.T) {
+			if err := flag.Set("lab.lang", lang); err != nil {
+				t.Fatal(err)
+			}
+			defer flag.Set("lab.lang", "")
+			r := &recorder{TB: t}
+			grade.Grade(r, Variant(), grade.Options{Hints: Hints, Flags: "-exercise"})
+			if len(r.errors) == 0 {
+				t.Fatal("the dedup starter passed its grading")
+			}
+			got := strings.Join(r.errors, "\n") + "\n"
+			path := filepath.Join("testdata", "exercise-dedup."+lang+".txt")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run `go test ./grade -update` to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("%s differs (-want +got):\n%s", path, diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,85 @@
+// Package ordering is an exercise (chapter 001, "Reihenfolge pro
+// Geschäftsobjekt": "Bei einer Lücke muss der Empfänger warten"): the
+// starter consumer is idempotent, with its inbox in the bill's transaction,
+// but it bills events in the order they arrive. When o-1's amendment
+// arrives before its acceptance, or the acceptance is a dead letter for a
+// while, billing applies them in the wrong order. Make the consumer apply
+// each order's events in sequence: an event that comes early waits, parked,
+// until the one before it is applied; an event already applied or older is
+// stale.
+//
+//	go test ./exercises/ordering -exercise
+//
+// What it needs is in package inbox: LoadApplied and SetApplied keep the
+// last sequence applied per order in the bill's transaction; TableParked
+// holds what waits, under ParkedKey(order, seq), as inbox.Parked.
+package ordering
+
+import (
+	"errors"
+	"fmt"
+
+	"outboxlab/billing"
+	"outboxlab/broker"
+	"outboxlab/domain"
+	"outboxlab/inbox"
+	"outboxlab/variant"
+)
+
+// Variant is the exercise's variant: the reference service and relay with
+// the learner's consumer. It claims to be correct.
+func Variant() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "exercise-ordering"
+	v.Summary = "the learner's consumer: inbox, bill, and order per order"
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) { return &consumer{env: env}, nil }
+	return v
+}
+
+type consumer struct{ env variant.Env }
+
+// Step receives one delivery, handles it and acknowledges it.
+func (c *consumer) Step() (bool, error) {
+	d, ok := c.env.Broker.Receive(variant.Subscription)
+	if !ok {
+		return false, nil
+	}
+	if err := c.handle(d.Envelope.ID, d.Envelope.Event); err != nil {
+		return true, fmt.Errorf("%s: %w", d.Envelope.ID, err)
+	}
+	return true, c.env.Gate.Cross(inbox.BoundaryAck, func() error { return c.env.Broker.Ack(variant.Subscription, d.Tag) })
+}
+
+// park keeps a message billing cannot read as a dead letter.
+func (c *consumer) park(id string, rec domain.Record, cause error) error {
+	tx := c.env.BillingDB.Begin(c.env.Owner)
+	defer tx.Rollback()
+	tx.Put(inbox.TableDead, id, inbox.Parked{Envelope: broker.Envelope{ID: id, Event: rec}, Reason: cause.Error(), At: c.env.Clock.Now()})
+	return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
+}
+
+// ReplayDeadLetters asks the broker for the originals of the dead letters.
+func (c *consumer) ReplayDeadLetters() (int, error) {
+	tx := c.env.BillingDB.Begin(c.env.Owner)
+	defer tx.Rollback()
+	var ids []string
+	tx.Scan(inbox.TableDead, func(key string, _ any) bool {
+		tx.Delete(inbox.TableDead, key)
+		ids = append(ids, key)
+		return true
+	})
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	if err := c.env.Gate.Cross(inbox.BoundaryReplay, tx.Commit); err != nil {
+		return 0, err
+	}
+	var errs []error
+	for _, id := range ids {
+		errs = append(errs, c.env.Broker.Redeliver(variant.Subscription, id))
+	}
+	return len(ids), errors.Join(errs...)
+}
+
+// bill writes billing's effect; it is billing.ApplyEffect.
+var bill = billing.ApplyEffect

@@ -1,0 +1,82 @@
+//go:build solution
+
+package ordering
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/domain"
+	"outboxlab/inbox"
+	"outboxlab/store"
+)
+
+// handle bills a message once and in its order's sequence: an event that
+// comes early is parked until the one before it is applied; one at or
+// below the last applied is stale. Bill, inbox row, sequence and parked
+// events change in one transaction.
+func (c *consumer) handle(id string, rec domain.Record) error {
+	event, err := domain.Decode(rec)
+	if err != nil {
+		return c.park(id, rec, err)
+	}
+	now := c.env.Clock.Now()
+	tx := c.env.BillingDB.Begin(c.env.Owner)
+	defer tx.Rollback()
+	if _, done := tx.Get(inbox.TableProcessed, id); done {
+		return nil // billed before
+	}
+	order := event.AggregateID()
+	applied := inbox.LoadApplied(tx, order)
+	switch {
+	case event.Seq() <= applied:
+		return nil // stale: this change or a newer one is billed
+	case event.Seq() > applied+1:
+		// Early: wait for #applied+1.
+		tx.Put(inbox.TableParked, inbox.ParkedKey(order, event.Seq()), inbox.Parked{
+			Envelope: broker.Envelope{ID: id, Event: rec}, Reason: fmt.Sprintf("waiting for #%d", applied+1), At: now})
+	default:
+		if err := c.apply(tx, id, event, now); err != nil {
+			return err
+		}
+		if err := c.applyParked(tx, order, now); err != nil {
+			return err
+		}
+	}
+	err = c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
+	if errors.Is(err, store.ErrDuplicateKey) {
+		return nil // another consumer billed it first
+	}
+	return err
+}
+
+// apply bills event and records its id and its sequence.
+func (c *consumer) apply(tx *store.Tx, id string, event domain.Event, now time.Time) error {
+	if err := bill(tx, event, id, now); err != nil {
+		return err
+	}
+	inbox.SetApplied(tx, event.AggregateID(), event.Seq())
+	return tx.Insert(inbox.TableProcessed, id, inbox.Processed{MessageID: id, At: now})
+}
+
+// applyParked applies the parked events of order that are next in line.
+func (c *consumer) applyParked(tx *store.Tx, order string, now time.Time) error {
+	for {
+		key := inbox.ParkedKey(order, inbox.LoadApplied(tx, order)+1)
+		v, ok := tx.Get(inbox.TableParked, key)
+		if !ok {
+			return nil
+		}
+		p := v.(inbox.Parked)
+		tx.Delete(inbox.TableParked, key)
+		event, err := domain.Decode(p.Envelope.Event)
+		if err != nil {
+			return err
+		}
+		if err := c.apply(tx, p.Envelope.ID, event, now); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,39 @@
+//go:build !solution
+
+package ordering
+
+import (
+	"errors"
+
+	"outboxlab/domain"
+	"outboxlab/inbox"
+	"outboxlab/store"
+)
+
+// handle bills a message once: the bill and the id in the inbox commit
+// together, or not at all.
+func (c *consumer) handle(id string, rec domain.Record) error {
+	event, err := domain.Decode(rec)
+	if err != nil {
+		return c.park(id, rec, err)
+	}
+	now := c.env.Clock.Now()
+	tx := c.env.BillingDB.Begin(c.env.Owner)
+	defer tx.Rollback()
+	if _, done := tx.Get(inbox.TableProcessed, id); done {
+		return nil // billed before
+	}
+	// TODO: this bills every event the moment it arrives. Which event of
+	// its order was applied last, and what if this one is not the next?
+	if err := bill(tx, event, id, now); err != nil {
+		return err
+	}
+	if err := tx.Insert(inbox.TableProcessed, id, inbox.Processed{MessageID: id, At: now}); err != nil {
+		return err
+	}
+	err = c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
+	if errors.Is(err, store.ErrDuplicateKey) {
+		return nil // another consumer billed it first
+	}
+	return err
+}

@@ -1,0 +1,33 @@
+package sendfirst
+
+import (
+	"outboxlab/check"
+	"outboxlab/grade"
+)
+
+// Hints say, per outcome, what to look at when the exercise fails; its
+// test prints them (in German with -lab.lang=de).
+var Hints = map[check.Outcome]grade.Hint{
+	check.Lost: {
+		EN: "a message is SENT in the outbox and billing never got it: the mark came before the broker's confirmation. " +
+			"Send first, mark after, one message at a time.",
+		DE: "eine Nachricht ist in der Outbox SENT, und Billing hat sie nie erhalten: die Markierung kam vor der Bestätigung des Brokers. " +
+			"Erst senden, dann markieren, eine Nachricht nach der anderen.",
+	},
+	check.Stuck: {
+		EN: "a message is neither SENT nor DEAD_LETTER: a claim was never marked or given back. " +
+			"Record a failed send (MarkFailed) and release the rest of the batch.",
+		DE: "eine Nachricht ist weder SENT noch DEAD_LETTER: ein Claim wurde nie markiert oder zurückgegeben. " +
+			"Trage ein gescheitertes Senden ein (MarkFailed) und gib den Rest des Stapels frei.",
+	},
+	check.Storm: {
+		EN: "the broker was asked far too often: a failed send needs a backoff before its next attempt (Config.Backoff).",
+		DE: "der Broker wurde viel zu oft gefragt: ein gescheitertes Senden braucht einen Backoff vor dem nächsten Versuch (Config.Backoff).",
+	},
+	check.Unsafe: {
+		EN: "a message was marked by a relay that no longer held its lease: MarkSent checks the lease; " +
+			"write only what it accepts.",
+		DE: "eine Nachricht wurde von einem Relay markiert, das seine Lease nicht mehr hielt: MarkSent prüft die Lease; " +
+			"schreibe nur, was es annimmt.",
+	},
+}
