@@ -114,7 +114,15 @@ func batchFor(p float64) int { return max(1, int(p*stepTarget.Seconds())) }
 // because the arithmetic assumes every message is delivered. Simulate stops
 // when the backlog has drained, or at the horizon (twice the arithmetic
 // drain time plus the outage, and an hour) when it does not.
-func Simulate(p Params) (Simulation, error) {
+func Simulate(p Params) (Simulation, error) { return SimulateWith(p, nil) }
+
+// SimulateWith is Simulate that reports its progress: after every step,
+// how much virtual time it simulated, the horizon, and whether it is done.
+// progress may be nil.
+func SimulateWith(p Params, progress func(simulated, horizon time.Duration, finished bool)) (Simulation, error) {
+	if progress == nil {
+		progress = func(time.Duration, time.Duration, bool) {}
+	}
 	est, err := Compute(p)
 	if err != nil {
 		return Simulation{}, err
@@ -182,9 +190,12 @@ func Simulate(p Params) (Simulation, error) {
 		sim.PeakOldestAge = max(sim.PeakOldestAge, age)
 		if !now.Before(outageEnd) && age <= step {
 			sim.Drained, sim.Drain = true, now.Sub(outageEnd)
+			progress(now.Sub(epoch), horizon, true)
 			return sim, nil
 		}
+		progress(now.Sub(epoch), horizon, false)
 	}
+	progress(horizon, horizon, true)
 	return sim, nil
 }
 

@@ -72,3 +72,32 @@ func BenchmarkBacklog(b *testing.B) {
 		}
 	}
 }
+
+// TestSimulationReportsItsProgress: the simulated time grows step by step
+// up to the drain, and the last report, only the last, is finished.
+func TestSimulationReportsItsProgress(t *testing.T) {
+	p := backlog.Params{Rate: 5, Outage: 2 * time.Minute, Relay: 8}
+	var reports []time.Duration
+	finished := 0
+	sim, err := backlog.SimulateWith(p, func(simulated, horizon time.Duration, done bool) {
+		if simulated > horizon {
+			t.Fatalf("simulated %v beyond the horizon %v", simulated, horizon)
+		}
+		if len(reports) > 0 && simulated < reports[len(reports)-1] {
+			t.Fatalf("simulated time went back from %v to %v", reports[len(reports)-1], simulated)
+		}
+		if finished > 0 {
+			t.Fatal("a report after the finished one")
+		}
+		if done {
+			finished++
+		}
+		reports = append(reports, simulated)
+	})
+	if err != nil || !sim.Drained {
+		t.Fatalf("%+v, %v", sim, err)
+	}
+	if finished != 1 || len(reports) < 100 || reports[len(reports)-1] < p.Outage+sim.Drain-time.Second {
+		t.Errorf("%d reports, %d finished, last %v; drained after %v", len(reports), finished, reports[len(reports)-1], p.Outage+sim.Drain)
+	}
+}

@@ -47,7 +47,7 @@ func runBacklog(args []string, stdout io.Writer) error {
 		return usagef("--simulate would write about %.3g messages; it runs up to %d (the chapter's 500/s for 20 minutes is about 1.6 million)", n, backlog.MaxMessages)
 	}
 	if *simulate {
-		s, err := backlog.Simulate(p)
+		s, err := backlog.SimulateWith(p, simulationProgress())
 		if err != nil {
 			return err
 		}
@@ -137,4 +137,18 @@ func writeBacklogJSON(w io.Writer, est backlog.Estimate, sim *backlog.Simulation
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// simulationProgress returns backlog's progress callback: a line on stderr
+// when it is a terminal, nil otherwise.
+func simulationProgress() func(simulated, horizon time.Duration, finished bool) {
+	p := newProgress()
+	if p == nil {
+		return nil
+	}
+	return func(simulated, horizon time.Duration, finished bool) {
+		p.update(finished, func() string {
+			return fmt.Sprintf("simulated %s of at most %s", rounded(simulated), rounded(horizon))
+		})
+	}
 }

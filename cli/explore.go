@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
 
 	"outboxlab/explore"
 	"outboxlab/scenarios"
@@ -79,25 +77,15 @@ func runExplore(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// progressLine returns a progress callback that writes to stderr when it is
-// a terminal and the exploration has run for more than a second. The wall
-// clock is read here only, outside the simulated world.
+// progressLine returns explore's progress callback: a line on stderr when
+// it is a terminal (see newProgress), nil otherwise.
 func progressLine(total int) func(int) {
-	info, err := os.Stderr.Stat()
-	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+	p := newProgress()
+	if p == nil {
 		return nil
 	}
-	start, last, shown := time.Now(), time.Time{}, false
 	return func(done int) {
-		now := time.Now()
-		if now.Sub(start) < time.Second || (now.Sub(last) < 200*time.Millisecond && done < total) {
-			return
-		}
-		last, shown = now, true
-		fmt.Fprintf(os.Stderr, "\rexplored %d/%d schedules", done, total)
-		if done == total && shown {
-			fmt.Fprintln(os.Stderr)
-		}
+		p.update(done == total, func() string { return fmt.Sprintf("explored %d/%d schedules", done, total) })
 	}
 }
 
