@@ -22,9 +22,13 @@
 //	scenarios   the standard workload, matrix rows, named stories
 //	explore     random schedules, shrunk counterexamples, the fuzz target
 //	grade       one call that grades a learner's variant in a Go test
+//	exercises   the course's exercises: starters, hints, solutions
+//	  dedup, ordering, recovery, sendfirst
 //	backlog     chapter 001's backlog arithmetic and its simulation
+//	report      HTML pages of a run and of the matrix, drawn in SVG
 //	cli         labrun, the command line, as a library a course's own labrun uses
 //	cmd/labrun  the lab's labrun: one line
+//	examples/courselab  a course's own labrun with a learner's variant
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash
 // matrix against the variants' declarations; brokenvariants_test.go keeps

@@ -6,7 +6,9 @@ import (
 	"io"
 	"strings"
 
+	"outboxlab/check"
 	"outboxlab/explore"
+	"outboxlab/report"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
@@ -15,12 +17,12 @@ import (
 const maxRuns = 1_000_000_000
 
 func runExplore(args []string, stdout io.Writer) error {
-	const synopsis = "explore --variant V [--runs N] [--seed N] [--format text|json]"
+	const synopsis = "explore --variant V [--runs N] [--seed N] [--format text|json|html]"
 	fs := newFlags("explore", synopsis, stdout)
 	variantName := fs.String("variant", "", "the variant to explore (required): "+strings.Join(scenarios.VariantNames(), ", "))
 	runsText := fs.String("runs", "1000", "how many random schedules to try, a whole number >= 1")
 	seedText := fs.String("seed", "1", "the exploration seed, a whole number >= 0")
-	format := fs.formatFlag("text", "json")
+	format := fs.formatFlag("text", "json", "html")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
@@ -63,9 +65,12 @@ func runExplore(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	if format.value == "json" {
+	switch format.value {
+	case "json":
 		err = writeExploreJSON(stdout, v.Name, runs, f, trace, reached)
-	} else {
+	case "html":
+		err = writeExploreHTML(stdout, v.Name, runs, seed, f, trace)
+	default:
 		writeExploreText(stdout, v.Name, runs, seed, f, trace, reached)
 	}
 	if err != nil {
@@ -75,6 +80,24 @@ func runExplore(args []string, stdout io.Writer) error {
 		return errMismatch
 	}
 	return nil
+}
+
+// writeExploreHTML writes the shrunk counterexample as a page, or a page
+// that says there was none.
+func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result) error {
+	if f == nil {
+		return report.WriteText(w, strings.TrimSpace(trf(w, "No counterexample for %s in %d random schedules (seed %d).\n", variantName, runs, seed)), reportOptions(w))
+	}
+	return report.WriteRun(w, report.Run{
+		ID:         "run",
+		Title:      strings.TrimSpace(trf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, f.Result.Outcome)),
+		Summary:    strings.TrimSpace(trf(w, "Shrunk from %d to %d items:\n", f.Original.Size(), f.Schedule.Size())) + " " + strings.Join(f.Schedule.Lines(), "; "),
+		Outcome:    trace.Outcome,
+		Expected:   check.OK,
+		Violations: trace.Violations,
+		Replay:     f.Replay(program) + " --format html",
+		Trace:      trace.Trace,
+	}, reportOptions(w))
 }
 
 // progressLine returns explore's progress callback: a line on stderr when

@@ -106,4 +106,7 @@ Abstürze, die Wiederherstellung eingeschlossen), mit einem Relay und mit zweien
 	"  - replay: `%s`\n":                        "  - wiederholen: `%s`\n",
 	"\n### Sweeps\n\n":                          "\n### Sweeps\n\n",
 	"- **%s**: %d points, %d runs, %d failed\n": "- **%s**: %d Punkte, %d Läufe, %d fehlgeschlagen\n",
+
+	// html
+	"expected %s": "erwartet %s",
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"outboxlab/check"
+	"outboxlab/report"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/variant"
@@ -25,10 +27,10 @@ func runSummary(args []string, stdout io.Writer) error {
 }
 
 func runMatrix(args []string, stdout io.Writer) error {
-	const synopsis = "matrix [--variant V]... [--format table|markdown|json] [--wide]"
+	const synopsis = "matrix [--variant V]... [--format table|markdown|json|html] [--wide]"
 	fs := newFlags("matrix", synopsis, stdout)
 	var variants list
-	format := fs.formatFlag("table", "markdown", "json")
+	format := fs.formatFlag("table", "markdown", "json", "html")
 	fs.Var(&variants, "variant", "a variant to include (repeatable; default: all): "+strings.Join(scenarios.VariantNames(), ", "))
 	wide := fs.Bool("wide", false, "the table with one column per variant and one row per point (wider than 100 columns)")
 	if err := parseFlagsOnly(fs, args); err != nil {
@@ -62,6 +64,8 @@ func matrixCommand(stdout io.Writer, selected []variant.Variant, format string, 
 		}
 	case "summary":
 		writeSummary(stdout, m, selected, cells, sweeps)
+	case "html":
+		err = writeMatrixHTML(stdout, m, selected, cells)
 	default:
 		table := bufferFor(stdout)
 		if wide {
@@ -304,6 +308,66 @@ var legend = []struct{ word, meaning string }{
 	{"GAVE_UP", "a dead letter although every fault was transient"},
 	{"STORM", "more publishes than the retry policy allows"},
 	{"!", "the cell disagrees with what the variant declares"},
+}
+
+// writeMatrixHTML writes the matrix as a page whose cells link to their
+// counterexamples, each run again with its trace.
+func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) error {
+	page := report.Matrix{
+		Title:  strings.TrimSpace(trf(w, "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n", len(variants), len(m.Points), len(m.Workload), m.Seed)),
+		Points: m.Points,
+		Cells:  cells,
+		Runs:   map[string]report.Run{},
+		Mark:   letter,
+	}
+	for _, l := range legend {
+		word := l.word
+		for _, o := range outcomeLetters {
+			if o.word == l.word {
+				word = o.letter + " " + l.word
+			}
+		}
+		page.Legend = append(page.Legend, [2]string{word, tr(w, l.meaning)})
+	}
+	for _, v := range variants {
+		page.Variants = append(page.Variants, v.Name)
+		for _, c := range cells {
+			if c.Variant != v.Name || c.Counterexample == nil {
+				continue
+			}
+			ce := *c.Counterexample
+			sc, err := scenarios.FindScenario(ce.Scenario)
+			if err != nil {
+				return err
+			}
+			summary, _ := scenarioText(w, sc)
+			cfg := sc.Configure(v, ce.Seed)
+			if ce.Relays > 0 {
+				cfg.Relays = ce.Relays
+			}
+			cfg.Trace = true
+			res, err := sim.Run(cfg)
+			if err != nil {
+				return err
+			}
+			expected, _ := check.ParseOutcome(c.Expected)
+			page.Runs[report.Key(v.Name, c.Point.ID)] = report.Run{
+				Title:   strings.TrimSpace(trf(w, "%s at %s: %s (%s)\n", v.Name, c.Point.ID, res.Outcome, trf(w, "expected %s", c.Expected))),
+				Summary: summary, Outcome: res.Outcome, Expected: expected, Violations: res.Violations,
+				Replay: ce.Replay(program, v.Name), Trace: res.Trace,
+			}
+		}
+	}
+	return report.WriteMatrix(w, page, reportOptions(w))
+}
+
+// reportOptions are the HTML report's language and outcome meanings for w.
+func reportOptions(w io.Writer) report.Options {
+	opts := report.Options{German: german(w), Meanings: map[string]string{}}
+	for _, l := range legend {
+		opts.Meanings[l.word] = tr(w, l.meaning)
+	}
+	return opts
 }
 
 func writeLegend(w io.Writer) {

@@ -9,18 +9,19 @@ import (
 	"strings"
 
 	"outboxlab/check"
+	"outboxlab/report"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
 
 func runScenario(args []string, stdout io.Writer) error {
-	const synopsis = "scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--format text|json|mermaid]"
+	const synopsis = "scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--format text|json|mermaid|html]"
 	fs := newFlags("scenario", synopsis, stdout)
 	variantName := fs.String("variant", "", "the variant to run (default: the scenario's own, else outbox): "+strings.Join(scenarios.VariantNames(), ", "))
 	seedText := fs.String("seed", "", "the seed of the run, a whole number >= 0 (default: the scenario's own, else "+strconv.Itoa(scenarios.MatrixSeed)+")")
 	file := fs.String("file", "", "a scenario file to play instead of a named scenario (the format: go doc outboxlab/scenarios)")
 	relaysText := fs.String("relays", "", "how many relays run side by side, a whole number >= 1 (default: the scenario's own)")
-	format := fs.formatFlag("text", "json", "mermaid")
+	format := fs.formatFlag("text", "json", "mermaid", "html")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -102,6 +103,11 @@ func runScenario(args []string, stdout io.Writer) error {
 		err = writeScenarioJSON(stdout, sc, v.Name, seed, expected, res, replay)
 	case "mermaid":
 		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, v.Name, seed, res.Outcome), res)
+	case "html":
+		summary, narrative := scenarioText(stdout, sc)
+		err = report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(trf(stdout, "Scenario %s, variant %s, seed %d\n", sc.Name, v.Name, seed)),
+			Summary: summary, Narrative: narrative, Outcome: res.Outcome, Expected: expected,
+			Violations: res.Violations, Replay: replay + " --format html", Trace: res.Trace}, reportOptions(stdout))
 	default:
 		writeScenarioText(stdout, sc, v.Name, seed, expected, res, replay)
 	}

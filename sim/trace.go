@@ -51,6 +51,29 @@ type Event struct {
 	// Changes are the durable state changes the event made, one line each:
 	// rows committed and what the broker did.
 	Changes []string
+	// Rows are the same changes as rows of the durable systems' tables,
+	// for pictures of a run that show the tables after each event.
+	Rows []Row
+	// Broker are the broker's actions among the changes.
+	Broker []broker.Action
+}
+
+// Row is one row of a durable system as an event left it: a committed row
+// of the order or billing database, or a message's line in the broker's
+// log (what happened to it so far, per subscriber).
+type Row struct {
+	// DB is "orders", "billing" or "broker".
+	DB    string
+	Table string
+	Key   string
+	// Value is the row rendered in a line; "" when the row was deleted.
+	Value   string
+	Deleted bool
+	// Commit is the database's commit sequence number (0 for the broker).
+	Commit uint64
+	// Label is the change the row belongs to ("o-1#2": an order at its
+	// version, a message or effect of that sequence), or "".
+	Label string
 }
 
 // String renders the event as one line (changes indented below it).
@@ -104,10 +127,12 @@ func (w *world) mark() mark {
 
 // changesSince describes every broker action and commit since m, broker
 // first: within one step a delivery comes before the commit it causes.
-func (w *world) changesSince(m mark) (changes, ids []string) {
-	for _, a := range w.broker.History()[m.brokerLen:] {
+func (w *world) changesSince(m mark) (changes, ids []string, rows []Row, actions []broker.Action) {
+	actions = w.broker.History()[m.brokerLen:]
+	for _, a := range actions {
 		changes = append(changes, describeAction(a))
 		ids = appendID(ids, a.MessageID)
+		rows = append(rows, w.brokerRow(a))
 	}
 	for _, db := range []struct {
 		db    *store.DB
@@ -119,10 +144,11 @@ func (w *world) changesSince(m mark) (changes, ids []string) {
 					changes = append(changes, line)
 					ids = appendID(ids, id)
 				}
+				rows = append(rows, describeRow(db.db.Name(), c.Seq, ch))
 			}
 		}
 	}
-	return changes, ids
+	return changes, ids, rows, actions
 }
 
 func appendID(ids []string, id string) []string {
@@ -167,6 +193,79 @@ func describeChange(ch store.Change) (line, id string) {
 	default:
 		return "", "" // counters and accounts: bookkeeping
 	}
+}
+
+// describeRow renders one committed row of any table.
+func describeRow(db string, seq uint64, ch store.Change) Row {
+	row := Row{DB: db, Table: ch.Table, Key: ch.Key, Commit: seq, Deleted: ch.Deleted}
+	if ch.Deleted {
+		return row
+	}
+	label := func(order string, seq int) string { return fmt.Sprintf("%s#%d", order, seq) }
+	switch v := ch.Value.(type) {
+	case domain.Order:
+		row.Value = fmt.Sprintf("v%d %s %s", v.Version, v.Status, v.Total)
+		row.Label = label(v.ID, v.Version)
+	case outbox.Message:
+		row.Value = fmt.Sprintf("%s %s %s attempts=%d", v.ID, event(v.Event), v.Status, v.Attempts)
+		if v.Status == outbox.InFlight {
+			row.Value += fmt.Sprintf(" lease %s until %s", v.LeaseOwner, FormatTime(v.LeaseUntil.Sub(Epoch)))
+		}
+		if v.Status == outbox.Failed {
+			row.Value += " retry at " + FormatTime(v.NextAttemptAt.Sub(Epoch))
+		}
+		row.Label = label(v.Event.AggregateID, v.Event.Sequence)
+	case billing.Entry:
+		row.Value = fmt.Sprintf("%s %s#%d %s (%s)", v.Kind, v.OrderID, v.Sequence, v.Amount, v.MessageID)
+		row.Label = label(v.OrderID, v.Sequence)
+	case billing.Account:
+		row.Value = "billed " + v.Billed.String()
+		if v.Cancelled {
+			row.Value += ", cancelled"
+		}
+	case inbox.Processed:
+		row.Value = "processed at " + FormatTime(v.At.Sub(Epoch))
+	case inbox.Parked:
+		row.Value = fmt.Sprintf("%s %s (%s)", v.Envelope.ID, event(v.Envelope.Event), v.Reason)
+		row.Label = label(v.Envelope.Event.AggregateID, v.Envelope.Event.Sequence)
+	default:
+		row.Value = fmt.Sprint(v)
+	}
+	return row
+}
+
+// brokerRow is a message's line in the broker's log after a: what
+// happened to it so far, and to whom, in the order it first happened.
+func (w *world) brokerRow(a broker.Action) Row {
+	if w.brokerLog == nil {
+		w.brokerLog = map[string][]brokerCount{}
+	}
+	what := string(a.Kind)
+	if a.Subscriber != "" {
+		what = a.Subscriber + " " + what
+	}
+	counts := w.brokerLog[a.MessageID]
+	i := 0
+	for i < len(counts) && counts[i].what != what {
+		i++
+	}
+	if i == len(counts) {
+		counts = append(counts, brokerCount{what: what})
+	}
+	counts[i].n++
+	w.brokerLog[a.MessageID] = counts
+	parts := make([]string, len(counts))
+	for i, c := range counts {
+		parts[i] = fmt.Sprintf("%s ×%d", c.what, c.n)
+	}
+	return Row{DB: "broker", Table: "log", Key: a.MessageID, Value: event(a.Event) + ": " + strings.Join(parts, ", "),
+		Label: fmt.Sprintf("%s#%d", a.Event.AggregateID, a.Event.Sequence)}
+}
+
+// brokerCount is how often the broker did one thing with a message.
+type brokerCount struct {
+	what string
+	n    int
 }
 
 func describeAction(a broker.Action) string {

@@ -65,8 +65,11 @@ type world struct {
 
 	ticks int // ticks so far (see wakeOf)
 	trace []Event
-	seen  mark    // how far the trace has described the durable systems
-	ready []*proc // scratch: the processes that may move this tick
+	seen  mark // how far the trace has described the durable systems
+	// brokerLog counts, per message, what the broker did with it, by
+	// subscriber and kind (for Row; only when tracing).
+	brokerLog map[string][]brokerCount
+	ready     []*proc // scratch: the processes that may move this tick
 }
 
 // FiredCrash is a planned crash that happened.
@@ -203,9 +206,10 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 		case err != nil:
 			result = "error: " + err.Error()
 		}
-		changes, ids := w.changesSince(w.seen)
+		changes, ids, rows, actions := w.changesSince(w.seen)
 		w.seen = w.mark()
-		w.record(Event{Process: p.name, Kind: EventEffect, Action: b.String(), Result: result, Messages: ids, Changes: changes})
+		w.record(Event{Process: p.name, Kind: EventEffect, Action: b.String(), Result: result, Messages: ids, Changes: changes, Rows: rows,
+			Broker: slices.Clone(actions)})
 	}
 	if err != nil {
 		return err

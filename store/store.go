@@ -93,6 +93,9 @@ func New(name string) *DB {
 	return &DB{name: name}
 }
 
+// Name returns the name the database was created with.
+func (db *DB) Name() string { return db.name }
+
 // CreateTable adds an empty table with the given partial indexes.
 func (db *DB) CreateTable(name string, indexes ...Index) error {
 	db.mu.Lock()

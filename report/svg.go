@@ -1,0 +1,223 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"strings"
+
+	"outboxlab/broker"
+	"outboxlab/sim"
+)
+
+// The diagram's geometry, in pixels.
+const (
+	axisWidth  = 130 // the time axis on the left
+	laneWidth  = 150
+	headHeight = 34 // the lane names on top
+	rowHeight  = 22 // one event per row
+	labelChars = 24 // an event's label beside its marker; the whole text is its tooltip
+)
+
+// lanes returns the diagram's lanes, left to right: the order service's
+// instances, the relays and other producers, the broker, then billing and
+// the other subscribers.
+func lanes(trace []sim.Event) []string {
+	rank := func(name string, subscriber bool) int {
+		switch {
+		case strings.HasPrefix(name, "service"):
+			return 0
+		case name == "broker":
+			return 3
+		case subscriber || name == "billing":
+			return 4
+		}
+		return 2
+	}
+	subscribers := map[string]bool{}
+	for _, e := range trace {
+		for _, a := range e.Broker {
+			if a.Subscriber != "" {
+				subscribers[a.Subscriber] = true
+			}
+		}
+	}
+	seen := map[string]bool{"sim": true}
+	var names []string
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, e := range trace {
+		add(e.Process)
+		for _, a := range e.Broker {
+			add("broker")
+			if a.Subscriber != "" {
+				add(a.Subscriber)
+			}
+		}
+	}
+	add("broker")
+	// A stable sort by rank keeps the order of first appearance in a rank.
+	var out []string
+	for r := 0; r <= 4; r++ {
+		for _, n := range names {
+			if rank(n, subscribers[n]) == r {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// writeSVG draws trace as a sequence diagram whose elements' ids start with
+// id: id-e7 is the 8th event.
+func writeSVG(b *strings.Builder, id string, trace []sim.Event) {
+	names := lanes(trace)
+	x := map[string]int{}
+	for i, n := range names {
+		x[n] = axisWidth + laneWidth/2 + i*laneWidth
+	}
+	width := axisWidth + len(names)*laneWidth + 60
+	height := headHeight + len(trace)*rowHeight + 10
+	y := func(i int) int { return headHeight + i*rowHeight + rowHeight/2 }
+	fmt.Fprintf(b, `<svg class="diagram" id="%s-svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="%s-svgtitle" data-top="%d" data-row="%d">`,
+		id, width, height, width, height, id, headHeight, rowHeight)
+	fmt.Fprintf(b, `<title id="%s-svgtitle">sequence diagram, %d events</title>`, id, len(trace))
+	fmt.Fprintf(b, `<defs><marker id="%s-ah" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>`, id)
+
+	// Phases as bands behind everything.
+	for i, e := range trace {
+		if e.Kind != sim.EventPhase {
+			continue
+		}
+		end := len(trace)
+		for j := i + 1; j < len(trace); j++ {
+			if trace[j].Kind == sim.EventPhase {
+				end = j
+				break
+			}
+		}
+		fmt.Fprintf(b, `<rect class="band band-%s" x="0" y="%d" width="%d" height="%d"/>`,
+			attr(e.Action), headHeight+i*rowHeight, width, (end-i)*rowHeight)
+		fmt.Fprintf(b, `<text class="phase" x="%d" y="%d">%s</text>`, width-6, headHeight+i*rowHeight+14, esc(e.Action))
+	}
+	// Lanes.
+	for _, n := range names {
+		fmt.Fprintf(b, `<text class="lane" x="%d" y="20">%s</text><line class="lifeline" x1="%d" y1="%d" x2="%d" y2="%d"/>`,
+			x[n], esc(n), x[n], headHeight-6, x[n], height)
+	}
+	fmt.Fprintf(b, `<rect class="cursor" id="%s-cursor" x="0" y="%d" width="%d" height="%d"/>`, id, headHeight, width, rowHeight)
+
+	for i, e := range trace {
+		yi := y(i)
+		first, _, _ := strings.Cut(e.String(), "\n") // the changes are in the tables beside
+		fmt.Fprintf(b, `<g class="ev k-%s" id="%s-e%d"><title>%s</title>`, attr(string(e.Kind)), id, i, esc(first))
+		fmt.Fprintf(b, `<text class="time" x="6" y="%d">%s</text>`, yi+4, esc(sim.FormatTime(e.At)))
+		if e.Kind == sim.EventPhase {
+			fmt.Fprintf(b, `<text class="label" x="%d" y="%d">phase %s</text></g>`, axisWidth, yi+4, esc(e.Action))
+			continue
+		}
+		px := x[e.Process]
+		for k, a := range e.Broker {
+			writeArrow(b, id, a, px, x, yi+3+3*min(k, 2))
+		}
+		writeMarker(b, e, px, yi)
+		fmt.Fprintf(b, `<text class="label" x="%d" y="%d">%s</text>`, px+9, yi-3, esc(short(label(e))))
+		b.WriteString(`</g>`)
+	}
+	b.WriteString(`</svg>`)
+}
+
+// writeMarker draws what happened to the process itself.
+func writeMarker(b *strings.Builder, e sim.Event, px, y int) {
+	switch {
+	case e.Kind == sim.EventCrash:
+		fmt.Fprintf(b, `<path class="crash" d="M%d,%d l10,10 m0,-10 l-10,10"/>`, px-5, y-5)
+	case e.Kind == sim.EventRestart:
+		fmt.Fprintf(b, `<circle class="restart" cx="%d" cy="%d" r="6"/>`, px, y)
+	case e.Kind == sim.EventStall:
+		fmt.Fprintf(b, `<rect class="stall" x="%d" y="%d" width="3" height="10"/><rect class="stall" x="%d" y="%d" width="3" height="10"/>`, px-4, y-5, px+1, y-5)
+	case e.Kind == sim.EventError || (e.Result != "" && e.Result != "ok"):
+		fmt.Fprintf(b, `<path class="error" d="M%d,%d l6,10 l-12,0 z"/>`, px, y-6)
+	case e.Kind == sim.EventCommand:
+		fmt.Fprintf(b, `<rect class="command" x="%d" y="%d" width="9" height="9"/>`, px-4, y-4)
+	default:
+		fmt.Fprintf(b, `<circle class="effect" cx="%d" cy="%d" r="4"/>`, px, y)
+	}
+}
+
+// writeArrow draws one broker action: a publish from the sender to the
+// broker, a delivery to a subscriber, an acknowledgement back; the
+// broker's own faults as a mark on its lane.
+func writeArrow(b *strings.Builder, id string, a broker.Action, from int, x map[string]int, y int) {
+	bx := x["broker"]
+	x1, x2, class := from, bx, "publish"
+	switch a.Kind {
+	case broker.Published:
+	case broker.PublishFailed, broker.TimedOut:
+		class = "failed"
+	case broker.Delivered, broker.Redelivered:
+		x1, x2, class = bx, x[a.Subscriber], "deliver"
+	case broker.Acked:
+		x1, x2, class = x[a.Subscriber], bx, "ack"
+	case broker.Nacked:
+		x1, x2, class = x[a.Subscriber], bx, "failed"
+	default: // duplicated, held, reordered, requeued: the broker's doing
+		x1, x2, class = bx, bx, "fault"
+	}
+	tip := fmt.Sprintf("%s %s: %s %s v%d, %s #%d", a.Kind, a.MessageID, a.Event.Type, a.Event.AggregateType, a.Event.Version, a.Event.AggregateID, a.Event.Sequence)
+	if a.Subscriber != "" {
+		tip += ", subscriber " + a.Subscriber
+	}
+	if a.Detail != "" {
+		tip += " (" + a.Detail + ")"
+	}
+	tip += "\npayload " + a.Event.Payload
+	fmt.Fprintf(b, `<g class="msg %s"><title>%s</title>`, class, esc(tip))
+	if x1 == x2 {
+		fmt.Fprintf(b, `<circle cx="%d" cy="%d" r="5"/><text x="%d" y="%d">%s</text></g>`, bx, y, bx+8, y+4, esc(string(a.Kind)))
+		return
+	}
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" marker-end="url(#%s-ah)"/></g>`, x1, y, x2, y, id)
+}
+
+// label is the short text beside an event's marker.
+func label(e sim.Event) string {
+	switch e.Kind {
+	case sim.EventCrash:
+		return "crash " + e.Action
+	case sim.EventStall:
+		return "stall " + e.Action
+	case sim.EventRestart:
+		return "restart"
+	case sim.EventError:
+		return e.Result
+	}
+	if e.Result != "" && e.Result != "ok" {
+		return e.Action + " refused"
+	}
+	return e.Action
+}
+
+func short(s string) string {
+	r := []rune(s)
+	if len(r) <= labelChars {
+		return s
+	}
+	return string(r[:labelChars-1]) + "…"
+}
+
+// esc escapes text for an element or an attribute.
+func esc(s string) string { return html.EscapeString(s) }
+
+// attr makes s usable in a class name.
+func attr(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(s))
+}
