@@ -26,8 +26,11 @@
 //	  dedup, ordering, recovery, sendfirst
 //	backlog     chapter 001's backlog arithmetic and its simulation
 //	report      HTML pages of a run and of the matrix, drawn in SVG
+//	mutation    the lab judged by the mutants of the reference it catches
+//	  on          the switch the mutated copies ask (never in the reference)
 //	cli         labrun, the command line, as a library a course's own labrun uses
 //	cmd/labrun  the lab's labrun: one line
+//	cmd/labwhy  the mutation analysis and the annotated reference
 //	examples/courselab  a course's own labrun with a learner's variant
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash

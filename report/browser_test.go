@@ -98,6 +98,11 @@ func TestPagesInABrowser(t *testing.T) {
 				}
 				screenshot(t, session, filepath.Join(shots, p.name+".png"))
 			}
+			// The print stylesheet lays the page out on paper.
+			pdf := session.call(t, "Page.printToPDF", map[string]any{"printBackground": false})["data"].(string)
+			if n := base64.StdEncoding.DecodedLen(len(pdf)); n < 10_000 {
+				t.Errorf("printed, the page is a PDF of %d bytes", n)
+			}
 			for _, e := range session.errors() {
 				t.Errorf("console: %s", e)
 			}

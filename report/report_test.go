@@ -215,7 +215,7 @@ func bigRun(t testing.TB) report.Run {
 		t.Fatal(err)
 	}
 	if res.Outcome != check.Duplicate {
-		t.Fatalf("the 100-order run ends %s, want DUPLICATE", res.Outcome)
+		t.Fatalf("the 100-order run ends %s, want DUPLICATE: %v", res.Outcome, res.Violations[:2])
 	}
 	return report.Run{ID: "run", Title: "100 orders", Outcome: res.Outcome, Expected: check.OK, Violations: res.Violations,
 		Replay: "(built by the test)", Trace: res.Trace}

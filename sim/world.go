@@ -63,9 +63,10 @@ type world struct {
 	kills    []Fault // kills still to happen, in time order
 	killed   int     // kills that happened
 
-	ticks int // ticks so far (see wakeOf)
-	trace []Event
-	seen  mark // how far the trace has described the durable systems
+	commands int // in the workload (see stormCap)
+	ticks    int // ticks so far (see wakeOf)
+	trace    []Event
+	seen     mark // how far the trace has described the durable systems
 	// brokerLog counts, per message, what the broker did with it, by
 	// subscriber and kind (for Row; only when tracing).
 	brokerLog map[string][]brokerCount
@@ -87,6 +88,7 @@ func newWorld(cfg Config) (*world, error) {
 		orderDB:   store.New("orders"),
 		billingDB: store.New("billing"),
 		plan:      append([]Crash(nil), cfg.Crashes...),
+		commands:  len(cfg.Workload),
 		crashing:  true,
 	}
 	// The checker reads the order database's history: the committed

@@ -1,0 +1,170 @@
+// Command labwhy runs the mutation analysis of the reference path: every
+// mutant built with go build -overlay and graded by the lab (the matrix,
+// the double-crash sweep, exploration). It prints the mutation score and
+// the survivors, and writes the annotated reference, every line with the
+// rows that fail without it:
+//
+//	go run ./cmd/labwhy                          the whole reference path, about ten minutes on 2 cores
+//	go run ./cmd/labwhy --file outbox/relay.go   one file
+//	go run ./cmd/labwhy --out docs/why.md        where the annotated reference goes (default)
+//
+// It must run from the module's root. The binary it builds is itself with
+// the mutants in; that grader is what the flag -mutants runs.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"outboxlab/mutation"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("labwhy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("file", "", "mutate only this file of the reference path (e.g. outbox/relay.go)")
+	pkg := fs.String("package", "", "mutate only the files of this package (e.g. outbox)")
+	out := fs.String("out", "docs/why.md", "write the annotated reference here (- for stdout, empty for nowhere)")
+	workers := fs.Int("workers", runtime.NumCPU(), "grader processes at once")
+	mutants := fs.String("mutants", "", "grader mode: grade these mutant ids (the binary must be built with them)")
+	quick := fs.Bool("quick", false, "grade with the matrix's cells only")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	depth := mutation.Full
+	if *quick {
+		depth = mutation.Matrix
+	}
+	if *mutants != "" {
+		var ids []int
+		for _, s := range strings.Split(*mutants, ",") {
+			id, err := strconv.Atoi(s)
+			if err != nil {
+				fmt.Fprintf(stderr, "labwhy: -mutants: %q is not a mutant id\n", s)
+				return 2
+			}
+			ids = append(ids, id)
+		}
+		if err := mutation.ServeGrades(ids, depth, stdout); err != nil {
+			fmt.Fprintf(stderr, "labwhy: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	files, err := selectFiles(*file, *pkg)
+	if err != nil {
+		fmt.Fprintf(stderr, "labwhy: %v\n", err)
+		return 2
+	}
+	if err := analyse(files, depth, *workers, *out, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "labwhy: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func selectFiles(file, pkg string) ([]mutation.File, error) {
+	var out []mutation.File
+	var names []string
+	for _, f := range mutation.Reference {
+		names = append(names, f.Path)
+		if (file == "" || f.Path == file) && (pkg == "" || strings.HasPrefix(f.Path, pkg+"/")) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no file of the reference path matches --file %q --package %q (valid files: %s)", file, pkg, strings.Join(names, ", "))
+	}
+	return out, nil
+}
+
+func analyse(files []mutation.File, depth mutation.Depth, workers int, out string, stdout, stderr io.Writer) error {
+	start := time.Now()
+	ms, err := mutation.Generate(".", files)
+	if err != nil {
+		return err
+	}
+	schemata, err := mutation.Schemata(".", ms)
+	if err != nil {
+		return err
+	}
+	var results []mutation.Result
+	for i, s := range schemata {
+		dir, err := os.MkdirTemp("", "labwhy")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		bin, err := mutation.Build(dir, ".", "./cmd/labwhy", s)
+		if err != nil {
+			return err
+		}
+		args := []string{}
+		if depth == mutation.Matrix {
+			args = append(args, "-quick")
+		}
+		// The reference itself, built with the mutants switched off, must
+		// pass: otherwise the build changed more than the mutants.
+		base, err := mutation.Grade(bin, args, []int{-1}, 1, nil)
+		if err != nil {
+			return err
+		}
+		if base[0].Killed() {
+			return fmt.Errorf("the reference built with build %d's mutants off fails: %v %s", i, base[0].Failed, base[0].Crashed)
+		}
+		tty := isTerminal(stderr)
+		rs, err := mutation.Grade(bin, args, s.Mutants, workers, func(done int) {
+			if tty {
+				fmt.Fprintf(stderr, "\rbuild %d/%d: %d/%d mutants graded", i+1, len(schemata), done, len(s.Mutants))
+			}
+		})
+		if tty {
+			fmt.Fprintln(stderr)
+		}
+		if err != nil {
+			return err
+		}
+		results = append(results, rs...)
+	}
+	a := mutation.NewAnalysis(ms, results, time.Since(start))
+	a.WriteSummary(stdout)
+	if out == "" {
+		return nil
+	}
+	var w io.Writer = stdout
+	if out != "-" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	if err := a.WritePage(w, "."); err != nil {
+		return errors.Join(err)
+	}
+	if out != "-" {
+		fmt.Fprintf(stdout, "The annotated reference: %s\n", out)
+	}
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}

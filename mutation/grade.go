@@ -1,0 +1,115 @@
+package mutation
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"outboxlab/explore"
+	"outboxlab/mutation/on"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+	"outboxlab/variant"
+)
+
+// Depth says how hard a mutant is graded.
+type Depth int
+
+const (
+	// Matrix grades with the matrix's cells only.
+	Matrix Depth = iota
+	// Full grades with the cells; if they find nothing, with the
+	// double-crash sweep; if it finds nothing, with ExploreRuns random
+	// schedules (seed 1).
+	Full
+)
+
+// ExploreRuns is how many random schedules a full grading explores.
+const ExploreRuns = 300
+
+// maxSweepRows bounds the sweep failures a result lists.
+const maxSweepRows = 3
+
+// GradeMutant grades the reference variant with mutant id on, in this
+// process (which must have been built with the mutants: see Build).
+func GradeMutant(id int, depth Depth) (r Result) {
+	on.Active = id
+	defer func() { on.Active = -1 }()
+	r.ID = id
+	defer func() {
+		if p := recover(); p != nil {
+			r.Crashed = fmt.Sprintf("panic: %v", p)
+		}
+	}()
+	v := variant.Outbox()
+	m := scenarios.Matrix()
+	for _, p := range m.Points {
+		c, err := m.RunCell(v, p)
+		switch {
+		case err != nil:
+			r.Failed = append(r.Failed, fmt.Sprintf("%s: error %v", p.ID, err))
+		case !c.Matches():
+			r.Failed = append(r.Failed, cellRow(c))
+		}
+	}
+	if depth == Matrix || len(r.Failed) > 0 {
+		return r // the matrix names the rows; the sweep and exploration look further only if it found nothing
+	}
+	sw, err := m.Sweep(v)
+	if err != nil {
+		r.Failed = append(r.Failed, "sweep: error "+err.Error())
+	}
+	seen := map[string]bool{}
+	for _, f := range sw.Failures {
+		var parts []string
+		for _, c := range f.Crashes {
+			parts = append(parts, fmt.Sprintf("%s@%d", c.Point, c.Occurrence))
+		}
+		row := "sweep " + strings.Join(parts, "+")
+		if f.Relays > 1 {
+			row += fmt.Sprintf(" (%d relays)", f.Relays)
+		}
+		key := f.Outcome.String()
+		if seen[key] || len(seen) == maxSweepRows {
+			continue
+		}
+		seen[key] = true
+		r.Failed = append(r.Failed, row+": "+f.Outcome.String())
+	}
+	if len(r.Failed) > 0 {
+		return r
+	}
+	found, err := explore.Explore(v, ExploreRuns, 1, explore.Options{Workers: 1})
+	switch {
+	case err != nil:
+		r.Failed = append(r.Failed, "explore: error "+err.Error())
+	case found != nil:
+		r.Failed = append(r.Failed, fmt.Sprintf("explore: %s (%s)", found.Result.Outcome, strings.Join(found.Schedule.Lines(), "; ")))
+	}
+	return r
+}
+
+// cellRow names a failing cell as labrun scenario replays it.
+func cellRow(c sim.Cell) string {
+	row := c.Point.ID
+	if c.Counterexample != nil {
+		row = c.Counterexample.Scenario
+		if c.Counterexample.Relays > 1 {
+			row += fmt.Sprintf(" (%d relays)", c.Counterexample.Relays)
+		}
+	}
+	return row + ": " + c.Outcome
+}
+
+// ServeGrades grades each of ids and writes one JSON result per line: the
+// grader's side of Grade.
+func ServeGrades(ids []int, depth Depth, w io.Writer) error {
+	enc := json.NewEncoder(w)
+	for _, id := range ids {
+		if err := enc.Encode(GradeMutant(id, depth)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
