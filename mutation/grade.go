@@ -17,8 +17,10 @@ import (
 type Depth int
 
 const (
+	// FirstRed grades with the matrix's cells until one goes red.
+	FirstRed Depth = iota
 	// Matrix grades with the matrix's cells only.
-	Matrix Depth = iota
+	Matrix
 	// Full grades with the cells; if they find nothing, with the
 	// double-crash sweep; if it finds nothing, with ExploreRuns random
 	// schedules (seed 1).
@@ -52,8 +54,11 @@ func GradeMutant(id int, depth Depth) (r Result) {
 		case !c.Matches():
 			r.Failed = append(r.Failed, cellRow(c))
 		}
+		if depth == FirstRed && len(r.Failed) > 0 {
+			return r
+		}
 	}
-	if depth == Matrix || len(r.Failed) > 0 {
+	if depth != Full || len(r.Failed) > 0 {
 		return r // the matrix names the rows; the sweep and exploration look further only if it found nothing
 	}
 	sw, err := m.Sweep(v)

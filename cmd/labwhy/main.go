@@ -35,16 +35,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	file := fs.String("file", "", "mutate only this file of the reference path (e.g. outbox/relay.go)")
 	pkg := fs.String("package", "", "mutate only the files of this package (e.g. outbox)")
-	out := fs.String("out", "docs/why.md", "write the annotated reference here (- for stdout, empty for nowhere)")
+	out := fs.String("out", "", "write the annotated reference here, - for stdout (default: docs/why.md for the whole reference path, nowhere for a part)")
 	workers := fs.Int("workers", runtime.NumCPU(), "grader processes at once")
 	mutants := fs.String("mutants", "", "grader mode: grade these mutant ids (the binary must be built with them)")
-	quick := fs.Bool("quick", false, "grade with the matrix's cells only")
+	quick := fs.Bool("quick", false, "grade with the matrix's cells until one goes red")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	depth := mutation.Full
 	if *quick {
-		depth = mutation.Matrix
+		depth = mutation.FirstRed
 	}
 	if *mutants != "" {
 		var ids []int
@@ -66,6 +66,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "labwhy: %v\n", err)
 		return 2
+	}
+	if *out == "" && len(files) == len(mutation.Reference) {
+		*out = "docs/why.md"
 	}
 	if err := analyse(files, depth, *workers, *out, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "labwhy: %v\n", err)
@@ -111,7 +114,7 @@ func analyse(files []mutation.File, depth mutation.Depth, workers int, out strin
 			return err
 		}
 		args := []string{}
-		if depth == mutation.Matrix {
+		if depth == mutation.FirstRed {
 			args = append(args, "-quick")
 		}
 		// The reference itself, built with the mutants switched off, must
