@@ -63,6 +63,8 @@ func Build(dir, root, pkg string, s Schema) (string, error) {
 // Result is what the lab said about one mutant.
 type Result struct {
 	ID int `json:"id"`
+	// Key is the mutant's Key, set when results are saved.
+	Key string `json:"key,omitempty"`
 	// Failed lists the rows that went red ("relay.after-send DUPLICATE",
 	// "sweep relay.after-claim@1+relay.after-send@2 STUCK",
 	// "explore LOST"); none means the mutant survived.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -171,9 +172,17 @@ func startBrowser(t *testing.T, chromium string) *browser {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Chromium's helpers may still write into its profile after it is
+	// killed: the profile is removed at the end, best effort, not by
+	// t.TempDir (whose removal would fail the test).
+	profile, err := os.MkdirTemp("", "outboxlab-chromium")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-		"--remote-debugging-pipe", "--user-data-dir="+t.TempDir(), "--window-size=1400,1000", "about:blank")
-	cmd.ExtraFiles = []*os.File{toChrome, fromChrome} // fds 3 and 4
+		"--remote-debugging-pipe", "--user-data-dir="+profile, "--window-size=1400,1000", "about:blank")
+	cmd.ExtraFiles = []*os.File{toChrome, fromChrome}     // fds 3 and 4
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers too, for the kill
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -183,8 +192,14 @@ func startBrowser(t *testing.T, chromium string) *browser {
 	go b.read(results)
 	t.Cleanup(func() {
 		commands.Close()
-		_ = cmd.Process.Kill()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	})
 	return b
 }

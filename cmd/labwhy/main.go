@@ -13,7 +13,7 @@
 package main
 
 import (
-	"errors"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -39,6 +39,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", runtime.NumCPU(), "grader processes at once")
 	mutants := fs.String("mutants", "", "grader mode: grade these mutant ids (the binary must be built with them)")
 	quick := fs.Bool("quick", false, "grade with the matrix's cells until one goes red")
+	from := fs.String("from", "", "write the page from the results saved in this file instead of grading again (e.g. docs/why.results.json)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -67,10 +68,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "labwhy: %v\n", err)
 		return 2
 	}
-	if *out == "" && len(files) == len(mutation.Reference) {
+	whole := len(files) == len(mutation.Reference)
+	if *out == "" && whole {
 		*out = "docs/why.md"
 	}
-	if err := analyse(files, depth, *workers, *out, stdout, stderr); err != nil {
+	save := ""
+	if whole && *from == "" && depth == mutation.Full {
+		save = "docs/why.results.json"
+	}
+	if err := analyse(files, depth, *workers, *out, *from, save, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "labwhy: %v\n", err)
 		return 1
 	}
@@ -92,11 +98,18 @@ func selectFiles(file, pkg string) ([]mutation.File, error) {
 	return out, nil
 }
 
-func analyse(files []mutation.File, depth mutation.Depth, workers int, out string, stdout, stderr io.Writer) error {
+func analyse(files []mutation.File, depth mutation.Depth, workers int, out, from, save string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	ms, err := mutation.Generate(".", files)
 	if err != nil {
 		return err
+	}
+	if from != "" {
+		results, err := load(from, ms)
+		if err != nil {
+			return err
+		}
+		return report(mutation.NewAnalysis(ms, results, 0), out, stdout)
 	}
 	schemata, err := mutation.Schemata(".", ms)
 	if err != nil {
@@ -140,7 +153,55 @@ func analyse(files []mutation.File, depth mutation.Depth, workers int, out strin
 		}
 		results = append(results, rs...)
 	}
-	a := mutation.NewAnalysis(ms, results, time.Since(start))
+	if save != "" {
+		f, err := os.Create(save)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(f)
+		for _, r := range results {
+			r.Key = ms[r.ID].Key
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	return report(mutation.NewAnalysis(ms, results, time.Since(start)), out, stdout)
+}
+
+// load reads saved results and matches them to ms by key: results of an
+// older version of the reference are refused.
+func load(file string, ms []mutation.Mutant) ([]mutation.Result, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	saved, err := mutation.ReadResults(f)
+	if err != nil {
+		return nil, err
+	}
+	byKey := map[string]mutation.Result{}
+	for _, r := range saved {
+		byKey[r.Key] = r
+	}
+	var out []mutation.Result
+	for _, m := range ms {
+		r, ok := byKey[m.Key]
+		if !ok {
+			return nil, fmt.Errorf("%s has no result for %s:%d %s: the reference changed since; grade again (go run ./cmd/labwhy)", file, m.File, m.Line, m.Change)
+		}
+		r.ID = m.ID
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// report prints the summary and writes the page to out.
+func report(a mutation.Analysis, out string, stdout io.Writer) error {
 	a.WriteSummary(stdout)
 	if out == "" {
 		return nil
@@ -155,7 +216,7 @@ func analyse(files []mutation.File, depth mutation.Depth, workers int, out strin
 		w = f
 	}
 	if err := a.WritePage(w, "."); err != nil {
-		return errors.Join(err)
+		return err
 	}
 	if out != "-" {
 		fmt.Fprintf(stdout, "The annotated reference: %s\n", out)
