@@ -31,6 +31,7 @@
 //	cli         labrun, the command line, as a library a course's own labrun uses
 //	cmd/labrun  the lab's labrun: one line
 //	cmd/labwhy  the mutation analysis and the annotated reference
+//	internal/golden  the tests' golden files (-update rewrites them)
 //	examples/courselab  a course's own labrun with a learner's variant
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash

@@ -12,13 +12,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	goldenfile "outboxlab/internal/golden"
 	"outboxlab/mistakes"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/variant"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/ with the current output")
 
 // runLabrun runs the command line in-process and returns its exit code,
 // stdout and stderr.
@@ -66,23 +65,7 @@ func runLabrun(args ...string) (int, string, string) {
 }
 
 // golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `go test ./cli -update` to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got); if the change is intended, run `go test ./cli -update` and review the diff:\n%s", path, diff)
-	}
-}
+func golden(t *testing.T, name, got string) { t.Helper(); goldenfile.Check(t, name, got) }
 
 func TestGolden(t *testing.T) {
 	cases := []struct {
@@ -162,7 +145,7 @@ func storyGolden(t *testing.T, path, got string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
+	if goldenfile.Update() {
 		story, _, _ := strings.Cut(string(b), "\n"+scenarios.Separator+"\n")
 		if err := os.WriteFile(path, []byte(strings.TrimRight(story, "\n")+"\n\n"+scenarios.Separator+"\n"+got), 0o644); err != nil {
 			t.Fatal(err)

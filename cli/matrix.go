@@ -272,11 +272,7 @@ func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, 
 		if c.Counterexample == nil && c.Matches() {
 			continue
 		}
-		note := tr(w, "as declared")
-		if !c.Matches() {
-			note = trf(w, "but the variant declares %s", c.Expected)
-		}
-		fmt.Fprint(w, trf(w, "- **%s** at `%s`: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, note))
+		fmt.Fprint(w, trf(w, "- **%s** at `%s`: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, declared(w, c)))
 		for _, v := range c.Violations {
 			fmt.Fprintf(w, "  - %s\n", v)
 		}
@@ -284,6 +280,14 @@ func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, 
 			fmt.Fprint(w, trf(w, "  - replay: `%s`\n", c.Counterexample.Replay(program, c.Variant)))
 		}
 	}
+}
+
+// declared says how a cell stands to its variant's declaration.
+func declared(w io.Writer, c sim.Cell) string {
+	if c.Matches() {
+		return tr(w, "as declared")
+	}
+	return trf(w, "but the variant declares %s", c.Expected)
 }
 
 // nextSteps are the commands the summary suggests, with what each shows.
@@ -394,11 +398,7 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 			}
 			continue
 		}
-		note := tr(w, "as declared")
-		if !c.Matches() {
-			note = trf(w, "but the variant declares %s", c.Expected)
-		}
-		fmt.Fprint(w, trf(w, "%s at %s: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, note))
+		fmt.Fprint(w, trf(w, "%s at %s: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, declared(w, c)))
 		for _, v := range c.Violations {
 			fmt.Fprintln(w, hanging("  ", "    ", v.String()))
 		}

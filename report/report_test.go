@@ -4,28 +4,22 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"outboxlab/check"
 	"outboxlab/cli"
 	"outboxlab/domain"
+	"outboxlab/internal/golden"
 	"outboxlab/orders"
 	"outboxlab/report"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // pages are one page of each kind, as labrun writes them.
 var pages = []struct {
@@ -52,7 +46,7 @@ func TestPages(t *testing.T) {
 			}
 			page := out.String()
 			checkPage(t, page)
-			golden(t, p.name+".html", withoutStyleAndScript(page))
+			golden.Check(t, p.name+".html", withoutStyleAndScript(page))
 		})
 	}
 }
@@ -105,24 +99,6 @@ func checkPage(t *testing.T, page string) {
 				t.Errorf("a violation without a link to its event: %s", item)
 			}
 		}
-	}
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `go test ./report -update` to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got); if intended, run `go test ./report -update` and review:\n%s", path, diff)
 	}
 }
 

@@ -3,17 +3,12 @@ package dedup
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"outboxlab/grade"
+	"outboxlab/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // recorder is a test that keeps what Grade reports instead of failing.
 type recorder struct {
@@ -49,20 +44,7 @@ func TestHintsInBothLanguages(t *testing.T) {
 				t.Fatal("the dedup starter passed its grading")
 			}
 			got := strings.Join(r.errors, "\n") + "\n"
-			path := filepath.Join("testdata", "exercise-dedup."+lang+".txt")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run `go test ./grade -update` to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("%s differs (-want +got):\n%s", path, diff)
-			}
+			golden.Check(t, "exercise-dedup."+lang+".txt", got)
 		})
 	}
 }
