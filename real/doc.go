@@ -1,0 +1,14 @@
+// Package real is the root of the lab's real parts: the same system on a
+// real database, with real processes killed by a real SIGKILL, judged by the
+// core's checker, whose verdicts must equal the simulator's.
+//
+// It is a Go module of its own, so that the core module keeps go-cmp and
+// rapid as its only dependencies. Its packages:
+//
+//   - sqlitelab: the order service, the relay and billing as separate
+//     processes over SQLite files in WAL mode, a durable broker in a SQLite
+//     file of its own, crash points that kill the process with SIGKILL, and
+//     the differential test against the simulator's matrix.
+//   - cmd/labrun-real: the real crash matrix in labrun's table format
+//     (go run ./cmd/labrun-real matrix, inside this module).
+package real

@@ -1,0 +1,19 @@
+// Package sqlitelab runs the lab's system on real parts: the order service,
+// the relays and billing as separate operating-system processes over SQLite
+// files in WAL mode (github.com/ncruces/go-sqlite3, pure Go), with a durable
+// broker in a SQLite file of its own. A process that reaches the run's crash
+// point (relay.after-send, the second time) kills itself with SIGKILL; the
+// parent restarts it as a new process, lets the system quiesce, reads the
+// databases and the broker, and the core's check gives the verdict.
+//
+// The code is the reference's, in SQL: the order and its outbox row in one
+// transaction; the relay's claim (BEGIN IMMEDIATE: SQLite has one writer),
+// send and mark; billing's inbox row, applied sequence and effect in one
+// transaction, its ack after the commit. The lifecycle's rules are the
+// core's own (outbox.Message's Claim, MarkSent, Release; domain's orders and
+// events). The mistakes the real parts express are the reference with the
+// mistake's one change, marked MISTAKE as in the core.
+//
+// Matrix runs every crash point of these variants and compares each cell
+// with the simulator's; the differential test fails on any difference.
+package sqlitelab

@@ -1,0 +1,394 @@
+package sqlitelab
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"outboxlab/check"
+	"outboxlab/orders"
+	"outboxlab/scenarios"
+)
+
+// Config is one run on real parts.
+type Config struct {
+	Variant string
+	// Relays is how many relay processes run: 1 or 2.
+	Relays int
+	// Crash is the crash point ("relay.after-send"), "" for a run without
+	// one; Occurrence is which crossing of it kills the process (1 = the
+	// first), counted over every process.
+	Crash      string
+	Occurrence int
+	// Workload defaults to the matrix's (scenarios.Workload).
+	Workload []orders.Command
+	// Program and Args start a child: the running executable, which calls
+	// Child first (a test binary passes -test.run=^$ too).
+	Program string
+	Args    []string
+	// Dir is where the run's SQLite files go; "" for a temporary directory,
+	// removed afterwards.
+	Dir string
+	// Quiesce is how long the system may take to go quiet after the
+	// workload; 0 means 20 s.
+	Quiesce time.Duration
+}
+
+// Result is what one run on real parts came to.
+type Result struct {
+	Outcome    check.Outcome
+	Violations []check.Violation
+	// Fired reports whether the crash point was reached Occurrence times,
+	// so that a process was killed.
+	Fired bool
+	// Deaths are the processes killed by a signal, with their successors.
+	Deaths []Death
+	// Timeline is what every process said, in the order the parent heard
+	// it, each line with the time since the start and the process.
+	Timeline []string
+	// Commits counts the transactions committed in the order database.
+	Commits int
+	Wall    time.Duration
+}
+
+// Death is a process that died by a signal, and the process that took its
+// place.
+type Death struct {
+	Process string
+	PID     int
+	Signal  syscall.Signal
+	// Successor is the process id of the restarted process.
+	Successor int
+}
+
+// Run runs the workload on real processes over SQLite, kills the process
+// that crosses the crash point its Occurrence-th time, restarts it, lets the
+// system quiesce, and judges what the databases and the broker hold with the
+// core's checker.
+func Run(cfg Config) (Result, error) {
+	v, err := FindVariant(cfg.Variant)
+	if err != nil {
+		return Result{}, err
+	}
+	if cfg.Relays < 1 || cfg.Relays > 2 {
+		return Result{}, fmt.Errorf("sqlitelab: Relays = %d, want 1 or 2", cfg.Relays)
+	}
+	if cfg.Crash != "" && cfg.Occurrence < 1 {
+		return Result{}, fmt.Errorf("sqlitelab: Occurrence = %d, want >= 1 with a crash point", cfg.Occurrence)
+	}
+	if cfg.Workload == nil {
+		for _, c := range scenarios.Workload() {
+			cfg.Workload = append(cfg.Workload, c.Command)
+		}
+	}
+	if cfg.Quiesce == 0 {
+		cfg.Quiesce = 20 * time.Second
+	}
+	if cfg.Dir == "" {
+		dir, err := os.MkdirTemp("", "outboxlab-real-")
+		if err != nil {
+			return Result{}, fmt.Errorf("sqlitelab: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		cfg.Dir = dir
+	}
+	if err := create(cfg.Dir); err != nil {
+		return Result{}, err
+	}
+	if err := setCrash(cfg); err != nil {
+		return Result{}, err
+	}
+
+	r := &run{cfg: cfg, variant: v, start: time.Now()}
+	res, err := r.run()
+	res.Wall = time.Since(r.start)
+	res.Timeline = r.timeline
+	res.Deaths = r.deaths
+	return res, err
+}
+
+func setCrash(cfg Config) error {
+	control, err := open(cfg.Dir, controlFile)
+	if err != nil {
+		return err
+	}
+	defer control.Close()
+	if cfg.Crash == "" {
+		return nil
+	}
+	_, err = control.Exec(`INSERT INTO crash (point, occurrence, crossed, fired_pid) VALUES (?, ?, 0, 0)`, cfg.Crash, cfg.Occurrence)
+	return err
+}
+
+// run is the parent's view of one run: its children, what they said, who
+// died.
+type run struct {
+	cfg     Config
+	variant Variant
+	start   time.Time
+
+	mu       sync.Mutex
+	timeline []string
+	deaths   []Death
+	failed   error // a child that died other than by SIGKILL: the harness is broken
+	stopping bool
+	live     []*child // every relay and billing process started
+}
+
+// child is one running process.
+type child struct {
+	name   string
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	said   chan struct{} // closed when its stderr is read to the end
+}
+
+func (r *run) say(name string, pid int, line string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.timeline = append(r.timeline, fmt.Sprintf("%8.1fms %-8s %-7d %s",
+		float64(time.Since(r.start).Microseconds())/1000, name, pid, line))
+}
+
+// spawn starts a child process for role under name.
+func (r *run) spawn(role, name string) (*child, error) {
+	cmd := exec.Command(r.cfg.Program, r.cfg.Args...)
+	cmd.Env = append(os.Environ(), envRole+"="+role, envName+"="+name, envDir+"="+r.cfg.Dir, envVariant+"="+r.variant.Name)
+	c := &child{name: name, cmd: cmd, said: make(chan struct{})}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if role == "service" {
+		if c.stdin, err = cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		c.stdout = bufio.NewReader(out)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("sqlitelab: start %s: %w", name, err)
+	}
+	go func() {
+		defer close(c.said)
+		lines := bufio.NewScanner(stderr)
+		for lines.Scan() {
+			r.say(name, cmd.Process.Pid, lines.Text())
+		}
+	}()
+	return c, nil
+}
+
+// wait waits for c to exit. A death by SIGKILL is recorded (the crash
+// point's doing); any other end but a requested stop fails the run.
+func (r *run) wait(c *child) (killed bool) {
+	<-c.said
+	err := c.cmd.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			r.deaths = append(r.deaths, Death{Process: c.name, PID: c.cmd.Process.Pid, Signal: ws.Signal()})
+			return true
+		}
+	}
+	if err != nil && !r.stopping && r.failed == nil {
+		r.failed = fmt.Errorf("sqlitelab: %s (pid %d) ended: %v; its last words: %s", c.name, c.cmd.Process.Pid, err, r.lastWords(c.name))
+	}
+	return false
+}
+
+// lastWords returns the last line the process said.
+func (r *run) lastWords(name string) string {
+	for i := len(r.timeline) - 1; i >= 0; i-- {
+		if f := strings.Fields(r.timeline[i]); len(f) > 1 && f[1] == name {
+			return r.timeline[i]
+		}
+	}
+	return "(nothing)"
+}
+
+// restarted notes the successor of the last death.
+func (r *run) restarted(c *child) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.deaths[len(r.deaths)-1].Successor = c.cmd.Process.Pid
+}
+
+// supervise keeps a relay or billing running: a process killed at the crash
+// point is restarted at once, as a new process under the same name.
+func (r *run) supervise(role, name string, wg *sync.WaitGroup) {
+	defer wg.Done()
+	died := false
+	for {
+		c, err := r.spawn(role, name)
+		if err != nil {
+			r.fail(err)
+			return
+		}
+		r.mu.Lock()
+		r.live = append(r.live, c)
+		if r.stopping {
+			c.cmd.Process.Signal(syscall.SIGTERM)
+		}
+		r.mu.Unlock()
+		if died {
+			r.restarted(c)
+		}
+		if killed := r.wait(c); !killed || r.isStopping() {
+			return
+		}
+		died = true
+	}
+}
+
+// stop asks every relay and billing to finish (SIGTERM: they end after
+// their current step).
+func (r *run) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopping = true
+	for _, c := range r.live {
+		c.cmd.Process.Signal(syscall.SIGTERM) // an exited one returns an error; nothing to do
+	}
+}
+
+func (r *run) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed == nil {
+		r.failed = err
+	}
+}
+
+func (r *run) isStopping() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopping
+}
+
+func (r *run) failure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
+}
+
+func (r *run) run() (Result, error) {
+	var wg sync.WaitGroup
+	for i := 1; i <= r.cfg.Relays; i++ {
+		wg.Add(1)
+		go r.supervise("relay", fmt.Sprintf("relay-%d", i), &wg)
+	}
+	wg.Add(1)
+	go r.supervise("billing", "billing", &wg)
+	err := r.workload()
+	quiet, busy := false, ""
+	if err == nil {
+		quiet, busy, err = r.quiesce()
+	}
+	r.stop()
+	wg.Wait()
+	if err == nil {
+		err = r.failure()
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	world, fired, commits, err := readWorld(r.cfg.Dir, len(r.deaths))
+	if err != nil {
+		return Result{}, err
+	}
+	world.Quiesced, world.Busy = quiet, busy
+	vs := check.Check(world)
+	return Result{Outcome: check.Worst(vs), Violations: vs, Fired: fired, Commits: commits}, nil
+}
+
+// workload hands the commands to the service, one at a time, as its
+// clients would. A command the service died on is not sent again (its
+// client got no answer); the service is restarted for the next one.
+func (r *run) workload() error {
+	svc, err := r.spawn("service", "service")
+	if err != nil {
+		return err
+	}
+	for _, c := range r.cfg.Workload {
+		line, err := json.Marshal(toWire(c))
+		if err != nil {
+			return fmt.Errorf("sqlitelab: command %s: %w", c, err)
+		}
+		_, err = fmt.Fprintf(svc.stdin, "%s\n", line)
+		if err == nil {
+			_, err = svc.stdout.ReadString('\n')
+		}
+		if err == nil {
+			continue
+		}
+		if killed := r.wait(svc); !killed {
+			if err := r.failure(); err != nil {
+				return err
+			}
+			return fmt.Errorf("sqlitelab: the service ended at %s", c)
+		}
+		if svc, err = r.spawn("service", "service"); err != nil {
+			return err
+		}
+		r.restarted(svc)
+	}
+	svc.stdin.Close()
+	r.wait(svc)
+	return r.failure()
+}
+
+// quiesce waits until nothing is left to do: every outbox message SENT (or
+// a dead letter) and every message in the broker acknowledged, five polls
+// in a row. It reports false, and what was still going on, if that did not
+// happen within cfg.Quiesce.
+func (r *run) quiesce() (bool, string, error) {
+	orderDB, err := open(r.cfg.Dir, OrderFile)
+	if err != nil {
+		return false, "", err
+	}
+	defer orderDB.Close()
+	brokerDB, err := open(r.cfg.Dir, BrokerFile)
+	if err != nil {
+		return false, "", err
+	}
+	defer brokerDB.Close()
+	deadline := time.Now().Add(r.cfg.Quiesce)
+	quietPolls := 0
+	var unsent, unacked int
+	for time.Now().Before(deadline) {
+		if err := r.failure(); err != nil {
+			return false, "", err
+		}
+		if err := orderDB.QueryRow(`SELECT COUNT(*) FROM outbox WHERE status NOT IN ('SENT', 'DEAD_LETTER')`).Scan(&unsent); err != nil {
+			return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
+		}
+		if err := brokerDB.QueryRow(`SELECT COUNT(*) FROM log WHERE acked = 0`).Scan(&unacked); err != nil {
+			return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
+		}
+		if unsent == 0 && unacked == 0 {
+			quietPolls++
+		} else {
+			quietPolls = 0
+		}
+		if quietPolls == 5 {
+			return true, "", nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return false, fmt.Sprintf("after %s, %d message(s) unsent in the outbox, %d not acknowledged in the broker", r.cfg.Quiesce, unsent, unacked), nil
+}

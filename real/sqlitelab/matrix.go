@@ -1,0 +1,249 @@
+package sqlitelab
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"outboxlab/check"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+)
+
+// NotApplicable is the outcome word of a cell whose crash point the variant
+// never reaches (as labrun says it).
+const NotApplicable = sim.NotApplicable
+
+// Cell is one variant at one crash point on real parts, beside the
+// simulator's verdict of the same cell.
+type Cell struct {
+	Variant, Point string
+	// Outcome is the worst outcome over every run of the cell (every
+	// occurrence of the point, with one relay and with two where the
+	// simulator runs two), or NotApplicable.
+	Outcome string
+	// Sim is the simulator's outcome of the cell.
+	Sim string
+	// Runs is how many runs on real parts the cell took.
+	Runs int
+	// Worst is the first run that showed Outcome, with its configuration.
+	Worst       *Result
+	WorstConfig Config
+	// SimReplay is the labrun command that replays the simulator's worst
+	// run, and SimRun that run as a real run's configuration.
+	SimReplay string
+	SimRun    *Config
+	Wall      time.Duration
+}
+
+// Agrees reports whether the real parts and the simulator give the cell the
+// same verdict.
+func (c Cell) Agrees() bool { return c.Outcome == c.Sim }
+
+// Points are the crash points the real parts run: every crash point of the
+// matrix. (The matrix's fault rows need a broker that misbehaves on purpose,
+// a stalled or skewed relay or a held-open commit: the simulator's tools,
+// not a kill's.)
+func Points() []string { return scenarios.CrashPoints }
+
+// MatrixConfig says which cells to run and how to start children.
+type MatrixConfig struct {
+	// Variants default to every variant the real parts express.
+	Variants []string
+	// Points default to Points().
+	Points  []string
+	Program string
+	Args    []string
+	// Workers is how many cells run at once; 0 means 4 (a run mostly waits
+	// for its processes).
+	Workers int
+}
+
+// Matrix runs every cell on real parts and the same cell in the simulator,
+// variant by variant, point by point.
+func Matrix(cfg MatrixConfig) ([]Cell, error) {
+	if len(cfg.Variants) == 0 {
+		cfg.Variants = VariantNames()
+	}
+	if len(cfg.Points) == 0 {
+		cfg.Points = Points()
+	}
+	for _, name := range cfg.Variants {
+		if _, err := FindVariant(name); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range cfg.Points {
+		if !contains(Points(), p) {
+			return nil, fmt.Errorf("unknown crash point %q (valid: %s)", p, strings.Join(Points(), ", "))
+		}
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = 4
+	}
+	cells := make([]Cell, len(cfg.Variants)*len(cfg.Points))
+	errs := make([]error, len(cells))
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				cells[i], errs[i] = runCell(cfg, cfg.Variants[i/len(cfg.Points)], cfg.Points[i%len(cfg.Points)])
+			}
+		}()
+	}
+	for i := range cells {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return cells, err
+		}
+	}
+	return cells, nil
+}
+
+// runCell runs one cell as the simulator's matrix does: every occurrence
+// of the point until it is no longer reached, with each relay count the
+// simulator uses for the variant.
+func runCell(cfg MatrixConfig, variantName, point string) (Cell, error) {
+	start := time.Now()
+	cell := Cell{Variant: variantName, Point: point, Outcome: NotApplicable}
+	simVariant, err := scenarios.FindVariant(variantName)
+	if err != nil {
+		return cell, err
+	}
+	p, err := scenarios.FindPoint(point)
+	if err != nil {
+		return cell, err
+	}
+	m := scenarios.Matrix()
+	simCell, err := m.RunCell(simVariant, p)
+	if err != nil {
+		return cell, err
+	}
+	cell.Sim = simCell.Outcome
+	if ce := simCell.Counterexample; ce != nil {
+		cell.SimReplay = ce.Replay("go run ./cmd/labrun", variantName)
+		_, at, _ := strings.Cut(ce.Scenario, "@")
+		k, err := strconv.Atoi(at)
+		if err != nil {
+			return cell, fmt.Errorf("%s at %s: the simulator's counterexample %q names no occurrence", variantName, point, ce.Scenario)
+		}
+		cell.SimRun = &Config{Variant: variantName, Relays: max(ce.Relays, 1), Crash: point, Occurrence: k, Program: cfg.Program, Args: cfg.Args}
+	}
+	worst := check.OK
+	for _, relays := range relayCounts(simVariant.NewRelay != nil, simVariant.MaxRelays) {
+		for k := 1; ; k++ {
+			rc := Config{Variant: variantName, Relays: relays, Crash: point, Occurrence: k, Program: cfg.Program, Args: cfg.Args}
+			res, err := Run(rc)
+			if err != nil {
+				return cell, fmt.Errorf("%s at %s@%d with %d relay(s): %w", variantName, point, k, relays, err)
+			}
+			if !res.Fired {
+				break
+			}
+			cell.Runs++
+			if cell.Outcome == NotApplicable {
+				cell.Outcome = check.OK.String()
+			}
+			if res.Outcome > worst {
+				worst = res.Outcome
+				cell.Outcome = worst.String()
+				cell.Worst, cell.WorstConfig = &res, rc
+			}
+		}
+	}
+	cell.Wall = time.Since(start)
+	return cell, nil
+}
+
+// relayCounts are the relay counts the simulator's matrix runs a crash
+// point with: one, and two for a variant with a relay that allows two.
+func relayCounts(hasRelay bool, maxRelays int) []int {
+	if hasRelay && (maxRelays == 0 || maxRelays >= 2) {
+		return []int{1, 2}
+	}
+	return []int{1}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// SimTimeline runs the simulator's run that corresponds to a real run (same
+// variant, crash point, occurrence and relays) and returns its timeline.
+func SimTimeline(rc Config) ([]string, error) {
+	v, err := scenarios.FindVariant(rc.Variant)
+	if err != nil {
+		return nil, err
+	}
+	m := scenarios.Matrix()
+	cfg := m.Config(v)
+	cfg.Trace = true
+	cfg.Relays = rc.Relays
+	cfg.Crashes = []sim.Crash{{Point: rc.Crash, Occurrence: rc.Occurrence}}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, e := range res.Trace {
+		lines = append(lines, e.String())
+	}
+	lines = append(lines, "verdict: "+res.Outcome.String())
+	for _, v := range res.Violations {
+		lines = append(lines, "  "+v.String())
+	}
+	return lines, nil
+}
+
+// Explain shows a disagreeing cell's run on real parts and the same run in
+// the simulator, timeline beside timeline: the real parts' worst run, or,
+// if the simulator's is worse, its run played on real parts again.
+func Explain(c Cell) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s at %s: real parts %s, simulator %s\n", c.Variant, c.Point, c.Outcome, c.Sim)
+	rc := c.WorstConfig
+	real := c.Worst
+	if real == nil && c.SimRun != nil {
+		rc = *c.SimRun
+		res, err := Run(rc)
+		if err != nil {
+			fmt.Fprintf(&b, "the simulator's run on real parts: %v\n", err)
+			return b.String()
+		}
+		real = &res
+	}
+	if real == nil {
+		return b.String() // n/a against OK: there is no run to show
+	}
+	fmt.Fprintf(&b, "\non real parts, %s@%d with %d relay(s): %s\n", rc.Crash, rc.Occurrence, rc.Relays, real.Outcome)
+	for _, v := range real.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	for _, l := range real.Timeline {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	lines, err := SimTimeline(rc)
+	if err != nil {
+		fmt.Fprintf(&b, "the simulator: %v\n", err)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "\nin the simulator (replay: %s):\n", c.SimReplay)
+	for _, l := range lines {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	return b.String()
+}

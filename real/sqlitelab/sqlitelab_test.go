@@ -1,0 +1,88 @@
+package sqlitelab
+
+import (
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"outboxlab/check"
+)
+
+func TestMain(m *testing.M) {
+	Child()
+	os.Exit(m.Run())
+}
+
+// program returns how a test starts its children: this test binary, which
+// runs Child first and no test.
+func program(t *testing.T) (string, []string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe, []string{"-test.run=^$"}
+}
+
+func TestTheReferenceWithoutACrashIsOK(t *testing.T) {
+	exe, args := program(t)
+	res, err := Run(Config{Variant: "outbox", Relays: 2, Program: exe, Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != check.OK || res.Fired || len(res.Deaths) != 0 {
+		t.Fatalf("outcome %s, fired %v, deaths %v\n%v\n%s", res.Outcome, res.Fired, res.Deaths, res.Violations, timeline(res))
+	}
+	t.Logf("%d commits in %s", res.Commits, res.Wall)
+}
+
+func TestAKilledRelayDiesBySignalAndANewProcessTakesOver(t *testing.T) {
+	exe, args := program(t)
+	res, err := Run(Config{Variant: "outbox", Relays: 1, Crash: "relay.after-send", Occurrence: 2, Program: exe, Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Fired || len(res.Deaths) != 1 {
+		t.Fatalf("fired %v, deaths %v\n%s", res.Fired, res.Deaths, timeline(res))
+	}
+	d := res.Deaths[0]
+	if d.Process != "relay-1" || d.Signal != syscall.SIGKILL || d.Successor == 0 || d.Successor == d.PID {
+		t.Fatalf("death %+v, want relay-1 killed by SIGKILL and a new process after it\n%s", d, timeline(res))
+	}
+	if res.Outcome != check.OK {
+		t.Fatalf("outcome %s: %v\n%s", res.Outcome, res.Violations, timeline(res))
+	}
+	t.Logf("%s", timeline(res))
+}
+
+func timeline(res Result) string {
+	s := ""
+	for _, l := range res.Timeline {
+		s += l + "\n"
+	}
+	return s
+}
+
+// TestTheRealMatrixEqualsTheSimulators is the differential test: every
+// crash point of every variant the real parts express gives the same
+// verdict on SQLite with SIGKILL as in the simulator.
+func TestTheRealMatrixEqualsTheSimulators(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the real matrix starts a thousand processes; without -short it runs")
+	}
+	exe, args := program(t)
+	start := time.Now()
+	cells, err := Matrix(MatrixConfig{Program: exe, Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	for _, c := range cells {
+		runs += c.Runs
+		if !c.Agrees() {
+			t.Errorf("%s", Explain(c))
+		}
+	}
+	t.Logf("%d cells, %d runs on real parts in %s", len(cells), runs, time.Since(start).Round(time.Millisecond))
+}

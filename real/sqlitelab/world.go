@@ -1,0 +1,165 @@
+package sqlitelab
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"outboxlab/billing"
+	"outboxlab/broker"
+	"outboxlab/check"
+	"outboxlab/domain"
+	"outboxlab/inbox"
+	"outboxlab/orders"
+	"outboxlab/outbox"
+	"outboxlab/store"
+)
+
+// readWorld reads what the databases and the broker hold after a run into
+// the checker's World, as the simulator does from its stores: the committed
+// orders and the commit log, the messages not SENT, billing's ledger,
+// accounts and parked messages, the broker's log. crashes is how many
+// processes were killed (each may send a message once more than its retry
+// policy says). It also reports whether the crash point fired and how many
+// transactions the order database committed.
+func readWorld(dir string, crashes int) (w check.World, fired bool, commits int, err error) {
+	dbs := map[string]*sql.DB{}
+	for _, file := range []string{OrderFile, BillingFile, BrokerFile, controlFile} {
+		db, err := open(dir, file)
+		if err != nil {
+			return w, false, 0, err
+		}
+		defer db.Close()
+		dbs[file] = db
+	}
+	orderDB, billingDB, brokerDB := dbs[OrderFile], dbs[BillingFile], dbs[BrokerFile]
+
+	var firedPID int
+	err = dbs[controlFile].QueryRow(`SELECT fired_pid FROM crash`).Scan(&firedPID)
+	if err != nil && err != sql.ErrNoRows {
+		return w, false, 0, fmt.Errorf("sqlitelab: read control: %w", err)
+	}
+	log, err := commitLog(orderDB)
+	if err != nil {
+		return w, false, 0, err
+	}
+	if w.Orders, err = scanJSON[domain.Order](orderDB, `SELECT body FROM orders ORDER BY id`); err != nil {
+		return w, false, 0, err
+	}
+	if w.Outbox, err = scanMessages(orderDB, `SELECT body FROM outbox WHERE status <> 'SENT' ORDER BY seq`); err != nil {
+		return w, false, 0, err
+	}
+	if w.Ledger, err = scanJSON[billing.Entry](billingDB, `SELECT body FROM ledger ORDER BY n`); err != nil {
+		return w, false, 0, err
+	}
+	if w.Accounts, err = scanJSON[billing.Account](billingDB, `SELECT body FROM accounts ORDER BY order_id`); err != nil {
+		return w, false, 0, err
+	}
+	if w.Held, err = scanJSON[inbox.Parked](billingDB, `SELECT body FROM parked ORDER BY order_id, seq`); err != nil {
+		return w, false, 0, err
+	}
+	if w.Published, err = published(brokerDB); err != nil {
+		return w, false, 0, err
+	}
+	for _, m := range w.Outbox {
+		if m.Status == outbox.DeadLetter {
+			w.DeadLetters = append(w.DeadLetters, check.DeadLetter{Where: "outbox", MessageID: m.ID,
+				AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
+		}
+	}
+	w.Changes = check.Changes(log)
+	w.Transient = true // no broker faults on real parts: only crashes
+	w.Publishes = attempts(w.Published)
+	w.PublishBudget = check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, crashes)
+	w.Unsafe = check.Safety(log, w.Ledger, w.Orders)
+	return w, firedPID != 0, len(log), nil
+}
+
+// commitLog reads the order database's commit log as the store's, with
+// each row decoded into the value the lab's own store would hold.
+func commitLog(db *sql.DB) ([]store.Commit, error) {
+	rows, err := db.Query(`SELECT commit_seq, owner, at, tbl, key, body FROM commit_log ORDER BY n`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlitelab: read commit log: %w", err)
+	}
+	defer rows.Close()
+	var log []store.Commit
+	for rows.Next() {
+		var (
+			seq         uint64
+			owner       string
+			at          int64
+			table, key  string
+			body        sql.NullString
+			change      store.Change
+			decodeError error
+		)
+		if err := rows.Scan(&seq, &owner, &at, &table, &key, &body); err != nil {
+			return nil, fmt.Errorf("sqlitelab: read commit log: %w", err)
+		}
+		change = store.Change{Table: table, Key: key, Deleted: !body.Valid}
+		if body.Valid {
+			switch table {
+			case orders.Table:
+				var o domain.Order
+				decodeError = json.Unmarshal([]byte(body.String), &o)
+				change.Value = o
+			case outbox.Table:
+				var m outbox.Message
+				decodeError = json.Unmarshal([]byte(body.String), &m)
+				change.Value = m
+			}
+			if decodeError != nil {
+				return nil, fmt.Errorf("sqlitelab: commit %d: %s %s: %w", seq, table, key, decodeError)
+			}
+		}
+		if n := len(log); n == 0 || log[n-1].Seq != seq {
+			log = append(log, store.Commit{Seq: seq, Owner: owner, At: time.Unix(0, at).UTC()})
+		}
+		log[len(log)-1].Changes = append(log[len(log)-1].Changes, change)
+	}
+	return log, rows.Err()
+}
+
+// published reads every message the broker stored, in order.
+func published(db *sql.DB) ([]broker.Envelope, error) {
+	rows, err := db.Query(`SELECT id, record FROM log ORDER BY offset`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlitelab: read broker: %w", err)
+	}
+	defer rows.Close()
+	var out []broker.Envelope
+	for rows.Next() {
+		var (
+			e      broker.Envelope
+			record []byte
+		)
+		if err := rows.Scan(&e.ID, &record); err != nil {
+			return nil, fmt.Errorf("sqlitelab: read broker: %w", err)
+		}
+		if err := json.Unmarshal(record, &e.Event); err != nil {
+			return nil, fmt.Errorf("sqlitelab: read broker: %s: %w", e.ID, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// attempts counts the publishes of each message, in the order of the first:
+// every publish is stored here (the broker has no faults), so the log has
+// them all.
+func attempts(log []broker.Envelope) []check.Attempts {
+	var out []check.Attempts
+	index := map[string]int{}
+	for _, e := range log {
+		i, ok := index[e.ID]
+		if !ok {
+			i = len(out)
+			index[e.ID] = i
+			out = append(out, check.Attempts{MessageID: e.ID, AggregateID: e.Event.AggregateID, Sequence: e.Event.Sequence})
+		}
+		out[i].N++
+	}
+	return out
+}
