@@ -34,6 +34,12 @@
 //	internal/golden  the tests' golden files (-update rewrites them)
 //	examples/courselab  a course's own labrun with a learner's variant
 //
+// In a module of its own, so that the core depends on go-cmp and rapid only:
+//
+//	real        the system on real parts, judged by the same checker
+//	  sqlitelab   SQLite files, one process per part, SIGKILL at the crash points
+//	  cmd/labrun-real  the crash matrix on real parts, beside the simulator's
+//
 // crashmatrix_test.go in this directory asserts every cell of the crash
 // matrix against the variants' declarations; brokenvariants_test.go keeps
 // faulty variants outside the catalogue that the lab must catch.

@@ -92,6 +92,9 @@ func runChild(role, name, dir, variantName string) error {
 		if err := brk.Reconnect(c.session); err != nil {
 			return err
 		}
+		if v.consumerStep != nil {
+			return loop(ctx, func() (bool, error) { return v.consumerStep(c) })
+		}
 		return loop(ctx, c.step)
 	}
 	return fmt.Errorf("unknown role %q (valid: service, relay, billing)", role)

@@ -178,12 +178,10 @@ func park(tx *sql.Tx, env broker.Envelope, event domain.Event, applied int, now 
 // account's billed amount.
 func applyEffect(tx *sql.Tx, e domain.Event, messageID string, now time.Time) error {
 	acc := billing.Account{OrderID: e.AggregateID()}
-	accounts, err := scanJSON[billing.Account](tx, `SELECT body FROM accounts WHERE order_id = ?`, e.AggregateID())
-	if err != nil {
-		return err
-	}
-	if len(accounts) == 1 {
-		acc = accounts[0]
+	err := tx.QueryRow(`SELECT minor, currency, cancelled FROM accounts WHERE order_id = ?`, acc.OrderID).
+		Scan(&acc.Billed.Minor, &acc.Billed.Currency, &acc.Cancelled)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("billing: account %s: %w", acc.OrderID, err)
 	}
 	entry := billing.Entry{OrderID: e.AggregateID(), Sequence: e.Seq(), MessageID: messageID, At: now}
 	switch ev := e.(type) {
@@ -207,26 +205,14 @@ func applyEffect(tx *sql.Tx, e domain.Event, messageID string, now time.Time) er
 	default:
 		return fmt.Errorf("billing: no effect for %s", e.EventType())
 	}
-	var n int
-	if err := tx.QueryRow(`SELECT COALESCE(MAX(n), 0) + 1 FROM ledger`).Scan(&n); err != nil {
+	if _, err := tx.Exec(`INSERT INTO ledger (order_id, seq, kind, minor, currency, message_id, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		entry.OrderID, entry.Sequence, entry.Kind, entry.Amount.Minor, entry.Amount.Currency, entry.MessageID, now.UnixNano()); err != nil {
 		return fmt.Errorf("billing: %w", err)
 	}
-	entry.Key = fmt.Sprintf("%012d", n)
-	for _, w := range []struct {
-		query string
-		args  []any
-		value any
-	}{
-		{`INSERT INTO ledger (n, body) VALUES (?, ?)`, []any{n}, entry},
-		{`INSERT INTO accounts (order_id, body) VALUES (?, ?) ON CONFLICT (order_id) DO UPDATE SET body = excluded.body`, []any{acc.OrderID}, acc},
-	} {
-		body, err := json.Marshal(w.value)
-		if err != nil {
-			return fmt.Errorf("billing: %w", err)
-		}
-		if _, err := tx.Exec(w.query, append(w.args, body)...); err != nil {
-			return fmt.Errorf("billing: %w", err)
-		}
+	if _, err := tx.Exec(`INSERT INTO accounts (order_id, minor, currency, cancelled) VALUES (?, ?, ?, ?)
+		ON CONFLICT (order_id) DO UPDATE SET minor = excluded.minor, currency = excluded.currency, cancelled = excluded.cancelled`,
+		acc.OrderID, acc.Billed.Minor, acc.Billed.Currency, acc.Cancelled); err != nil {
+		return fmt.Errorf("billing: %w", err)
 	}
 	return nil
 }

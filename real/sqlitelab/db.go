@@ -74,7 +74,8 @@ CREATE TABLE commit_log (
 	tbl        TEXT NOT NULL,
 	key        TEXT NOT NULL,
 	body       TEXT -- NULL for a deletion
-);`,
+);
+CREATE INDEX commit_log_seq ON commit_log (commit_seq); -- each commit draws MAX + 1`,
 	BillingFile: `
 CREATE TABLE processed (message_id TEXT PRIMARY KEY, at INTEGER NOT NULL); -- the inbox
 CREATE TABLE applied (order_id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
@@ -84,8 +85,25 @@ CREATE TABLE parked (
 	body     TEXT NOT NULL, -- inbox.Parked as JSON
 	PRIMARY KEY (order_id, seq)
 );
-CREATE TABLE ledger (n INTEGER PRIMARY KEY, body TEXT NOT NULL);        -- billing.Entry as JSON
-CREATE TABLE accounts (order_id TEXT PRIMARY KEY, body TEXT NOT NULL);  -- billing.Account as JSON`,
+-- Money as minor units and currency: an effect a wrong consumer computes
+-- may have no currency (a credit on an account never billed), and the
+-- table must hold what it did.
+CREATE TABLE ledger (
+	n          INTEGER PRIMARY KEY, -- the order applied
+	order_id   TEXT NOT NULL,
+	seq        INTEGER NOT NULL,
+	kind       TEXT NOT NULL,
+	minor      INTEGER NOT NULL,
+	currency   TEXT NOT NULL,
+	message_id TEXT NOT NULL,
+	at         INTEGER NOT NULL
+);
+CREATE TABLE accounts (
+	order_id  TEXT PRIMARY KEY,
+	minor     INTEGER NOT NULL,
+	currency  TEXT NOT NULL,
+	cancelled INTEGER NOT NULL
+);`,
 	BrokerFile: `
 -- One subscription (billing), so a message's delivery state lives in its row:
 -- acked, or held by a consumer session (its process id), or queued (0).

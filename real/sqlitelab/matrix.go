@@ -77,7 +77,7 @@ func Matrix(cfg MatrixConfig) ([]Cell, error) {
 	}
 	for _, p := range cfg.Points {
 		if !contains(Points(), p) {
-			return nil, fmt.Errorf("unknown crash point %q (valid: %s)", p, strings.Join(Points(), ", "))
+			return nil, fmt.Errorf("%w crash point %q (valid: %s)", ErrUnknown, p, strings.Join(Points(), ", "))
 		}
 	}
 	if cfg.Workers == 0 {
@@ -115,7 +115,11 @@ func Matrix(cfg MatrixConfig) ([]Cell, error) {
 func runCell(cfg MatrixConfig, variantName, point string) (Cell, error) {
 	start := time.Now()
 	cell := Cell{Variant: variantName, Point: point, Outcome: NotApplicable}
-	simVariant, err := scenarios.FindVariant(variantName)
+	v, err := FindVariant(variantName)
+	if err != nil {
+		return cell, err
+	}
+	simVariant, err := scenarios.FindVariant(v.simName())
 	if err != nil {
 		return cell, err
 	}
@@ -130,7 +134,7 @@ func runCell(cfg MatrixConfig, variantName, point string) (Cell, error) {
 	}
 	cell.Sim = simCell.Outcome
 	if ce := simCell.Counterexample; ce != nil {
-		cell.SimReplay = ce.Replay("go run ./cmd/labrun", variantName)
+		cell.SimReplay = ce.Replay("go run ./cmd/labrun", simVariant.Name)
 		_, at, _ := strings.Cut(ce.Scenario, "@")
 		k, err := strconv.Atoi(at)
 		if err != nil {
@@ -185,7 +189,11 @@ func contains(list []string, s string) bool {
 // SimTimeline runs the simulator's run that corresponds to a real run (same
 // variant, crash point, occurrence and relays) and returns its timeline.
 func SimTimeline(rc Config) ([]string, error) {
-	v, err := scenarios.FindVariant(rc.Variant)
+	real, err := FindVariant(rc.Variant)
+	if err != nil {
+		return nil, err
+	}
+	v, err := scenarios.FindVariant(real.simName())
 	if err != nil {
 		return nil, err
 	}

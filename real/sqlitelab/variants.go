@@ -1,6 +1,7 @@
 package sqlitelab
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,6 +19,20 @@ type Variant struct {
 	markBeforeSend bool
 	// consumerMistake is "" for the reference consumer.
 	consumerMistake string
+	// consumerStep replaces billing's step when set (a test's broken
+	// harness: see the tests).
+	consumerStep func(*consumer) (bool, error)
+	// sim names the simulator's variant the verdicts must equal; "" for
+	// Name.
+	sim string
+}
+
+// simName returns the name of the simulator's variant v must agree with.
+func (v Variant) simName() string {
+	if v.sim != "" {
+		return v.sim
+	}
+	return v.Name
 }
 
 // variants are the variants the real parts express, in the matrix's order.
@@ -40,12 +55,21 @@ func VariantNames() []string {
 	return names
 }
 
+// ErrUnknown is wrapped by the error about a variant or crash point the
+// real parts do not know; its text starts the message ("unknown variant
+// ...").
+var ErrUnknown = errors.New("unknown")
+
+// testVariants are variants only a test adds (before Child runs, so that
+// its children know them too).
+var testVariants []Variant
+
 // FindVariant returns the variant with that name.
 func FindVariant(name string) (Variant, error) {
-	for _, v := range variants {
+	for _, v := range append(variants, testVariants...) {
 		if v.Name == name {
 			return v, nil
 		}
 	}
-	return Variant{}, fmt.Errorf("unknown variant %q (the real parts run: %s)", name, strings.Join(VariantNames(), ", "))
+	return Variant{}, fmt.Errorf("%w variant %q (the real parts run: %s)", ErrUnknown, name, strings.Join(VariantNames(), ", "))
 }

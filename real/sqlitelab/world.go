@@ -50,10 +50,7 @@ func readWorld(dir string, crashes int) (w check.World, fired bool, commits int,
 	if w.Outbox, err = scanMessages(orderDB, `SELECT body FROM outbox WHERE status <> 'SENT' ORDER BY seq`); err != nil {
 		return w, false, 0, err
 	}
-	if w.Ledger, err = scanJSON[billing.Entry](billingDB, `SELECT body FROM ledger ORDER BY n`); err != nil {
-		return w, false, 0, err
-	}
-	if w.Accounts, err = scanJSON[billing.Account](billingDB, `SELECT body FROM accounts ORDER BY order_id`); err != nil {
+	if w.Ledger, w.Accounts, err = readBilling(billingDB); err != nil {
 		return w, false, 0, err
 	}
 	if w.Held, err = scanJSON[inbox.Parked](billingDB, `SELECT body FROM parked ORDER BY order_id, seq`); err != nil {
@@ -162,4 +159,43 @@ func attempts(log []broker.Envelope) []check.Attempts {
 		out[i].N++
 	}
 	return out
+}
+
+// readBilling reads the ledger in the order applied and the accounts by
+// order id.
+func readBilling(db *sql.DB) ([]billing.Entry, []billing.Account, error) {
+	rows, err := db.Query(`SELECT n, order_id, seq, kind, minor, currency, message_id, at FROM ledger ORDER BY n`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sqlitelab: read ledger: %w", err)
+	}
+	defer rows.Close()
+	var ledger []billing.Entry
+	for rows.Next() {
+		var (
+			e     billing.Entry
+			n, at int64
+		)
+		if err := rows.Scan(&n, &e.OrderID, &e.Sequence, &e.Kind, &e.Amount.Minor, &e.Amount.Currency, &e.MessageID, &at); err != nil {
+			return nil, nil, fmt.Errorf("sqlitelab: read ledger: %w", err)
+		}
+		e.Key, e.At = store.SeqKey("", int(n)), time.Unix(0, at).UTC()
+		ledger = append(ledger, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("sqlitelab: read ledger: %w", err)
+	}
+	accRows, err := db.Query(`SELECT order_id, minor, currency, cancelled FROM accounts ORDER BY order_id`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sqlitelab: read accounts: %w", err)
+	}
+	defer accRows.Close()
+	var accounts []billing.Account
+	for accRows.Next() {
+		var a billing.Account
+		if err := accRows.Scan(&a.OrderID, &a.Billed.Minor, &a.Billed.Currency, &a.Cancelled); err != nil {
+			return nil, nil, fmt.Errorf("sqlitelab: read accounts: %w", err)
+		}
+		accounts = append(accounts, a)
+	}
+	return ledger, accounts, accRows.Err()
 }

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"outboxlab/real/sqlitelab"
+)
+
+func TestMain(m *testing.M) {
+	sqlitelab.Child()
+	os.Exit(m.Run())
+}
+
+func TestBadInputSaysWhatIsWrongAndExitsTwo(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		say  string
+	}{
+		{nil, "usage:"},
+		{[]string{"frob"}, `unknown command "frob" (valid: matrix, bench)`},
+		{[]string{"matrix", "--variant", "cdc"}, `unknown variant "cdc" (the real parts run: outbox, dual-write`},
+		{[]string{"matrix", "--point", "stall"}, `unknown crash point "stall" (valid: service.before-commit`},
+		{[]string{"matrix", "--workers", "0"}, "--workers 0: want a number >= 1"},
+		{[]string{"matrix", "outbox"}, `unexpected argument "outbox"`},
+		{[]string{"bench", "--orders", "-3"}, "--orders -3: want a number >= 1"},
+		{[]string{"bench", "--orders", "many"}, `invalid value "many" for flag -orders`},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(tc.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.say) || stdout.Len() > 0 {
+			t.Errorf("labrun-real %s: exit %d, stderr %q, stdout %q; want exit 2 saying %q", strings.Join(tc.args, " "), code, stderr.String(), stdout.String(), tc.say)
+		}
+	}
+}
+
+func TestOneCellOnRealParts(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"matrix", "--variant", "dual-write", "--point", "service.after-commit"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 0 || !strings.Contains(out, "dual-write                L") || !strings.Contains(out, "Every cell equals the simulator's") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr.String())
+	}
+}
