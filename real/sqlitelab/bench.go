@@ -56,7 +56,7 @@ func Measure(n int, program string, args []string) (Throughput, error) {
 	}
 	t.CommitsTime = time.Since(start)
 
-	res, err := Run(Config{Variant: "outbox", Relays: 1, Workload: workload, Program: program, Args: args, Quiesce: time.Minute})
+	res, err := Run(Config{Variant: "outbox", Relays: 1, Workload: workload, Burst: true, Program: program, Args: args, Quiesce: time.Minute})
 	if err != nil {
 		return t, err
 	}

@@ -2,6 +2,7 @@ package sqlitelab
 
 import (
 	"bufio"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +41,12 @@ type Config struct {
 	// Quiesce is how long the system may take to go quiet after the
 	// workload; 0 means 20 s.
 	Quiesce time.Duration
+	// Burst hands the service each command as soon as it answered the one
+	// before. Without it the parent paces the workload as the simulator's
+	// does (a command a second, a relay that claims within milliseconds):
+	// the next command waits until a relay claimed the last one's message,
+	// so that a claim holds one message, as in the simulator's runs.
+	Burst bool
 }
 
 // Result is what one run on real parts came to.
@@ -324,7 +331,17 @@ func (r *run) workload() error {
 	if err != nil {
 		return err
 	}
-	for _, c := range r.cfg.Workload {
+	orderDB, err := open(r.cfg.Dir, OrderFile)
+	if err != nil {
+		return err
+	}
+	defer orderDB.Close()
+	for i, c := range r.cfg.Workload {
+		if i > 0 && !r.cfg.Burst {
+			if err := waitUntilClaimed(orderDB); err != nil {
+				return err
+			}
+		}
 		line, err := json.Marshal(toWire(c))
 		if err != nil {
 			return fmt.Errorf("sqlitelab: command %s: %w", c, err)
@@ -352,10 +369,45 @@ func (r *run) workload() error {
 	return r.failure()
 }
 
-// quiesce waits until nothing is left to do: every outbox message SENT (or
-// a dead letter) and every message in the broker acknowledged, five polls
-// in a row. It reports false, and what was still going on, if that did not
-// happen within cfg.Quiesce.
+// waitUntilClaimed waits until no outbox message is due, at most two
+// seconds (a relay may be down).
+func waitUntilClaimed(db *sql.DB) error {
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		n, err := due(db, time.Now())
+		if err != nil || n == 0 {
+			return err
+		}
+	}
+	return nil
+}
+
+// due counts the outbox messages a relay may claim before t, as
+// outbox.Relay.NextWake sees them: the oldest unsent message of each
+// aggregate (its later ones wait behind it), if it is claimable by then.
+func due(db *sql.DB, t time.Time) (int, error) {
+	unsent, err := scanMessages(db, `SELECT body FROM outbox WHERE status <> 'SENT' ORDER BY seq`)
+	if err != nil {
+		return 0, err
+	}
+	n, seen := 0, map[string]bool{}
+	for _, m := range unsent {
+		if seen[m.Event.AggregateID] {
+			continue
+		}
+		seen[m.Event.AggregateID] = true
+		if at, ok := m.ClaimableAt(); ok && at.Before(t) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// quiesce waits until nothing is left to do before the deadline, five
+// polls in a row: every message in the broker acknowledged, and no outbox
+// message a relay may claim before the deadline (SENT, a dead letter, or a
+// claim whose lease outlasts it). That is the simulator's "nothing due". It
+// reports false, and what was still going on, if that did not happen
+// within cfg.Quiesce.
 func (r *run) quiesce() (bool, string, error) {
 	orderDB, err := open(r.cfg.Dir, OrderFile)
 	if err != nil {
@@ -368,19 +420,19 @@ func (r *run) quiesce() (bool, string, error) {
 	}
 	defer brokerDB.Close()
 	deadline := time.Now().Add(r.cfg.Quiesce)
-	quietPolls := 0
-	var unsent, unacked int
+	quietPolls, dueNow, unacked := 0, 0, 0
 	for time.Now().Before(deadline) {
 		if err := r.failure(); err != nil {
 			return false, "", err
 		}
-		if err := orderDB.QueryRow(`SELECT COUNT(*) FROM outbox WHERE status NOT IN ('SENT', 'DEAD_LETTER')`).Scan(&unsent); err != nil {
+		var err error
+		if dueNow, err = due(orderDB, deadline); err != nil {
 			return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
 		}
 		if err := brokerDB.QueryRow(`SELECT COUNT(*) FROM log WHERE acked = 0`).Scan(&unacked); err != nil {
 			return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
 		}
-		if unsent == 0 && unacked == 0 {
+		if dueNow == 0 && unacked == 0 {
 			quietPolls++
 		} else {
 			quietPolls = 0
@@ -390,5 +442,5 @@ func (r *run) quiesce() (bool, string, error) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return false, fmt.Sprintf("after %s, %d message(s) unsent in the outbox, %d not acknowledged in the broker", r.cfg.Quiesce, unsent, unacked), nil
+	return false, fmt.Sprintf("after %s, %d outbox message(s) still to send, %d not acknowledged in the broker", r.cfg.Quiesce, dueNow, unacked), nil
 }

@@ -1,7 +1,9 @@
 package sqlitelab
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -51,10 +53,12 @@ func TestAKilledRelayDiesBySignalAndANewProcessTakesOver(t *testing.T) {
 	if d.Process != "relay-1" || d.Signal != syscall.SIGKILL || d.Successor == 0 || d.Successor == d.PID {
 		t.Fatalf("death %+v, want relay-1 killed by SIGKILL and a new process after it\n%s", d, timeline(res))
 	}
+	if said := fmt.Sprintf("started, pid %d", d.Successor); !strings.Contains(timeline(res), said) {
+		t.Fatalf("the successor never ran (no %q)\n%s", said, timeline(res))
+	}
 	if res.Outcome != check.OK {
 		t.Fatalf("outcome %s: %v\n%s", res.Outcome, res.Violations, timeline(res))
 	}
-	t.Logf("%s", timeline(res))
 }
 
 func timeline(res Result) string {
@@ -86,4 +90,41 @@ func TestTheRealMatrixEqualsTheSimulators(t *testing.T) {
 		}
 	}
 	t.Logf("%d cells, %d runs on real parts in %s", len(cells), runs, time.Since(start).Round(time.Millisecond))
+}
+
+// TestABatchOutlivesARelayThatRecoversNothing is what the differential test
+// found when the parent handed the service its commands as fast as it
+// answered: the relay's first claim took five messages, and
+// no-inflight-recovery killed right after marking the first held the other
+// four forever (STUCK), where the simulator's matrix cell is OK. Both are
+// right for their schedule: the simulator's workload places a command a
+// second, so each claim holds one message, and the parent now paces the
+// commands the same way (Config.Burst off). The simulator reaches the batch
+// with two crashes: its double-crash sweep has relay.after-mark#1 then
+// relay.after-mark#1 STUCK (the restarted relay claims the five at once).
+func TestABatchOutlivesARelayThatRecoversNothing(t *testing.T) {
+	exe, args := program(t)
+	var timelines []string
+	worst := check.OK
+	for k := 1; ; k++ { // as a cell does: every occurrence, the worst counts
+		res, err := Run(Config{Variant: "no-inflight-recovery", Relays: 1, Crash: "relay.after-mark", Occurrence: k, Burst: true, Program: exe, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Fired {
+			break
+		}
+		worst = max(worst, res.Outcome)
+		timelines = append(timelines, timeline(res))
+	}
+	if worst != check.Stuck {
+		t.Fatalf("worst outcome %s, want STUCK:\n%s", worst, strings.Join(timelines, "\n"))
+	}
+	paced, err := Run(Config{Variant: "no-inflight-recovery", Relays: 1, Crash: "relay.after-mark", Occurrence: 1, Program: exe, Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if paced.Outcome != check.OK {
+		t.Fatalf("paced like the simulator: outcome %s, want OK: %v\n%s", paced.Outcome, paced.Violations, timeline(paced))
+	}
 }

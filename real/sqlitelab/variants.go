@@ -17,6 +17,9 @@ type Variant struct {
 	handle func(*service, orders.Command) error
 	// markBeforeSend records SENT before the publish.
 	markBeforeSend bool
+	// noRecovery: a relay that recovers nothing after a restart and whose
+	// claims have no lease that could expire.
+	noRecovery bool
 	// consumerMistake is "" for the reference consumer.
 	consumerMistake string
 	// consumerStep replaces billing's step when set (a test's broken
@@ -42,6 +45,7 @@ var variants = []Variant{
 	{Name: "publish-first", handle: (*service).handlePublishFirst},
 	{Name: "separate-tx", handle: (*service).handleSeparateTx},
 	{Name: "mark-before-send", handle: (*service).handle, markBeforeSend: true},
+	{Name: "no-inflight-recovery", handle: (*service).handle, noRecovery: true},
 	{Name: "non-idempotent-consumer", handle: (*service).handle, consumerMistake: "non-idempotent-consumer"},
 	{Name: "dedup-outside-tx", handle: (*service).handle, consumerMistake: "dedup-outside-tx"},
 }
