@@ -9,6 +9,9 @@
 //     processes over SQLite files in WAL mode, a durable broker in a SQLite
 //     file of its own, crash points that kill the process with SIGKILL, and
 //     the differential test against the simulator's matrix.
+//   - pglab: chapter 003's PostgreSQL: relays claiming with
+//     FOR UPDATE SKIP LOCKED under leases, and the commit-visibility gap of
+//     a relay that polls by id, with its transaction-id fix.
 //   - cmd/labrun-real: the real crash matrix in labrun's table format
 //     (go run ./cmd/labrun-real matrix, inside this module).
 package real

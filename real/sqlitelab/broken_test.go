@@ -57,6 +57,9 @@ func (c *consumer) stepInboxRowFirst() (bool, error) {
 }
 
 func TestTheDifferentialTestCatchesABrokenPort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a matrix cell; without -short it runs")
+	}
 	exe, args := program(t)
 	for _, tc := range []struct{ variant, point, real string }{
 		{"port-acks-before-commit", "consumer.before-commit", "LOST"},

@@ -103,6 +103,9 @@ func TestTheRealMatrixEqualsTheSimulators(t *testing.T) {
 // with two crashes: its double-crash sweep has relay.after-mark#1 then
 // relay.after-mark#1 STUCK (the restarted relay claims the five at once).
 func TestABatchOutlivesARelayThatRecoversNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a matrix cell; without -short it runs")
+	}
 	exe, args := program(t)
 	var timelines []string
 	worst := check.OK
