@@ -39,6 +39,7 @@
 //	real        the system on real parts, judged by the same checker
 //	  sqlitelab   SQLite files, one process per part, SIGKILL at the crash points
 //	  pglab       PostgreSQL: SKIP LOCKED relays, leases, the commit-visibility gap
+//	  kafkalab    Kafka (kfake) as the broker: keys, partitions, a consumer group
 //	  cmd/labrun-real  the crash matrix on real parts, beside the simulator's
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash

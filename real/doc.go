@@ -12,6 +12,9 @@
 //   - pglab: chapter 003's PostgreSQL: relays claiming with
 //     FOR UPDATE SKIP LOCKED under leases, and the commit-visibility gap of
 //     a relay that polls by id, with its transaction-id fix.
+//   - kafkalab: Kafka as the broker (franz-go against kfake, its in-process
+//     Kafka-protocol cluster): the aggregate id as key, a consumer group that
+//     commits after it applied, a restarted relay's second copy absorbed.
 //   - cmd/labrun-real: the real crash matrix in labrun's table format
 //     (go run ./cmd/labrun-real matrix, inside this module).
 package real

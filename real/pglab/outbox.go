@@ -29,6 +29,7 @@ CREATE TABLE outbox (
 	id          BIGSERIAL PRIMARY KEY,
 	message_id  TEXT NOT NULL UNIQUE,
 	record      JSONB NOT NULL, -- domain.Record: type, version, aggregate, sequence, payload
+	aggregate_id TEXT NOT NULL GENERATED ALWAYS AS (record->>'AggregateID') STORED,
 	status      TEXT NOT NULL DEFAULT 'PENDING',
 	lease_owner TEXT,
 	lease_until TIMESTAMPTZ,
@@ -37,6 +38,7 @@ CREATE TABLE outbox (
 	sent_at     TIMESTAMPTZ
 );
 CREATE INDEX outbox_unsent ON outbox (id) WHERE status <> 'SENT';
+CREATE INDEX outbox_unsent_by_aggregate ON outbox (aggregate_id, id) WHERE status <> 'SENT';
 CREATE TABLE claims (  -- every claim, written by the claim's transaction
 	message_id  TEXT NOT NULL,
 	owner       TEXT NOT NULL,
@@ -124,17 +126,21 @@ type Claimed struct {
 }
 
 // ClaimDue claims up to batch due messages for owner under a lease, in id
-// order: PENDING ones, and IN_FLIGHT ones whose lease expired.
-// FOR UPDATE SKIP LOCKED: a row another relay's claim transaction holds is
-// skipped, not waited for, so relays never claim one message at once and
-// never queue behind each other.
+// order: PENDING ones, and IN_FLIGHT ones whose lease expired, each the
+// oldest unsent message of its aggregate (a later one waits until the one
+// before it is SENT, so that relays publish an aggregate's events in
+// order). FOR UPDATE SKIP LOCKED: a row another relay's claim transaction
+// holds is skipped, not waited for, so relays never claim one message at
+// once and never queue behind each other.
 func ClaimDue(ctx context.Context, pool *pgxpool.Pool, owner string, batch int, lease time.Duration) ([]Claimed, error) {
 	var out []Claimed
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
 			WITH due AS (
-				SELECT id FROM outbox
+				SELECT id FROM outbox o
 				WHERE status <> 'SENT' AND (status = 'PENDING' OR lease_until < clock_timestamp())
+				  AND NOT EXISTS (SELECT 1 FROM outbox e
+					WHERE e.aggregate_id = o.aggregate_id AND e.id < o.id AND e.status <> 'SENT')
 				ORDER BY id LIMIT $1
 				FOR UPDATE SKIP LOCKED)
 			UPDATE outbox o SET status = 'IN_FLIGHT', lease_owner = $2,

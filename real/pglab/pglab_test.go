@@ -340,3 +340,34 @@ func judge(ctx context.Context, pool *pgxpool.Pool) ([]check.Violation, error) {
 	}
 	return Judge(ctx, pool, envs)
 }
+
+// TestAnAggregatesLaterMessageWaitsForTheOneBefore: while relay-1 holds
+// o-1#1, relay-2 gets nothing, not o-1#2, which it could publish first;
+// once #1 is SENT, #2 is due.
+func TestAnAggregatesLaterMessageWaitsForTheOneBefore(t *testing.T) {
+	ctx := context.Background()
+	pool := database(t)
+	if err := Handle(ctx, pool, place("o-1"), "e-1"); err != nil {
+		t.Fatal(err)
+	}
+	amend := orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: domain.MustMoney("2.50", "EUR")}
+	if err := Handle(ctx, pool, amend, "e-2"); err != nil {
+		t.Fatal(err)
+	}
+	held, err := ClaimDue(ctx, pool, "relay-1", 1, 5*time.Second)
+	if err != nil || len(held) != 1 || held[0].MessageID != "e-1" {
+		t.Fatalf("relay-1 claimed %v (%v), want e-1", held, err)
+	}
+	if got, err := ClaimDue(ctx, pool, "relay-2", 10, 5*time.Second); err != nil || len(got) != 0 {
+		t.Fatalf("relay-2 claimed %v (%v) while o-1#1 is in flight", got, err)
+	}
+	if err := Publish(ctx, pool, "relay-1", held[0]); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := MarkSent(ctx, pool, "relay-1", held[0]); !ok || err != nil {
+		t.Fatalf("mark: %v %v", ok, err)
+	}
+	if got, err := ClaimDue(ctx, pool, "relay-2", 10, 5*time.Second); err != nil || len(got) != 1 || got[0].MessageID != "e-2" {
+		t.Fatalf("relay-2 claimed %v (%v) after #1 was SENT, want e-2", got, err)
+	}
+}
