@@ -62,6 +62,9 @@ type Mutant struct {
 	Op            string
 	// Code is the code it changes, on one line; Change says what it does.
 	Code, Change string
+	// Independent marks a swap of two statements that touch different
+	// variables (see independent): an equivalent mutant, by construction.
+	Independent bool
 
 	start, end  int    // the byte span it wraps
 	open, close string // what it inserts before and after the span; @ID@ is its id
@@ -100,7 +103,7 @@ func generateFile(f File, src []byte) ([]Mutant, error) {
 	off := func(p token.Pos) int { return fset.Position(p).Offset }
 	text := func(n ast.Node) string { return string(src[off(n.Pos()):off(n.End())]) }
 	var out []Mutant
-	add := func(fn string, n ast.Node, op, change, open, close string) {
+	add := func(fn string, n ast.Node, op, change, open, close string) *Mutant {
 		code := strings.Join(strings.Fields(text(n)), " ")
 		out = append(out, Mutant{
 			Key:  fmt.Sprintf("%s:%s:%s:%s", f.Path, fn, op, code),
@@ -108,6 +111,7 @@ func generateFile(f File, src []byte) ([]Mutant, error) {
 			Line: fset.Position(n.Pos()).Line, EndLine: fset.Position(n.End()).Line,
 			start: off(n.Pos()), end: off(n.End()), open: open, close: close,
 		})
+		return &out[len(out)-1]
 	}
 	for _, decl := range file.Decls {
 		fd, ok := decl.(*ast.FuncDecl)
@@ -143,7 +147,8 @@ func generateFile(f File, src []byte) ([]Mutant, error) {
 	return out, nil
 }
 
-type adder func(fn string, n ast.Node, op, change, open, close string)
+// adder adds a mutant and returns it, to be amended before the next add.
+type adder func(fn string, n ast.Node, op, change, open, close string) *Mutant
 
 // statements adds the mutants of a statement list: each simple statement
 // deleted, each pair of consecutive simple statements swapped.
@@ -154,10 +159,127 @@ func statements(list []ast.Stmt, fn string, add adder, text func(ast.Node) strin
 		}
 		if i+1 < len(list) && deletable(s) && deletable(list[i+1]) && text(s) != text(list[i+1]) {
 			pair := &span{s.Pos(), list[i+1].End()}
-			add(fn, pair, OpSwap, fmt.Sprintf("runs `%s` before `%s`", oneLine(text(list[i+1])), oneLine(text(s))),
+			m := add(fn, pair, OpSwap, fmt.Sprintf("runs `%s` before `%s`", oneLine(text(list[i+1])), oneLine(text(s))),
 				"if __mut.On(@ID@) {\n"+text(list[i+1])+"\n"+text(s)+"\n} else {\n", "\n}")
+			m.Independent = independent(s, list[i+1])
 		}
 	}
+}
+
+// independent reports whether a and b give the same result in either
+// order: each assigns (or increments) without calling anything, and
+// neither writes a variable or field the other reads or writes. Variables
+// and fields are told apart by their access path (acc.Billed and
+// acc.Cancelled are apart; acc and acc.Billed are not; m[k] counts as all
+// of m).
+func independent(a, b ast.Stmt) bool {
+	readsA, writesA, okA := accesses(a)
+	readsB, writesB, okB := accesses(b)
+	if !okA || !okB {
+		return false
+	}
+	for _, w := range writesA {
+		if overlaps(w, readsB) || overlaps(w, writesB) {
+			return false
+		}
+	}
+	for _, w := range writesB {
+		if overlaps(w, readsA) {
+			return false
+		}
+	}
+	return true
+}
+
+// accesses returns the access paths s reads and writes, and false if s is
+// not a plain assignment or increment without calls.
+func accesses(s ast.Stmt) (reads, writes []string, ok bool) {
+	var lhs, rhs []ast.Expr
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		if s.Tok == token.DEFINE {
+			return nil, nil, false
+		}
+		lhs, rhs = s.Lhs, s.Rhs
+		if s.Tok != token.ASSIGN { // +=, -=, ...: reads what it writes
+			rhs = append(rhs, s.Lhs...)
+		}
+	case *ast.IncDecStmt:
+		lhs, rhs = []ast.Expr{s.X}, []ast.Expr{s.X}
+	default:
+		return nil, nil, false
+	}
+	for _, e := range lhs {
+		path, inner := accessPath(e)
+		writes = append(writes, path)
+		reads = append(reads, inner...)
+	}
+	ok = true
+	for _, e := range rhs {
+		reads = append(reads, readsOf(e, &ok)...)
+	}
+	return reads, writes, ok
+}
+
+// readsOf returns the access paths e reads; it clears ok if e calls
+// anything, takes an address or dereferences a pointer.
+func readsOf(e ast.Expr, ok *bool) []string {
+	var out []string
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr, *ast.StarExpr, *ast.FuncLit:
+			*ok = false
+		case *ast.UnaryExpr:
+			if n.Op != token.SUB && n.Op != token.NOT {
+				*ok = false // &x, <-ch
+			}
+		case *ast.KeyValueExpr:
+			out = append(out, readsOf(n.Value, ok)...)
+			return false // the key is a field name, not a variable
+		case ast.Expr:
+			if path, inner := accessPath(n); path != "" {
+				out = append(append(out, path), inner...)
+				return false
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// accessPath returns the path of a variable or field ("acc.Billed"), and
+// the paths an index inside it reads; "" for anything else.
+func accessPath(e ast.Expr) (string, []string) {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name, nil
+	case *ast.SelectorExpr:
+		path, reads := accessPath(e.X)
+		if path == "" {
+			return "", reads
+		}
+		return path + "." + e.Sel.Name, reads
+	case *ast.IndexExpr:
+		path, reads := accessPath(e.X)
+		if i, _ := accessPath(e.Index); i != "" {
+			reads = append(reads, i)
+		}
+		return path, reads
+	case *ast.ParenExpr:
+		return accessPath(e.X)
+	}
+	return "", nil
+}
+
+// overlaps reports whether path and any of others name the same memory:
+// one is the other or a field inside it.
+func overlaps(path string, others []string) bool {
+	for _, o := range others {
+		if o == path || strings.HasPrefix(o, path+".") || strings.HasPrefix(path, o+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // span is the source range of two consecutive statements.

@@ -1,6 +1,9 @@
 package mutation
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,4 +33,38 @@ func TestEverySchemaBuilds(t *testing.T) {
 		}
 	}
 	_ = os.Remove
+}
+
+// TestIndependentSwapsAreTheOnesThatCannotMatter: a swap is marked
+// equivalent only when the statements touch different memory and call
+// nothing; every other pair stays a mutant the lab must catch.
+func TestIndependentSwapsAreTheOnesThatCannotMatter(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"entry.Kind, entry.Amount = Invoice, ev.Total", "acc.Billed = ev.Total", true},
+		{"acc.Billed = x", "acc.Cancelled = true", true},
+		{"n++", "m = 2", true},
+		{"acc.Billed = domain.Money{Minor: -acc.Billed.Minor, Currency: acc.Billed.Currency}", "acc.Cancelled = true", true},
+		{"acc.Billed = x", "y = acc.Billed.Minor", false}, // b reads what a writes
+		{"y = acc.Billed.Minor", "acc = other", false},    // b writes what a reads
+		{"acc = other", "acc.Billed = x", false},          // one inside the other
+		{"x = f()", "y = 1", false},                       // a call may do anything
+		{"m[k] = 1", "v = m[j]", false},                   // an index counts as all of m
+		{"x = 1", "y = k", true},
+		{"x = k", "k++", false},
+		{"p = &x", "x = 2", false}, // an address taken
+		{"x += 1", "y = x", false},
+	} {
+		src := "package p\nfunc f() {\n" + tc.a + "\n" + tc.b + "\n}\n"
+		file, err := parser.ParseFile(token.NewFileSet(), "p.go", src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := file.Decls[0].(*ast.FuncDecl).Body.List
+		if got := independent(body[0], body[1]); got != tc.want {
+			t.Errorf("independent(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
 }

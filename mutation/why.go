@@ -263,6 +263,8 @@ var rules = []struct {
 	covers func(Mutant) bool
 	Reason
 }{
+	{func(m Mutant) bool { return m.Op == OpSwap && m.Independent },
+		Reason{"equivalent", "the two statements assign without calling anything, and neither writes a variable or field the other reads or writes: in either order they compute the same"}},
 	{func(m Mutant) bool {
 		return m.File == "outbox/relay.go" && m.Func == "Step" && onlyReport(m.Code)
 	}, Reason{"metrics", "it changes only the step's report (StepReport counts for metrics and Run's idle wait); the lab reads the tables and the broker, not the report"}},

@@ -184,16 +184,21 @@ func load(file string, ms []mutation.Mutant) ([]mutation.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	byKey := map[string]mutation.Result{}
+	// Two mutants can have one key (the same change of the same code twice
+	// in a function, such as two equal error checks): the i-th mutant of a
+	// key takes the i-th result saved under it, both in the order of ids.
+	byKey := map[string][]mutation.Result{}
 	for _, r := range saved {
-		byKey[r.Key] = r
+		byKey[r.Key] = append(byKey[r.Key], r)
 	}
 	var out []mutation.Result
 	for _, m := range ms {
-		r, ok := byKey[m.Key]
-		if !ok {
+		rs := byKey[m.Key]
+		if len(rs) == 0 {
 			return nil, fmt.Errorf("%s has no result for %s:%d %s: the reference changed since; grade again (go run ./cmd/labwhy)", file, m.File, m.Line, m.Change)
 		}
+		r := rs[0]
+		byKey[m.Key] = rs[1:]
 		r.ID = m.ID
 		out = append(out, r)
 	}
