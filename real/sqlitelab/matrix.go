@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"outboxlab/check"
@@ -84,29 +83,12 @@ func Matrix(cfg MatrixConfig) ([]Cell, error) {
 		cfg.Workers = 4
 	}
 	cells := make([]Cell, len(cfg.Variants)*len(cfg.Points))
-	errs := make([]error, len(cells))
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for range cfg.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				cells[i], errs[i] = runCell(cfg, cfg.Variants[i/len(cfg.Points)], cfg.Points[i%len(cfg.Points)])
-			}
-		}()
-	}
-	for i := range cells {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return cells, err
-		}
-	}
-	return cells, nil
+	err := sim.Parallel(len(cells), cfg.Workers, func(i int) error {
+		var err error
+		cells[i], err = runCell(cfg, cfg.Variants[i/len(cfg.Points)], cfg.Points[i%len(cfg.Points)])
+		return err
+	})
+	return cells, err
 }
 
 // runCell runs one cell as the simulator's matrix does: every occurrence
