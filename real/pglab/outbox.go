@@ -92,8 +92,10 @@ func Decide(ctx context.Context, tx pgx.Tx, c orders.Command, messageID string) 
 		return fmt.Errorf("orders: %s %s: %w", c.Kind, c.OrderID, orders.ErrNotFound)
 	case c.Kind == orders.Amend:
 		o, event, err = cur.Amend(c.Amount, c.Text, now)
-	default:
+	case c.Kind == orders.Cancel:
 		o, event, err = cur.Cancel(c.Text, now)
+	default:
+		return fmt.Errorf("orders: unknown command %q (valid: place, amend, cancel)", c.Kind)
 	}
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
@@ -262,14 +263,10 @@ func (t *orderTx) putMessage(m outbox.Message) error {
 	return nil
 }
 
-// seqOf turns a message key (store.SeqKey) back into the outbox row's seq.
+// seqOf turns a message key (store.SeqKey: the seq in decimal digits)
+// back into the outbox row's seq.
 func seqOf(key string) int {
-	n := 0
-	for _, c := range key {
-		if c >= '0' && c <= '9' {
-			n = n*10 + int(c-'0')
-		}
-	}
+	n, _ := strconv.Atoi(key) // written by appendMessage: always digits
 	return n
 }
 

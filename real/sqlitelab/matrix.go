@@ -2,9 +2,9 @@ package sqlitelab
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"outboxlab/check"
 	"outboxlab/scenarios"
@@ -34,7 +34,6 @@ type Cell struct {
 	// run, and SimRun that run as a real run's configuration.
 	SimReplay string
 	SimRun    *Config
-	Wall      time.Duration
 }
 
 // Agrees reports whether the real parts and the simulator give the cell the
@@ -75,7 +74,7 @@ func Matrix(cfg MatrixConfig) ([]Cell, error) {
 		}
 	}
 	for _, p := range cfg.Points {
-		if !contains(Points(), p) {
+		if !slices.Contains(Points(), p) {
 			return nil, fmt.Errorf("%w crash point %q (valid: %s)", ErrUnknown, p, strings.Join(Points(), ", "))
 		}
 	}
@@ -95,7 +94,6 @@ func Matrix(cfg MatrixConfig) ([]Cell, error) {
 // of the point until it is no longer reached, with each relay count the
 // simulator uses for the variant.
 func runCell(cfg MatrixConfig, variantName, point string) (Cell, error) {
-	start := time.Now()
 	cell := Cell{Variant: variantName, Point: point, Outcome: NotApplicable}
 	v, err := FindVariant(variantName)
 	if err != nil {
@@ -146,7 +144,6 @@ func runCell(cfg MatrixConfig, variantName, point string) (Cell, error) {
 			}
 		}
 	}
-	cell.Wall = time.Since(start)
 	return cell, nil
 }
 
@@ -159,23 +156,14 @@ func relayCounts(hasRelay bool, maxRelays int) []int {
 	return []int{1}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // SimTimeline runs the simulator's run that corresponds to a real run (same
 // variant, crash point, occurrence and relays) and returns its timeline.
 func SimTimeline(rc Config) ([]string, error) {
-	real, err := FindVariant(rc.Variant)
+	port, err := FindVariant(rc.Variant)
 	if err != nil {
 		return nil, err
 	}
-	v, err := scenarios.FindVariant(real.simName())
+	v, err := scenarios.FindVariant(port.simName())
 	if err != nil {
 		return nil, err
 	}
@@ -206,24 +194,24 @@ func Explain(c Cell) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s at %s: real parts %s, simulator %s\n", c.Variant, c.Point, c.Outcome, c.Sim)
 	rc := c.WorstConfig
-	real := c.Worst
-	if real == nil && c.SimRun != nil {
+	shown := c.Worst
+	if shown == nil && c.SimRun != nil {
 		rc = *c.SimRun
 		res, err := Run(rc)
 		if err != nil {
 			fmt.Fprintf(&b, "the simulator's run on real parts: %v\n", err)
 			return b.String()
 		}
-		real = &res
+		shown = &res
 	}
-	if real == nil {
+	if shown == nil {
 		return b.String() // n/a against OK: there is no run to show
 	}
-	fmt.Fprintf(&b, "\non real parts, %s@%d with %d relay(s): %s\n", rc.Crash, rc.Occurrence, rc.Relays, real.Outcome)
-	for _, v := range real.Violations {
+	fmt.Fprintf(&b, "\non real parts, %s@%d with %d relay(s): %s\n", rc.Crash, rc.Occurrence, rc.Relays, shown.Outcome)
+	for _, v := range shown.Violations {
 		fmt.Fprintf(&b, "  %s\n", v)
 	}
-	for _, l := range real.Timeline {
+	for _, l := range shown.Timeline {
 		fmt.Fprintf(&b, "  %s\n", l)
 	}
 	lines, err := SimTimeline(rc)
