@@ -37,8 +37,8 @@
 // In a module of its own, so that the core depends on go-cmp and rapid only:
 //
 //	real        the system on real parts, judged by the same checker
-//	  sqlitelab   SQLite files, one process per part, SIGKILL at the crash points
-//	  pglab       PostgreSQL: SKIP LOCKED relays, leases, the commit-visibility gap
+//	  sqlitelab   one process per part, SIGKILL at the crash points; SQLite files, or the orders on PostgreSQL
+//	  pglab       PostgreSQL: SKIP LOCKED relays, leases, the commit-visibility gap, the crash matrix
 //	  kafkalab    Kafka (kfake) as the broker: keys, partitions, a consumer group
 //	  cmd/labrun-real  the crash matrix on real parts, beside the simulator's
 //

@@ -15,6 +15,7 @@ import (
 	"outboxlab/check"
 	"outboxlab/domain"
 	"outboxlab/orders"
+	"outboxlab/real/sqlitelab"
 	"outboxlab/scenarios"
 )
 
@@ -24,6 +25,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	sqlitelab.Child() // a child process of a run on real parts does its part and exits here
 	shared, sharedErr = StartServer()
 	code := m.Run()
 	if shared != nil {

@@ -105,16 +105,11 @@ func StartServer() (*Server, error) {
 // Database creates a fresh database on the server with the schema
 // installed, and returns a pool of connections to it.
 func (s *Server) Database(ctx context.Context) (*pgxpool.Pool, error) {
-	admin, err := pgx.Connect(ctx, s.DSN())
+	dsn, err := s.EmptyDatabase(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer admin.Close(ctx)
-	name := fmt.Sprintf("lab%d", s.databases.Add(1))
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		return nil, fmt.Errorf("pglab: create database: %w", err)
-	}
-	pool, err := pgxpool.New(ctx, fmt.Sprintf("postgres://lab@127.0.0.1:%d/%s?sslmode=disable&pool_max_conns=12", s.Port, name))
+	pool, err := pgxpool.New(ctx, dsn+"&pool_max_conns=12")
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +118,21 @@ func (s *Server) Database(ctx context.Context) (*pgxpool.Pool, error) {
 		return nil, err
 	}
 	return pool, nil
+}
+
+// EmptyDatabase creates a fresh database on the server, with no tables,
+// and returns its connection string.
+func (s *Server) EmptyDatabase(ctx context.Context) (string, error) {
+	admin, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		return "", fmt.Errorf("pglab: create database: %w", err)
+	}
+	defer admin.Close(ctx)
+	name := fmt.Sprintf("lab%d", s.databases.Add(1))
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", fmt.Errorf("pglab: create database: %w", err)
+	}
+	return fmt.Sprintf("postgres://lab@127.0.0.1:%d/%s?sslmode=disable", s.Port, name), nil
 }
 
 // DSN is the connection string of the server's postgres database.

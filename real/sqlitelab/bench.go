@@ -38,10 +38,10 @@ func Measure(n int, program string, args []string) (Throughput, error) {
 		return t, err
 	}
 	defer os.RemoveAll(dir)
-	if err := create(dir); err != nil {
+	if err := create(dir, ""); err != nil {
 		return t, err
 	}
-	db, err := open(dir, OrderFile)
+	db, err := openOrders(dir, "")
 	if err != nil {
 		return t, err
 	}

@@ -1,7 +1,6 @@
 package sqlitelab
 
 import (
-	"database/sql"
 	"fmt"
 	"testing"
 
@@ -54,12 +53,12 @@ func BenchmarkBaselineCommit(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
 }
 
-func benchDB(b *testing.B) *sql.DB {
+func benchDB(b *testing.B) orderDB {
 	dir := b.TempDir()
-	if err := create(dir); err != nil {
+	if err := create(dir, ""); err != nil {
 		b.Fatal(err)
 	}
-	db, err := open(dir, OrderFile)
+	db, err := openOrders(dir, "")
 	if err != nil {
 		b.Fatal(err)
 	}

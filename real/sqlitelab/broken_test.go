@@ -74,7 +74,7 @@ func TestTheDifferentialTestCatchesABrokenPort(t *testing.T) {
 			if c.Agrees() || c.Outcome != tc.real || c.Sim != "OK" {
 				t.Fatalf("%s at %s: real %s, simulator %s; want real %s against the simulator's OK", tc.variant, tc.point, c.Outcome, c.Sim, tc.real)
 			}
-			if got := Explain(c); !containsAll(got, "real parts LOST, simulator OK", "on real parts", "in the simulator", "crash consumer.before-commit") {
+			if got := Explain(c); !containsAll(got, "real parts LOST, simulator OK", "rerun the cell on real parts (in real/): go run ./cmd/labrun-real matrix --variant", "on real parts", "in the simulator", "crash consumer.before-commit") {
 				t.Errorf("the explanation lacks a timeline:\n%s", got)
 			}
 		})

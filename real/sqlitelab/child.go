@@ -21,8 +21,9 @@ import (
 const (
 	envRole    = "OUTBOXLAB_REAL_ROLE" // service, relay or billing
 	envName    = "OUTBOXLAB_REAL_NAME" // the process name: service, relay-1, relay-2, billing
-	envDir     = "OUTBOXLAB_REAL_DIR"
-	envVariant = "OUTBOXLAB_REAL_VARIANT"
+	envDir      = "OUTBOXLAB_REAL_DIR"
+	envVariant  = "OUTBOXLAB_REAL_VARIANT"
+	envPostgres = "OUTBOXLAB_REAL_POSTGRES" // the order database's connection string, "" for SQLite
 )
 
 // Lease is the relays' lease. The simulator's is 30 s of virtual time; a
@@ -42,14 +43,14 @@ func Child() {
 	if role == "" {
 		return
 	}
-	if err := runChild(role, os.Getenv(envName), os.Getenv(envDir), os.Getenv(envVariant)); err != nil {
+	if err := runChild(role, os.Getenv(envName), os.Getenv(envDir), os.Getenv(envPostgres), os.Getenv(envVariant)); err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
 
-func runChild(role, name, dir, variantName string) error {
+func runChild(role, name, dir, postgres, variantName string) error {
 	v, err := FindVariant(variantName)
 	if err != nil {
 		return err
@@ -59,8 +60,13 @@ func runChild(role, name, dir, variantName string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 
+	orderDB, err := openOrders(dir, postgres)
+	if err != nil {
+		return err
+	}
+	defer orderDB.Close()
 	dbs := map[string]*sql.DB{}
-	for _, file := range []string{OrderFile, BillingFile, BrokerFile, controlFile} {
+	for _, file := range []string{BillingFile, BrokerFile, controlFile} {
 		db, err := open(dir, file)
 		if err != nil {
 			return err
@@ -77,7 +83,7 @@ func runChild(role, name, dir, variantName string) error {
 
 	switch role {
 	case "service":
-		s := &service{db: dbs[OrderFile], broker: brk, gate: gate, owner: name}
+		s := &service{db: orderDB, broker: brk, gate: gate, owner: name}
 		return serve(s, v)
 	case "relay":
 		cfg := outbox.DefaultConfig(name)
@@ -87,7 +93,7 @@ func runChild(role, name, dir, variantName string) error {
 			// and nothing is recovered below.
 			cfg.Lease = 100 * 365 * 24 * time.Hour
 		}
-		r := &relay{db: dbs[OrderFile], broker: brk, gate: gate, cfg: cfg, sendThenMark: !v.markBeforeSend, log: log}
+		r := &relay{db: orderDB, broker: brk, gate: gate, cfg: cfg, sendThenMark: !v.markBeforeSend, claimWithoutLock: v.claimWithoutLock, log: log}
 		if !v.noRecovery {
 			if err := r.recover(); err != nil {
 				return err

@@ -3,18 +3,13 @@ package sqlitelab
 import (
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib"       // registers "pgx"
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
 
-	"outboxlab/domain"
-	"outboxlab/orders"
 	"outboxlab/outbox"
-	"outboxlab/store"
 )
 
 // The files of one run, all in one directory.
@@ -48,35 +43,9 @@ func open(dir, file string) (*sql.DB, error) {
 	return db, nil
 }
 
-// schemas are the tables of each file.
+// schemas are the tables of each SQLite file but the order database's
+// (see sqliteOrders and postgresOrders).
 var schemas = map[string]string{
-	OrderFile: `
-CREATE TABLE orders (
-	id      TEXT PRIMARY KEY,
-	version INTEGER NOT NULL,
-	body    TEXT NOT NULL -- domain.Order as JSON
-);
-CREATE TABLE outbox (
-	seq    INTEGER PRIMARY KEY, -- creation order: the message's Key
-	id     TEXT NOT NULL UNIQUE, -- the stable message id billing deduplicates by
-	status TEXT NOT NULL,
-	body   TEXT NOT NULL -- outbox.Message as JSON
-);
--- Chapter 003's partial index: a poll reads only what is not SENT.
-CREATE INDEX outbox_unsent ON outbox (seq) WHERE status <> 'SENT';
--- Every row a transaction wrote, written by that transaction: it holds
--- exactly what was committed, as the lab's store.DB.Log does, and the
--- checker reads the committed business changes and the leases from it.
-CREATE TABLE commit_log (
-	n          INTEGER PRIMARY KEY,
-	commit_seq INTEGER NOT NULL,
-	owner      TEXT NOT NULL,
-	at         INTEGER NOT NULL, -- unix nanoseconds
-	tbl        TEXT NOT NULL,
-	key        TEXT NOT NULL,
-	body       TEXT -- NULL for a deletion
-);
-CREATE INDEX commit_log_seq ON commit_log (commit_seq); -- each commit draws MAX + 1`,
 	BillingFile: `
 CREATE TABLE processed (message_id TEXT PRIMARY KEY, at INTEGER NOT NULL); -- the inbox
 CREATE TABLE applied (order_id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
@@ -119,9 +88,13 @@ CREATE TABLE log (
 CREATE TABLE crash (point TEXT NOT NULL, occurrence INTEGER NOT NULL, crossed INTEGER NOT NULL, fired_pid INTEGER NOT NULL);`,
 }
 
-// create makes the files of a run in dir, empty.
-func create(dir string) error {
-	for _, file := range []string{OrderFile, BillingFile, BrokerFile, controlFile} {
+// create makes the databases of a run, empty: the SQLite files in dir, and
+// the order database there or on postgres.
+func create(dir, postgres string) error {
+	if err := createOrders(dir, postgres); err != nil {
+		return err
+	}
+	for _, file := range []string{BillingFile, BrokerFile, controlFile} {
 		db, err := open(dir, file)
 		if err != nil {
 			return err
@@ -133,141 +106,6 @@ func create(dir string) error {
 		}
 	}
 	return nil
-}
-
-// orderTx is one transaction on the order database. It notes every row it
-// writes and, when it commits, writes those notes into the commit log inside
-// the same transaction.
-type orderTx struct {
-	tx     *sql.Tx
-	owner  string
-	writes []written
-}
-
-type written struct {
-	table, key string
-	body       []byte // nil for a deletion
-}
-
-func beginOrders(db *sql.DB, owner string) (*orderTx, error) {
-	tx, err := db.Begin()
-	if err != nil {
-		return nil, fmt.Errorf("sqlitelab: begin: %w", err)
-	}
-	return &orderTx{tx: tx, owner: owner}, nil
-}
-
-func (t *orderTx) rollback() { t.tx.Rollback() }
-
-// commit writes the commit log and commits, all or nothing.
-func (t *orderTx) commit() error {
-	var seq int64
-	if err := t.tx.QueryRow(`SELECT COALESCE(MAX(commit_seq), 0) + 1 FROM commit_log`).Scan(&seq); err != nil {
-		return fmt.Errorf("sqlitelab: commit: %w", err)
-	}
-	at := time.Now().UnixNano()
-	for _, w := range t.writes {
-		var body any
-		if w.body != nil {
-			body = string(w.body)
-		}
-		if _, err := t.tx.Exec(`INSERT INTO commit_log (commit_seq, owner, at, tbl, key, body) VALUES (?, ?, ?, ?, ?, ?)`,
-			seq, t.owner, at, w.table, w.key, body); err != nil {
-			return fmt.Errorf("sqlitelab: commit: %w", err)
-		}
-	}
-	if err := t.tx.Commit(); err != nil {
-		return fmt.Errorf("sqlitelab: commit: %w", err)
-	}
-	return nil
-}
-
-// getOrder reads an order inside the transaction.
-func (t *orderTx) getOrder(id string) (domain.Order, bool, error) {
-	var body []byte
-	err := t.tx.QueryRow(`SELECT body FROM orders WHERE id = ?`, id).Scan(&body)
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.Order{}, false, nil
-	}
-	if err != nil {
-		return domain.Order{}, false, fmt.Errorf("sqlitelab: get order %s: %w", id, err)
-	}
-	var o domain.Order
-	if err := json.Unmarshal(body, &o); err != nil {
-		return domain.Order{}, false, fmt.Errorf("sqlitelab: order %s: %w", id, err)
-	}
-	return o, true, nil
-}
-
-func (t *orderTx) putOrder(o domain.Order) error {
-	body, err := json.Marshal(o)
-	if err != nil {
-		return fmt.Errorf("sqlitelab: put order %s: %w", o.ID, err)
-	}
-	if _, err := t.tx.Exec(`INSERT INTO orders (id, version, body) VALUES (?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET version = excluded.version, body = excluded.body`, o.ID, o.Version, body); err != nil {
-		return fmt.Errorf("sqlitelab: put order %s: %w", o.ID, err)
-	}
-	t.writes = append(t.writes, written{orders.Table, o.ID, body})
-	return nil
-}
-
-// appendMessage writes a PENDING message for event: outbox.AppendRecord in
-// SQL. Its key is drawn inside the transaction, which holds SQLite's one
-// write lock, so no other transaction draws the same.
-func (t *orderTx) appendMessage(id string, event domain.Event, now time.Time) (outbox.Message, error) {
-	rec, err := domain.Encode(event)
-	if err != nil {
-		return outbox.Message{}, fmt.Errorf("sqlitelab: append: %w", err)
-	}
-	var seq int
-	if err := t.tx.QueryRow(`SELECT COALESCE(MAX(seq), 0) + 1 FROM outbox`).Scan(&seq); err != nil {
-		return outbox.Message{}, fmt.Errorf("sqlitelab: append: %w", err)
-	}
-	m := outbox.Message{Key: store.SeqKey("", seq), ID: id, Event: rec, CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now}
-	body, err := json.Marshal(m)
-	if err != nil {
-		return outbox.Message{}, fmt.Errorf("sqlitelab: append: %w", err)
-	}
-	if _, err := t.tx.Exec(`INSERT INTO outbox (seq, id, status, body) VALUES (?, ?, ?, ?)`, seq, id, m.Status, body); err != nil {
-		return outbox.Message{}, fmt.Errorf("sqlitelab: append %s: %w", id, err)
-	}
-	t.writes = append(t.writes, written{outbox.Table, m.Key, body})
-	return m, nil
-}
-
-// unsent reads the messages that are not SENT, oldest first, through the
-// partial index.
-func (t *orderTx) unsent() ([]outbox.Message, error) {
-	return scanMessages(t.tx, `SELECT body FROM outbox WHERE status <> 'SENT' ORDER BY seq`)
-}
-
-// getMessage reads one message by key.
-func (t *orderTx) getMessage(key string) (outbox.Message, bool, error) {
-	msgs, err := scanMessages(t.tx, `SELECT body FROM outbox WHERE seq = ?`, seqOf(key))
-	if err != nil || len(msgs) == 0 {
-		return outbox.Message{}, false, err
-	}
-	return msgs[0], true, nil
-}
-
-func (t *orderTx) putMessage(m outbox.Message) error {
-	body, err := json.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("sqlitelab: put %s: %w", m.ID, err)
-	}
-	if _, err := t.tx.Exec(`UPDATE outbox SET status = ?, body = ? WHERE seq = ?`, m.Status, body, seqOf(m.Key)); err != nil {
-		return fmt.Errorf("sqlitelab: put %s: %w", m.ID, err)
-	}
-	t.writes = append(t.writes, written{outbox.Table, m.Key, body})
-	return nil
-}
-
-// seqOf turns a message key (store.SeqKey: the seq in decimal digits)
-// back into the outbox row's seq.
-func seqOf(key string) int {
-	n, _ := strconv.Atoi(key) // written by appendMessage: always digits
-	return n
 }
 
 type queryer interface {

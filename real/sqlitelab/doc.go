@@ -16,4 +16,9 @@
 //
 // Matrix runs every crash point of these variants and compares each cell
 // with the simulator's; the differential test fails on any difference.
+//
+// With Config.Postgres the order database (orders, outbox, commit log) is
+// a PostgreSQL database instead, and the same relays claim with FOR UPDATE
+// SKIP LOCKED (chapter 003's stack; pglab starts the server and runs the
+// matrix that way). Billing, the broker and the control file stay SQLite.
 package sqlitelab

@@ -38,6 +38,11 @@ type Config struct {
 	// Dir is where the run's SQLite files go; "" for a temporary directory,
 	// removed afterwards.
 	Dir string
+	// Postgres is the connection string of a PostgreSQL database for the
+	// order database (orders, outbox, commit log), "" to keep it in a
+	// SQLite file. Whatever tables of the harness's it holds are dropped
+	// first; a database serves one run at a time.
+	Postgres string
 	// Quiesce is how long the system may take to go quiet after the
 	// workload; 0 means 20 s.
 	Quiesce time.Duration
@@ -107,7 +112,7 @@ func Run(cfg Config) (Result, error) {
 		defer os.RemoveAll(dir)
 		cfg.Dir = dir
 	}
-	if err := create(cfg.Dir); err != nil {
+	if err := create(cfg.Dir, cfg.Postgres); err != nil {
 		return Result{}, err
 	}
 	if err := setCrash(cfg); err != nil {
@@ -169,7 +174,7 @@ func (r *run) say(name string, pid int, line string) {
 // spawn starts a child process for role under name.
 func (r *run) spawn(role, name string) (*child, error) {
 	cmd := exec.Command(r.cfg.Program, r.cfg.Args...)
-	cmd.Env = append(os.Environ(), envRole+"="+role, envName+"="+name, envDir+"="+r.cfg.Dir, envVariant+"="+r.variant.Name)
+	cmd.Env = append(os.Environ(), envRole+"="+role, envName+"="+name, envDir+"="+r.cfg.Dir, envVariant+"="+r.variant.Name, envPostgres+"="+r.cfg.Postgres)
 	c := &child{name: name, cmd: cmd, said: make(chan struct{})}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -314,7 +319,7 @@ func (r *run) run() (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	world, fired, commits, err := readWorld(r.cfg.Dir, len(r.deaths))
+	world, fired, commits, err := readWorld(r.cfg.Dir, r.cfg.Postgres, len(r.deaths))
 	if err != nil {
 		return Result{}, err
 	}
@@ -331,14 +336,14 @@ func (r *run) workload() error {
 	if err != nil {
 		return err
 	}
-	orderDB, err := open(r.cfg.Dir, OrderFile)
+	orderDB, err := openOrders(r.cfg.Dir, r.cfg.Postgres)
 	if err != nil {
 		return err
 	}
 	defer orderDB.Close()
 	for i, c := range r.cfg.Workload {
 		if i > 0 && !r.cfg.Burst {
-			if err := waitUntilClaimed(orderDB); err != nil {
+			if err := waitUntilClaimed(orderDB.DB); err != nil {
 				return err
 			}
 		}
@@ -409,7 +414,7 @@ func due(db *sql.DB, t time.Time) (int, error) {
 // reports false, and what was still going on, if that did not happen
 // within cfg.Quiesce.
 func (r *run) quiesce() (bool, string, error) {
-	orderDB, err := open(r.cfg.Dir, OrderFile)
+	orderDB, err := openOrders(r.cfg.Dir, r.cfg.Postgres)
 	if err != nil {
 		return false, "", err
 	}
@@ -426,7 +431,7 @@ func (r *run) quiesce() (bool, string, error) {
 			return false, "", err
 		}
 		var err error
-		if dueNow, err = due(orderDB, deadline); err != nil {
+		if dueNow, err = due(orderDB.DB, deadline); err != nil {
 			return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
 		}
 		if err := brokerDB.QueryRow(`SELECT COUNT(*) FROM log WHERE acked = 0`).Scan(&unacked); err != nil {

@@ -27,6 +27,8 @@ type Cell struct {
 	Sim string
 	// Runs is how many runs on real parts the cell took.
 	Runs int
+	// OnPostgres says the order database was on PostgreSQL.
+	OnPostgres bool
 	// Worst is the first run that showed Outcome, with its configuration.
 	Worst       *Result
 	WorstConfig Config
@@ -57,6 +59,10 @@ type MatrixConfig struct {
 	// Workers is how many cells run at once; 0 means 4 (a run mostly waits
 	// for its processes).
 	Workers int
+	// Postgres, when set, are PostgreSQL databases for the order database
+	// (Config.Postgres): a cell takes one for its runs, so at most
+	// len(Postgres) cells run at once.
+	Postgres []string
 }
 
 // Matrix runs every cell on real parts and the same cell in the simulator,
@@ -69,8 +75,12 @@ func Matrix(cfg MatrixConfig) ([]Cell, error) {
 		cfg.Points = Points()
 	}
 	for _, name := range cfg.Variants {
-		if _, err := FindVariant(name); err != nil {
+		v, err := FindVariant(name)
+		if err != nil {
 			return nil, err
+		}
+		if v.race {
+			return nil, fmt.Errorf("variant %q: %w: its verdict on real parts is a race's, which a crash point does not decide (the matrix runs: %s)", name, ErrNotInMatrix, strings.Join(VariantNames(), ", "))
 		}
 	}
 	for _, p := range cfg.Points {
@@ -81,10 +91,22 @@ func Matrix(cfg MatrixConfig) ([]Cell, error) {
 	if cfg.Workers == 0 {
 		cfg.Workers = 4
 	}
+	databases := make(chan string, len(cfg.Postgres)) // each held by one cell at a time
+	for _, dsn := range cfg.Postgres {
+		databases <- dsn
+	}
+	if len(cfg.Postgres) > 0 {
+		cfg.Workers = min(cfg.Workers, len(cfg.Postgres))
+	}
 	cells := make([]Cell, len(cfg.Variants)*len(cfg.Points))
 	err := sim.Parallel(len(cells), cfg.Workers, func(i int) error {
+		postgres := ""
+		if len(cfg.Postgres) > 0 {
+			postgres = <-databases
+			defer func() { databases <- postgres }()
+		}
 		var err error
-		cells[i], err = runCell(cfg, cfg.Variants[i/len(cfg.Points)], cfg.Points[i%len(cfg.Points)])
+		cells[i], err = runCell(cfg, postgres, cfg.Variants[i/len(cfg.Points)], cfg.Points[i%len(cfg.Points)])
 		return err
 	})
 	return cells, err
@@ -93,8 +115,8 @@ func Matrix(cfg MatrixConfig) ([]Cell, error) {
 // runCell runs one cell as the simulator's matrix does: every occurrence
 // of the point until it is no longer reached, with each relay count the
 // simulator uses for the variant.
-func runCell(cfg MatrixConfig, variantName, point string) (Cell, error) {
-	cell := Cell{Variant: variantName, Point: point, Outcome: NotApplicable}
+func runCell(cfg MatrixConfig, postgres, variantName, point string) (Cell, error) {
+	cell := Cell{Variant: variantName, Point: point, Outcome: NotApplicable, OnPostgres: postgres != ""}
 	v, err := FindVariant(variantName)
 	if err != nil {
 		return cell, err
@@ -120,12 +142,12 @@ func runCell(cfg MatrixConfig, variantName, point string) (Cell, error) {
 		if err != nil {
 			return cell, fmt.Errorf("%s at %s: the simulator's counterexample %q names no occurrence", variantName, point, ce.Scenario)
 		}
-		cell.SimRun = &Config{Variant: variantName, Relays: max(ce.Relays, 1), Crash: point, Occurrence: k, Program: cfg.Program, Args: cfg.Args}
+		cell.SimRun = &Config{Variant: variantName, Relays: max(ce.Relays, 1), Crash: point, Occurrence: k, Program: cfg.Program, Args: cfg.Args, Postgres: postgres}
 	}
 	worst := check.OK
 	for _, relays := range relayCounts(simVariant.NewRelay != nil, simVariant.MaxRelays) {
 		for k := 1; ; k++ {
-			rc := Config{Variant: variantName, Relays: relays, Crash: point, Occurrence: k, Program: cfg.Program, Args: cfg.Args}
+			rc := Config{Variant: variantName, Relays: relays, Crash: point, Occurrence: k, Program: cfg.Program, Args: cfg.Args, Postgres: postgres}
 			res, err := Run(rc)
 			if err != nil {
 				return cell, fmt.Errorf("%s at %s@%d with %d relay(s): %w", variantName, point, k, relays, err)
@@ -193,6 +215,11 @@ func SimTimeline(rc Config) ([]string, error) {
 func Explain(c Cell) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s at %s: real parts %s, simulator %s\n", c.Variant, c.Point, c.Outcome, c.Sim)
+	rerun := fmt.Sprintf("go run ./cmd/labrun-real matrix --variant %s --point %s", c.Variant, c.Point)
+	if c.OnPostgres {
+		rerun += " --postgres"
+	}
+	fmt.Fprintf(&b, "rerun the cell on real parts (in real/): %s\n", rerun)
 	rc := c.WorstConfig
 	shown := c.Worst
 	if shown == nil && c.SimRun != nil {

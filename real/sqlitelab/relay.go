@@ -1,8 +1,7 @@
 package sqlitelab
 
 import (
-	"database/sql"
-	"errors"
+		"errors"
 	"fmt"
 	"time"
 
@@ -17,12 +16,14 @@ import (
 // (Claim, MarkSent, MarkFailed, Release); only reading and writing the rows
 // is SQL here.
 type relay struct {
-	db     *sql.DB
+	db     orderDB
 	broker durableBroker
 	gate   effect.Gate
 	cfg    outbox.Config
 	// sendThenMark is false for mark-before-send.
 	sendThenMark bool
+	// claimWithoutLock is true for claim-without-lock.
+	claimWithoutLock bool
 	log          func(format string, args ...any)
 }
 
@@ -40,8 +41,15 @@ func (r *relay) recover() error {
 	}
 	released := 0
 	for _, m := range msgs {
-		if m.Status == outbox.InFlight && m.LeaseOwner == r.cfg.Owner && m.Release(r.cfg.Owner) == nil {
-			if err := tx.putMessage(m); err != nil {
+		if m.Status != outbox.InFlight || m.LeaseOwner != r.cfg.Owner {
+			continue
+		}
+		cur, ok, err := tx.getMessage(m.Key) // locked: another relay may be claiming it as its lease expired
+		if err != nil {
+			return err
+		}
+		if ok && cur.Release(r.cfg.Owner) == nil {
+			if err := tx.putMessage(cur); err != nil {
 				return err
 			}
 			released++
@@ -91,8 +99,11 @@ func (r *relay) step() (bool, error) {
 
 // claimDue is outbox.Relay.ClaimDue: up to BatchSize due messages, in
 // order, an aggregate's later messages held while an earlier one cannot be
-// claimed. BEGIN IMMEDIATE holds SQLite's write lock from the first read,
-// so two relays never claim one message.
+// claimed. Each message is claimed as it is read again under a lock, so two
+// relays never claim one message: on SQLite, BEGIN IMMEDIATE holds the one
+// write lock from the first read; on PostgreSQL, FOR UPDATE SKIP LOCKED
+// locks the row, and a row another relay's transaction holds is passed
+// over (its aggregate waits for the next poll) instead of waited for.
 func (r *relay) claimDue() ([]outbox.Message, error) {
 	now := time.Now().UTC()
 	tx, err := beginOrders(r.db, r.cfg.Owner)
@@ -106,12 +117,24 @@ func (r *relay) claimDue() ([]outbox.Message, error) {
 	}
 	var batch []outbox.Message
 	blocked := map[string]bool{}
-	for _, m := range msgs {
-		agg := m.Event.AggregateID
+	for _, seen := range msgs {
+		agg := seen.Event.AggregateID
 		if blocked[agg] {
 			continue
 		}
-		if err := m.Claim(r.cfg.Owner, now, now.Add(r.cfg.Lease)); err != nil {
+		m, ok, err := tx.lockUnsent(seen.Key)
+		if r.claimWithoutLock {
+			// MISTAKE (claim-without-lock): the row is read without a lock,
+			// so another relay may claim it between this read and this
+			// transaction's commit, and both send it. Harmless on SQLite,
+			// whose one writer runs claims one after another; on
+			// PostgreSQL (READ COMMITTED) two relays both claim.
+			m, ok, err = tx.readUnsent(seen.Key, "")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok || m.Claim(r.cfg.Owner, now, now.Add(r.cfg.Lease)) != nil {
 			blocked[agg] = true
 			continue
 		}

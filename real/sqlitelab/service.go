@@ -2,8 +2,7 @@ package sqlitelab
 
 import (
 	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
+		"encoding/hex"
 	"fmt"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 
 // service is the order service on SQLite.
 type service struct {
-	db     *sql.DB
+	db     orderDB
 	broker durableBroker // only the mistakes that publish themselves use it
 	gate   effect.Gate
 	owner  string

@@ -23,9 +23,14 @@ import (
 // processes were killed (each may send a message once more than its retry
 // policy says). It also reports whether the crash point fired and how many
 // transactions the order database committed.
-func readWorld(dir string, crashes int) (w check.World, fired bool, commits int, err error) {
+func readWorld(dir, postgres string, crashes int) (w check.World, fired bool, commits int, err error) {
+	orderDB, err := openOrders(dir, postgres)
+	if err != nil {
+		return w, false, 0, err
+	}
+	defer orderDB.Close()
 	dbs := map[string]*sql.DB{}
-	for _, file := range []string{OrderFile, BillingFile, BrokerFile, controlFile} {
+	for _, file := range []string{BillingFile, BrokerFile, controlFile} {
 		db, err := open(dir, file)
 		if err != nil {
 			return w, false, 0, err
@@ -33,14 +38,14 @@ func readWorld(dir string, crashes int) (w check.World, fired bool, commits int,
 		defer db.Close()
 		dbs[file] = db
 	}
-	orderDB, billingDB, brokerDB := dbs[OrderFile], dbs[BillingFile], dbs[BrokerFile]
+	billingDB, brokerDB := dbs[BillingFile], dbs[BrokerFile]
 
 	var firedPID int
 	err = dbs[controlFile].QueryRow(`SELECT fired_pid FROM crash`).Scan(&firedPID)
 	if err != nil && err != sql.ErrNoRows {
 		return w, false, 0, fmt.Errorf("sqlitelab: read control: %w", err)
 	}
-	log, err := commitLog(orderDB)
+	log, err := commitLog(orderDB.DB)
 	if err != nil {
 		return w, false, 0, err
 	}

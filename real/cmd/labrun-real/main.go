@@ -1,9 +1,11 @@
 // Command labrun-real runs the lab's crash matrix on real parts: the order
 // service, relays and billing as processes over SQLite, killed by SIGKILL at
 // the crash points, judged by the core's checker, each cell beside the
-// simulator's verdict.
+// simulator's verdict. With --postgres the order database is on a
+// throwaway PostgreSQL server it starts (Debian's postgresql package), and
+// the relays claim with FOR UPDATE SKIP LOCKED.
 //
-//	labrun-real matrix [--variant V]... [--point P]... [--workers N]
+//	labrun-real matrix [--postgres] [--variant V]... [--point P]... [--workers N]
 //	labrun-real bench [--orders N]
 //
 // Run it inside the real module: go run ./cmd/labrun-real matrix. It exits
@@ -11,6 +13,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,6 +23,7 @@ import (
 	"time"
 
 	"outboxlab/check"
+	"outboxlab/real/pglab"
 	"outboxlab/real/sqlitelab"
 	"outboxlab/scenarios"
 )
@@ -30,8 +34,9 @@ func main() {
 }
 
 const usage = `usage:
-  labrun-real matrix [--variant V]... [--point P]... [--workers N]
-      every crash point of the variants on real parts, beside the simulator's verdicts
+  labrun-real matrix [--postgres] [--variant V]... [--point P]... [--workers N]
+      every crash point of the variants on real parts, beside the simulator's verdicts;
+      --postgres: the order database on a PostgreSQL server of its own
   labrun-real bench [--orders N]
       commits per second of the service, and orders per second end to end`
 
@@ -58,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Var(&variants, "variant", "a variant (repeatable; default: "+strings.Join(sqlitelab.VariantNames(), ", ")+")")
 		fs.Var(&points, "point", "a crash point (repeatable; default: every one)")
 		workers := fs.Int("workers", 4, "cells run at once (>= 1)")
+		postgres := fs.Bool("postgres", false, "the order database on a PostgreSQL server started for the run")
 		if err := fs.Parse(args[1:]); err != nil {
 			return 2
 		}
@@ -65,7 +71,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "labrun-real matrix: %s\n%s\n", msg, usage)
 			return 2
 		}
-		return matrix(stdout, stderr, sqlitelab.MatrixConfig{Variants: variants, Points: points, Program: exe, Workers: *workers})
+		cfg := sqlitelab.MatrixConfig{Variants: variants, Points: points, Program: exe, Workers: *workers}
+		if *postgres {
+			server, err := pglab.StartServer()
+			if err != nil {
+				fmt.Fprintln(stderr, "labrun-real matrix:", err)
+				return 1
+			}
+			defer server.Stop()
+			for range *workers {
+				dsn, err := server.EmptyDatabase(context.Background())
+				if err != nil {
+					fmt.Fprintln(stderr, "labrun-real matrix:", err)
+					return 1
+				}
+				cfg.Postgres = append(cfg.Postgres, dsn)
+			}
+		}
+		return matrix(stdout, stderr, cfg)
 	case "bench":
 		orders := fs.Int("orders", 1000, "orders to place (>= 1)")
 		if err := fs.Parse(args[1:]); err != nil {
@@ -108,7 +131,7 @@ func matrix(stdout, stderr io.Writer, cfg sqlitelab.MatrixConfig) int {
 	cells, err := sqlitelab.Matrix(cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "labrun-real matrix:", err)
-		if errors.Is(err, sqlitelab.ErrUnknown) {
+		if errors.Is(err, sqlitelab.ErrUnknown) || errors.Is(err, sqlitelab.ErrNotInMatrix) {
 			return 2
 		}
 		return 1
@@ -123,7 +146,12 @@ func matrix(stdout, stderr io.Writer, cfg sqlitelab.MatrixConfig) int {
 	}
 	fmt.Fprintf(stdout, "Crash matrix on real parts: %d variant(s) x %d crash points, standard workload (%d commands)\n",
 		len(variants), len(points), len(scenarios.Workload()))
-	fmt.Fprintf(stdout, "SQLite files in WAL mode, one process per service, relay and billing, killed by SIGKILL\n\n")
+	if len(cfg.Postgres) > 0 {
+		fmt.Fprintf(stdout, "Orders and outbox on PostgreSQL (relays claim with FOR UPDATE SKIP LOCKED), billing and broker on SQLite,\n")
+		fmt.Fprintf(stdout, "one process per service, relay and billing, killed by SIGKILL\n\n")
+	} else {
+		fmt.Fprintf(stdout, "SQLite files in WAL mode, one process per service, relay and billing, killed by SIGKILL\n\n")
+	}
 	fmt.Fprintf(stdout, "%-24s", "variant")
 	for i := range points {
 		fmt.Fprintf(stdout, " %2d", i+1)

@@ -22,6 +22,7 @@ func TestBadInputSaysWhatIsWrongAndExitsTwo(t *testing.T) {
 		{nil, "usage:"},
 		{[]string{"frob"}, `unknown command "frob" (valid: matrix, bench)`},
 		{[]string{"matrix", "--variant", "cdc"}, `unknown variant "cdc" (the real parts run: outbox, dual-write`},
+		{[]string{"matrix", "--variant", "claim-without-lock"}, `variant "claim-without-lock": not in the matrix: its verdict on real parts is a race's`},
 		{[]string{"matrix", "--point", "stall"}, `unknown crash point "stall" (valid: service.before-commit`},
 		{[]string{"matrix", "--workers", "0"}, "--workers 0: want a number >= 1"},
 		{[]string{"matrix", "outbox"}, `unexpected argument "outbox"`},
@@ -40,6 +41,21 @@ func TestOneCellOnRealParts(t *testing.T) {
 	code := run([]string{"matrix", "--variant", "dual-write", "--point", "service.after-commit"}, &stdout, &stderr)
 	out := stdout.String()
 	if code != 0 || !strings.Contains(out, "dual-write                L") || !strings.Contains(out, "Every cell equals the simulator's") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr.String())
+	}
+}
+
+// TestOneCellOnPostgreSQL runs a cell with the order database on a
+// PostgreSQL server the command starts itself (skipped under -short when
+// no server can be started here).
+func TestOneCellOnPostgreSQL(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"matrix", "--postgres", "--variant", "mark-before-send", "--point", "relay.after-mark", "--workers", "1"}, &stdout, &stderr)
+	if code == 1 && testing.Short() && strings.Contains(stderr.String(), "no PostgreSQL server") {
+		t.Skip(stderr.String())
+	}
+	out := stdout.String()
+	if code != 0 || !strings.Contains(out, "Orders and outbox on PostgreSQL") || !strings.Contains(out, "mark-before-send          L") || !strings.Contains(out, "Every cell equals the simulator's") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr.String())
 	}
 }
