@@ -19,8 +19,8 @@ import (
 
 // The environment a child process reads its part from.
 const (
-	envRole    = "OUTBOXLAB_REAL_ROLE" // service, relay or billing
-	envName    = "OUTBOXLAB_REAL_NAME" // the process name: service, relay-1, relay-2, billing
+	envRole     = "OUTBOXLAB_REAL_ROLE" // service, relay or billing
+	envName     = "OUTBOXLAB_REAL_NAME" // the process name: service, relay-1, relay-2, billing
 	envDir      = "OUTBOXLAB_REAL_DIR"
 	envVariant  = "OUTBOXLAB_REAL_VARIANT"
 	envPostgres = "OUTBOXLAB_REAL_POSTGRES" // the order database's connection string, "" for SQLite

@@ -1,7 +1,7 @@
 package sqlitelab
 
 import (
-		"errors"
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,7 +24,7 @@ type relay struct {
 	sendThenMark bool
 	// claimWithoutLock is true for claim-without-lock.
 	claimWithoutLock bool
-	log          func(format string, args ...any)
+	log              func(format string, args ...any)
 }
 
 // recover releases the claims this relay held when its process died, as

@@ -2,7 +2,7 @@ package sqlitelab
 
 import (
 	"crypto/rand"
-		"encoding/hex"
+	"encoding/hex"
 	"fmt"
 	"time"
 
