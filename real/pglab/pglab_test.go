@@ -395,67 +395,6 @@ func changes(ctx context.Context, t *testing.T, pool *pgxpool.Pool, from, n int)
 	}
 }
 
-// TestTheCDCRelayResumesWhereTheSlotConfirmed: the CDC relay reads the
-// outbox's inserts from the WAL and publishes them. One that dies before it
-// confirms (its connection ends) gets the same transactions again from the
-// slot: two copies in the broker, one invoice each (OK, as the simulator's
-// cdc cells). One that confirmed gets nothing twice.
-func TestTheCDCRelayResumesWhereTheSlotConfirmed(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	pool := database(t)
-	slot := slotName(t)
-	if err := CreateSlot(ctx, pool, slot); err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Exec(context.Background(), `SELECT pg_drop_replication_slot($1)`, slot)
-	changes(ctx, t, pool, 1, 3) // 6 inserts
-	dies, err := StartCDC(ctx, pool, slot, "cdc-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, err := dies.Run(ctx, 6, false); err != nil || n != 6 {
-		t.Fatalf("first relay published %d (%v)", n, err)
-	}
-	dies.Close(ctx) // killed before it confirmed anything
-	again, err := StartCDC(ctx, pool, slot, "cdc-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, err := again.Run(ctx, 6, true); err != nil || n != 6 {
-		t.Fatalf("restarted relay published %d (%v), want the same 6 again", n, err)
-	}
-	changes(ctx, t, pool, 4, 1) // 2 more
-	if n, err := again.Run(ctx, 2, true); err != nil || n != 2 {
-		t.Fatalf("published %d (%v) of the new ones", n, err)
-	}
-	again.Close(ctx)
-	envs, err := Envelopes(ctx, pool)
-	if err != nil || len(envs) != 14 {
-		t.Fatalf("%d published (%v), want 6 + 6 again + 2", len(envs), err)
-	}
-	// Marked nowhere: a CDC relay leaves the outbox rows as they are, so the
-	// checker reads the broker, not the outbox's status.
-	if _, err := pool.Exec(ctx, `UPDATE outbox SET status = 'SENT'`); err != nil {
-		t.Fatal(err)
-	}
-	vs, err := Judge(ctx, pool, envs)
-	if err != nil || check.Worst(vs) != check.OK {
-		t.Fatalf("verdict %v (%v)", vs, err)
-	}
-	last, err := StartCDC(ctx, pool, slot, "cdc-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer last.Close(ctx)
-	short, cancelShort := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer cancelShort()
-	if n, _ := last.Run(short, 1, true); n != 0 {
-		t.Fatalf("after the confirmations a new relay got %d insert(s) again", n)
-	}
-	simulatorSays(t, "cdc", "relay.after-send", check.OK)
-}
-
 // TestAnIdleSlotHoldsWALBack measures the trade-off chapter 003 names: a
 // slot nobody reads keeps every WAL segment since its position, and the
 // server cannot recycle them.

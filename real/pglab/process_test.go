@@ -156,3 +156,29 @@ func TestAClaimWithoutALockIsUnsafeOnPostgreSQL(t *testing.T) {
 		t.Errorf("claim-without-lock on SQLite: %s, want OK: %v", got, res.Violations)
 	}
 }
+
+// TestTheCDCRelayAsAProcess runs the cdc variant through the process
+// harness: the service inserts each message into the outbox and deletes
+// it in the same transaction, the relay process reads the inserts from the
+// WAL and confirms each transaction's end to its slot. Killed after a
+// send, before it confirmed, the relay's successor gets the transaction
+// again from the slot: two copies in the broker, one invoice (OK).
+func TestTheCDCRelayAsAProcess(t *testing.T) {
+	dsn := emptyDatabases(t, 1)[0]
+	exe, args := program(t)
+	for _, tc := range []struct {
+		crash string
+		twice bool
+	}{{"", false}, {"relay.after-send", true}} {
+		res, err := sqlitelab.Run(sqlitelab.Config{Variant: "cdc", Relays: 1, Crash: tc.crash, Occurrence: 2, Program: exe, Args: args, Postgres: dsn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome != check.OK || res.Fired != (tc.crash != "") {
+			t.Fatalf("crash %q: outcome %s, fired %v: %v\n%s", tc.crash, res.Outcome, res.Fired, res.Violations, timeline(res))
+		}
+		if again := strings.Contains(timeline(res), "in the inbox"); again != tc.twice {
+			t.Fatalf("crash %q: a message delivered twice: %v, want %v\n%s", tc.crash, again, tc.twice, timeline(res))
+		}
+	}
+}

@@ -74,7 +74,7 @@ func StartServer() (*Server, error) {
 	}
 	s.cmd = s.command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(s.Port), "-k", dir,
 		"-c", "listen_addresses=127.0.0.1", "-c", "wal_level=logical", "-c", "fsync=off",
-		"-c", "max_connections=60", "-c", "max_replication_slots=4", "-c", "max_wal_senders=4")
+		"-c", "max_connections=100", "-c", "max_replication_slots=16", "-c", "max_wal_senders=16")
 	logFile, err := os.Create(filepath.Join(dir, "server.log"))
 	if err != nil {
 		os.RemoveAll(dir)

@@ -38,7 +38,7 @@ func Measure(n int, program string, args []string) (Throughput, error) {
 		return t, err
 	}
 	defer os.RemoveAll(dir)
-	if err := create(dir, ""); err != nil {
+	if err := create(dir, "", false); err != nil {
 		return t, err
 	}
 	db, err := openOrders(dir, "")

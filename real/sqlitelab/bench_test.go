@@ -55,7 +55,7 @@ func BenchmarkBaselineCommit(b *testing.B) {
 
 func benchDB(b *testing.B) orderDB {
 	dir := b.TempDir()
-	if err := create(dir, ""); err != nil {
+	if err := create(dir, "", false); err != nil {
 		b.Fatal(err)
 	}
 	db, err := openOrders(dir, "")

@@ -86,6 +86,16 @@ func runChild(role, name, dir, postgres, variantName string) error {
 		s := &service{db: orderDB, broker: brk, gate: gate, owner: name}
 		return serve(s, v)
 	case "relay":
+		if v.cdc {
+			r, err := startCDC(postgres, brk, gate, log)
+			if err != nil {
+				return err
+			}
+			if v.cdcStep != nil {
+				return loop(ctx, func() (bool, error) { return v.cdcStep(r) })
+			}
+			return loop(ctx, r.step)
+		}
 		cfg := outbox.DefaultConfig(name)
 		cfg.Lease = Lease
 		if v.noRecovery {

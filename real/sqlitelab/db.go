@@ -89,9 +89,10 @@ CREATE TABLE crash (point TEXT NOT NULL, occurrence INTEGER NOT NULL, crossed IN
 }
 
 // create makes the databases of a run, empty: the SQLite files in dir, and
-// the order database there or on postgres.
-func create(dir, postgres string) error {
-	if err := createOrders(dir, postgres); err != nil {
+// the order database there or on postgres, with slot the CDC relay's
+// replication slot.
+func create(dir, postgres string, slot bool) error {
+	if err := createOrders(dir, postgres, slot); err != nil {
 		return err
 	}
 	for _, file := range []string{BillingFile, BrokerFile, controlFile} {

@@ -16,6 +16,7 @@ import (
 
 	"outboxlab/check"
 	"outboxlab/orders"
+	"outboxlab/outbox"
 	"outboxlab/scenarios"
 )
 
@@ -90,6 +91,12 @@ func Run(cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if v.cdc && cfg.Postgres == "" {
+		return Result{}, fmt.Errorf("sqlitelab: variant %q: %w on SQLite: its relay reads PostgreSQL's WAL (set Config.Postgres)", v.Name, ErrNotInMatrix)
+	}
+	if v.cdc && cfg.Relays != 1 {
+		return Result{}, fmt.Errorf("sqlitelab: Relays = %d, want 1 for cdc: a replication slot has one reader", cfg.Relays)
+	}
 	if cfg.Relays < 1 || cfg.Relays > 2 {
 		return Result{}, fmt.Errorf("sqlitelab: Relays = %d, want 1 or 2", cfg.Relays)
 	}
@@ -112,7 +119,7 @@ func Run(cfg Config) (Result, error) {
 		defer os.RemoveAll(dir)
 		cfg.Dir = dir
 	}
-	if err := create(cfg.Dir, cfg.Postgres); err != nil {
+	if err := create(cfg.Dir, cfg.Postgres, v.cdc); err != nil {
 		return Result{}, err
 	}
 	if err := setCrash(cfg); err != nil {
@@ -336,14 +343,14 @@ func (r *run) workload() error {
 	if err != nil {
 		return err
 	}
-	orderDB, err := openOrders(r.cfg.Dir, r.cfg.Postgres)
+	w, err := r.watch()
 	if err != nil {
 		return err
 	}
-	defer orderDB.Close()
+	defer w.close()
 	for i, c := range r.cfg.Workload {
 		if i > 0 && !r.cfg.Burst {
-			if err := waitUntilClaimed(orderDB.DB); err != nil {
+			if err := w.waitUntilTaken(); err != nil {
 				return err
 			}
 		}
@@ -374,11 +381,63 @@ func (r *run) workload() error {
 	return r.failure()
 }
 
-// waitUntilClaimed waits until no outbox message is due, at most two
-// seconds (a relay may be down).
-func waitUntilClaimed(db *sql.DB) error {
+// watcher is the parent's view of the order database and the broker while
+// the system runs.
+type watcher struct {
+	orders orderDB
+	broker *sql.DB
+	cdc    bool // the relay reads the WAL: nothing in the outbox is ever due
+}
+
+func (r *run) watch() (*watcher, error) {
+	orders, err := openOrders(r.cfg.Dir, r.cfg.Postgres)
+	if err != nil {
+		return nil, err
+	}
+	brk, err := open(r.cfg.Dir, BrokerFile)
+	if err != nil {
+		orders.Close()
+		return nil, err
+	}
+	return &watcher{orders: orders, broker: brk, cdc: r.variant.cdc}, nil
+}
+
+func (w *watcher) close() {
+	w.orders.Close()
+	w.broker.Close()
+}
+
+// toSend counts the messages a relay is yet to take before t: the outbox
+// messages due (see due), or, for the CDC relay, the messages committed in
+// transactions its slot has not confirmed (the simulator's cdc relay: the
+// commit log past its offset).
+func (w *watcher) toSend(t time.Time) (int, error) {
+	if !w.cdc {
+		return due(w.orders.DB, t)
+	}
+	var n int
+	err := w.orders.QueryRow(`SELECT COUNT(*) FROM commit_log c, pg_replication_slots s
+		WHERE s.slot_name = `+slotName+` AND c.tbl = $1 AND c.body IS NOT NULL AND c.lsn >= s.confirmed_flush_lsn`, outbox.Table).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("sqlitelab: %w", err)
+	}
+	return n, nil
+}
+
+// unacked counts the broker's messages not acknowledged.
+func (w *watcher) unacked() (int, error) {
+	var n int
+	if err := w.broker.QueryRow(`SELECT COUNT(*) FROM log WHERE acked = 0`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("sqlitelab: %w", err)
+	}
+	return n, nil
+}
+
+// waitUntilTaken waits until a relay took every message there is to take,
+// at most two seconds (a relay may be down).
+func (w *watcher) waitUntilTaken() error {
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		n, err := due(db, time.Now())
+		n, err := w.toSend(time.Now())
 		if err != nil || n == 0 {
 			return err
 		}
@@ -414,16 +473,11 @@ func due(db *sql.DB, t time.Time) (int, error) {
 // reports false, and what was still going on, if that did not happen
 // within cfg.Quiesce.
 func (r *run) quiesce() (bool, string, error) {
-	orderDB, err := openOrders(r.cfg.Dir, r.cfg.Postgres)
+	w, err := r.watch()
 	if err != nil {
 		return false, "", err
 	}
-	defer orderDB.Close()
-	brokerDB, err := open(r.cfg.Dir, BrokerFile)
-	if err != nil {
-		return false, "", err
-	}
-	defer brokerDB.Close()
+	defer w.close()
 	deadline := time.Now().Add(r.cfg.Quiesce)
 	quietPolls, dueNow, unacked := 0, 0, 0
 	for time.Now().Before(deadline) {
@@ -431,10 +485,10 @@ func (r *run) quiesce() (bool, string, error) {
 			return false, "", err
 		}
 		var err error
-		if dueNow, err = due(orderDB.DB, deadline); err != nil {
+		if dueNow, err = w.toSend(deadline); err != nil {
 			return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
 		}
-		if err := brokerDB.QueryRow(`SELECT COUNT(*) FROM log WHERE acked = 0`).Scan(&unacked); err != nil {
+		if unacked, err = w.unacked(); err != nil {
 			return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
 		}
 		if dueNow == 0 && unacked == 0 {

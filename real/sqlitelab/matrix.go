@@ -69,7 +69,7 @@ type MatrixConfig struct {
 // variant by variant, point by point.
 func Matrix(cfg MatrixConfig) ([]Cell, error) {
 	if len(cfg.Variants) == 0 {
-		cfg.Variants = VariantNames()
+		cfg.Variants = MatrixVariants(len(cfg.Postgres) > 0)
 	}
 	if len(cfg.Points) == 0 {
 		cfg.Points = Points()
@@ -81,6 +81,9 @@ func Matrix(cfg MatrixConfig) ([]Cell, error) {
 		}
 		if v.race {
 			return nil, fmt.Errorf("variant %q: %w: its verdict on real parts is a race's, which a crash point does not decide (the matrix runs: %s)", name, ErrNotInMatrix, strings.Join(VariantNames(), ", "))
+		}
+		if v.cdc && len(cfg.Postgres) == 0 {
+			return nil, fmt.Errorf("variant %q: %w on SQLite: its relay reads PostgreSQL's WAL (labrun-real matrix --postgres)", name, ErrNotInMatrix)
 		}
 	}
 	for _, p := range cfg.Points {

@@ -46,6 +46,10 @@ type dialect struct {
 	// sequence is the order the transactions commit in. That is the lab's
 	// instrument (the checker reads the commit log), not the system's.
 	serialize string
+	// commitLSN reads the WAL position just before the commit (after
+	// serialize, so later than every earlier commit's end): a CDC relay's
+	// slot confirmed past it has taken the transaction.
+	commitLSN string
 }
 
 // sqliteOrders: one writer at a time, so each commit draws MAX + 1.
@@ -74,7 +78,8 @@ CREATE TABLE commit_log (
 	at         INTEGER NOT NULL, -- unix nanoseconds
 	tbl        TEXT NOT NULL,
 	key        TEXT NOT NULL,
-	body       TEXT -- NULL for a deletion
+	body       TEXT, -- NULL for a deletion
+	lsn        TEXT -- PostgreSQL only (see postgresOrders)
 );
 CREATE INDEX commit_log_seq ON commit_log (commit_seq); -- each commit draws MAX + 1`,
 	nextSeq: `SELECT COALESCE(MAX(seq), 0) + 1 FROM outbox`,
@@ -105,7 +110,8 @@ CREATE TABLE commit_log (
 	at         BIGINT NOT NULL,
 	tbl        TEXT NOT NULL,
 	key        TEXT NOT NULL,
-	body       TEXT
+	body       TEXT,
+	lsn        PG_LSN -- the WAL position just before the commit
 );
 CREATE INDEX commit_log_seq ON commit_log (commit_seq);`,
 	reset:      `DROP TABLE IF EXISTS orders, outbox, commit_log`,
@@ -113,6 +119,7 @@ CREATE INDEX commit_log_seq ON commit_log (commit_seq);`,
 	skipLocked: ` FOR UPDATE SKIP LOCKED`,
 	nextSeq:    `SELECT nextval(pg_get_serial_sequence('outbox', 'seq'))`,
 	serialize:  `SELECT pg_advisory_xact_lock(1)`,
+	commitLSN:  `SELECT pg_current_wal_insert_lsn()::text`,
 }
 
 // openOrders opens the order database: postgres's, or the SQLite file in
@@ -134,13 +141,19 @@ func openOrders(dir, postgres string) (orderDB, error) {
 	return orderDB{db, postgresOrders}, nil
 }
 
-// createOrders makes the order database's tables, empty.
-func createOrders(dir, postgres string) error {
+// createOrders makes the order database's tables, empty, and with slot
+// (PostgreSQL only) the replication slot the CDC relay reads.
+func createOrders(dir, postgres string, slot bool) error {
 	db, err := openOrders(dir, postgres)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if postgres != "" {
+		if err := dropSlot(db.DB); err != nil {
+			return err
+		}
+	}
 	for _, ddl := range []string{db.reset, db.schema} {
 		if ddl == "" {
 			continue
@@ -148,6 +161,9 @@ func createOrders(dir, postgres string) error {
 		if _, err := db.Exec(ddl); err != nil {
 			return fmt.Errorf("sqlitelab: create the order database: %w", err)
 		}
+	}
+	if slot {
+		return createSlot(db.DB)
 	}
 	return nil
 }
@@ -188,14 +204,20 @@ func (t *orderTx) commit() error {
 	if err := t.tx.QueryRow(`SELECT COALESCE(MAX(commit_seq), 0) + 1 FROM commit_log`).Scan(&seq); err != nil {
 		return fmt.Errorf("sqlitelab: commit: %w", err)
 	}
+	var lsn any // NULL on SQLite
+	if t.d.commitLSN != "" {
+		if err := t.tx.QueryRow(t.d.commitLSN).Scan(&lsn); err != nil {
+			return fmt.Errorf("sqlitelab: commit: %w", err)
+		}
+	}
 	at := time.Now().UnixNano()
 	for _, w := range t.writes {
 		var body any
 		if w.body != nil {
 			body = string(w.body)
 		}
-		if _, err := t.tx.Exec(`INSERT INTO commit_log (commit_seq, owner, at, tbl, key, body) VALUES ($1, $2, $3, $4, $5, $6)`,
-			seq, t.owner, at, w.table, w.key, body); err != nil {
+		if _, err := t.tx.Exec(`INSERT INTO commit_log (commit_seq, owner, at, tbl, key, body, lsn) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			seq, t.owner, at, w.table, w.key, body, lsn); err != nil {
 			return fmt.Errorf("sqlitelab: commit: %w", err)
 		}
 	}
@@ -299,6 +321,15 @@ func (t *orderTx) putMessage(m outbox.Message) error {
 		return fmt.Errorf("sqlitelab: put %s: %w", m.ID, err)
 	}
 	t.writes = append(t.writes, written{outbox.Table, m.Key, body})
+	return nil
+}
+
+// deleteMessage deletes one message by key.
+func (t *orderTx) deleteMessage(key string) error {
+	if _, err := t.tx.Exec(`DELETE FROM outbox WHERE seq = $1`, seqOf(key)); err != nil {
+		return fmt.Errorf("sqlitelab: delete %s: %w", key, err)
+	}
+	t.writes = append(t.writes, written{outbox.Table, key, nil})
 	return nil
 }
 

@@ -41,6 +41,31 @@ func (s *service) handle(c orders.Command) error {
 	return s.gate.Cross(orders.BoundaryCommit, tx.commit)
 }
 
+// handleCDC is cdc.Service.Handle in SQL: the order and its outbox row in
+// one transaction, the row deleted again before the commit. The WAL keeps
+// the insert, which is all the CDC relay reads, and the table stays empty
+// (as Debezium's outbox event router advises).
+func (s *service) handleCDC(c orders.Command) error {
+	now := time.Now().UTC()
+	tx, err := beginOrders(s.db, s.owner)
+	if err != nil {
+		return err
+	}
+	defer tx.rollback()
+	event, err := decide(tx, c, now)
+	if err != nil {
+		return err
+	}
+	m, err := tx.appendMessage(newMessageID(), event, now)
+	if err != nil {
+		return fmt.Errorf("orders: %s: %w", c, err)
+	}
+	if err := tx.deleteMessage(m.Key); err != nil {
+		return fmt.Errorf("orders: %s: %w", c, err)
+	}
+	return s.gate.Cross(orders.BoundaryCommit, tx.commit)
+}
+
 // handleDualWrite is mistakes.DualWrite: commit the order, then publish.
 func (s *service) handleDualWrite(c orders.Command) error {
 	now := time.Now().UTC()

@@ -22,12 +22,18 @@ type Variant struct {
 	noRecovery bool
 	// claimWithoutLock: a relay that claims rows it read without a lock.
 	claimWithoutLock bool
+	// cdc: the relay reads the outbox's inserts from PostgreSQL's WAL (a
+	// variant of PostgreSQL's only).
+	cdc bool
 	// race: the variant's verdict on real parts depends on how two
 	// processes' statements interleave, which a kill at a crash point does
 	// not decide; the differential matrix leaves it out (see pglab's tests).
 	race bool
 	// consumerMistake is "" for the reference consumer.
 	consumerMistake string
+	// cdcStep replaces the CDC relay's step when set (a test's broken
+	// port).
+	cdcStep func(*cdcRelay) (bool, error)
 	// consumerStep replaces billing's step when set (a test's broken
 	// harness: see the tests).
 	consumerStep func(*consumer) (bool, error)
@@ -54,16 +60,22 @@ var variants = []Variant{
 	{Name: "no-inflight-recovery", handle: (*service).handle, noRecovery: true},
 	{Name: "non-idempotent-consumer", handle: (*service).handle, consumerMistake: "non-idempotent-consumer"},
 	{Name: "dedup-outside-tx", handle: (*service).handle, consumerMistake: "dedup-outside-tx"},
+	{Name: "cdc", handle: (*service).handleCDC, cdc: true},
 	{Name: "claim-without-lock", handle: (*service).handle, claimWithoutLock: true, race: true},
 }
 
 // VariantNames lists the variants the real parts express with a verdict a
-// crash point decides: the matrix's variants. (Run runs claim-without-lock
-// too, whose verdict is a race's.)
-func VariantNames() []string {
+// crash point decides, on SQLite: the matrix's variants. (Run runs
+// claim-without-lock too, whose verdict is a race's.)
+func VariantNames() []string { return MatrixVariants(false) }
+
+// MatrixVariants lists the matrix's variants with the order database on
+// PostgreSQL (onPostgres: cdc too, whose relay reads PostgreSQL's WAL) or
+// on SQLite.
+func MatrixVariants(onPostgres bool) []string {
 	var names []string
 	for _, v := range variants {
-		if !v.race {
+		if !v.race && (onPostgres || !v.cdc) {
 			names = append(names, v.Name)
 		}
 	}
@@ -75,8 +87,10 @@ func VariantNames() []string {
 // ...").
 var ErrUnknown = errors.New("unknown")
 
-// ErrNotInMatrix is wrapped by Matrix's error about a variant Run runs but
-// the matrix leaves out (claim-without-lock).
+// ErrNotInMatrix is wrapped by the error about a variant that cannot run
+// as asked: in the matrix, one whose verdict is a race's
+// (claim-without-lock); on SQLite, the relay that reads PostgreSQL's WAL
+// (cdc).
 var ErrNotInMatrix = errors.New("not in the matrix")
 
 // testVariants are variants only a test adds (before Child runs, so that

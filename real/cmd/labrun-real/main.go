@@ -60,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "matrix":
 		var variants, points list
-		fs.Var(&variants, "variant", "a variant (repeatable; default: "+strings.Join(sqlitelab.VariantNames(), ", ")+")")
+		fs.Var(&variants, "variant", "a variant (repeatable; default: "+strings.Join(sqlitelab.VariantNames(), ", ")+"; with --postgres also cdc)")
 		fs.Var(&points, "point", "a crash point (repeatable; default: every one)")
 		workers := fs.Int("workers", 4, "cells run at once (>= 1)")
 		postgres := fs.Bool("postgres", false, "the order database on a PostgreSQL server started for the run")
@@ -139,7 +139,7 @@ func matrix(stdout, stderr io.Writer, cfg sqlitelab.MatrixConfig) int {
 	wall := time.Since(start)
 	variants, points := cfg.Variants, cfg.Points
 	if len(variants) == 0 {
-		variants = sqlitelab.VariantNames()
+		variants = sqlitelab.MatrixVariants(len(cfg.Postgres) > 0)
 	}
 	if len(points) == 0 {
 		points = sqlitelab.Points()

@@ -21,7 +21,8 @@ func TestBadInputSaysWhatIsWrongAndExitsTwo(t *testing.T) {
 	}{
 		{nil, "usage:"},
 		{[]string{"frob"}, `unknown command "frob" (valid: matrix, bench)`},
-		{[]string{"matrix", "--variant", "cdc"}, `unknown variant "cdc" (the real parts run: outbox, dual-write`},
+		{[]string{"matrix", "--variant", "listen-to-yourself"}, `unknown variant "listen-to-yourself" (the real parts run: outbox, dual-write`},
+		{[]string{"matrix", "--variant", "cdc"}, `variant "cdc": not in the matrix on SQLite: its relay reads PostgreSQL's WAL (labrun-real matrix --postgres)`},
 		{[]string{"matrix", "--variant", "claim-without-lock"}, `variant "claim-without-lock": not in the matrix: its verdict on real parts is a race's`},
 		{[]string{"matrix", "--point", "stall"}, `unknown crash point "stall" (valid: service.before-commit`},
 		{[]string{"matrix", "--workers", "0"}, "--workers 0: want a number >= 1"},

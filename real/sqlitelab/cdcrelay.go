@@ -1,0 +1,216 @@
+package sqlitelab
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"outboxlab/broker"
+	"outboxlab/cdc"
+	"outboxlab/effect"
+	"outboxlab/outbox"
+)
+
+// publication is what the CDC relay subscribes to: the outbox's inserts.
+const publication = "outbox_inserts"
+
+// slotName is the CDC relay's replication slot. Slots belong to the
+// server, not to a database, so the name carries the database's.
+const slotName = `'cdc_' || current_database()`
+
+// createSlot creates the publication of the outbox's inserts and the
+// logical replication slot (pgoutput). From then on the server keeps every
+// WAL segment the slot has not confirmed: the slot is the CDC relay's
+// durable position.
+func createSlot(db *sql.DB) error {
+	for _, stmt := range []string{
+		`DROP PUBLICATION IF EXISTS ` + publication,
+		`CREATE PUBLICATION ` + publication + ` FOR TABLE outbox WITH (publish = 'insert')`,
+		`SELECT pg_create_logical_replication_slot(` + slotName + `, 'pgoutput')`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			return fmt.Errorf("sqlitelab: cdc slot: %w", err)
+		}
+	}
+	return nil
+}
+
+// dropSlot drops the slot an earlier run left, waiting up to five seconds
+// for the server to notice that the relay reading it is gone.
+func dropSlot(db *sql.DB) error {
+	var err error
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		_, err = db.Exec(`SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ` + slotName)
+		if err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("sqlitelab: drop the cdc slot: %w", err)
+}
+
+// cdcRelay is the cdc variant's relay on PostgreSQL, cdc.Relay's real
+// counterpart: it reads the outbox's inserts from the WAL through the slot,
+// publishes each, and confirms a transaction's end to the slot once it
+// published all of it. The slot's confirmed position is its offset: a relay
+// killed before it confirmed gets the transaction again when it starts
+// again (at least once, as the polling relay).
+type cdcRelay struct {
+	conn      *pgconn.PgConn
+	broker    durableBroker
+	gate      effect.Gate
+	relations map[uint32]*pglogrepl.RelationMessage
+	confirmed pglogrepl.LSN
+	log       func(format string, args ...any)
+}
+
+// startCDC connects to the slot; the server resumes after its confirmed
+// position. A killed predecessor's connection may hold the slot a moment
+// longer: startCDC waits up to five seconds for it.
+func startCDC(postgres string, brk durableBroker, gate effect.Gate, log func(string, ...any)) (*cdcRelay, error) {
+	ctx := context.Background()
+	db, err := sql.Open("pgx", postgres)
+	if err != nil {
+		return nil, err
+	}
+	var slot string
+	err = db.QueryRow(`SELECT ` + slotName).Scan(&slot)
+	db.Close()
+	if err != nil {
+		return nil, fmt.Errorf("cdc: slot name: %w", err)
+	}
+	sep := "?"
+	if strings.Contains(postgres, "?") {
+		sep = "&"
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		conn, err := pgconn.Connect(ctx, postgres+sep+"replication=database")
+		if err != nil {
+			return nil, fmt.Errorf("cdc: connect: %w", err)
+		}
+		err = pglogrepl.StartReplication(ctx, conn, slot, 0, pglogrepl.StartReplicationOptions{
+			PluginArgs: []string{"proto_version '1'", "publication_names '" + publication + "'"}})
+		if err == nil {
+			log("reading slot %s", slot)
+			return &cdcRelay{conn: conn, broker: brk, gate: gate, relations: map[uint32]*pglogrepl.RelationMessage{}, log: log}, nil
+		}
+		conn.Close(ctx)
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("cdc: start replication on %s: %w", slot, err)
+		}
+	}
+}
+
+// step handles what the slot sends within a moment; it reports whether
+// that was a change.
+func (r *cdcRelay) step() (bool, error) {
+	msg, err := r.receive()
+	if err != nil || msg == nil {
+		return false, err
+	}
+	return true, r.change(msg)
+}
+
+// receive returns the next change the slot sends within a moment, nil if
+// none came. It answers the server's keepalives.
+func (r *cdcRelay) receive() (pglogrepl.Message, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), idle)
+	defer cancel()
+	raw, err := r.conn.ReceiveMessage(ctx)
+	if pgconn.Timeout(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cdc: receive: %w", err)
+	}
+	if e, ok := raw.(*pgproto3.ErrorResponse); ok {
+		return nil, fmt.Errorf("cdc: %s", e.Message)
+	}
+	data, ok := raw.(*pgproto3.CopyData)
+	if !ok || len(data.Data) == 0 {
+		return nil, nil
+	}
+	switch data.Data[0] {
+	case pglogrepl.PrimaryKeepaliveMessageByteID:
+		k, err := pglogrepl.ParsePrimaryKeepaliveMessage(data.Data[1:])
+		if err != nil || !k.ReplyRequested {
+			return nil, err
+		}
+		return nil, r.status()
+	case pglogrepl.XLogDataByteID:
+		xld, err := pglogrepl.ParseXLogData(data.Data[1:])
+		if err != nil {
+			return nil, fmt.Errorf("cdc: %w", err)
+		}
+		msg, err := pglogrepl.Parse(xld.WALData)
+		if err != nil {
+			return nil, fmt.Errorf("cdc: %w", err)
+		}
+		return msg, nil
+	}
+	return nil, nil
+}
+
+// change handles one change of the WAL: an insert into the outbox is
+// published, the end of its transaction confirmed.
+func (r *cdcRelay) change(msg pglogrepl.Message) error {
+	switch m := msg.(type) {
+	case *pglogrepl.RelationMessage:
+		r.relations[m.RelationID] = m
+	case *pglogrepl.InsertMessage:
+		out, err := r.decode(m)
+		if err != nil {
+			return err
+		}
+		err = r.gate.Cross(cdc.BoundarySend, func() error {
+			return r.broker.Publish(broker.Envelope{ID: out.ID, Event: out.Event})
+		})
+		if err != nil {
+			return err
+		}
+		r.log("sent %s %s#%d", out.ID, out.Event.AggregateID, out.Event.Sequence)
+	case *pglogrepl.CommitMessage:
+		r.confirmed = m.TransactionEndLSN
+		if err := r.gate.Cross(cdc.BoundaryOffset, r.status); err != nil {
+			return err
+		}
+		r.log("confirmed %s", r.confirmed)
+	}
+	return nil
+}
+
+// status tells the server the confirmed position: what it may forget.
+func (r *cdcRelay) status() error {
+	err := pglogrepl.SendStandbyStatusUpdate(context.Background(), r.conn, pglogrepl.StandbyStatusUpdate{
+		WALWritePosition: r.confirmed, WALFlushPosition: r.confirmed, WALApplyPosition: r.confirmed, ClientTime: time.Now()})
+	if err != nil {
+		return fmt.Errorf("cdc: confirm: %w", err)
+	}
+	return nil
+}
+
+// decode reads the message an outbox insert carries.
+func (r *cdcRelay) decode(m *pglogrepl.InsertMessage) (outbox.Message, error) {
+	rel, ok := r.relations[m.RelationID]
+	if !ok {
+		return outbox.Message{}, fmt.Errorf("cdc: insert into unknown relation %d", m.RelationID)
+	}
+	for i, col := range m.Tuple.Columns {
+		if rel.Columns[i].Name != "body" {
+			continue
+		}
+		var out outbox.Message
+		if err := json.Unmarshal(col.Data, &out); err != nil {
+			return outbox.Message{}, fmt.Errorf("cdc: insert into %s: %w", rel.RelationName, err)
+		}
+		return out, nil
+	}
+	return outbox.Message{}, errors.New("cdc: an insert into " + rel.RelationName + " without a body")
+}
