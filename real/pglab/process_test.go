@@ -89,7 +89,8 @@ func claimed(res sqlitelab.Result, relay string) bool {
 // TestTheMatrixOnPostgreSQLEqualsTheSimulators is the differential test of
 // chapter 003's stack: every crash point of every variant the real parts
 // express, the order database on PostgreSQL, the relays claiming with FOR
-// UPDATE SKIP LOCKED, every process killed by SIGKILL at the point and
+// UPDATE SKIP LOCKED (and cdc's reading the WAL through a replication
+// slot), every process killed by SIGKILL at the point and
 // restarted, gives the same verdict as in the simulator.
 func TestTheMatrixOnPostgreSQLEqualsTheSimulators(t *testing.T) {
 	if testing.Short() {
