@@ -307,6 +307,30 @@ func (b *Broker) Pending(name string) int {
 	return len(s.queue) + len(s.inflight) + b.faults.heldCount(name)
 }
 
+// Holds reports whether the subscriber has a message of the aggregate it
+// has not acknowledged: queued, delivered and not yet acknowledged, or held
+// back by a fault. (A consumer's lag, per key: a service that reads its own
+// events asks it before it decides; see package listen.)
+func (b *Broker) Holds(name, aggregateID string) bool {
+	s := b.mustSub(name)
+	for _, e := range s.queue {
+		if e.env.Event.AggregateID == aggregateID {
+			return true
+		}
+	}
+	for _, f := range s.inflight {
+		if f.e.env.Event.AggregateID == aggregateID {
+			return true
+		}
+	}
+	for _, h := range b.faults.held {
+		if h.sub == name && h.e.env.Event.AggregateID == aggregateID {
+			return true
+		}
+	}
+	return false
+}
+
 // NextAvailable returns when the subscriber's next queued message becomes
 // deliverable, and false if none is queued.
 func (b *Broker) NextAvailable(name string) (time.Time, bool) {

@@ -133,6 +133,12 @@ type World struct {
 	PublishBudget int
 	// Unsafe lists the breaches of Safety; each is UNSAFE.
 	Unsafe []string
+	// Acknowledged are the order ids of the commands the service answered
+	// with success, one per command: each is a change its client was told
+	// is committed. An order must have at least as many committed versions;
+	// fewer is LOST (the client was told of a change the database does not
+	// hold). nil when the run does not record the answers.
+	Acknowledged []string
 }
 
 // DeadLetter is a message that was given up on, and where.
@@ -229,6 +235,7 @@ func Check(w World) []Violation {
 			vs = append(vs, Violation{Lost, c.order, c.seq, detail})
 		}
 	}
+	vs = append(vs, acknowledged(w)...)
 	vs = append(vs, content(w, effects)...)
 	vs = append(vs, contract(w.Published)...)
 	vs = append(vs, liveness(w)...)
@@ -252,6 +259,26 @@ func Check(w World) []Violation {
 		}
 		return a.Detail < b.Detail
 	})
+	return vs
+}
+
+// acknowledged finds orders with fewer committed versions than commands
+// the service answered with success (LOST).
+func acknowledged(w World) []Violation {
+	told := map[string]int{}
+	for _, id := range w.Acknowledged {
+		told[id]++
+	}
+	versions := map[string]int{}
+	for _, o := range w.Orders {
+		versions[o.ID] = o.Version
+	}
+	var vs []Violation
+	for id, n := range told {
+		if versions[id] < n {
+			vs = append(vs, Violation{Lost, id, 0, fmt.Sprintf("the service answered %d command(s) with success, but %d change(s) are committed", n, versions[id])})
+		}
+	}
 	return vs
 }
 

@@ -6,7 +6,9 @@
 // The outcomes, from worst to mildest:
 //
 //	LOST          a committed business change has no effect downstream, and
-//	              no message for it is left anywhere to deliver it
+//	              no message for it is left anywhere to deliver it; or a
+//	              command the service answered with success is not
+//	              committed (World.Acknowledged)
 //	PHANTOM       a downstream effect exists for a change never committed
 //	DUPLICATE     a business effect was applied more than once, or one
 //	              change was published under two message ids

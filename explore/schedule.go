@@ -56,8 +56,8 @@ var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.bef
 // Generate draws a schedule: 1 to 5 orders, 1 to 8 commands (place, amend,
 // cancel) a few seconds apart, 1 or 2 service instances, 1 to 3 relays, up
 // to 3 faults (broker faults aimed at the events the workload produces,
-// stalls, slow commits, clock skews, kills), and up to 3 crashes, or up to 10 in one
-// schedule of four (crash loops).
+// stalls, slow commits, clock skews, kills), up to 3 crashes, or up to 10
+// in one schedule of four (crash loops), and up to 2 failed commits.
 func Generate(src Source) Schedule {
 	s := Schedule{Seed: uint64(src.Intn("seed", 1000)), Relays: 1 + src.Intn("relays", 3), Services: 1 + src.Intn("services", 2)}
 	type order struct {
@@ -149,6 +149,13 @@ func Generate(src Source) Schedule {
 			c.ForGood, lost = true, true // its host is gone: another relay must take over
 		}
 		s.Crashes = append(s.Crashes, c)
+	}
+	// Drawn last, so that the draws before them stay what they were before
+	// the fault existed.
+	for i, n := 0, src.Intn("commit-failures", 3); i < n; i++ {
+		s.Faults = append(s.Faults, sim.Fault{Kind: sim.FaultCommitFailure,
+			Point:      sim.CommitBoundaries[src.Intn("commit-failure-at", len(sim.CommitBoundaries))],
+			Occurrence: 1 + src.Intn("occurrence", 4)})
 	}
 	return s
 }

@@ -148,11 +148,11 @@ func (c *Consumer) Step() (bool, error) {
 	if err := c.handle(d.Envelope); err != nil {
 		var f failure
 		if !errors.As(err, &f) {
-			return true, err
+			return true, c.handBack(d, err)
 		}
 		parked, err := c.countFailure(d.Envelope, f)
 		if err != nil {
-			return true, err
+			return true, c.handBack(d, err)
 		}
 		if !parked {
 			// Hand it back; it comes again after what is already waiting.
@@ -165,6 +165,17 @@ func (c *Consumer) Step() (bool, error) {
 		return true, fmt.Errorf("inbox: ack %s: %w", d.Envelope.ID, err)
 	}
 	return true, nil
+}
+
+// handBack gives a delivery back after an error that is not the message's
+// fault (a commit that failed: a lost connection), so that it comes again,
+// and returns the error. A process that crashed does nothing more: the
+// broker gives its deliveries back itself.
+func (c *Consumer) handBack(d broker.Delivery, err error) error {
+	if errors.Is(err, effect.ErrCrashed) {
+		return err
+	}
+	return errors.Join(err, c.Broker.Nack(c.cfg.Subscription, d.Tag))
 }
 
 // handle applies one message in one transaction, parks it, or decides that

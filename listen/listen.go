@@ -1,12 +1,14 @@
 package listen
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
+	"outboxlab/inbox"
 	"outboxlab/orders"
 	"outboxlab/store"
 )
@@ -23,20 +25,43 @@ type Clock interface{ Now() time.Time }
 // IDs draws message ids.
 type IDs interface{ NewID() string }
 
+// ErrBusy means the service's own listener has not stored the order's last
+// change yet; the client may try again.
+var ErrBusy = errors.New("the order's last change is not stored yet: try again")
+
+// Lag tells whether a subscriber has a message of an aggregate it has not
+// acknowledged (broker.Broker.Holds).
+type Lag interface {
+	Holds(subscription, aggregateID string) bool
+}
+
 // Service decides on a command from the state its listener has stored, and
 // publishes the resulting event. It writes nothing itself.
 type Service struct {
 	DB     *store.DB
 	Broker broker.Publisher
-	Gate   effect.Gate
-	Clock  Clock
-	IDs    IDs
-	Owner  string
+	// Self is the broker's view of the service's own subscription.
+	Self  Lag
+	Gate  effect.Gate
+	Clock Clock
+	IDs   IDs
+	Owner string
 }
 
 // Handle publishes the event of command c. The order changes only when the
 // service's own listener consumes the event (StoreOrder).
+//
+// It decides on the latest order only: while an event of the order is on
+// its way to the service's own listener, or the listener holds one (parked
+// behind a gap, or a dead letter), the stored order is behind what the
+// service published, and a decision on it would publish the same sequence
+// number again, whose event the listener drops as one it already applied,
+// after the client was told the command succeeded. Then it answers ErrBusy
+// instead.
 func (s *Service) Handle(c orders.Command) error {
+	if s.behind(c.OrderID) {
+		return fmt.Errorf("listen: %s: %w", c, ErrBusy)
+	}
 	tx := s.DB.Begin(s.Owner)
 	defer tx.Rollback() // a decision only: the listener stores the change
 	event, err := orders.Decide(tx, c, s.Clock.Now())
@@ -52,6 +77,20 @@ func (s *Service) Handle(c orders.Command) error {
 		return fmt.Errorf("listen: %s: %w", c, err)
 	}
 	return nil
+}
+
+// behind reports whether the stored order lags behind an event of it that
+// the service published.
+func (s *Service) behind(orderID string) bool {
+	if s.Self.Holds(Subscription, orderID) {
+		return true
+	}
+	for _, p := range inbox.Held(s.DB) {
+		if p.Envelope.Event.AggregateID == orderID {
+			return true
+		}
+	}
+	return false
 }
 
 // StoreOrder is the listener's effect (for inbox.Deps.Effect): it applies

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,7 +76,27 @@ const (
 	FaultKill FaultKind = "kill"
 	// FaultDelay is not a matrix row: scenarios use it to open a gap.
 	FaultDelay FaultKind = "delay"
+	// FaultCommitFailure fails a commit: the Occurrence-th time any process
+	// commits at the boundary Point names ("relay.claim",
+	// "consumer.commit"), in the run phase, the commit does not reach the
+	// database (a connection lost before it got there): nothing is
+	// committed, and the process gets ErrCommitFailed. Exploration draws
+	// it; it is not a matrix row.
+	FaultCommitFailure FaultKind = "commit-failure"
 )
+
+// ErrCommitFailed is what a process gets from a commit that a
+// commit-failure fault fails: nothing was committed.
+var ErrCommitFailed = errors.New("commit failed: the connection to the database was lost (nothing committed)")
+
+// CommitBoundaries are the boundaries whose effect is a database commit,
+// every variant's: where a commit-failure fault can strike.
+var CommitBoundaries = []string{
+	"service.commit", "service.commit-outbox",
+	"relay.recover", "relay.claim", "relay.mark", "relay.offset",
+	"listener.commit",
+	"consumer.commit", "consumer.count-failure", "consumer.record-processed",
+}
 
 // Fault plans one broker fault.
 type Fault struct {
@@ -91,8 +112,11 @@ type Fault struct {
 	Skew time.Duration
 	// Process and Point say who stalls, and where: "relay-1" at
 	// "relay.before-send" (the first time it gets there); Process also
-	// says who is killed.
+	// says who is killed. For a commit-failure, Point is the boundary
+	// ("relay.claim") and Occurrence which of its commits fails (1 = the
+	// first).
 	Process, Point string
+	Occurrence     int
 }
 
 func (f Fault) String() string {
@@ -112,6 +136,8 @@ func (f Fault) String() string {
 		return fmt.Sprintf("%s %s for %s", f.Kind, f.Process, f.For)
 	case FaultClockSkew:
 		return fmt.Sprintf("%s %s by %s", f.Kind, f.Process, f.Skew)
+	case FaultCommitFailure:
+		return fmt.Sprintf("%s %s@%d", f.Kind, f.Point, f.Occurrence)
 	}
 	return fmt.Sprintf("%s %s", f.Kind, f.Target)
 }
@@ -220,13 +246,17 @@ func (c Config) Validate() error {
 			if f.Process == "" || f.From < 0 {
 				errs = append(errs, fmt.Errorf("sim: %s: needs a process and From >= 0; got %q at %s", f.Kind, f.Process, f.From))
 			}
+		case FaultCommitFailure:
+			if !slices.Contains(CommitBoundaries, f.Point) || f.Occurrence < 1 {
+				errs = append(errs, fmt.Errorf("sim: %s: needs a commit boundary (%s) and Occurrence >= 1; got %q@%d", f.Kind, strings.Join(CommitBoundaries, ", "), f.Point, f.Occurrence))
+			}
 		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultDelay:
 			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
-				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay))
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
+				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {

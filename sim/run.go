@@ -156,8 +156,9 @@ func Run(cfg Config) (Result, error) {
 		DeadLetters:   deadLetters,
 		Transient:     w.transient(),
 		Publishes:     w.publishes(),
-		PublishBudget: check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, len(w.fired)+w.stalled+w.killed),
+		PublishBudget: check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, len(w.fired)+w.stalled+w.killed+w.failed),
 		Unsafe:        unsafe,
+		Acknowledged:  w.acknowledged,
 	})
 	return Result{
 		Unsafe:     unsafe,
@@ -340,7 +341,13 @@ func (w *world) startActivity(p *proc) bool {
 			w.record(Event{Process: p.name, Kind: EventCommand, Action: cmd.Command.String()})
 		}
 		svc := p.service
-		w.begin(p, func() (bool, error) { return true, svc.Handle(cmd.Command) })
+		w.begin(p, func() (bool, error) {
+			err := svc.Handle(cmd.Command)
+			if err == nil {
+				w.acknowledged = append(w.acknowledged, cmd.Command.OrderID)
+			}
+			return true, err
+		})
 		return true
 	case p.relay != nil:
 		return w.begin(p, p.relay.Step)

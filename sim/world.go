@@ -62,6 +62,11 @@ type world struct {
 	stalled  int     // stalls that happened
 	kills    []Fault // kills still to happen, in time order
 	killed   int     // kills that happened
+	failures []Fault // commit failures still to happen
+	failed   int     // commit failures that happened
+	// acknowledged are the order ids of the commands the service answered
+	// with success, in the order answered.
+	acknowledged []string
 
 	commands int // in the workload (see stormCap)
 	ticks    int // ticks so far (see wakeOf)
@@ -153,6 +158,8 @@ func (w *world) installFault(f Fault) {
 	case FaultSlowCommit:
 		f.Point = "service.before-commit"
 		w.stalls = append(w.stalls, f)
+	case FaultCommitFailure:
+		w.failures = append(w.failures, f)
 	case FaultKill:
 		i := len(w.kills)
 		for i > 0 && w.kills[i-1].From > f.From {
@@ -197,7 +204,12 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 	if w.crashHere(p, &points.before) {
 		return effect.ErrCrashed
 	}
-	err := do()
+	var err error
+	if w.failHere(points) {
+		err = ErrCommitFailed
+	} else {
+		err = do()
+	}
 	w.clock.Set(w.clock.Now().Add(w.effectCost()))
 	if w.cfg.Trace {
 		result := "ok"
@@ -220,6 +232,23 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 		return effect.ErrCrashed
 	}
 	return nil
+}
+
+// failHere counts an effect at bp's boundary and reports whether a
+// commit-failure fault fails this one.
+func (w *world) failHere(bp *boundaryPoints) bool {
+	if !w.crashing || len(w.failures) == 0 {
+		return false
+	}
+	bp.performed++
+	for i, f := range w.failures {
+		if f.Point == bp.b.String() && f.Occurrence == bp.performed {
+			w.failures = slices.Delete(w.failures, i, i+1)
+			w.failed++
+			return true
+		}
+	}
+	return false
 }
 
 // stallHere freezes p if a stall is planned for it at point: it is not
@@ -265,6 +294,9 @@ type crashPoint struct {
 type boundaryPoints struct {
 	b             effect.Boundary
 	before, after crashPoint
+	// performed counts the effects performed here while crashes could
+	// fire (what a commit-failure's Occurrence counts).
+	performed int
 }
 
 // pointsOf returns b's crash points, made at its first crossing, so that a
@@ -395,6 +427,14 @@ func (w *world) start(p *proc) error {
 	}
 	if errors.Is(err, effect.ErrCrashed) {
 		return nil // crashed during recovery: a double crash, it restarts again
+	}
+	if errors.Is(err, ErrCommitFailed) {
+		// Its recovery did not commit: it runs on, as a relay that logs
+		// the error does, and its claims wait for their leases to expire.
+		if w.cfg.Trace {
+			w.record(Event{Process: p.name, Kind: EventError, Action: "recover", Result: "error: " + err.Error()})
+		}
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("sim: start %s of %s: %w", p.name, v.Name, err)

@@ -26,19 +26,21 @@ func ListenToYourself() Variant {
 		Chapter:           "004 \"sendet der Dienst die Änderung zuerst als Nachricht ... und liest sie wie jeder andere Empfänger wieder\"",
 		RelayRole:         "listener",
 		RelaySubscription: listen.Subscription,
-		// Two listeners competing on one subscription can store two
-		// decisions made on the same version in different orders than
-		// billing applies them (TestCompetingListenersDiverge).
+		// One listener, as the chapter describes it. (The service decides
+		// on an order only while none of its events is on its way, so two
+		// competing listeners would have no two events of one order to
+		// race on: TestADecisionWaitsForItsListener runs them.)
 		MaxRelays: 1,
-		// Two instances deciding on one order at once both publish its
-		// next sequence number (see MaxServices).
+		// Two instances can both find an order idle at once and both
+		// publish its next sequence number: the service's rule is one
+		// instance's check (see MaxServices).
 		MaxServices: 1,
 		Install: func(orderDB, billingDB *store.DB) error {
 			// The listener keeps its inbox and ordering state next to the orders.
 			return errors.Join(orders.Install(orderDB), inbox.Install(orderDB), billing.Install(billingDB))
 		},
 		NewService: func(env Env) (Service, error) {
-			return &listen.Service{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
+			return &listen.Service{DB: env.OrderDB, Broker: env.Broker, Self: env.Broker, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
 		},
 		NewRelay: func(env Env) (Relay, error) {
 			cfg := inbox.DefaultConfig(env.Owner, listen.Subscription)

@@ -20,6 +20,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/check"
 	"outboxlab/domain"
+	"outboxlab/effect"
 	"outboxlab/inbox"
 	"outboxlab/variant"
 )
@@ -44,6 +45,10 @@ func (c *consumer) Step() (bool, error) {
 		return false, nil
 	}
 	if err := c.handle(d.Envelope.ID, d.Envelope.Event); err != nil {
+		if !errors.Is(err, effect.ErrCrashed) {
+			// Not applied (its commit failed): give it back, it comes again.
+			err = errors.Join(err, c.env.Broker.Nack(variant.Subscription, d.Tag))
+		}
 		return true, fmt.Errorf("%s: %w", d.Envelope.ID, err)
 	}
 	return true, c.env.Gate.Cross(inbox.BoundaryAck, func() error { return c.env.Broker.Ack(variant.Subscription, d.Tag) })

@@ -160,6 +160,9 @@ type run struct {
 	failed   error // a child that died other than by SIGKILL: the harness is broken
 	stopping bool
 	live     []*child // every relay and billing process started
+	// acknowledged are the order ids of the commands the service answered
+	// "ok", one per command.
+	acknowledged []string
 }
 
 // child is one running process.
@@ -330,7 +333,7 @@ func (r *run) run() (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	world.Quiesced, world.Busy = quiet, busy
+	world.Quiesced, world.Busy, world.Acknowledged = quiet, busy, r.acknowledged
 	vs := check.Check(world)
 	return Result{Outcome: check.Worst(vs), Violations: vs, Fired: fired, Commits: commits}, nil
 }
@@ -359,10 +362,14 @@ func (r *run) workload() error {
 			return fmt.Errorf("sqlitelab: command %s: %w", c, err)
 		}
 		_, err = fmt.Fprintf(svc.stdin, "%s\n", line)
+		answer := ""
 		if err == nil {
-			_, err = svc.stdout.ReadString('\n')
+			answer, err = svc.stdout.ReadString('\n')
 		}
 		if err == nil {
+			if answer == "ok\n" {
+				r.acknowledged = append(r.acknowledged, c.OrderID)
+			}
 			continue
 		}
 		if killed := r.wait(svc); !killed {
