@@ -20,7 +20,7 @@ import (
 
 // The flags a replay command sets.
 var (
-	replay   = flag.String("lab.replay", "", "replay one run of the graded variant as a timeline: a scenario (relay.after-send@2, P@1+Q@1, a story) or explore:RUNS:SEED")
+	replay   = flag.String("lab.replay", "", "replay one run of the graded variant as a timeline: a scenario (relay.after-send@2, P@1+Q@1, a story), commit-failure:BOUNDARY@K or explore:RUNS:SEED")
 	relays   = flag.Int("lab.relays", 0, "with -lab.replay: how many relays run (default: the scenario's own)")
 	exercise = flag.Bool("exercise", false, "grade an exercise (its starter fails until it is solved)")
 	lang     = flag.String("lab.lang", "", "the language of failures and hints: en or de (default: de when LANG or LC_ALL starts with de, else en)")
@@ -160,6 +160,33 @@ func Report(v variant.Variant) ([]Failure, error) {
 		}
 		out = append(out, Failure{Outcome: f.Outcome, Line: line, LineDE: lineDE, Replay: replay})
 	}
+	fs, err := m.FailureSweep(v)
+	if err != nil {
+		return nil, fmt.Errorf("grade %s: failure sweep: %w", v.Name, err)
+	}
+	shown = 0
+	for _, f := range fs.Failures {
+		key := fmt.Sprint(f.Relays, f.Failure.Point, f.Outcome)
+		if seen[key] || shown == maxSweep {
+			continue
+		}
+		seen[key] = true
+		shown++
+		at := fmt.Sprintf("%s@%d", f.Failure.Point, f.Failure.Occurrence)
+		replay := "-lab.replay=" + failurePrefix + at
+		line := fmt.Sprintf("%s when commit %s fails (nothing committed, the process gets an error): %s", v.Name, at, f.Outcome)
+		lineDE := fmt.Sprintf("%s, wenn der Commit %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler): %s", v.Name, at, f.Outcome)
+		if f.Relays > 1 {
+			replay += fmt.Sprintf(" -lab.relays=%d", f.Relays)
+			line += fmt.Sprintf(" (%d relays)", f.Relays)
+			lineDE += fmt.Sprintf(" (%d Relays)", f.Relays)
+		}
+		if len(f.Violations) > 0 {
+			line += " (" + f.Violations[0].String() + ")"
+			lineDE += " (" + f.Violations[0].String() + ")"
+		}
+		out = append(out, Failure{Outcome: f.Outcome, Line: line, LineDE: lineDE, Replay: replay})
+	}
 	found, err := explore.Explore(v, Runs, 1, explore.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("grade %s: explore: %w", v.Name, err)
@@ -232,10 +259,29 @@ func Grade(t testing.TB, v variant.Variant, opts Options) {
 	}
 }
 
+// failurePrefix starts the -lab.replay name of a failure sweep's run:
+// commit-failure:relay.claim@2.
+const failurePrefix = "commit-failure:"
+
 // Replay plays one run of v, named as -lab.replay names it, logs its
 // timeline and returns an error if its outcome is not what v declares.
 func Replay(t testing.TB, v variant.Variant, name string, relays int) error {
 	t.Helper()
+	if rest, ok := strings.CutPrefix(name, failurePrefix); ok {
+		boundary, at, found := strings.Cut(rest, "@")
+		k, err := strconv.Atoi(at)
+		f := sim.Fault{Kind: sim.FaultCommitFailure, Point: boundary, Occurrence: k}
+		if !found || err != nil || k < 1 || !slices.Contains(sim.CommitBoundaries, boundary) {
+			return fmt.Errorf("-lab.replay=%s: want %sBOUNDARY@K, e.g. %srelay.claim@2 (boundaries: %s)", name, failurePrefix, failurePrefix, strings.Join(sim.CommitBoundaries, ", "))
+		}
+		cfg := scenarios.Matrix().Config(v)
+		cfg.Faults = append(cfg.Faults, f)
+		if relays > 0 {
+			cfg.Relays = relays
+		}
+		cfg.Trace = true
+		return logRun(t, cfg, check.OK, f.String())
+	}
 	if rest, ok := strings.CutPrefix(name, "explore:"); ok {
 		runs, seed, found := strings.Cut(rest, ":")
 		n, err1 := strconv.Atoi(runs)

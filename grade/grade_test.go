@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/grade"
+	"outboxlab/inbox"
 	"outboxlab/outbox"
 	"outboxlab/variant"
 )
@@ -84,4 +86,57 @@ func replayArgs(t *testing.T, flags string) (string, int) {
 		}
 	}
 	return name, relays
+}
+
+// forgetful is a learner's billing: the reference consumer behind a broker
+// client that drops every Nack, so a delivery whose commit failed is
+// neither acknowledged nor handed back (nor one it could not process: the
+// matrix's poison row catches that side). It claims to be correct.
+func forgetful() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "forgetful-billing"
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription),
+			inbox.Deps{DB: env.BillingDB, Broker: dropsNacks{env.Broker}, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
+	}
+	return v
+}
+
+type dropsNacks struct{ *broker.Broker }
+
+func (dropsNacks) Nack(string, uint64) error { return nil }
+
+// TestGradingABillingThatKeepsAFailedDelivery: the failure sweep reports a
+// failed commit at consumer.commit with the flags that replay it, and the
+// replay shows the outcome again.
+func TestGradingABillingThatKeepsAFailedDelivery(t *testing.T) {
+	failures, err := grade.Report(forgetful())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, f := range failures {
+		lines = append(lines, f.Line)
+		if !strings.Contains(f.Replay, "-lab.replay=commit-failure:consumer.commit@") {
+			continue
+		}
+		if !strings.Contains(f.Line, "forgetful-billing when commit consumer.commit@") || f.Outcome.String() != "LOST" {
+			t.Errorf("line %q, outcome %s", f.Line, f.Outcome)
+		}
+		name, relays := replayArgs(t, f.Replay)
+		if err := grade.Replay(t, forgetful(), name, relays); err == nil || !strings.HasPrefix(err.Error(), "LOST, declared OK") {
+			t.Errorf("replay of %q: %v, want LOST again", f.Line, err)
+		}
+		return
+	}
+	t.Fatalf("no failed commit at consumer.commit among:\n%s", strings.Join(lines, "\n"))
+}
+
+func TestAReplayOfAFailedCommitNamesWhatIsValid(t *testing.T) {
+	for _, name := range []string{"commit-failure:relay.send@1", "commit-failure:relay.claim", "commit-failure:relay.claim@0"} {
+		err := grade.Replay(t, variant.Outbox(), name, 0)
+		if err == nil || !strings.Contains(err.Error(), "want commit-failure:BOUNDARY@K, e.g. commit-failure:relay.claim@2 (boundaries: service.commit,") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }

@@ -22,8 +22,9 @@ const (
 	// Matrix grades with the matrix's cells only.
 	Matrix
 	// Full grades with the cells; if they find nothing, with the
-	// double-crash sweep; if it finds nothing, with ExploreRuns random
-	// schedules (seed 1).
+	// double-crash sweep; if it finds nothing, with the failure sweep (a
+	// commit failure at every commit); if it finds nothing, with
+	// ExploreRuns random schedules (seed 1).
 	Full
 )
 
@@ -53,6 +54,10 @@ func GradeMutant(id int, depth Depth) (r Result) {
 			r.Failed = append(r.Failed, fmt.Sprintf("%s: error %v", p.ID, err))
 		case !c.Matches():
 			r.Failed = append(r.Failed, cellRow(c))
+		case len(c.Missing()) > 0:
+			// The row exists to produce a situation and no longer does:
+			// the matrix test fails on that too.
+			r.Failed = append(r.Failed, fmt.Sprintf("%s: never reached %v", p.ID, c.Missing()))
 		}
 		if depth == FirstRed && len(r.Failed) > 0 {
 			return r
@@ -81,6 +86,22 @@ func GradeMutant(id int, depth Depth) (r Result) {
 		}
 		seen[key] = true
 		r.Failed = append(r.Failed, row+": "+f.Outcome.String())
+	}
+	if len(r.Failed) > 0 {
+		return r
+	}
+	fs, err := m.FailureSweep(v)
+	if err != nil {
+		r.Failed = append(r.Failed, "failure sweep: error "+err.Error())
+	}
+	for _, f := range fs.Failures {
+		row := f.Failure.String()
+		if f.Relays > 1 {
+			row += fmt.Sprintf(" (%d relays)", f.Relays)
+		}
+		if len(r.Failed) < maxSweepRows {
+			r.Failed = append(r.Failed, row+": "+f.Outcome.String())
+		}
 	}
 	if len(r.Failed) > 0 {
 		return r

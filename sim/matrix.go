@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"outboxlab/check"
@@ -301,8 +302,10 @@ type Sweep struct {
 
 // SweepFailure is one run of a sweep that broke something.
 type SweepFailure struct {
-	Relays     int
-	Crashes    []Crash
+	Relays  int
+	Crashes []Crash
+	// Failure is the commit failure of a FailureSweep's run.
+	Failure    *Fault
 	Outcome    check.Outcome
 	Violations []check.Violation
 	Unsafe     []string
@@ -320,6 +323,52 @@ func (m Matrix) Sweep(v variant.Variant) (Sweep, error) {
 		sw.Points = max(sw.Points, one.Points)
 		sw.Runs += one.Runs
 		sw.Failures = append(sw.Failures, one.Failures...)
+	}
+	return sw, nil
+}
+
+// FailureSweep runs v on the matrix's workload with one commit failure
+// at every commit its run makes (each commit boundary it crosses, each
+// occurrence), with one relay and again with two as the matrix's cells:
+// the error path a commit that does not reach the database takes, at
+// every place it can be taken.
+func (m Matrix) FailureSweep(v variant.Variant) (Sweep, error) {
+	sw := Sweep{Variant: v.Name}
+	for _, relays := range m.relayCounts(v, Point{}) {
+		cfg := m.Config(v)
+		cfg.Relays = relays
+		base, err := Run(cfg)
+		if err != nil {
+			return sw, err
+		}
+		var planned []Fault
+		for _, b := range CommitBoundaries {
+			process, effect, _ := strings.Cut(b, ".")
+			for k := 1; k <= base.Reached[process+".before-"+effect]; k++ {
+				planned = append(planned, Fault{Kind: FaultCommitFailure, Point: b, Occurrence: k})
+			}
+		}
+		sw.Points = max(sw.Points, len(planned))
+		failures := make([]*SweepFailure, len(planned))
+		err = Parallel(len(planned), m.Workers, func(i int) error {
+			cfg := m.Config(v)
+			cfg.Relays = relays
+			cfg.Faults = append(slices.Clone(cfg.Faults), planned[i])
+			res, err := Run(cfg)
+			if err == nil && res.CommitFailures == 1 && (res.Outcome != check.OK || len(res.Unsafe) > 0) {
+				failures[i] = &SweepFailure{Relays: relays, Failure: &planned[i], Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe}
+			}
+			return err
+		})
+		if err != nil {
+			return sw, err
+		}
+		sw.Runs += 1 + len(planned)
+		for _, f := range failures {
+			if f != nil {
+				sw.Failures = append(sw.Failures, *f)
+			}
+		}
 	}
 	return sw, nil
 }

@@ -48,8 +48,9 @@ type Result struct {
 	// Fired lists the planned crashes that happened, in order. A planned
 	// crash that is missing here was never reached.
 	Fired []FiredCrash
-	// Stalls and Kills are how many planned stalls and kills happened.
-	Stalls, Kills int
+	// Stalls, Kills and CommitFailures are how many planned stalls, kills
+	// and commit failures happened.
+	Stalls, Kills, CommitFailures int
 	// Reached counts how often each crash point was reached during the run
 	// phase, by point id.
 	Reached map[string]int
@@ -161,16 +162,17 @@ func Run(cfg Config) (Result, error) {
 		Acknowledged:  w.acknowledged,
 	})
 	return Result{
-		Unsafe:     unsafe,
-		Situations: w.situations(),
-		Outcome:    check.Worst(vs),
-		Violations: vs,
-		Fired:      w.fired,
-		Stalls:     w.stalled,
-		Kills:      w.killed,
-		Reached:    w.reached(),
-		Trace:      w.trace,
-		Duration:   w.clock.Since(),
+		Unsafe:         unsafe,
+		Situations:     w.situations(),
+		Outcome:        check.Worst(vs),
+		Violations:     vs,
+		Fired:          w.fired,
+		Stalls:         w.stalled,
+		Kills:          w.killed,
+		CommitFailures: w.failed,
+		Reached:        w.reached(),
+		Trace:          w.trace,
+		Duration:       w.clock.Since(),
 	}, nil
 }
 

@@ -1,6 +1,6 @@
 // Command labwhy runs the mutation analysis of the reference path: every
 // mutant built with go build -overlay and graded by the lab (the matrix,
-// the double-crash sweep, exploration). It prints the mutation score and
+// the double-crash sweep, the failure sweep, exploration). It prints the mutation score and
 // the survivors, and writes the annotated reference, every line with the
 // rows that fail without it:
 //
