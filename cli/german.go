@@ -19,10 +19,10 @@ var catalogue = map[string]string{
 	"random schedules against the reference":  "zufällige Abläufe gegen die Referenz",
 
 	// legend
-	"Legend:":                                                              "Legende:",
-	"all invariants hold":                                                  "alle Invarianten gelten",
-	"the variant never reaches this point":                                 "die Variante erreicht diesen Punkt nie",
-	"a committed change has no effect downstream":                          "eine committete Änderung hat nachgelagert keine Wirkung",
+	"Legend:":                              "Legende:",
+	"all invariants hold":                  "alle Invarianten gelten",
+	"the variant never reaches this point": "die Variante erreicht diesen Punkt nie",
+	"a committed (or acknowledged) change has no effect downstream":        "eine committete (oder bestätigte) Änderung hat nachgelagert keine Wirkung",
 	"a downstream effect for a change never committed":                     "eine nachgelagerte Wirkung für eine nie committete Änderung",
 	"a business effect applied more than once":                             "eine fachliche Wirkung mehr als einmal angewendet",
 	"an older event applied after a newer one of the same order":           "ein älteres Ereignis nach einem neueren derselben Bestellung angewendet",

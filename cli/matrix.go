@@ -302,7 +302,7 @@ var nextSteps = [][2]string{
 var legend = []struct{ word, meaning string }{
 	{"✓", "all invariants hold"},
 	{"n/a", "the variant never reaches this point"},
-	{"LOST", "a committed change has no effect downstream"},
+	{"LOST", "a committed (or acknowledged) change has no effect downstream"},
 	{"PHANTOM", "a downstream effect for a change never committed"},
 	{"DUPLICATE", "a business effect applied more than once"},
 	{"OUT_OF_ORDER", "an older event applied after a newer one of the same order"},
