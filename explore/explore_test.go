@@ -1,16 +1,20 @@
 package explore_test
 
 import (
+	"errors"
 	"fmt"
-	"outboxlab/outbox"
-	"outboxlab/variant"
+	"strings"
 	"testing"
 	"time"
 
 	"outboxlab/check"
+	"outboxlab/domain"
 	"outboxlab/explore"
+	"outboxlab/orders"
+	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // maxChecks bounds how many random schedules the teeth may need.
@@ -109,6 +113,41 @@ func TestExplorationFindsAClaimThatOutlivesItsRelay(t *testing.T) {
 	}
 	if f == nil || f.Result.Outcome != check.Stuck {
 		t.Fatalf("finding %v, want STUCK", f)
+	}
+	t.Logf("found in %d of %d schedules: %v", f.Found, f.Runs, f.Schedule.Lines())
+}
+
+// ignoresRefusals is a service that answers a command on a cancelled
+// order with success and does nothing: it took the domain's refusal for
+// "nothing to do".
+type ignoresRefusals struct{ variant.Service }
+
+func (s ignoresRefusals) Handle(c orders.Command) error {
+	err := s.Service.Handle(c)
+	if errors.Is(err, domain.ErrOrder) {
+		return nil
+	}
+	return err
+}
+
+// TestExplorationFindsAServiceThatSaysOKToARefusedCommand: one schedule in
+// four ends with an amendment of a cancelled order, which the service must
+// refuse. One that answers it with success told its client of a change
+// the database does not hold: LOST.
+func TestExplorationFindsAServiceThatSaysOKToARefusedCommand(t *testing.T) {
+	v := variant.Outbox()
+	v.Name = "ignores-refusals"
+	reference := v.NewService
+	v.NewService = func(env variant.Env) (variant.Service, error) {
+		s, err := reference(env)
+		return ignoresRefusals{s}, err
+	}
+	f, err := explore.Explore(v, 1000, 1, explore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil || f.Result.Outcome != check.Lost || !strings.Contains(f.Result.Violations[0].Detail, "answered") {
+		t.Fatalf("finding %v, want LOST: a command answered with success and not committed", f)
 	}
 	t.Logf("found in %d of %d schedules: %v", f.Found, f.Runs, f.Schedule.Lines())
 }

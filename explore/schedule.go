@@ -57,7 +57,9 @@ var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.bef
 // cancel) a few seconds apart, 1 or 2 service instances, 1 to 3 relays, up
 // to 3 faults (broker faults aimed at the events the workload produces,
 // stalls, slow commits, clock skews, kills), up to 3 crashes, or up to 10
-// in one schedule of four (crash loops), and up to 2 failed commits.
+// in one schedule of four (crash loops), in one schedule of four a command
+// the service must refuse (an order amended after its cancel), and up to 2
+// failed commits.
 func Generate(src Source) Schedule {
 	s := Schedule{Seed: uint64(src.Intn("seed", 1000)), Relays: 1 + src.Intn("relays", 3), Services: 1 + src.Intn("services", 2)}
 	type order struct {
@@ -151,7 +153,19 @@ func Generate(src Source) Schedule {
 		s.Crashes = append(s.Crashes, c)
 	}
 	// Drawn last, so that the draws before them stay what they were before
-	// the fault existed.
+	// they existed: a command the service must refuse (one schedule in
+	// four), and failed commits.
+	var cancelled []*order
+	for _, o := range placed {
+		if o.cancelled {
+			cancelled = append(cancelled, o)
+		}
+	}
+	if src.Intn("refused", 4) == 0 && len(cancelled) > 0 {
+		o := cancelled[src.Intn("refused-order", len(cancelled))]
+		s.Workload = append(s.Workload, sim.Command{At: at + time.Second,
+			Command: orders.Command{Kind: orders.Amend, OrderID: o.id, Amount: money(1), Text: "after the cancel"}})
+	}
 	for i, n := 0, src.Intn("commit-failures", 3); i < n; i++ {
 		s.Faults = append(s.Faults, sim.Fault{Kind: sim.FaultCommitFailure,
 			Point:      sim.CommitBoundaries[src.Intn("commit-failure-at", len(sim.CommitBoundaries))],
