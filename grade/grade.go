@@ -173,7 +173,7 @@ func Report(v variant.Variant) ([]Failure, error) {
 		seen[key] = true
 		shown++
 		at := fmt.Sprintf("%s@%d", f.Failure.Point, f.Failure.Occurrence)
-		replay := "-lab.replay=" + failurePrefix + at
+		replay := "-lab.replay=" + scenarios.FailurePrefix + at
 		line := fmt.Sprintf("%s when commit %s fails (nothing committed, the process gets an error): %s", v.Name, at, f.Outcome)
 		lineDE := fmt.Sprintf("%s, wenn der Commit %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler): %s", v.Name, at, f.Outcome)
 		if f.Relays > 1 {
@@ -259,29 +259,10 @@ func Grade(t testing.TB, v variant.Variant, opts Options) {
 	}
 }
 
-// failurePrefix starts the -lab.replay name of a failure sweep's run:
-// commit-failure:relay.claim@2.
-const failurePrefix = "commit-failure:"
-
 // Replay plays one run of v, named as -lab.replay names it, logs its
 // timeline and returns an error if its outcome is not what v declares.
 func Replay(t testing.TB, v variant.Variant, name string, relays int) error {
 	t.Helper()
-	if rest, ok := strings.CutPrefix(name, failurePrefix); ok {
-		boundary, at, found := strings.Cut(rest, "@")
-		k, err := strconv.Atoi(at)
-		f := sim.Fault{Kind: sim.FaultCommitFailure, Point: boundary, Occurrence: k}
-		if !found || err != nil || k < 1 || !slices.Contains(sim.CommitBoundaries, boundary) {
-			return fmt.Errorf("-lab.replay=%s: want %sBOUNDARY@K, e.g. %srelay.claim@2 (boundaries: %s)", name, failurePrefix, failurePrefix, strings.Join(sim.CommitBoundaries, ", "))
-		}
-		cfg := scenarios.Matrix().Config(v)
-		cfg.Faults = append(cfg.Faults, f)
-		if relays > 0 {
-			cfg.Relays = relays
-		}
-		cfg.Trace = true
-		return logRun(t, cfg, check.OK, f.String())
-	}
 	if rest, ok := strings.CutPrefix(name, "explore:"); ok {
 		runs, seed, found := strings.Cut(rest, ":")
 		n, err1 := strconv.Atoi(runs)

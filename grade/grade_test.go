@@ -135,7 +135,7 @@ func TestGradingABillingThatKeepsAFailedDelivery(t *testing.T) {
 func TestAReplayOfAFailedCommitNamesWhatIsValid(t *testing.T) {
 	for _, name := range []string{"commit-failure:relay.send@1", "commit-failure:relay.claim", "commit-failure:relay.claim@0"} {
 		err := grade.Replay(t, variant.Outbox(), name, 0)
-		if err == nil || !strings.Contains(err.Error(), "want commit-failure:BOUNDARY@K, e.g. commit-failure:relay.claim@2 (boundaries: service.commit,") {
+		if err == nil || !strings.Contains(err.Error(), "want commit-failure:BOUNDARY@K, e.g. commit-failure:relay.claim@2 (boundaries: service.commit,") || !strings.HasPrefix(err.Error(), "-lab.replay="+name) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

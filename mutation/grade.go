@@ -95,7 +95,7 @@ func GradeMutant(id int, depth Depth) (r Result) {
 		r.Failed = append(r.Failed, "failure sweep: error "+err.Error())
 	}
 	for _, f := range fs.Failures {
-		row := f.Failure.String()
+		row := fmt.Sprintf("%s%s@%d", scenarios.FailurePrefix, f.Failure.Point, f.Failure.Occurrence)
 		if f.Relays > 1 {
 			row += fmt.Sprintf(" (%d relays)", f.Relays)
 		}

@@ -4,6 +4,8 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -220,13 +222,45 @@ func crashes(name string) (Scenario, error) {
 	}, nil
 }
 
+// FailurePrefix starts the name of a failure sweep's run:
+// "commit-failure:relay.claim@2", the second commit at relay.claim fails.
+const FailurePrefix = "commit-failure:"
+
+// commitFailure is the failure sweep's run of the matrix's workload in
+// which the commit at boundary@k fails.
+func commitFailure(name string) (Scenario, error) {
+	boundary, at, found := strings.Cut(strings.TrimPrefix(name, FailurePrefix), "@")
+	k, err := strconv.Atoi(at)
+	if !found || err != nil || k < 1 || !slices.Contains(sim.CommitBoundaries, boundary) {
+		return Scenario{}, fmt.Errorf("scenario %q: want %sBOUNDARY@K, e.g. %srelay.claim@2 (boundaries: %s)",
+			name, FailurePrefix, FailurePrefix, strings.Join(sim.CommitBoundaries, ", "))
+	}
+	f := sim.Fault{Kind: sim.FaultCommitFailure, Point: boundary, Occurrence: k}
+	return Scenario{
+		Name:      name,
+		Summary:   fmt.Sprintf("the standard workload; commit %d at %s fails (nothing committed, the process gets an error)", k, boundary),
+		SummaryDE: fmt.Sprintf("die Standard-Arbeitslast; Commit %d bei %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler)", k, boundary),
+		Seed:      MatrixSeed,
+		Configure: func(v variant.Variant, seed uint64) sim.Config {
+			cfg := sim.DefaultConfig(v, Workload(), seed) // the matrix's run, as the failure sweep makes it
+			cfg.Faults = append(cfg.Faults, f)
+			return cfg
+		},
+	}, nil
+}
+
 // FindScenario resolves a scenario name: a named scenario of the catalogue,
-// or a matrix point with an optional occurrence ("relay.after-send@2").
+// a matrix point with an optional occurrence ("relay.after-send@2"),
+// crashes joined by + (the crash sweep's runs), or a failed commit
+// ("commit-failure:relay.claim@2", the failure sweep's runs).
 func FindScenario(name string) (Scenario, error) {
 	for _, s := range Catalogue() {
 		if s.Name == name {
 			return s, nil
 		}
+	}
+	if strings.HasPrefix(name, FailurePrefix) {
+		return commitFailure(name)
 	}
 	if strings.Contains(name, "+") {
 		return crashes(name)
@@ -240,7 +274,7 @@ func FindScenario(name string) (Scenario, error) {
 		return crashes(name) // a crash point that is not a row, as the sweep names them
 	}
 	if err != nil {
-		return Scenario{}, fmt.Errorf("unknown scenario %q (valid: %s, a matrix point, or any crash point process.before-effect or process.after-effect, with an optional @K, several joined by +; see `labrun list`)",
+		return Scenario{}, fmt.Errorf("unknown scenario %q (valid: %s, a matrix point, or any crash point process.before-effect or process.after-effect, with an optional @K, several joined by +, or commit-failure:BOUNDARY@K; see `labrun list`)",
 			name, strings.Join(ScenarioNames(), ", "))
 	}
 	summary := fmt.Sprintf("the standard workload with a crash at %s, occurrence %d", p.ID, k)
