@@ -20,12 +20,7 @@ import (
 // rule, two listeners competing on one subscription (beyond the variant's
 // limit of one) have no two events of one order to race on either.
 func TestADecisionWaitsForItsListener(t *testing.T) {
-	eur := func(s string) domain.Money { return domain.MustMoney(s, "EUR") }
-	workload := []sim.Command{
-		{Command: orders.Command{Kind: orders.Place, OrderID: "o-1", Amount: eur("10.00")}},
-		{Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: eur("1.00")}},
-		{Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: eur("2.00")}},
-	}
+	workload := placeAndAmendTwiceAtOnce()
 	v := variant.ListenToYourself()
 	two := sim.DefaultConfig(v, workload, 24)
 	two.Relays = 2
@@ -78,12 +73,7 @@ func (neverBehind) Holds(string, string) bool { return false }
 // succeeded knows better. The checker counts the commands answered with
 // success against the committed versions: LOST.
 func TestAStaleDecisionIsCaught(t *testing.T) {
-	eur := func(s string) domain.Money { return domain.MustMoney(s, "EUR") }
-	workload := []sim.Command{
-		{Command: orders.Command{Kind: orders.Place, OrderID: "o-1", Amount: eur("10.00")}},
-		{Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: eur("1.00")}},
-		{Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: eur("2.00")}},
-	}
+	workload := placeAndAmendTwiceAtOnce()
 	v := variant.ListenToYourself()
 	v.NewService = func(env variant.Env) (variant.Service, error) {
 		return &listen.Service{DB: env.OrderDB, Broker: env.Broker, Self: neverBehind{}, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
@@ -104,5 +94,15 @@ func TestAStaleDecisionIsCaught(t *testing.T) {
 	// (an interleaving a seed draws), no decision was stale.
 	if lost < 10 {
 		t.Fatalf("a stale decision was LOST in %d of 50 seeds, want at least 10", lost)
+	}
+}
+
+// placeAndAmendTwiceAtOnce is o-1 placed and amended twice, all at once.
+func placeAndAmendTwiceAtOnce() []sim.Command {
+	eur := func(s string) domain.Money { return domain.MustMoney(s, "EUR") }
+	return []sim.Command{
+		{Command: orders.Command{Kind: orders.Place, OrderID: "o-1", Amount: eur("10.00")}},
+		{Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: eur("1.00")}},
+		{Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: eur("2.00")}},
 	}
 }

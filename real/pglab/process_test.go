@@ -46,6 +46,15 @@ func program(t *testing.T) (string, []string) {
 	return exe, []string{"-test.run=^$"}
 }
 
+// placements places orders o-1 to o-n.
+func placements(n int) []orders.Command {
+	var out []orders.Command
+	for i := range n {
+		out = append(out, place(fmt.Sprintf("o-%d", i+1)))
+	}
+	return out
+}
+
 func timeline(res sqlitelab.Result) string {
 	return strings.Join(res.Timeline, "\n")
 }
@@ -58,10 +67,7 @@ func timeline(res sqlitelab.Result) string {
 func TestTwoRelayProcessesOnPostgreSQL(t *testing.T) {
 	dsn := emptyDatabases(t, 1)[0]
 	exe, args := program(t)
-	var workload []orders.Command
-	for i := range 60 {
-		workload = append(workload, place(fmt.Sprintf("o-%d", i+1)))
-	}
+	workload := placements(60)
 	res, err := sqlitelab.Run(sqlitelab.Config{Variant: "outbox", Relays: 2, Workload: workload, Program: exe, Args: args, Postgres: dsn, Burst: true})
 	if err != nil {
 		t.Fatal(err)
@@ -126,10 +132,7 @@ func TestTheMatrixOnPostgreSQLEqualsTheSimulators(t *testing.T) {
 func TestAClaimWithoutALockIsUnsafeOnPostgreSQL(t *testing.T) {
 	dsn := emptyDatabases(t, 1)[0]
 	exe, args := program(t)
-	var workload []orders.Command
-	for i := range 100 {
-		workload = append(workload, place(fmt.Sprintf("o-%d", i+1)))
-	}
+	workload := placements(100)
 	worst := func(variant, postgres string, tries int) (check.Outcome, sqlitelab.Result) {
 		t.Helper()
 		var last sqlitelab.Result
