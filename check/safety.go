@@ -19,13 +19,15 @@ import (
 //   - nothing is marked SENT by a relay that does not hold a live lease;
 //   - no terminal state is left: a SENT message is never written again, a
 //     DEAD_LETTER only by an operator's replay to PENDING;
-//   - nothing but a SENT message is deleted (chapter 001: retention must not
-//     destroy the evidence);
+//   - nothing but a SENT message is deleted, and that only once the
+//     retention period (outbox.Config.Retention) has passed since it was
+//     sent (chapter 001: retention must not destroy the evidence early);
 //   - billing never charges an order more than was ordered: the running sum
 //     of an order's ledger entries never exceeds the order's total.
 //
 // It returns every breach in plain words, in the order they happened.
 func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Order) []string {
+	retention := outbox.DefaultConfig("").Retention
 	var out []string
 	last := map[string]outbox.Message{}
 	writtenBy := map[string]uint64{} // key -> the commit that wrote last
@@ -41,6 +43,10 @@ func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Ord
 				if seen && prev.Status != outbox.Sent && writtenBy[ch.Key] != c.Seq {
 					out = append(out, fmt.Sprintf("commit %d by %s: %s deleted while %s: only a SENT message may go; an unsent one is the evidence and the replay source",
 						c.Seq, c.Owner, prev.ID, prev.Status))
+				}
+				if keep := prev.SentAt.Add(retention); seen && prev.Status == outbox.Sent && !c.At.IsZero() && c.At.Before(keep) {
+					out = append(out, fmt.Sprintf("commit %d by %s: %s deleted %s after it was SENT: retention keeps a SENT message %s, as the evidence",
+						c.Seq, c.Owner, prev.ID, c.At.Sub(prev.SentAt).Round(time.Second), retention))
 				}
 				delete(last, ch.Key)
 				continue

@@ -38,7 +38,7 @@ var sample = []struct{ key, first string }{
 	{"outbox/relay.go:recordSent:delete:err = r.Gate.Cross(BoundaryMark, tx.Commit)",
 		"service.before-commit@1: STUCK"},
 	{"outbox/maintenance.go:Cleanup:negate:m.Status == Sent && m.SentAt.Before(cutoff)",
-		"rejected: LOST"},
+		"service.before-commit@1: UNSAFE"},
 	{"inbox/consumer.go:process:delete:tx.Put(TableParked, key, Parked{Envelope: env, Reason: fmt.Sprintf(\"waiting for #%d\", applied+1), At: now})",
 		"reorder: LOST"},
 	{"inbox/consumer.go:apply:delete:SetApplied(tx, event.AggregateID(), event.Seq())",

@@ -8,10 +8,13 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/broker"
+	"outboxlab/check"
 	"outboxlab/effect"
 	"outboxlab/inbox"
 	"outboxlab/orders"
+	"outboxlab/outbox"
 	"outboxlab/scenarios"
+	"outboxlab/sim"
 	"outboxlab/variant"
 )
 
@@ -95,5 +98,51 @@ func TestAServiceThatSaysOKOnAFailedCommitIsCaught(t *testing.T) {
 	bad, _ := commitFailures(t, v)
 	if len(bad) == 0 || !strings.Contains(bad[0], "service.commit") || !strings.Contains(bad[0], "answered") {
 		t.Fatalf("a service that says OK on a failed commit: %v, want LOST at service.commit", bad)
+	}
+}
+
+// eagerCleanup is a relay whose retention cleanup deletes every SENT
+// message, however young: it forgot the age.
+type eagerCleanup struct {
+	variant.RelayAdapter
+	env variant.Env
+}
+
+func (r eagerCleanup) Cleanup() (int, error) {
+	tx := r.env.OrderDB.Begin(r.env.Owner)
+	defer tx.Rollback()
+	n := 0
+	tx.Scan(outbox.Table, func(key string, v any) bool {
+		if v.(outbox.Message).Status == outbox.Sent {
+			tx.Delete(outbox.Table, key)
+			n++
+		}
+		return true
+	})
+	if n == 0 {
+		return 0, nil
+	}
+	return n, r.env.Gate.Cross(outbox.BoundaryCleanup, tx.Commit)
+}
+
+// TestACleanupThatForgetsTheAgeIsCaught: the retention phase runs the
+// cleanup first while every message is young; one that deletes SENT
+// messages at once destroys the evidence before its time: UNSAFE.
+func TestACleanupThatForgetsTheAgeIsCaught(t *testing.T) {
+	v := variant.Outbox()
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		return eagerCleanup{variant.RelayAdapter{Relay: r}, env}, err
+	}
+	res, err := sim.Run(scenarios.Matrix().Config(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != check.Unsafe || len(res.Unsafe) == 0 || !strings.Contains(res.Unsafe[0], "after it was SENT: retention keeps a SENT message 168h0m0s") {
+		t.Fatalf("%s %v, want UNSAFE: a SENT message deleted before its retention ran out", res.Outcome, res.Unsafe)
+	}
+	ref, err := sim.Run(scenarios.Matrix().Config(variant.Outbox()))
+	if err != nil || ref.Outcome != check.OK {
+		t.Fatalf("the reference: %v %v", ref.Outcome, err)
 	}
 }

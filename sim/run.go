@@ -115,10 +115,15 @@ func Run(cfg Config) (Result, error) {
 		afterQuiesce = outbox.Unsent(w.orderDB)
 	}
 
-	// 3. retention: a retention period later, before anyone looked at the
-	// dead letters, the retention cleanup runs. It must leave them, the
-	// evidence and the replay source, where they are.
+	// 3. retention: the retention cleanup runs at once, while every message
+	// is younger than the retention period, and must delete nothing; then
+	// again a retention period later, before anyone looked at the dead
+	// letters, and must leave them, the evidence and the replay source,
+	// where they are.
 	w.phase("retention")
+	if err := w.cleanup(); err != nil {
+		return Result{}, err
+	}
 	w.clock.Set(w.clock.Now().Add(RetentionAge))
 	if err := w.cleanup(); err != nil {
 		return Result{}, err
