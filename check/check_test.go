@@ -62,6 +62,15 @@ func TestCheck(t *testing.T) {
 		}, nil},
 		{"busy at the horizon", check.World{Busy: "relay-1 wants to work"},
 			[]string{"STUCK: still busy at the end of the horizon: relay-1 wants to work"}},
+		{"acknowledged and not committed", check.World{
+			Orders: []domain.Order{order("o-1", 1)}, Ledger: []billing.Entry{entry("o-1", 1)}, Quiesced: true,
+			Acknowledged: []string{"o-1", "o-1"},
+		}, []string{"LOST o-1: the service answered 2 command(s) with success, but 1 change(s) are committed"}},
+		{"an account that forgot its cancel", check.World{
+			Orders: []domain.Order{order("o-1", 2)}, Quiesced: true,
+			Ledger: []billing.Entry{entry("o-1", 1), {OrderID: "o-1", Sequence: 2, Kind: billing.Credit}},
+			Accounts: []billing.Account{{OrderID: "o-1"}},
+		}, []string{"MISMATCH o-1: the account says cancelled: false, its ledger says true"}},
 		{"worst first", check.World{
 			Orders: []domain.Order{order("o-1", 1), order("o-2", 1)}, Ledger: []billing.Entry{entry("o-1", 1), entry("o-1", 1)}, Quiesced: true,
 		}, []string{"LOST o-2#1: committed, but billing never applied it", "DUPLICATE o-1#1: billing applied the change 2 times"}},

@@ -67,7 +67,8 @@ func Changes(orderLog []store.Commit) []Change {
 
 // content compares what billing applied with what was committed, change by
 // change, for every change that was applied exactly once (the others are
-// LOST, PHANTOM or DUPLICATE already), and every account with its ledger.
+// LOST, PHANTOM or DUPLICATE already), and every account with its ledger
+// (its billed sum, and cancelled exactly when the ledger has the credit).
 // That the ledger nets to the order's final total (zero when cancelled)
 // follows: the changes are read as differences of the committed totals, so
 // when each was applied once with its amount, their sum is the final total.
@@ -75,9 +76,11 @@ func content(w World, effects map[change]int) []Violation {
 	var vs []Violation
 	applied := map[change]billing.Entry{}
 	net := map[string]int64{}
+	credited := map[string]bool{} // the ledger has the cancel's credit
 	for _, e := range w.Ledger {
 		applied[change{e.OrderID, e.Sequence}] = e
 		net[e.OrderID] += e.Amount.Minor
+		credited[e.OrderID] = credited[e.OrderID] || e.Kind == billing.Credit
 	}
 	for _, c := range w.Changes {
 		k := change{c.OrderID, c.Sequence}
@@ -95,6 +98,10 @@ func content(w World, effects map[change]int) []Violation {
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
 				Detail: fmt.Sprintf("the account shows %s billed, its ledger nets to %s",
 					a.Billed, domain.Money{Minor: net[a.OrderID], Currency: a.Billed.Currency})})
+		}
+		if a.Cancelled != credited[a.OrderID] {
+			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
+				Detail: fmt.Sprintf("the account says cancelled: %v, its ledger says %v", a.Cancelled, credited[a.OrderID])})
 		}
 	}
 	return vs

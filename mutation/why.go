@@ -245,6 +245,48 @@ func (a Analysis) notes(ms []Mutant) []string {
 // Survivors are mutants the lab does not catch, by Key, with why: what
 // the rules of Explain do not cover.
 var Survivors = map[string]Reason{
+	"outbox/message.go:Claim:swap:if !ok || now.Before(at) { return fmt.Errorf(\"claim %s: %w: %s\", m.String(), ErrIllegalTransition, m.why(now)) } m.Status, m.LeaseOwner, m.ClaimedAt, m.LeaseUntil = InFlight, owner, now, leaseUntil": {"equivalent",
+		"a refused claim changes a copy nobody writes: ClaimDue writes only the messages it claimed"},
+	"outbox/message.go:checkLease:delete:if m.Status != InFlight { return fmt.Errorf(\"%s: %w: status %s\", m.String(), ErrIllegalTransition, m.Status) }": {"equivalent",
+		"no state but IN_FLIGHT has a lease owner (a message starts without one; MarkSent, MarkFailed and Release clear it), so the owner check below refuses the same writes"},
+	"outbox/message.go:checkLease:swap:if m.Status != InFlight { return fmt.Errorf(\"%s: %w: status %s\", m.String(), ErrIllegalTransition, m.Status) } if m.LeaseOwner != owner || !now.Before(m.LeaseUntil) { return fmt.Errorf(\"%s: %w: %s holds it until %s, %s asked at %s\", m.String(), ErrLeaseLost, m.LeaseOwner, m.LeaseUntil.Format(time.RFC3339), owner, now.Format(time.RFC3339)) }": {"equivalent",
+		"either check refuses; the only difference is which error, and every caller treats ErrLeaseLost and ErrIllegalTransition alike"},
+	"outbox/message.go:checkLease:drop-left:m.LeaseOwner != owner": {"blind spot",
+		"a stale relay's mark while another relay holds a live lease on the message and has not marked it yet: in the stall row relay-1 resumes after relay-2 marked the message SENT, and the status check refuses; no schedule of the lab's puts relay-1's mark inside relay-2's lease"},
+	"outbox/message.go:MarkSent:delete:m.LeaseOwner, m.ClaimedAt, m.LeaseUntil = \"\", time.Time{}, time.Time{}": {"equivalent",
+		"a SENT message is never written again (the status check refuses; Claim, Release and Recover skip it), so its stale lease fields are never read"},
+	"outbox/message.go:MarkFailed:delete:if err := m.checkLease(owner, now); err != nil { return fmt.Errorf(\"mark failed: %w\", err) }": {"blind spot",
+		"a relay whose lease ran out and whose publish then fails would record the failure over the new owner's claim: the stall row's late publish succeeds, and exploration did not combine a stall with a failing broker"},
+	"outbox/message.go:MarkFailed:swap:if err := m.checkLease(owner, now); err != nil { return fmt.Errorf(\"mark failed: %w\", err) } m.Attempts++": {"equivalent",
+		"a refused mark changes a copy nobody writes: recordFailure writes the message only when MarkFailed succeeded"},
+	"outbox/message.go:MarkFailed:delete:m.LastError = cause": {"metrics",
+		"the error text is what an operator reads (a dead letter's reason); the lab does not check it"},
+	"outbox/message.go:MarkFailed:swap:m.LastError = cause m.LeaseOwner, m.ClaimedAt, m.LeaseUntil = \"\", time.Time{}, time.Time{}": {"equivalent",
+		"two writes of different fields, neither reading the other: in either order the same"},
+	"outbox/message.go:MarkFailed:delete:m.LeaseOwner, m.ClaimedAt, m.LeaseUntil = \"\", time.Time{}, time.Time{}": {"equivalent",
+		"a FAILED or DEAD_LETTER message is claimed again (which sets the lease anew) or replayed, never marked or released, so its stale lease fields are never read"},
+	"outbox/message.go:MarkFailed:swap:if m.Attempts >= maxAttempts { m.Status, m.NextAttemptAt = DeadLetter, time.Time{} return nil } m.Status, m.NextAttemptAt = Failed, retryAt": {"equivalent",
+		"the dead-letter branch sets status and next attempt itself: in either order the result is the same"},
+	"outbox/message.go:MarkFailed:swap:m.LeaseOwner, m.ClaimedAt, m.LeaseUntil = \"\", time.Time{}, time.Time{} if m.Attempts >= maxAttempts { m.Status, m.NextAttemptAt = DeadLetter, time.Time{} return nil }": {"equivalent",
+		"a dead letter then keeps its stale lease fields, which nobody reads (a replay sets PENDING, a claim sets them anew)"},
+	"outbox/message.go:Replay:delete:if m.Status != DeadLetter { return fmt.Errorf(\"replay %s: %w: only dead letters are replayed\", m.String(), ErrIllegalTransition) }": {"equivalent",
+		"ReplayDeadLetters calls Replay only on dead letters"},
+	"outbox/relay.go:ClaimDue:swap:if blocked[agg] { return true } if err := m.Claim(r.cfg.Owner, now, now.Add(r.cfg.Lease)); err != nil { blocked[agg] = true return true }": {"equivalent",
+		"claiming first changes a copy that a blocked order's message never writes: the check that follows skips it before the write"},
+	"outbox/relay.go:ClaimDue:swap:tx.Put(Table, m.Key, m) batch = append(batch, m)": {"equivalent",
+		"the write and the local batch touch nothing of each other's"},
+	"outbox/relay.go:ClaimDue:delete:if len(batch) == 0 { return nil, nil }": {"equivalent",
+		"a claim of nothing then commits an empty transaction, which changes nothing"},
+	"outbox/relay.go:ClaimDue:bound:len(batch) < r.cfg.BatchSize": {"blind spot",
+		"a batch one larger than configured: no workload of the lab's has ten messages due at once, so a batch never fills"},
+	"outbox/relay.go:ClaimDue:delete:if blocked[agg] { return true }": {"blind spot",
+		"the relay then publishes an order's later events before an earlier one is sent; billing parks them until it arrives, so no effect goes wrong. A consumer that relies on the broker's order per key would apply them out of order: a check of the publish order was tried and also flags cdc (it skips a dead letter) and several mistakes, and waits for a decision"},
+	"outbox/relay.go:ClaimDue:delete:blocked[agg] = true": {"blind spot",
+		"the relay then publishes an order's later events before an earlier one is sent; billing parks them until it arrives, so no effect goes wrong. A consumer that relies on the broker's order per key would apply them out of order: a check of the publish order was tried and also flags cdc (it skips a dead letter) and several mistakes, and waits for a decision"},
+	"outbox/relay.go:recordSent:delete:if !ok { return true, nil }": {"equivalent",
+		"a message that is gone reads as the zero message, which the lease check refuses the same way"},
+	"outbox/relay.go:recordSent:delete:tx.Delete(Table, cur.Key)": {"blind spot",
+		"deleting instead of marking (Config.DeleteOnSend, chapter 004) is an option none of the lab's variants sets"},
 	"outbox/relay.go:Recover:drop-left:m.Status == InFlight": {"equivalent",
 		"Release refuses a message that is not IN_FLIGHT itself, so the guard only spares a call"},
 	"outbox/relay.go:Recover:drop-right:m.LeaseOwner == r.cfg.Owner": {"equivalent",
@@ -287,6 +329,18 @@ var rules = []struct {
 	{func(m Mutant) bool {
 		return m.File == "outbox/relay.go" && m.Func == "Step" && onlyReport(m.Code)
 	}, Reason{"metrics", "it changes only the step's report (StepReport counts for metrics and Run's idle wait); the lab reads the tables and the broker, not the report"}},
+	{func(m Mutant) bool {
+		return m.File == "outbox/relay.go" && m.Func == "recordFailure" && (strings.Contains(m.Code, "unsent") || strings.Contains(m.Code, "released"))
+	}, Reason{"blind spot", "latency: without it the batch's unsent rest waits for its lease (30 s) instead of going back at once; the lab checks what arrives, not how soon"}},
+	{func(m Mutant) bool {
+		return m.File == "outbox/relay.go" && m.Func == "recordFailure" && strings.Contains(strings.ToLower(m.Code), "jitter")
+	}, Reason{"blind spot", "timing: jitter spreads the retries of many relays in time; the lab counts attempts, not when they come"}},
+	{func(m Mutant) bool {
+		return m.File == "outbox/relay.go" && m.Func == "recordFailure" && strings.HasPrefix(strings.TrimPrefix(m.Code, "tx.Put(Table, cur.Key, cur) "), "dead = ")
+	}, Reason{"metrics", "it changes only whether the step reports a dead letter (StepReport); the lab reads the tables"}},
+	{func(m Mutant) bool {
+		return m.File == "outbox/relay.go" && m.Func == "Step" && (strings.Contains(m.Code, "pausedUntil") || strings.Contains(m.Code, "failedSteps"))
+	}, Reason{"blind spot", "load: the step's pause after a failed publish spares the broker the other messages' attempts during an outage; each message's own backoff keeps its attempts within the budget, which is what the lab counts"}},
 	{func(m Mutant) bool {
 		return m.File == "outbox/relay.go" && m.Func == "NextWake"
 	}, Reason{"blind spot", "latency: NextWake only tells the simulator when to wake the relay; waking it too early costs a poll, too late delays a send, and the lab checks what arrives, not how soon"}},
