@@ -68,7 +68,7 @@ func TestCheck(t *testing.T) {
 		}, []string{"LOST o-1: the service answered 2 command(s) with success, but 1 change(s) are committed"}},
 		{"an account that forgot its cancel", check.World{
 			Orders: []domain.Order{order("o-1", 2)}, Quiesced: true,
-			Ledger: []billing.Entry{entry("o-1", 1), {OrderID: "o-1", Sequence: 2, Kind: billing.Credit}},
+			Ledger:   []billing.Entry{entry("o-1", 1), {OrderID: "o-1", Sequence: 2, Kind: billing.Credit}},
 			Accounts: []billing.Account{{OrderID: "o-1"}},
 		}, []string{"MISMATCH o-1: the account says cancelled: false, its ledger says true"}},
 		{"worst first", check.World{
