@@ -331,6 +331,26 @@ var Survivors = map[string]Reason{
 		"a replay of nothing then commits an empty transaction"},
 	"billing/ledger.go:ApplyEffect:swap:tx.Put(tableMeta, keyLedgerN, n+1) entry.Key = store.SeqKey(\"\", n)": {"equivalent",
 		"a write and a field of a local entry that touch nothing of each other's"},
+	"outbox/message.go:Release:delete:if m.Status != InFlight || m.LeaseOwner != owner { return fmt.Errorf(\"release %s: %w: not in flight for %s\", m.String(), ErrIllegalTransition, owner) }": {"blind spot",
+		"every caller checks first except the release of a failed batch's rest, whose messages stay the relay's own unless it stalled past their lease and then failed a publish: a combination no schedule of the lab's arranges"},
+	"outbox/message.go:Release:drop-left:m.Status != InFlight": {"equivalent",
+		"no state but IN_FLIGHT has a lease owner, so the owner check alone refuses the same"},
+	"outbox/message.go:Release:drop-right:m.LeaseOwner != owner": {"blind spot",
+		"every caller checks first except the release of a failed batch's rest, whose messages stay the relay's own unless it stalled past their lease and then failed a publish: a combination no schedule of the lab's arranges"},
+	"outbox/relay.go:ReplayDeadLetters:drop-left:m.Status == DeadLetter": {"equivalent",
+		"Replay refuses a message that is not a dead letter itself"},
+	"outbox/relay.go:ReplayDeadLetters:drop-right:f.matches(m)": {"blind spot",
+		"the lab's operator replays every dead letter; a replay filtered by order or event type is never asked for"},
+	"outbox/relay.go:ReplayDeadLetters:drop-left:m.Status == DeadLetter && f.matches(m)": {"blind spot",
+		"Replay refuses what is not a dead letter itself, and the lab's operator replays every dead letter: the filter is never asked for"},
+	"outbox/relay.go:ReplayDeadLetters:swap:tx.Put(Table, m.Key, m) n++": {"equivalent",
+		"a write and a local counter that touch nothing of each other's"},
+	"outbox/relay.go:ReplayDeadLetters:delete:if n == 0 { return 0, nil }": {"equivalent",
+		"a replay of nothing then commits an empty transaction"},
+	"outbox/relay.go:ReplayDeadLetters:swap:if n == 0 { return 0, nil } if err := r.Gate.Cross(effect.Boundary{Process: \"relay\", Effect: \"replay\"}, tx.Commit); err != nil { return 0, fmt.Errorf(\"outbox: replay: %w\", err) }": {"equivalent",
+		"a replay of nothing then commits an empty transaction before it returns"},
+	"outbox/message.go:MarkFailed:bound:m.Attempts >= maxAttempts": {"blind spot",
+		"one attempt more than the policy: the checker's budget (check.Budget) allows MaxAttempts+1 publishes of a message, so it cannot tell; a budget of MaxAttempts catches it and also turns the README's learner relay (no attempt count) into STORM at broker-outage, which waits for a decision"},
 	"outbox/relay.go:Recover:drop-left:m.Status == InFlight": {"equivalent",
 		"Release refuses a message that is not IN_FLIGHT itself, so the guard only spares a call"},
 	"outbox/relay.go:Recover:drop-right:m.LeaseOwner == r.cfg.Owner": {"equivalent",
@@ -385,6 +405,15 @@ var rules = []struct {
 	{func(m Mutant) bool {
 		return m.File == "outbox/relay.go" && m.Func == "Step" && (strings.Contains(m.Code, "pausedUntil") || strings.Contains(m.Code, "failedSteps"))
 	}, Reason{"blind spot", "load: the step's pause after a failed publish spares the broker the other messages' attempts during an outage; each message's own backoff keeps its attempts within the budget, which is what the lab counts"}},
+	{func(m Mutant) bool {
+		return m.File == "outbox/maintenance.go" && m.Func == "Cleanup"
+	}, Reason{"blind spot", "a cleanup that deletes less, or nothing, leaves SENT rows for ever: the outbox grows (chapter 003: 730,000 rows a year), which no outcome of the lab's names. What it must never delete is checked (a breach), and the partial index keeps polls cheap meanwhile (BenchmarkClaimDue)"}},
+	{func(m Mutant) bool {
+		return m.File == "outbox/relay.go" && m.Func == "matches"
+	}, Reason{"blind spot", "the lab's operator replays every dead letter; a replay filtered by order or event type is never asked for"}},
+	{func(m Mutant) bool {
+		return m.File == "outbox/relay.go" && m.Func == "recordFailure" && strings.Contains(m.Code, "cur.Release(")
+	}, Reason{"blind spot", "latency: without the release the batch's unsent rest waits for its lease (30 s) instead of going back at once; the lab checks what arrives, not how soon"}},
 	{func(m Mutant) bool {
 		return m.File == "outbox/relay.go" && m.Func == "NextWake"
 	}, Reason{"blind spot", "latency: NextWake only tells the simulator when to wake the relay; waking it too early costs a poll, too late delays a send, and the lab checks what arrives, not how soon"}},
