@@ -95,7 +95,7 @@ func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f 
 		Outcome:    trace.Outcome,
 		Expected:   check.OK,
 		Violations: trace.Violations,
-		Replay:     f.Replay(program) + " --format html",
+		Replay:     f.Replay(programName()) + " --format html",
 		Trace:      trace.Trace,
 	}, reportOptions(w))
 }
@@ -131,7 +131,7 @@ func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f 
 	for _, v := range f.Result.Violations {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
-	fmt.Fprint(w, trf(w, "Replay: %s\n", f.Replay(program)))
+	fmt.Fprint(w, trf(w, "Replay: %s\n", f.Replay(programName())))
 	writeSituations(w, f.Runs, reached)
 }
 
@@ -170,7 +170,7 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 	}
 	if f != nil {
 		ce := &counterexample{Outcome: f.Result.Outcome.String(), Violations: []string{}, Unsafe: []string{},
-			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Replay(program)}
+			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Replay(programName())}
 		for _, v := range f.Result.Violations {
 			ce.Violations = append(ce.Violations, v.String())
 		}

@@ -23,10 +23,12 @@ import (
 	"io"
 	"math"
 	"os"
-	"outboxlab/scenarios"
-	"outboxlab/variant"
 	"strconv"
 	"strings"
+	"sync/atomic"
+
+	"outboxlab/scenarios"
+	"outboxlab/variant"
 )
 
 // Lab is a labrun: the command that runs it, for the replay commands it
@@ -53,15 +55,26 @@ func (l Lab) Run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "labrun: %v\n", err)
 		return exitUsage
 	}
-	program = l.Command
-	if program == "" {
-		program = "labrun"
+	command := l.Command
+	if command == "" {
+		command = "labrun"
 	}
+	program.Store(&command)
 	return run(args, stdout, stderr)
 }
 
-// program is the command that runs this labrun (Lab.Command).
-var program = "go run ./cmd/labrun"
+// program is the command that runs this labrun (Lab.Command), set by
+// Lab.Run; labs that run at once (the report's tests) all set it.
+var program atomic.Pointer[string]
+
+// programName is the command that runs this labrun, as replay lines name
+// it.
+func programName() string {
+	if p := program.Load(); p != nil {
+		return *p
+	}
+	return "go run ./cmd/labrun"
+}
 
 // Exit codes.
 const (

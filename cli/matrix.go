@@ -277,7 +277,7 @@ func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, 
 			fmt.Fprintf(w, "  - %s\n", v)
 		}
 		if c.Counterexample != nil {
-			fmt.Fprint(w, trf(w, "  - replay: `%s`\n", c.Counterexample.Replay(program, c.Variant)))
+			fmt.Fprint(w, trf(w, "  - replay: `%s`\n", c.Counterexample.Replay(programName(), c.Variant)))
 		}
 	}
 }
@@ -358,7 +358,7 @@ func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 			page.Runs[report.Key(v.Name, c.Point.ID)] = report.Run{
 				Title:   strings.TrimSpace(trf(w, "%s at %s: %s (%s)\n", v.Name, c.Point.ID, res.Outcome, trf(w, "expected %s", c.Expected))),
 				Summary: summary, Outcome: res.Outcome, Expected: expected, Violations: res.Violations,
-				Replay: ce.Replay(program, v.Name), Trace: res.Trace,
+				Replay: ce.Replay(programName(), v.Name), Trace: res.Trace,
 			}
 		}
 	}
@@ -402,7 +402,7 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 		for _, v := range c.Violations {
 			fmt.Fprintln(w, hanging("  ", "    ", v.String()))
 		}
-		fmt.Fprintln(w, command(tr(w, "  replay: "), c.Counterexample.Replay(program, c.Variant)))
+		fmt.Fprintln(w, command(tr(w, "  replay: "), c.Counterexample.Replay(programName(), c.Variant)))
 	}
 	if mismatches == 0 {
 		fmt.Fprintln(w, tr(w, "Every cell matches its variant's declaration."))
@@ -468,7 +468,7 @@ func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 			jc.Violations = append(jc.Violations, v.String())
 		}
 		if ce := c.Counterexample; ce != nil {
-			jc.Counterexample = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(program, c.Variant)}
+			jc.Counterexample = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(programName(), c.Variant)}
 		}
 		out.Cells = append(out.Cells, jc)
 	}
@@ -588,12 +588,12 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, cells [
 	if mismatches == 0 {
 		fmt.Fprintln(w, tr(w, "Every cell matches its variant's declaration: the mistakes fail where the chapters say."))
 	} else {
-		fmt.Fprint(w, trf(w, "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", mismatches, program))
+		fmt.Fprint(w, trf(w, "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", mismatches, programName()))
 	}
 	writeLegend(w)
 	fmt.Fprintln(w, tr(w, "\nNext:"))
 	for _, next := range nextSteps {
-		fmt.Fprintf(w, "  %-49s %s\n", program+" "+next[0], tr(w, next[1]))
+		fmt.Fprintf(w, "  %-49s %s\n", programName()+" "+next[0], tr(w, next[1]))
 	}
 }
 
@@ -722,7 +722,7 @@ func writeSweepFailures(w io.Writer, sw sim.Sweep) {
 			detail = ": " + f.Violations[0].String()
 		}
 		fmt.Fprintln(w, hanging("    ", "      ", trf(w, "%s after a crash at %s%s", f.Outcome, strings.Join(parts, tr(w, ", then at ")), detail)))
-		cmd := fmt.Sprintf("%s scenario %s --variant %s --seed %d", program, strings.Join(parts, "+"), sw.Variant, scenarios.MatrixSeed)
+		cmd := fmt.Sprintf("%s scenario %s --variant %s --seed %d", programName(), strings.Join(parts, "+"), sw.Variant, scenarios.MatrixSeed)
 		if f.Relays > 1 {
 			cmd += fmt.Sprintf(" --relays %d", f.Relays)
 		}

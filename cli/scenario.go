@@ -67,9 +67,9 @@ func runScenario(args []string, stdout io.Writer) error {
 		return usageError{err.Error()}
 	}
 	cfg := sc.Configure(v, seed)
-	replay := fmt.Sprintf("%s scenario %s --variant %s --seed %d", program, sc.Name, v.Name, seed)
+	replay := fmt.Sprintf("%s scenario %s --variant %s --seed %d", programName(), sc.Name, v.Name, seed)
 	if *file != "" {
-		replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d", program, *file, v.Name, seed)
+		replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d", programName(), *file, v.Name, seed)
 	}
 	if *relaysText != "" {
 		n64, err := wholeNumber("--relays", *relaysText, 1)
