@@ -310,12 +310,15 @@ func expression(b *ast.BinaryExpr, fn string, add adder, text func(ast.Node) str
 		add(fn, b, OpBound, fmt.Sprintf("turns `%s` into `%s %s= %s`", text(b), x, b.Op, y), "(", " || __mut.On(@ID@) && "+same+")")
 	case token.LEQ, token.GEQ: // <= becomes <, >= becomes >
 		add(fn, b, OpBound, fmt.Sprintf("turns `%s` into `%s %s %s`", text(b), x, strings.TrimSuffix(b.Op.String(), "="), y), "(", " && !(__mut.On(@ID@) && "+same+"))")
+	// A dropped side is not evaluated at all: the switch comes first, so
+	// that a side with an effect (m.Replay(now) == nil) loses the effect
+	// too, not only its value.
 	case token.LAND:
-		add(fn, b.X, OpDropLeft, "drops `"+x+"` from `"+oneLine(text(b))+"`", "(", " || __mut.On(@ID@))")
-		add(fn, b.Y, OpDropRight, "drops `"+y+"` from `"+oneLine(text(b))+"`", "(", " || __mut.On(@ID@))")
+		add(fn, b.X, OpDropLeft, "drops `"+x+"` from `"+oneLine(text(b))+"`", "(__mut.On(@ID@) || ", ")")
+		add(fn, b.Y, OpDropRight, "drops `"+y+"` from `"+oneLine(text(b))+"`", "(__mut.On(@ID@) || ", ")")
 	case token.LOR:
-		add(fn, b.X, OpDropLeft, "drops `"+x+"` from `"+oneLine(text(b))+"`", "(", " && !__mut.On(@ID@))")
-		add(fn, b.Y, OpDropRight, "drops `"+y+"` from `"+oneLine(text(b))+"`", "(", " && !__mut.On(@ID@))")
+		add(fn, b.X, OpDropLeft, "drops `"+x+"` from `"+oneLine(text(b))+"`", "(!__mut.On(@ID@) && ", ")")
+		add(fn, b.Y, OpDropRight, "drops `"+y+"` from `"+oneLine(text(b))+"`", "(!__mut.On(@ID@) && ", ")")
 	}
 }
 

@@ -1,12 +1,14 @@
 package mutation
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -66,5 +68,35 @@ func TestIndependentSwapsAreTheOnesThatCannotMatter(t *testing.T) {
 		if got := independent(body[0], body[1]); got != tc.want {
 			t.Errorf("independent(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// TestADroppedSideIsNotEvaluated: dropping a side of && or || drops its
+// effect too. The grader once kept "m.Replay(now) == nil" evaluated (the
+// switch came after it), so the replay still happened and the mutant
+// survived what it claims to be: a relay that never replays.
+func TestADroppedSideIsNotEvaluated(t *testing.T) {
+	ms, err := Generate("..", Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "outbox/relay.go:ReplayDeadLetters:drop-right:m.Replay(now) == nil"
+	var m *Mutant
+	for i := range ms {
+		if ms[i].Key == key {
+			m = &ms[i]
+		}
+	}
+	if m == nil {
+		t.Fatalf("no mutant %s", key)
+	}
+	schemata, err := Schemata("..", []Mutant{*m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(schemata[0].Files["outbox/relay.go"])
+	want := fmt.Sprintf("(__mut.On(%d) || m.Replay(now) == nil)", m.ID)
+	if !strings.Contains(src, want) {
+		t.Fatalf("the mutated relay.go has no %q", want)
 	}
 }
