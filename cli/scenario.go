@@ -138,6 +138,9 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
+	if res.CommitFailures > res.Situations[sim.FailureReported] {
+		fmt.Fprint(w, trf(w, "  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n", sim.FailureReported))
+	}
 	fmt.Fprint(w, trf(w, "Replay: %s\n", replay))
 }
 

@@ -20,7 +20,7 @@ import (
 
 // The flags a replay command sets.
 var (
-	replay   = flag.String("lab.replay", "", "replay one run of the graded variant as a timeline: a scenario (relay.after-send@2, P@1+Q@1, a story), commit-failure:BOUNDARY@K or explore:RUNS:SEED")
+	replay   = flag.String("lab.replay", "", "replay one run of the graded variant as a timeline: a scenario (relay.after-send@2, P@1+Q@1, a story), [ROW+]commit-failure:BOUNDARY@K or explore:RUNS:SEED")
 	relays   = flag.Int("lab.relays", 0, "with -lab.replay: how many relays run (default: the scenario's own)")
 	exercise = flag.Bool("exercise", false, "grade an exercise (its starter fails until it is solved)")
 	lang     = flag.String("lab.lang", "", "the language of failures and hints: en or de (default: de when LANG or LC_ALL starts with de, else en)")
@@ -166,16 +166,20 @@ func Report(v variant.Variant) ([]Failure, error) {
 	}
 	shown = 0
 	for _, f := range fs.Failures {
-		key := fmt.Sprint(f.Relays, f.Failure.Point, f.Outcome)
+		key := fmt.Sprint(f.Relays, f.Row, f.Failure.Point, f.Outcome, f.Missing)
 		if seen[key] || shown == maxSweep {
 			continue
 		}
 		seen[key] = true
 		shown++
 		at := fmt.Sprintf("%s@%d", f.Failure.Point, f.Failure.Occurrence)
-		replay := "-lab.replay=" + scenarios.FailurePrefix + at
+		replay := "-lab.replay=" + scenarios.FailureName(f.Row, *f.Failure)
 		line := fmt.Sprintf("%s when commit %s fails (nothing committed, the process gets an error): %s", v.Name, at, f.Outcome)
 		lineDE := fmt.Sprintf("%s, wenn der Commit %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler): %s", v.Name, at, f.Outcome)
+		if f.Row != "" {
+			line = fmt.Sprintf("%s when commit %s fails under %s (nothing committed, the process gets an error): %s", v.Name, at, f.Row, f.Outcome)
+			lineDE = fmt.Sprintf("%s, wenn der Commit %s unter %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler): %s", v.Name, at, f.Row, f.Outcome)
+		}
 		if f.Relays > 1 {
 			replay += fmt.Sprintf(" -lab.relays=%d", f.Relays)
 			line += fmt.Sprintf(" (%d relays)", f.Relays)
@@ -184,6 +188,10 @@ func Report(v variant.Variant) ([]Failure, error) {
 		if len(f.Violations) > 0 {
 			line += " (" + f.Violations[0].String() + ")"
 			lineDE += " (" + f.Violations[0].String() + ")"
+		}
+		if slices.Contains(f.Missing, sim.FailureReported) {
+			line += ", but the error never came back from the step, the delivery or the command that made the commit: the process went on as if it had committed (never reached " + string(sim.FailureReported) + ")"
+			lineDE += ", aber der Fehler kam nie aus dem Schritt, der Zustellung oder dem Befehl zurück, der den Commit machte: der Prozess machte weiter, als wäre gespeichert (nie erreicht: " + string(sim.FailureReported) + ")"
 		}
 		out = append(out, Failure{Outcome: f.Outcome, Line: line, LineDE: lineDE, Replay: replay})
 	}
@@ -306,9 +314,15 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 	for _, v := range res.Violations {
 		fmt.Fprintf(&b, "  %s\n", v)
 	}
+	if res.CommitFailures > res.Situations[sim.FailureReported] {
+		fmt.Fprintf(&b, "  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n", sim.FailureReported)
+	}
 	t.Log(b.String())
 	if res.Outcome != want {
 		return fmt.Errorf("%s, declared %s", res.Outcome, want)
+	}
+	if res.CommitFailures > res.Situations[sim.FailureReported] {
+		return fmt.Errorf("%s, declared %s, but a failed commit never came back as an error (never reached %s)", res.Outcome, want, sim.FailureReported)
 	}
 	return nil
 }

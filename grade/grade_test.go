@@ -1,6 +1,7 @@
 package grade_test
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"outboxlab/grade"
 	"outboxlab/inbox"
 	"outboxlab/outbox"
+	"outboxlab/sim"
 	"outboxlab/variant"
 )
 
@@ -138,5 +140,52 @@ func TestAReplayOfAFailedCommitNamesWhatIsValid(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "want commit-failure:BOUNDARY@K, e.g. commit-failure:relay.claim@2 (boundaries: service.commit,") || !strings.HasPrefix(err.Error(), "-lab.replay="+name) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// quietRelay is a learner's relay loop around the reference relay that
+// logs a failed commit and goes on: its step answers nil for
+// sim.ErrCommitFailed. It claims to be correct.
+func quietRelay() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "quiet-relay"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		return swallows{variant.RelayAdapter{Relay: r}}, err
+	}
+	return v
+}
+
+type swallows struct{ variant.Relay }
+
+func (r swallows) Step() (bool, error) {
+	did, err := r.Relay.Step()
+	if errors.Is(err, sim.ErrCommitFailed) {
+		return did, nil
+	}
+	return did, err
+}
+
+// TestGradingARelayThatSwallowsAFailedCommit: every outcome stays OK (the
+// claim or mark that failed is done again after the lease), so only the
+// missing error tells; the grade says so and its replay fails the same way.
+func TestGradingARelayThatSwallowsAFailedCommit(t *testing.T) {
+	failures, err := grade.Report(quietRelay())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(failures) == 0 {
+		t.Fatal("a relay that swallows failed commits passed")
+	}
+	f := failures[0]
+	if !strings.Contains(f.Line, "quiet-relay when commit relay.claim@1 fails") || !strings.Contains(f.Line, "never reached failure-reported") || f.Replay != "-lab.replay=commit-failure:relay.claim@1" {
+		t.Fatalf("first failure %q (%s), want the unreported failed claim", f.Line, f.Replay)
+	}
+	name, relays := replayArgs(t, f.Replay)
+	if err := grade.Replay(t, quietRelay(), name, relays); err == nil || !strings.Contains(err.Error(), "never came back as an error") {
+		t.Errorf("replay of %q: %v, want the unreported failure again", f.Line, err)
+	}
+	if err := grade.Replay(t, variant.Outbox(), name, relays); err != nil {
+		t.Errorf("the reference at %s: %v", name, err)
 	}
 }

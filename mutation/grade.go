@@ -95,12 +95,17 @@ func GradeMutant(id int, depth Depth) (r Result) {
 		r.Failed = append(r.Failed, "failure sweep: error "+err.Error())
 	}
 	for _, f := range fs.Failures {
-		row := fmt.Sprintf("%s%s@%d", scenarios.FailurePrefix, f.Failure.Point, f.Failure.Occurrence)
+		row := scenarios.FailureName(f.Row, *f.Failure)
 		if f.Relays > 1 {
 			row += fmt.Sprintf(" (%d relays)", f.Relays)
 		}
+		if len(f.Missing) > 0 {
+			row += fmt.Sprintf(": never reached %v", f.Missing)
+		} else {
+			row += ": " + f.Outcome.String()
+		}
 		if len(r.Failed) < maxSweepRows {
-			r.Failed = append(r.Failed, row+": "+f.Outcome.String())
+			r.Failed = append(r.Failed, row)
 		}
 	}
 	if len(r.Failed) > 0 {

@@ -223,27 +223,60 @@ func crashes(name string) (Scenario, error) {
 }
 
 // FailurePrefix starts the name of a failure sweep's run:
-// "commit-failure:relay.claim@2", the second commit at relay.claim fails.
+// "commit-failure:relay.claim@2", the second commit at relay.claim fails;
+// under a fault row, the row comes first: "broker-outage+commit-failure:relay.mark@3".
 const FailurePrefix = "commit-failure:"
 
-// commitFailure is the failure sweep's run of the matrix's workload in
-// which the commit at boundary@k fails.
+// FailureName names the failure sweep's run in which the commit f fails,
+// under the fault row row ("" for the workload alone).
+func FailureName(row string, f sim.Fault) string {
+	name := fmt.Sprintf("%s%s@%d", FailurePrefix, f.Point, f.Occurrence)
+	if row != "" {
+		name = row + "+" + name
+	}
+	return name
+}
+
+// commitFailure is the failure sweep's run of the matrix's workload, under
+// a fault row if the name starts with one, in which the commit at
+// boundary@k fails.
 func commitFailure(name string) (Scenario, error) {
-	boundary, at, found := strings.Cut(strings.TrimPrefix(name, FailurePrefix), "@")
+	row, failure, found := strings.Cut(name, "+")
+	if !found {
+		row, failure = "", name
+	}
+	var p sim.Point
+	if row != "" {
+		var err error
+		p, err = FindPoint(row)
+		if err != nil || p.Kind != sim.KindFault {
+			return Scenario{}, fmt.Errorf("scenario %q: %q is not a fault row; want ROW+%sBOUNDARY@K with one of %s, or %sBOUNDARY@K alone",
+				name, row, FailurePrefix, strings.Join(Matrix().FailureRows, ", "), FailurePrefix)
+		}
+	}
+	boundary, at, found := strings.Cut(strings.TrimPrefix(failure, FailurePrefix), "@")
 	k, err := strconv.Atoi(at)
-	if !found || err != nil || k < 1 || !slices.Contains(sim.CommitBoundaries, boundary) {
+	if !strings.HasPrefix(failure, FailurePrefix) || !found || err != nil || k < 1 || !slices.Contains(sim.CommitBoundaries, boundary) {
 		return Scenario{}, fmt.Errorf("scenario %q: want %sBOUNDARY@K, e.g. %srelay.claim@2 (boundaries: %s)",
 			name, FailurePrefix, FailurePrefix, strings.Join(sim.CommitBoundaries, ", "))
 	}
 	f := sim.Fault{Kind: sim.FaultCommitFailure, Point: boundary, Occurrence: k}
+	summary := fmt.Sprintf("the standard workload; commit %d at %s fails (nothing committed, the process gets an error)", k, boundary)
+	summaryDE := fmt.Sprintf("die Standard-Arbeitslast; Commit %d bei %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler)", k, boundary)
+	if row != "" {
+		summary = fmt.Sprintf("the standard workload under the fault %s; commit %d at %s fails (nothing committed, the process gets an error)", row, k, boundary)
+		summaryDE = fmt.Sprintf("die Standard-Arbeitslast unter der Störung %s; Commit %d bei %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler)", row, k, boundary)
+	}
 	return Scenario{
 		Name:      name,
-		Summary:   fmt.Sprintf("the standard workload; commit %d at %s fails (nothing committed, the process gets an error)", k, boundary),
-		SummaryDE: fmt.Sprintf("die Standard-Arbeitslast; Commit %d bei %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler)", k, boundary),
+		Summary:   summary,
+		SummaryDE: summaryDE,
+		Point:     p.ID,
 		Seed:      MatrixSeed,
 		Configure: func(v variant.Variant, seed uint64) sim.Config {
 			cfg := sim.DefaultConfig(v, Workload(), seed) // the matrix's run, as the failure sweep makes it
-			cfg.Faults = append(cfg.Faults, f)
+			p.Apply(&cfg)
+			cfg.Faults = append(slices.Clone(cfg.Faults), f)
 			return cfg
 		},
 	}, nil
@@ -252,14 +285,15 @@ func commitFailure(name string) (Scenario, error) {
 // FindScenario resolves a scenario name: a named scenario of the catalogue,
 // a matrix point with an optional occurrence ("relay.after-send@2"),
 // crashes joined by + (the crash sweep's runs), or a failed commit
-// ("commit-failure:relay.claim@2", the failure sweep's runs).
+// ("commit-failure:relay.claim@2", "poison+commit-failure:consumer.count-failure@1":
+// the failure sweep's runs).
 func FindScenario(name string) (Scenario, error) {
 	for _, s := range Catalogue() {
 		if s.Name == name {
 			return s, nil
 		}
 	}
-	if strings.HasPrefix(name, FailurePrefix) {
+	if strings.Contains(name, FailurePrefix) {
 		return commitFailure(name)
 	}
 	if strings.Contains(name, "+") {
@@ -274,7 +308,7 @@ func FindScenario(name string) (Scenario, error) {
 		return crashes(name) // a crash point that is not a row, as the sweep names them
 	}
 	if err != nil {
-		return Scenario{}, fmt.Errorf("unknown scenario %q (valid: %s, a matrix point, or any crash point process.before-effect or process.after-effect, with an optional @K, several joined by +, or commit-failure:BOUNDARY@K; see `labrun list`)",
+		return Scenario{}, fmt.Errorf("unknown scenario %q (valid: %s, a matrix point, or any crash point process.before-effect or process.after-effect, with an optional @K, several joined by +, or [ROW+]commit-failure:BOUNDARY@K; see `labrun list`)",
 			name, strings.Join(ScenarioNames(), ", "))
 	}
 	summary := fmt.Sprintf("the standard workload with a crash at %s, occurrence %d", p.ID, k)

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +28,11 @@ func commitFailures(t *testing.T, v variant.Variant) (bad []string, runs int) {
 		t.Fatal(err)
 	}
 	for _, f := range sw.Failures {
-		bad = append(bad, fmt.Sprintf("%s with %d relay(s): %s", f.Failure, f.Relays, f.Violations[0]))
+		what := fmt.Sprintf("%s, never reached %v", f.Outcome, f.Missing)
+		if len(f.Violations) > 0 {
+			what = f.Violations[0].String()
+		}
+		bad = append(bad, fmt.Sprintf("%s with %d relay(s): %s", scenarios.FailureName(f.Row, *f.Failure), f.Relays, what))
 	}
 	return bad, sw.Runs
 }
@@ -144,5 +149,83 @@ func TestACleanupThatForgetsTheAgeIsCaught(t *testing.T) {
 	ref, err := sim.Run(scenarios.Matrix().Config(variant.Outbox()))
 	if err != nil || ref.Outcome != check.OK {
 		t.Fatalf("the reference: %v %v", ref.Outcome, err)
+	}
+}
+
+// quietRelay is the reference relay in a loop that logs a failed commit
+// and goes on: its step answers nil for ErrCommitFailed.
+type quietRelay struct{ variant.Relay }
+
+func (r quietRelay) Step() (bool, error) {
+	did, err := r.Relay.Step()
+	if errors.Is(err, sim.ErrCommitFailed) {
+		return did, nil
+	}
+	return did, err
+}
+
+// TestARelayThatSwallowsAFailedCommitIsCaught: the reference relay's data
+// survive a failed claim or mark (the claim is not there, the message goes
+// again after its lease), so only the error tells anyone the database is
+// gone; a relay that swallows it runs on blind. The failure sweep expects
+// every failed commit reported (FailureReported) and names each one that
+// was not.
+func TestARelayThatSwallowsAFailedCommitIsCaught(t *testing.T) {
+	v := variant.Outbox()
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		return quietRelay{variant.RelayAdapter{Relay: r}}, err
+	}
+	bad, _ := commitFailures(t, v)
+	var points []string
+	for _, b := range bad {
+		if !strings.Contains(b, "never reached [failure-reported]") {
+			t.Errorf("%s, want only unreported failures", b)
+		}
+		points = append(points, strings.Fields(b)[0])
+	}
+	for _, want := range []string{"commit-failure:relay.claim@1", "commit-failure:relay.mark@1",
+		"broker-outage+commit-failure:relay.mark@1"} { // the record of a failed publish
+		if !slices.Contains(points, want) {
+			t.Errorf("no unreported failure at %s among %v", want, points)
+		}
+	}
+}
+
+// quietConsumer is the reference billing consumer in a loop that logs a
+// failed commit and goes on.
+type quietConsumer struct{ variant.Consumer }
+
+func (c quietConsumer) Step() (bool, error) {
+	did, err := c.Consumer.Step()
+	if errors.Is(err, sim.ErrCommitFailed) {
+		return did, nil
+	}
+	return did, err
+}
+
+// TestAConsumerThatSwallowsAFailedCommitIsCaught: the reference hands the
+// delivery back before it returns the error, so the data survive; only the
+// error is missing, at billing's commit and, under the poison row, at the
+// count of a delivery it cannot process.
+func TestAConsumerThatSwallowsAFailedCommitIsCaught(t *testing.T) {
+	v := variant.Outbox()
+	reference := v.NewConsumer
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		c, err := reference(env)
+		return quietConsumer{c}, err
+	}
+	bad, _ := commitFailures(t, v)
+	var points []string
+	for _, b := range bad {
+		if !strings.Contains(b, "never reached [failure-reported]") {
+			t.Errorf("%s, want only unreported failures", b)
+		}
+		points = append(points, strings.Fields(b)[0])
+	}
+	for _, want := range []string{"commit-failure:consumer.commit@1", "poison+commit-failure:consumer.count-failure@1"} {
+		if !slices.Contains(points, want) {
+			t.Errorf("no unreported failure at %s among %v", want, points)
+		}
 	}
 }

@@ -145,6 +145,11 @@ type Matrix struct {
 	// Workers is how many runs go at once: 0 for every core, 1 for one
 	// after the other. The results are the same, byte for byte.
 	Workers int
+	// FailureRows are the fault rows the failure sweep runs under as well
+	// as the workload alone, so that the commits only an error path makes
+	// fail too (the record of a failed publish, the count of a delivery
+	// that cannot be processed).
+	FailureRows []string
 }
 
 // Config returns the configuration of one run of the matrix for v.
@@ -304,11 +309,17 @@ type Sweep struct {
 type SweepFailure struct {
 	Relays  int
 	Crashes []Crash
-	// Failure is the commit failure of a FailureSweep's run.
+	// Failure is the commit failure of a FailureSweep's run, and Row the
+	// fault row it ran under ("" for the workload alone).
 	Failure    *Fault
+	Row        string
 	Outcome    check.Outcome
 	Violations []check.Violation
 	Unsafe     []string
+	// Missing are the situations the run should have reached and did
+	// not: FailureReported, in a FailureSweep's run whose process
+	// swallowed the failed commit.
+	Missing []Situation
 }
 
 // Sweep runs the sweep for v on the matrix's workload; the points run in
@@ -329,48 +340,84 @@ func (m Matrix) Sweep(v variant.Variant) (Sweep, error) {
 
 // FailureSweep runs v on the matrix's workload with one commit failure
 // at every commit its run makes (each commit boundary it crosses, each
-// occurrence), with one relay and again with two as the matrix's cells:
-// the error path a commit that does not reach the database takes, at
-// every place it can be taken.
+// occurrence), with one relay and again with two as the matrix's cells,
+// and again under each of FailureRows' faults: the error path a commit
+// that does not reach the database takes, at every place it can be taken.
+// A run fails when it is not OK, breaks a safety property, or never
+// reaches FailureReported: the process that made the commit went on as if
+// it had committed.
 func (m Matrix) FailureSweep(v variant.Variant) (Sweep, error) {
 	sw := Sweep{Variant: v.Name}
-	for _, relays := range m.relayCounts(v, Point{}) {
-		cfg := m.Config(v)
-		cfg.Relays = relays
-		base, err := Run(cfg)
-		if err != nil {
-			return sw, err
+	rows := []Point{{}} // the workload alone
+	for _, id := range m.FailureRows {
+		i := slices.IndexFunc(m.Points, func(p Point) bool { return p.ID == id })
+		if i < 0 || m.Points[i].Kind != KindFault {
+			return sw, fmt.Errorf("sim: failure sweep: %q is not a fault row of the matrix", id)
 		}
-		var planned []Fault
-		for _, b := range CommitBoundaries {
-			process, effect, _ := strings.Cut(b, ".")
-			for k := 1; k <= base.Reached[process+".before-"+effect]; k++ {
-				planned = append(planned, Fault{Kind: FaultCommitFailure, Point: b, Occurrence: k})
+		rows = append(rows, m.Points[i])
+	}
+	for _, row := range rows {
+		for _, relays := range m.relayCounts(v, row) {
+			if relays < row.MinRelays {
+				continue
 			}
-		}
-		sw.Points = max(sw.Points, len(planned))
-		failures := make([]*SweepFailure, len(planned))
-		err = Parallel(len(planned), m.Workers, func(i int) error {
-			cfg := m.Config(v)
-			cfg.Relays = relays
-			cfg.Faults = append(slices.Clone(cfg.Faults), planned[i])
-			res, err := Run(cfg)
-			if err == nil && res.CommitFailures == 1 && (res.Outcome != check.OK || len(res.Unsafe) > 0) {
-				failures[i] = &SweepFailure{Relays: relays, Failure: &planned[i], Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe}
-			}
-			return err
-		})
-		if err != nil {
-			return sw, err
-		}
-		sw.Runs += 1 + len(planned)
-		for _, f := range failures {
-			if f != nil {
-				sw.Failures = append(sw.Failures, *f)
+			if err := m.failureSweep(v, row, relays, &sw); err != nil {
+				return sw, err
 			}
 		}
 	}
 	return sw, nil
+}
+
+// failureSweep adds to sw the runs of the failure sweep under row's faults
+// with the given number of relays.
+func (m Matrix) failureSweep(v variant.Variant, row Point, relays int, sw *Sweep) error {
+	config := func() Config {
+		cfg := m.Config(v)
+		row.Apply(&cfg)
+		cfg.Faults = slices.Clone(cfg.Faults)
+		cfg.Relays = relays
+		return cfg
+	}
+	base, err := Run(config())
+	if err != nil {
+		return err
+	}
+	var planned []Fault
+	for _, b := range CommitBoundaries {
+		process, effect, _ := strings.Cut(b, ".")
+		for k := 1; k <= base.Reached[process+".before-"+effect]; k++ {
+			planned = append(planned, Fault{Kind: FaultCommitFailure, Point: b, Occurrence: k})
+		}
+	}
+	sw.Points = max(sw.Points, len(planned))
+	failures := make([]*SweepFailure, len(planned))
+	err = Parallel(len(planned), m.Workers, func(i int) error {
+		cfg := config()
+		cfg.Faults = append(cfg.Faults, planned[i])
+		res, err := Run(cfg)
+		if err != nil || res.CommitFailures != 1 {
+			return err
+		}
+		var missing []Situation
+		if res.Situations[FailureReported] == 0 {
+			missing = []Situation{FailureReported}
+		}
+		if res.Outcome != check.OK || len(res.Unsafe) > 0 || len(missing) > 0 {
+			failures[i] = &SweepFailure{Relays: relays, Row: row.ID, Failure: &planned[i], Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe, Missing: missing}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sw.Runs += 1 + len(planned)
+	for _, f := range failures {
+		if f != nil {
+			sw.Failures = append(sw.Failures, *f)
+		}
+	}
+	return nil
 }
 
 // sweep is the sweep with the given number of relays.

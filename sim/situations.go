@@ -45,12 +45,18 @@ const (
 	BillingDeadLettered Situation = "billing-dead-lettered"
 	// CleanedUp: retention deleted SENT messages.
 	CleanedUp Situation = "cleaned-up"
+	// FailureReported: a commit that failed came back as an error from the
+	// activity that made it (a relay's step or recovery, a delivery, a
+	// command): the process knows, and whoever runs it can see it. The
+	// failure sweep expects it of every run: a process that swallows a
+	// failed commit goes on as if it had committed.
+	FailureReported Situation = "failure-reported"
 )
 
 // Situations returns every situation, in the order of a message's life.
 func Situations() []Situation {
 	return []Situation{LateCommit, WriteConflict, ClaimReleased, LeaseTakenOver, Retried, DeadLettered,
-		Redelivered, GapParked, BillingDeadLettered, DeadLetterReplayed, CleanedUp}
+		Redelivered, GapParked, BillingDeadLettered, DeadLetterReplayed, CleanedUp, FailureReported}
 }
 
 // SortedSituations returns the situations of counts in the order of
@@ -103,6 +109,9 @@ func (w *world) situations() map[Situation]int {
 		}
 	}
 	delete(out, "")
+	if w.reported > 0 {
+		out[FailureReported] = w.reported
+	}
 	if n := w.orderDB.Conflicts(); n > 0 {
 		out[WriteConflict] += n
 	}

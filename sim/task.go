@@ -112,6 +112,9 @@ func (w *world) resume(p *proc) bool {
 		return true // stopped at a boundary
 	}
 	p.task = false
+	if errors.Is(wk.err, ErrCommitFailed) {
+		w.reported++
+	}
 	if wk.err != nil && !errors.Is(wk.err, effect.ErrCrashed) && w.cfg.Trace {
 		w.record(Event{Process: p.name, Kind: EventError, Action: "step", Result: "error: " + wk.err.Error()})
 	}

@@ -64,6 +64,7 @@ type world struct {
 	killed   int     // kills that happened
 	failures []Fault // commit failures still to happen
 	failed   int     // commit failures that happened
+	reported int     // commit failures a process reported (see FailureReported)
 	// acknowledged are the order ids of the commands the service answered
 	// with success, in the order answered.
 	acknowledged []string
@@ -431,6 +432,7 @@ func (w *world) start(p *proc) error {
 	if errors.Is(err, ErrCommitFailed) {
 		// Its recovery did not commit: it runs on, as a relay that logs
 		// the error does, and its claims wait for their leases to expire.
+		w.reported++
 		if w.cfg.Trace {
 			w.record(Event{Process: p.name, Kind: EventError, Action: "recover", Result: "error: " + err.Error()})
 		}
