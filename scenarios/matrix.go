@@ -138,7 +138,10 @@ func points() []sim.Point {
 		fault(sim.FaultDuplicate, sim.Fault{Target: first}, sim.Redelivered),
 		fault(sim.FaultReorder, sim.Fault{Target: first}, sim.GapParked),
 		fault(sim.FaultPoison, sim.Fault{Target: first}, sim.BillingDeadLettered, sim.DeadLetterReplayed),
-		fault(sim.FaultRejected, sim.Fault{Target: first}, sim.DeadLettered, sim.DeadLetterReplayed),
+		// The retention cleanup runs while o-1#1 is a dead letter: it
+		// must keep it (the evidence, the replay source) and delete the
+		// SENT messages around it.
+		fault(sim.FaultRejected, sim.Fault{Target: first}, sim.DeadLettered, sim.CleanedUp, sim.DeadLetterReplayed),
 		stall(),
 		relayRestart(),
 		relayLost(),

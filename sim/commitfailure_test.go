@@ -229,3 +229,42 @@ func TestAConsumerThatSwallowsAFailedCommitIsCaught(t *testing.T) {
 		}
 	}
 }
+
+// keepsEverything is a relay whose retention cleanup deletes nothing: it
+// never commits its deletes.
+type keepsEverything struct{ variant.RelayAdapter }
+
+func (keepsEverything) Cleanup() (int, error) { return 0, nil }
+
+// TestACleanupThatDeletesNothingIsCaught: no outcome names an outbox that
+// grows for ever, so the rejected row, whose retention cleanup runs with a
+// dead letter among SENT messages, declares cleaned-up: a cleanup that
+// deletes nothing leaves its cell short of it, as TestCrashMatrix reports
+// for the reference.
+func TestACleanupThatDeletesNothingIsCaught(t *testing.T) {
+	v := variant.Outbox()
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		return keepsEverything{variant.RelayAdapter{Relay: r}}, err
+	}
+	p, err := scenarios.FindPoint(string(sim.FaultRejected))
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := func(v variant.Variant) []sim.Situation {
+		cell, err := scenarios.Matrix().RunCell(v, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cell.Outcome != "OK" {
+			t.Errorf("%s: %s, want OK", v.Name, cell.Outcome)
+		}
+		return cell.Missing()
+	}
+	if got := missing(v); !slices.Equal(got, []sim.Situation{sim.CleanedUp}) {
+		t.Errorf("a cleanup that deletes nothing: missing %v, want [%s]", got, sim.CleanedUp)
+	}
+	if got := missing(variant.Outbox()); len(got) > 0 {
+		t.Errorf("the reference: missing %v", got)
+	}
+}
