@@ -99,6 +99,7 @@ func Example_gradeYourOwnRelay() {
 	// poison                  OK    as declared
 	// rejected                STUCK declared OK
 	// stall                   OK    as declared
+	// stall-outage            OK    as declared
 	// relay-restart           OK    as declared
 	// relay-lost              OK    as declared
 	// slow-commit             OK    as declared

@@ -186,6 +186,7 @@ func MarkBeforeSend() variant.Variant {
 			"publish-timeout-dropped": check.Lost, // marked SENT, then the send went nowhere
 			"relay-restart":           check.Lost, // killed between its mark and its send
 			"relay-lost":              check.Lost, // lost between its mark and its send
+			"stall-outage":            check.Lost, // marked SENT, frozen, then the broker is down
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

@@ -69,6 +69,7 @@ var Descriptions = map[string]string{
 	"poison":                  "o-1#1 can never be processed until its cause is fixed",
 	"rejected":                "the broker refuses o-1#1 until its cause is fixed",
 	"stall":                   "relay-1 freezes 40 s before a send, past its 30 s lease, while relay-2 runs",
+	"stall-outage":            "as stall, and the broker is down when relay-1 resumes: its late send fails",
 	"relay-restart":           "relay-1 is killed and restarts while relay-2 holds a live claim",
 	"relay-lost":              "relay-1 dies holding a claim and never comes back; relay-2 must take it over",
 	"slow-commit":             "service-1's transaction stays open 3 s with its id drawn while service-2 commits",
@@ -94,6 +95,7 @@ var DescriptionsDE = map[string]string{
 	"poison":                  "o-1#1 kann nie verarbeitet werden, bis ihre Ursache behoben ist",
 	"rejected":                "der Broker weist o-1#1 ab, bis die Ursache behoben ist",
 	"stall":                   "relay-1 friert 40 s vor einem Senden ein, über seine 30-s-Lease hinaus, während relay-2 läuft",
+	"stall-outage":            "wie stall, und der Broker ist weg, wenn relay-1 weitermacht: sein spätes Senden scheitert",
 	"relay-restart":           "relay-1 wird beendet und startet neu, während relay-2 einen lebenden Claim hält",
 	"relay-lost":              "relay-1 stirbt mit einem Claim und kommt nie zurück; relay-2 muss ihn übernehmen",
 	"slow-commit":             "die Transaktion von service-1 bleibt 3 s offen, ihre ID gezogen, während service-2 committet",
@@ -143,6 +145,7 @@ func points() []sim.Point {
 		// SENT messages around it.
 		fault(sim.FaultRejected, sim.Fault{Target: first}, sim.DeadLettered, sim.CleanedUp, sim.DeadLetterReplayed),
 		stall(),
+		stallOutage(),
 		relayRestart(),
 		relayLost(),
 		slowCommit(),
@@ -202,6 +205,18 @@ func stall() sim.Point {
 	f := sim.Fault{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second}
 	return sim.Point{ID: string(sim.FaultStall), Kind: sim.KindFault, Faults: []sim.Fault{f}, Relays: 2,
 		Situations: []sim.Situation{sim.LeaseTakenOver}}
+}
+
+// stallOutage is the stall-outage row: the stall row, and the broker goes
+// down at 35 s, after relay-2 took relay-1's claim over and sent and
+// marked it, before relay-1 resumes: relay-1's late send fails, and its
+// lease is long gone. Recording that failure would write over relay-2's
+// SENT: the fence guards a failed send as it guards a successful one.
+func stallOutage() sim.Point {
+	return sim.Point{ID: "stall-outage", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
+		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second},
+		{Kind: sim.FaultOutage, From: 35 * time.Second, For: 10 * time.Minute},
+	}, Situations: []sim.Situation{sim.LeaseTakenOver}}
 }
 
 // Variants returns every variant of the matrix: the reference first, then
