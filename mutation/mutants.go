@@ -84,8 +84,15 @@ func Generate(root string, files []File) ([]Mutant, error) {
 		}
 		all = append(all, ms...)
 	}
+	// The same change of the same code twice in one function (two equal
+	// writes) needs two names: the second is "(2)", and so on.
+	seen := map[string]int{}
 	for i := range all {
 		all[i].ID = i
+		seen[all[i].Key]++
+		if n := seen[all[i].Key]; n > 1 {
+			all[i].Key += fmt.Sprintf(" (%d)", n)
+		}
 	}
 	return all, nil
 }

@@ -100,3 +100,25 @@ func TestADroppedSideIsNotEvaluated(t *testing.T) {
 		t.Fatalf("the mutated relay.go has no %q", want)
 	}
 }
+
+// TestKeysAreUnique: a key names one mutant, so that saved results and
+// the explanations of survivors (Survivors) find the mutant they mean;
+// recordFailure writes tx.Put(Table, cur.Key, cur) twice.
+func TestKeysAreUnique(t *testing.T) {
+	ms, err := Generate("..", Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	twice := false
+	for _, m := range ms {
+		if seen[m.Key] {
+			t.Errorf("two mutants named %q", m.Key)
+		}
+		seen[m.Key] = true
+		twice = twice || strings.HasSuffix(m.Key, " (2)")
+	}
+	if !twice {
+		t.Error("no second mutant of the same code: the test no longer tries the case it exists for")
+	}
+}
