@@ -2,16 +2,19 @@ package grade_test
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
 	"outboxlab/billing"
 	"outboxlab/broker"
+	"outboxlab/effect"
 	"outboxlab/grade"
 	"outboxlab/inbox"
 	"outboxlab/outbox"
 	"outboxlab/sim"
+	"outboxlab/store"
 	"outboxlab/variant"
 )
 
@@ -187,5 +190,38 @@ func TestGradingARelayThatSwallowsAFailedCommit(t *testing.T) {
 	}
 	if err := grade.Replay(t, variant.Outbox(), name, relays); err != nil {
 		t.Errorf("the reference at %s: %v", name, err)
+	}
+}
+
+// hidesConflicts is a gate whose driver reports a write conflict as an
+// error of its own, so that the relay takes a claim another relay
+// committed first for an error.
+type hidesConflicts struct{ effect.Gate }
+
+func (g hidesConflicts) Cross(b effect.Boundary, do func() error) error {
+	err := g.Gate.Cross(b, do)
+	if errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("driver: serialization failure (%v)", err.Error())
+	}
+	return err
+}
+
+// TestAReplayNamesAnErrorNoFaultCaused: a replay of the failure sweep's
+// run with two relays shows the lost race the relay returned as an error,
+// and fails, as the sweep did.
+func TestAReplayNamesAnErrorNoFaultCaused(t *testing.T) {
+	v := variant.Outbox()
+	v.Name = "conflict-blind"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		env.Gate = hidesConflicts{env.Gate}
+		r, err := variant.ReferenceRelay(env, nil)
+		return variant.RelayAdapter{Relay: r}, err
+	}
+	err := grade.Replay(t, v, "commit-failure:consumer.commit@1", 2)
+	if err == nil || !strings.Contains(err.Error(), "outbox: claim: driver: serialization failure") || !strings.Contains(err.Error(), "an error no fault of the run caused") {
+		t.Fatalf("replay: %v, want the unexplained claim conflict", err)
+	}
+	if err := grade.Replay(t, variant.Outbox(), "commit-failure:consumer.commit@1", 2); err != nil {
+		t.Fatalf("the reference: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"outboxlab/check"
 	"outboxlab/explore"
 	"outboxlab/mutation/on"
 	"outboxlab/scenarios"
@@ -99,9 +100,12 @@ func GradeMutant(id int, depth Depth) (r Result) {
 		if f.Relays > 1 {
 			row += fmt.Sprintf(" (%d relays)", f.Relays)
 		}
-		if len(f.Missing) > 0 {
+		switch {
+		case len(f.Missing) > 0:
 			row += fmt.Sprintf(": never reached %v", f.Missing)
-		} else {
+		case f.Outcome == check.OK && len(f.Unexplained) > 0:
+			row += ": unexplained error " + f.Unexplained[0]
+		default:
 			row += ": " + f.Outcome.String()
 		}
 		if len(r.Failed) < maxSweepRows {

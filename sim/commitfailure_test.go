@@ -16,6 +16,7 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/store"
 	"outboxlab/variant"
 )
 
@@ -266,5 +267,51 @@ func TestACleanupThatDeletesNothingIsCaught(t *testing.T) {
 	}
 	if got := missing(variant.Outbox()); len(got) > 0 {
 		t.Errorf("the reference: missing %v", got)
+	}
+}
+
+// hidesConflicts is a gate whose driver reports a write conflict as an
+// error of its own (not store.ErrConflict): the relay no longer recognises
+// a claim another relay committed first as the end of a race.
+type hidesConflicts struct{ effect.Gate }
+
+func (g hidesConflicts) Cross(b effect.Boundary, do func() error) error {
+	err := g.Gate.Cross(b, do)
+	if errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("driver: serialization failure (%v)", err.Error())
+	}
+	return err
+}
+
+// TestARelayThatTakesALostRaceForAnErrorIsCaught: its data stay intact
+// (the claim was not committed, another relay holds the rows), but Relay.Run
+// stops at a step's error: with two relays, one would stop at its first
+// lost claim. The failure sweep names the error no fault explains.
+func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
+	v := variant.Outbox()
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		env.Gate = hidesConflicts{env.Gate}
+		r, err := variant.ReferenceRelay(env, nil)
+		return variant.RelayAdapter{Relay: r}, err
+	}
+	sw, err := scenarios.Matrix().FailureSweep(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range sw.Failures {
+		if f.Relays == 1 || f.Outcome != check.OK || len(f.Missing) > 0 {
+			t.Errorf("%s, %d relay(s): %s, missing %v; want only two relays, OK, with an unexplained error", scenarios.FailureName(f.Row, *f.Failure), f.Relays, f.Outcome, f.Missing)
+		}
+		for _, u := range f.Unexplained {
+			found = found || strings.Contains(u, "outbox: claim: driver: serialization failure")
+		}
+	}
+	if !found {
+		t.Fatalf("no unexplained claim conflict among %d failures", len(sw.Failures))
+	}
+	ref, err := scenarios.Matrix().FailureSweep(variant.Outbox())
+	if err != nil || len(ref.Failures) > 0 {
+		t.Fatalf("the reference: %v, %d failures", err, len(ref.Failures))
 	}
 }

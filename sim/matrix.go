@@ -148,7 +148,7 @@ type Matrix struct {
 	// FailureRows are the fault rows the failure sweep runs under as well
 	// as the workload alone, so that the commits only an error path makes
 	// fail too (the record of a failed publish, the count of a delivery
-	// that cannot be processed).
+	// that cannot be processed, the mark of a relay whose lease ran out).
 	FailureRows []string
 }
 
@@ -320,6 +320,10 @@ type SweepFailure struct {
 	// not: FailureReported, in a FailureSweep's run whose process
 	// swallowed the failed commit.
 	Missing []Situation
+	// Unexplained are the errors a relay or consumer returned in a
+	// FailureSweep's run that no fault of the run caused (see
+	// Result.Unexplained).
+	Unexplained []string
 }
 
 // Sweep runs the sweep for v on the matrix's workload; the points run in
@@ -343,9 +347,11 @@ func (m Matrix) Sweep(v variant.Variant) (Sweep, error) {
 // occurrence), with one relay and again with two as the matrix's cells,
 // and again under each of FailureRows' faults: the error path a commit
 // that does not reach the database takes, at every place it can be taken.
-// A run fails when it is not OK, breaks a safety property, or never
-// reaches FailureReported: the process that made the commit went on as if
-// it had committed.
+// A run fails when it is not OK, breaks a safety property, never reaches
+// FailureReported (the process that made the commit went on as if it had
+// committed), or a relay or consumer returned an error that no fault
+// caused: Relay.Run stops at a step's error, so a race another relay won
+// (a claim conflict, a lease it took over) must not be one.
 func (m Matrix) FailureSweep(v variant.Variant) (Sweep, error) {
 	sw := Sweep{Variant: v.Name}
 	rows := []Point{{}} // the workload alone
@@ -403,8 +409,9 @@ func (m Matrix) failureSweep(v variant.Variant, row Point, relays int, sw *Sweep
 		if res.Situations[FailureReported] == 0 {
 			missing = []Situation{FailureReported}
 		}
-		if res.Outcome != check.OK || len(res.Unsafe) > 0 || len(missing) > 0 {
-			failures[i] = &SweepFailure{Relays: relays, Row: row.ID, Failure: &planned[i], Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe, Missing: missing}
+		if res.Outcome != check.OK || len(res.Unsafe) > 0 || len(missing) > 0 || len(res.Unexplained) > 0 {
+			failures[i] = &SweepFailure{Relays: relays, Row: row.ID, Failure: &planned[i], Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe,
+				Missing: missing, Unexplained: res.Unexplained}
 		}
 		return nil
 	})

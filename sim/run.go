@@ -61,6 +61,10 @@ type Result struct {
 	// Unsafe lists the breaches of check.Safety (each is also an UNSAFE
 	// violation).
 	Unsafe []string
+	// Unexplained are the errors the processes' activities returned that
+	// no fault of the run caused (neither a crash nor a failed commit), as
+	// "process: error", in order.
+	Unexplained []string
 	// Situations counts what the run went through (see Situation).
 	Situations map[Situation]int
 }
@@ -175,6 +179,7 @@ func Run(cfg Config) (Result, error) {
 		Stalls:         w.stalled,
 		Kills:          w.killed,
 		CommitFailures: w.failed,
+		Unexplained:    w.unexplained,
 		Reached:        w.reached(),
 		Trace:          w.trace,
 		Duration:       w.clock.Since(),

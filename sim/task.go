@@ -112,8 +112,13 @@ func (w *world) resume(p *proc) bool {
 		return true // stopped at a boundary
 	}
 	p.task = false
-	if errors.Is(wk.err, ErrCommitFailed) {
+	switch {
+	case errors.Is(wk.err, ErrCommitFailed):
 		w.reported++
+	case wk.err != nil && !errors.Is(wk.err, effect.ErrCrashed) && p.role != roleService:
+		// A service's error is its answer to a client (an unknown
+		// order, busy): the answers are checked by what was committed.
+		w.unexplained = append(w.unexplained, p.name+": "+wk.err.Error())
 	}
 	if wk.err != nil && !errors.Is(wk.err, effect.ErrCrashed) && w.cfg.Trace {
 		w.record(Event{Process: p.name, Kind: EventError, Action: "step", Result: "error: " + wk.err.Error()})
