@@ -139,7 +139,9 @@ func (a Analysis) WritePage(w io.Writer, root string) error {
 		"moved, one side of `&&` or `||` dropped), and each change, a *mutant*, is graded by the lab: the\n"+
 		"crash matrix (a row that no longer reaches the situation it exists for is red too), then, if no\n"+
 		"cell went red, the double-crash sweep, then the failure sweep (one commit failure at every commit\n"+
-		"of the workload), then %d random schedules of the reference variant. Under a line, `needed by`\n"+
+		"of the workload, alone and under the broker-outage, poison and stall rows; the failed commit must\n"+
+		"come back as an error, and no relay or consumer may return an error no fault caused), then %d\n"+
+		"random schedules of the reference variant. Under a line, `needed by`\n"+
 		"lists what went red without it (matrix cells as `labrun scenario` names them, `sweep` runs,\n"+
 		"`commit-failure` runs of the failure sweep, `explore`); a change the lab did not catch is listed\n"+
 		"with the reason (*equivalent*: it cannot change what the system does; *blind spot*: it can, and the lab\n"+
