@@ -36,6 +36,7 @@ func NonIdempotentConsumer() variant.Variant {
 			"consumer.after-commit":  check.Duplicate,
 			"publish-timeout-stored": check.Duplicate,
 			"stall":                  check.Duplicate, // the stale relay sends again
+			"mark-conflict":          check.Duplicate, // relay-2 sends again what relay-1 sent
 			"duplicate-delivery":     check.Duplicate,
 			"reorder":                check.OutOfOrder, // no sequence numbers either
 			"poison":                 check.OutOfOrder, // the parked first event is applied last

@@ -139,7 +139,7 @@ func (a Analysis) WritePage(w io.Writer, root string) error {
 		"moved, one side of `&&` or `||` dropped), and each change, a *mutant*, is graded by the lab: the\n"+
 		"crash matrix (a row that no longer reaches the situation it exists for is red too), then, if no\n"+
 		"cell went red, the double-crash sweep, then the failure sweep (one commit failure at every commit\n"+
-		"of the workload, alone and under the broker-outage, poison and stall rows; the failed commit must\n"+
+		"of the workload, alone and under the broker-outage, poison, stall and mark-conflict rows; the failed commit must\n"+
 		"come back as an error, and no relay or consumer may return an error no fault caused), then %d\n"+
 		"random schedules of the reference variant. Under a line, `needed by`\n"+
 		"lists what went red without it (matrix cells as `labrun scenario` names them, `sweep` runs,\n"+
@@ -322,11 +322,11 @@ var Survivors = map[string]Reason{
 	"outbox/relay.go:recordSent:swap:if errors.Is(err, store.ErrConflict) { return true, nil // another relay wrote the row since we read it: it owns it now } if err != nil { return false, fmt.Errorf(\"outbox: mark sent %s: %w\", m.ID, err) }": {"blind spot",
 		"a conflict at the mark needs another relay to commit to the row between this relay's read and its commit (a takeover inside the mark's own transaction); no schedule of the lab's arranges that, so the conflict's handling is never run"},
 	"outbox/relay.go:recordFailure:swap:err = r.Gate.Cross(BoundaryMark, tx.Commit) if errors.Is(err, store.ErrConflict) { return false, 0, nil // another relay wrote these rows meanwhile: they are its now }": {"blind spot",
-		"a conflict when recording a failed send needs another relay to commit to the row between this relay's read and its commit; no schedule of the lab's arranges that, so the conflict's handling is never run"},
+		"a conflict when recording a failed send needs another relay to commit to the row between this relay's read and its commit; the mark-conflict row arranges that for a sent message, no schedule of the lab's for a failed one, so this handling is never run"},
 	"outbox/relay.go:recordFailure:delete:if errors.Is(err, store.ErrConflict) { return false, 0, nil // another relay wrote these rows meanwhile: they are its now }": {"blind spot",
-		"a conflict when recording a failed send needs another relay to commit to the row between this relay's read and its commit; no schedule of the lab's arranges that, so the conflict's handling is never run"},
+		"a conflict when recording a failed send needs another relay to commit to the row between this relay's read and its commit; the mark-conflict row arranges that for a sent message, no schedule of the lab's for a failed one, so this handling is never run"},
 	"outbox/relay.go:recordFailure:swap:if errors.Is(err, store.ErrConflict) { return false, 0, nil // another relay wrote these rows meanwhile: they are its now } if err != nil { return false, 0, fmt.Errorf(\"outbox: mark failed %s: %w\", m.ID, err) }": {"blind spot",
-		"a conflict when recording a failed send needs another relay to commit to the row between this relay's read and its commit; no schedule of the lab's arranges that, so the conflict's handling is never run"},
+		"a conflict when recording a failed send needs another relay to commit to the row between this relay's read and its commit; the mark-conflict row arranges that for a sent message, no schedule of the lab's for a failed one, so this handling is never run"},
 	"inbox/consumer.go:Step:swap:if !ok { return false, nil } if err := c.handle(d.Envelope); err != nil { var f failure if !errors.As(err, &f) { return true, c.handBack(d, err) } parked, err := c.countFailure(d.Envelope, f) if err != nil { return true, c.handBack(d, err) } if !parked { // Hand it back; it comes again after what is already waiting. return true, c.Broker.Nack(c.cfg.Subscription, d.Tag) } }": {"blind spot",
 		"the simulator wakes billing only when a delivery is available and the broker is up, so Receive never comes back empty"},
 	"inbox/consumer.go:Step:delete:if err != nil { return true, fmt.Errorf(\"inbox: ack %s: %w\", d.Envelope.ID, err) }": {"blind spot",

@@ -70,6 +70,7 @@ var Descriptions = map[string]string{
 	"rejected":                "the broker refuses o-1#1 until its cause is fixed",
 	"stall":                   "relay-1 freezes 40 s before a send, past its 30 s lease, while relay-2 runs",
 	"stall-outage":            "as stall, and the broker is down when relay-1 resumes: its late send fails",
+	"mark-conflict":           "relay-1 freezes 40 s with its mark not committed, while relay-2 takes over and marks",
 	"relay-restart":           "relay-1 is killed and restarts while relay-2 holds a live claim",
 	"relay-lost":              "relay-1 dies holding a claim and never comes back; relay-2 must take it over",
 	"slow-commit":             "service-1's transaction stays open 3 s with its id drawn while service-2 commits",
@@ -96,6 +97,7 @@ var DescriptionsDE = map[string]string{
 	"rejected":                "der Broker weist o-1#1 ab, bis die Ursache behoben ist",
 	"stall":                   "relay-1 friert 40 s vor einem Senden ein, über seine 30-s-Lease hinaus, während relay-2 läuft",
 	"stall-outage":            "wie stall, und der Broker ist weg, wenn relay-1 weitermacht: sein spätes Senden scheitert",
+	"mark-conflict":           "relay-1 friert 40 s mit nicht committeter Markierung ein, während relay-2 übernimmt und markiert",
 	"relay-restart":           "relay-1 wird beendet und startet neu, während relay-2 einen lebenden Claim hält",
 	"relay-lost":              "relay-1 stirbt mit einem Claim und kommt nie zurück; relay-2 muss ihn übernehmen",
 	"slow-commit":             "die Transaktion von service-1 bleibt 3 s offen, ihre ID gezogen, während service-2 committet",
@@ -146,6 +148,7 @@ func points() []sim.Point {
 		fault(sim.FaultRejected, sim.Fault{Target: first}, sim.DeadLettered, sim.CleanedUp, sim.DeadLetterReplayed),
 		stall(),
 		stallOutage(),
+		markConflict(),
 		relayRestart(),
 		relayLost(),
 		slowCommit(),
@@ -217,6 +220,17 @@ func stallOutage() sim.Point {
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second},
 		{Kind: sim.FaultOutage, From: 35 * time.Second, For: 10 * time.Minute},
 	}, Situations: []sim.Situation{sim.LeaseTakenOver}}
+}
+
+// markConflict is the mark-conflict row: two relays; relay-1 freezes 40 s
+// with its mark written and not committed, past its lease, while relay-2
+// takes the message over, sends and marks it; then relay-1 commits its
+// mark, and the database refuses it: another transaction committed the
+// row first. A stale mark refused is the end of a race, not an error.
+func markConflict() sim.Point {
+	return sim.Point{ID: "mark-conflict", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
+		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-mark", For: 40 * time.Second},
+	}, Situations: []sim.Situation{sim.LeaseTakenOver, sim.WriteConflict}}
 }
 
 // Variants returns every variant of the matrix: the reference first, then
@@ -317,5 +331,5 @@ func FindPoint(id string) (sim.Point, error) {
 
 // Matrix is the default crash matrix: the standard workload at every point.
 func Matrix() sim.Matrix {
-	return sim.Matrix{Workload: Workload(), Seed: MatrixSeed, Points: Points(), FailureRows: []string{"broker-outage", "poison", "stall"}}
+	return sim.Matrix{Workload: Workload(), Seed: MatrixSeed, Points: Points(), FailureRows: []string{"broker-outage", "poison", "stall", "mark-conflict"}}
 }
