@@ -33,6 +33,8 @@ var sample = []struct{ key, first string }{
 		"relay.after-claim@1: UNSAFE"},
 	{"outbox/message.go:Replay:negate:m.Status != DeadLetter",
 		"rejected: LOST"},
+	{"outbox/relay.go:matches:drop-right:f.AggregateID == m.Event.AggregateID",
+		"rejected: LOST"},
 	{"outbox/relay.go:ClaimDue:negate:blocked[agg]",
 		"service.before-commit@1: STUCK"},
 	{"outbox/relay.go:ClaimDue:delete:tx.Put(Table, m.Key, m)",

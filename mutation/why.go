@@ -422,9 +422,9 @@ var Survivors = map[string]Reason{
 	"outbox/relay.go:ReplayDeadLetters:drop-left:m.Status == DeadLetter": {"equivalent",
 		"Replay refuses a message that is not a dead letter itself"},
 	"outbox/relay.go:ReplayDeadLetters:drop-right:f.matches(m)": {"blind spot",
-		"the lab's operator replays every dead letter; a replay filtered by order or event type is never asked for"},
+		"the operator replays one order's dead letters of one type at a time, all in the same phase: a filter that matches more puts another order's dead letter back a moment early, which nothing downstream can tell"},
 	"outbox/relay.go:ReplayDeadLetters:drop-left:m.Status == DeadLetter && f.matches(m)": {"blind spot",
-		"Replay refuses what is not a dead letter itself, and the lab's operator replays every dead letter: the filter is never asked for"},
+		"Replay refuses what is not a dead letter itself; without the filter every dead letter goes back at the first of the operator's replays, which nothing downstream can tell from one at a time in the same phase"},
 	"outbox/relay.go:ReplayDeadLetters:swap:tx.Put(Table, m.Key, m) n++": {"equivalent",
 		"a write and a local counter that touch nothing of each other's"},
 	"outbox/relay.go:ReplayDeadLetters:delete:if n == 0 { return 0, nil }": {"equivalent",
@@ -489,7 +489,7 @@ var rules = []struct {
 	}, Reason{"blind spot", "load: the step's pause after a failed publish spares the broker the other messages' attempts during an outage; each message's own backoff keeps its attempts within the budget, which is what the lab counts"}},
 	{func(m Mutant) bool {
 		return m.File == "outbox/relay.go" && m.Func == "matches"
-	}, Reason{"blind spot", "the lab's operator replays every dead letter; a replay filtered by order or event type is never asked for"}},
+	}, Reason{"blind spot", "the operator replays one order's dead letters of one type at a time, all in the same phase: a filter that matches more puts another order's dead letter back a moment early, which nothing downstream can tell"}},
 	{func(m Mutant) bool {
 		return m.File == "outbox/relay.go" && m.Func == "recordFailure" && strings.Contains(m.Code, "cur.Release(")
 	}, Reason{"blind spot", "latency: without the release the batch's unsent rest waits for its lease (30 s) instead of going back at once; the lab checks what arrives, not how soon"}},
