@@ -2,19 +2,17 @@ package grade_test
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
 	"outboxlab/billing"
 	"outboxlab/broker"
-	"outboxlab/effect"
+	"outboxlab/effect/effecttest"
 	"outboxlab/grade"
 	"outboxlab/inbox"
 	"outboxlab/outbox"
 	"outboxlab/sim"
-	"outboxlab/store"
 	"outboxlab/variant"
 )
 
@@ -193,19 +191,6 @@ func TestGradingARelayThatSwallowsAFailedCommit(t *testing.T) {
 	}
 }
 
-// hidesConflicts is a gate whose driver reports a write conflict as an
-// error of its own, so that the relay takes a claim another relay
-// committed first for an error.
-type hidesConflicts struct{ effect.Gate }
-
-func (g hidesConflicts) Cross(b effect.Boundary, do func() error) error {
-	err := g.Gate.Cross(b, do)
-	if errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("driver: serialization failure (%v)", err.Error())
-	}
-	return err
-}
-
 // TestAReplayNamesAnErrorNoFaultCaused: a replay of the failure sweep's
 // run with two relays shows the lost race the relay returned as an error,
 // and fails, as the sweep did.
@@ -213,7 +198,7 @@ func TestAReplayNamesAnErrorNoFaultCaused(t *testing.T) {
 	v := variant.Outbox()
 	v.Name = "conflict-blind"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		env.Gate = hidesConflicts{env.Gate}
+		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}
 		r, err := variant.ReferenceRelay(env, nil)
 		return variant.RelayAdapter{Relay: r}, err
 	}

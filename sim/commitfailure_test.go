@@ -11,12 +11,12 @@ import (
 	"outboxlab/broker"
 	"outboxlab/check"
 	"outboxlab/effect"
+	"outboxlab/effect/effecttest"
 	"outboxlab/inbox"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/store"
 	"outboxlab/variant"
 )
 
@@ -157,8 +157,10 @@ func TestACleanupThatForgetsTheAgeIsCaught(t *testing.T) {
 // and goes on: its step answers nil for ErrCommitFailed.
 type quietRelay struct{ variant.Relay }
 
-func (r quietRelay) Step() (bool, error) {
-	did, err := r.Relay.Step()
+func (r quietRelay) Step() (bool, error) { return quiet(r.Relay.Step()) }
+
+// quiet drops a step's error when it is a failed commit.
+func quiet(did bool, err error) (bool, error) {
 	if errors.Is(err, sim.ErrCommitFailed) {
 		return did, nil
 	}
@@ -197,13 +199,7 @@ func TestARelayThatSwallowsAFailedCommitIsCaught(t *testing.T) {
 // failed commit and goes on.
 type quietConsumer struct{ variant.Consumer }
 
-func (c quietConsumer) Step() (bool, error) {
-	did, err := c.Consumer.Step()
-	if errors.Is(err, sim.ErrCommitFailed) {
-		return did, nil
-	}
-	return did, err
-}
+func (c quietConsumer) Step() (bool, error) { return quiet(c.Consumer.Step()) }
 
 // TestAConsumerThatSwallowsAFailedCommitIsCaught: the reference hands the
 // delivery back before it returns the error, so the data survive; only the
@@ -270,19 +266,6 @@ func TestACleanupThatDeletesNothingIsCaught(t *testing.T) {
 	}
 }
 
-// hidesConflicts is a gate whose driver reports a write conflict as an
-// error of its own (not store.ErrConflict): the relay no longer recognises
-// a claim another relay committed first as the end of a race.
-type hidesConflicts struct{ effect.Gate }
-
-func (g hidesConflicts) Cross(b effect.Boundary, do func() error) error {
-	err := g.Gate.Cross(b, do)
-	if errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("driver: serialization failure (%v)", err.Error())
-	}
-	return err
-}
-
 // TestARelayThatTakesALostRaceForAnErrorIsCaught: its data stay intact
 // (the claim was not committed, another relay holds the rows), but Relay.Run
 // stops at a step's error: with two relays, one would stop at its first
@@ -291,7 +274,7 @@ func (g hidesConflicts) Cross(b effect.Boundary, do func() error) error {
 func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 	v := variant.Outbox()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		env.Gate = hidesConflicts{env.Gate}
+		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}
 		r, err := variant.ReferenceRelay(env, nil)
 		return variant.RelayAdapter{Relay: r}, err
 	}
