@@ -101,6 +101,7 @@ func Example_gradeYourOwnRelay() {
 	// stall                   OK    as declared
 	// stall-outage            OK    as declared
 	// mark-conflict           OK    as declared
+	// failure-conflict        OK    as declared
 	// relay-restart           OK    as declared
 	// relay-lost              OK    as declared
 	// slow-commit             OK    as declared

@@ -139,13 +139,13 @@ func (a Analysis) WritePage(w io.Writer, root string) error {
 		"moved, one side of `&&` or `||` dropped), and each change, a *mutant*, is graded by the lab: the\n"+
 		"crash matrix (a row that no longer reaches the situation it exists for is red too), then, if no\n"+
 		"cell went red, the double-crash sweep, then the failure sweep (one commit failure at every commit\n"+
-		"of the workload, alone and under the broker-outage, poison, stall and mark-conflict rows; the failed commit must\n"+
-		"come back as an error, and no relay or consumer may return an error no fault caused), then %d\n"+
-		"random schedules of the reference variant. Under a line, `needed by`\n"+
-		"lists what went red without it (matrix cells as `labrun scenario` names them, `sweep` runs,\n"+
-		"`commit-failure` runs of the failure sweep, `explore`); a change the lab did not catch is listed\n"+
-		"with the reason (*equivalent*: it cannot change what the system does; *blind spot*: it can, and the lab\n"+
-		"does not see it).\n\n", ExploreRuns)
+		"of the workload, alone and under the broker-outage, poison, stall, mark-conflict and\n"+
+		"failure-conflict rows; the failed commit must come back as an error, and no relay or consumer\n"+
+		"may return an error no fault caused), then %d random schedules of the reference variant. Under a\n"+
+		"line, `needed by` lists what went red without it (matrix cells as `labrun scenario` names them,\n"+
+		"`sweep` runs, `commit-failure` runs of the failure sweep, `explore`); a change the lab did not\n"+
+		"catch is listed with the reason (*equivalent*: it cannot change what the system does; *blind\n"+
+		"spot*: it can, and the lab does not see it).\n\n", ExploreRuns)
 	fmt.Fprintf(w, "%d mutants.\n\n```\n", len(a.Mutants))
 	writeScores(w, a.Scores())
 	fmt.Fprintf(w, "```\n")

@@ -71,6 +71,7 @@ var Descriptions = map[string]string{
 	"stall":                   "relay-1 freezes 40 s before a send, past its 30 s lease, while relay-2 runs",
 	"stall-outage":            "as stall, and the broker is down when relay-1 resumes: its late send fails",
 	"mark-conflict":           "relay-1 freezes 40 s with its mark not committed, while relay-2 takes over and marks",
+	"failure-conflict":        "as mark-conflict, but relay-1's send failed: its record of the failure is refused",
 	"relay-restart":           "relay-1 is killed and restarts while relay-2 holds a live claim",
 	"relay-lost":              "relay-1 dies holding a claim and never comes back; relay-2 must take it over",
 	"slow-commit":             "service-1's transaction stays open 3 s with its id drawn while service-2 commits",
@@ -98,6 +99,7 @@ var DescriptionsDE = map[string]string{
 	"stall":                   "relay-1 friert 40 s vor einem Senden ein, über seine 30-s-Lease hinaus, während relay-2 läuft",
 	"stall-outage":            "wie stall, und der Broker ist weg, wenn relay-1 weitermacht: sein spätes Senden scheitert",
 	"mark-conflict":           "relay-1 friert 40 s mit nicht committeter Markierung ein, während relay-2 übernimmt und markiert",
+	"failure-conflict":        "wie mark-conflict, aber das Senden von relay-1 scheiterte: sein Eintrag des Fehlschlags wird abgewiesen",
 	"relay-restart":           "relay-1 wird beendet und startet neu, während relay-2 einen lebenden Claim hält",
 	"relay-lost":              "relay-1 stirbt mit einem Claim und kommt nie zurück; relay-2 muss ihn übernehmen",
 	"slow-commit":             "die Transaktion von service-1 bleibt 3 s offen, ihre ID gezogen, während service-2 committet",
@@ -149,6 +151,7 @@ func points() []sim.Point {
 		stall(),
 		stallOutage(),
 		markConflict(),
+		failureConflict(),
 		relayRestart(),
 		relayLost(),
 		slowCommit(),
@@ -231,6 +234,17 @@ func markConflict() sim.Point {
 	return sim.Point{ID: "mark-conflict", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-mark", For: 40 * time.Second},
 	}, Situations: []sim.Situation{sim.LeaseTakenOver, sim.WriteConflict}}
+}
+
+// failureConflict is the failure-conflict row: the mark-conflict row, but
+// the broker is down for the second in which relay-1 sends, so that what
+// relay-1 holds uncommitted for 40 s is the record of a failed send; the
+// database refuses it as it refuses a stale SENT.
+func failureConflict() sim.Point {
+	p := markConflict()
+	p.ID = "failure-conflict"
+	p.Faults = append(p.Faults, sim.Fault{Kind: sim.FaultOutage, From: time.Second, For: time.Second})
+	return p
 }
 
 // Variants returns every variant of the matrix: the reference first, then
@@ -331,5 +345,5 @@ func FindPoint(id string) (sim.Point, error) {
 
 // Matrix is the default crash matrix: the standard workload at every point.
 func Matrix() sim.Matrix {
-	return sim.Matrix{Workload: Workload(), Seed: MatrixSeed, Points: Points(), FailureRows: []string{"broker-outage", "poison", "stall", "mark-conflict"}}
+	return sim.Matrix{Workload: Workload(), Seed: MatrixSeed, Points: Points(), FailureRows: []string{"broker-outage", "poison", "stall", "mark-conflict", "failure-conflict"}}
 }

@@ -282,7 +282,7 @@ func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claim, mark := false, false
+	claim, mark, failure := false, false, false
 	for _, f := range sw.Failures {
 		if f.Relays == 1 || f.Outcome != check.OK || len(f.Missing) > 0 {
 			t.Errorf("%s, %d relay(s): %s, missing %v; want only two relays, OK, with an unexplained error", scenarios.FailureName(f.Row, *f.Failure), f.Relays, f.Outcome, f.Missing)
@@ -291,10 +291,12 @@ func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 			claim = claim || strings.Contains(u, "outbox: claim: driver: serialization failure")
 			// The mark-conflict row: relay-1's mark, held 40 s, refused.
 			mark = mark || f.Row == "mark-conflict" && strings.Contains(u, "relay-1: outbox: mark sent") && strings.Contains(u, "driver: serialization failure")
+			// The failure-conflict row: relay-1's record of a failed send.
+			failure = failure || f.Row == "failure-conflict" && strings.Contains(u, "relay-1: outbox: mark failed") && strings.Contains(u, "driver: serialization failure")
 		}
 	}
-	if !claim || !mark {
-		t.Fatalf("among %d failures: an unexplained claim conflict %v, an unexplained mark conflict %v; want both", len(sw.Failures), claim, mark)
+	if !claim || !mark || !failure {
+		t.Fatalf("among %d failures: an unexplained conflict at the claim %v, at the mark %v, at the record of a failure %v; want all three", len(sw.Failures), claim, mark, failure)
 	}
 	ref, err := scenarios.Matrix().FailureSweep(variant.Outbox())
 	if err != nil || len(ref.Failures) > 0 {
