@@ -122,3 +122,39 @@ func TestKeysAreUnique(t *testing.T) {
 		t.Error("no second mutant of the same code: the test no longer tries the case it exists for")
 	}
 }
+
+// TestSurvivorsNameSurvivors: every explanation in Survivors names a
+// mutant of the reference that the saved results (docs/why.results.json,
+// written by go run ./cmd/labwhy) show surviving: a mutant the lab learned
+// to catch loses its excuse.
+func TestSurvivorsNameSurvivors(t *testing.T) {
+	ms, err := Generate("..", Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := map[string]bool{}
+	for _, m := range ms {
+		exists[m.Key] = true
+	}
+	f, err := os.Open("../docs/why.results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	results, err := ReadResults(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := map[string]bool{}
+	for _, r := range results {
+		killed[r.Key] = r.Killed()
+	}
+	for key := range Survivors {
+		switch {
+		case !exists[key]:
+			t.Errorf("Survivors explains %q, which is no mutant of the reference", key)
+		case killed[key]:
+			t.Errorf("Survivors explains %q, which the lab kills (docs/why.results.json)", key)
+		}
+	}
+}
