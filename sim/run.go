@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"outboxlab/billing"
+	"outboxlab/cdc"
 	"outboxlab/check"
 	"outboxlab/effect"
 	"outboxlab/inbox"
 	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/store"
 	"outboxlab/variant"
 )
 
@@ -187,12 +189,17 @@ func Run(cfg Config) (Result, error) {
 }
 
 // deadLetters lists the dead letters in the outbox (from unsent, read
-// after quiesce) and in billing.
+// after quiesce), in the CDC relay's own table, and in billing.
 func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 	var out []check.DeadLetter
 	for _, m := range unsent {
 		if m.Status == outbox.DeadLetter {
 			out = append(out, check.DeadLetter{Where: "the outbox", MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
+		}
+	}
+	if w.orderDB.HasTable(cdc.TableDead) {
+		for _, m := range store.Values[outbox.Message](w.orderDB, cdc.TableDead) {
+			out = append(out, check.DeadLetter{Where: "the CDC relay's dead-letter table", MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 		}
 	}
 	for _, p := range inbox.DeadLetters(w.billingDB) {
