@@ -56,7 +56,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			}),
 			point:  "broker-outage",
 			want:   "STORM",
-			detail: "the retry policy allows 22: retries without backoff or limit hammer the broker",
+			detail: "the retry policy allows 20: retries without backoff or limit hammer the broker",
 		},
 		{
 			name:   "a relay that resends under a new message id",

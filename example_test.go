@@ -50,9 +50,11 @@ func (r myRelay) Step() (bool, error) {
 // A learner plugs in their own relay through the same interfaces as every
 // variant, and the matrix grades it against what they declare. Here the
 // learner declares OK everywhere. The matrix agrees for every crash point,
-// but not for a message the broker always rejects: without counted attempts
-// it never becomes a dead letter, and is retried forever (STUCK), the
-// mistake of no-retry-limit by another road.
+// but not where the broker fails: without counted attempts a message is
+// tried more often during a ten-minute outage than the retry policy allows
+// (STORM), and one the broker always rejects never becomes a dead letter
+// and is retried forever (STUCK), the mistake of no-retry-limit by another
+// road.
 func Example_gradeYourOwnRelay() {
 	mine := variant.Variant{
 		Name:       "my-relay",
@@ -91,7 +93,7 @@ func Example_gradeYourOwnRelay() {
 	// relay.after-mark        OK    as declared
 	// consumer.before-commit  OK    as declared
 	// consumer.after-commit   OK    as declared
-	// broker-outage           OK    as declared
+	// broker-outage           STORM declared OK
 	// publish-timeout-stored  OK    as declared
 	// publish-timeout-dropped OK    as declared
 	// duplicate-delivery      OK    as declared

@@ -131,6 +131,12 @@ type World struct {
 	// allows each (see Budget). More is STORM.
 	Publishes     []Attempts
 	PublishBudget int
+	// BeforeReplay counts the publish attempts up to the operator's replay
+	// of the dead letters, and BeforeReplayBudget is how many the retry
+	// policy allows each until then (Budget with no replay): a message
+	// given up one attempt late has used more by the time it is replayed.
+	BeforeReplay       []Attempts
+	BeforeReplayBudget int
 	// Unsafe lists the breaches of Safety; each is UNSAFE.
 	Unsafe []string
 	// Acknowledged are the order ids of the commands the service answered
@@ -160,12 +166,13 @@ type Attempts struct {
 }
 
 // Budget returns how many publish attempts of one message a retry policy
-// with maxAttempts allows in a run: every attempt it allows, once more for
-// each operator replay, and one more for every interruption (a crash, a
-// stall, a lost lease) after which a relay may send a message again that it
-// cannot know was sent.
+// with maxAttempts allows in a run: maxAttempts, and as many again after
+// each operator replay (a replay starts the count anew), and one more for
+// every interruption (a crash, a stall, a lost lease) after which a relay
+// may send a message again that it cannot know was sent. Not one more: a
+// relay that gives up one attempt late is off its policy too.
 func Budget(maxAttempts, replays, interruptions int) int {
-	return (maxAttempts+1)*(1+replays) + interruptions
+	return maxAttempts*(1+replays) + interruptions
 }
 
 type change struct {
@@ -326,11 +333,21 @@ func liveness(w World) []Violation {
 				fmt.Sprintf("message %s was dead-lettered in %s (%s), but every fault of the run was transient: the retries should have outlasted it", d.MessageID, d.Where, d.Reason)})
 		}
 	}
+	stormed := map[string]bool{}
 	if w.PublishBudget > 0 {
 		for _, a := range w.Publishes {
 			if a.N > w.PublishBudget {
+				stormed[a.MessageID] = true
 				vs = append(vs, Violation{Storm, a.AggregateID, a.Sequence,
 					fmt.Sprintf("message %s was published %d times, the retry policy allows %d: retries without backoff or limit hammer the broker", a.MessageID, a.N, w.PublishBudget)})
+			}
+		}
+	}
+	if w.BeforeReplayBudget > 0 {
+		for _, a := range w.BeforeReplay {
+			if a.N > w.BeforeReplayBudget && !stormed[a.MessageID] {
+				vs = append(vs, Violation{Storm, a.AggregateID, a.Sequence,
+					fmt.Sprintf("message %s was published %d times before the operator's replay, the retry policy allows %d until a message is given up", a.MessageID, a.N, w.BeforeReplayBudget)})
 			}
 		}
 	}

@@ -59,9 +59,9 @@ Abstürze, die Wiederherstellung eingeschlossen), mit einem Relay und mit zweien
 	"    ... and %d more (%d failing runs in all)\n": "    ... und %d weitere (%d fehlgeschlagene Läufe insgesamt)\n",
 
 	// scenario
-	"Scenario %s, variant %s, seed %d\n":          "Szenario %s, Variante %s, Seed %d\n",
-	"\nOutcome: %s (expected %s)\n":               "\nErgebnis: %s (erwartet %s)\n",
-	"  %s: an error no fault of the run caused\n": "  %s: ein Fehler, den keine Störung des Laufs verursacht hat\n",
+	"Scenario %s, variant %s, seed %d\n":                      "Szenario %s, Variante %s, Seed %d\n",
+	"\nOutcome: %s (expected %s)\n":                           "\nErgebnis: %s (erwartet %s)\n",
+	"  %s: an error the process should have handled itself\n": "  %s: ein Fehler, den der Prozess selbst hätte behandeln müssen\n",
 	"  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n": "  ein gescheiterter Commit kam nie als Fehler zurück: der Prozess machte weiter, als wäre gespeichert (nie erreicht: %s)\n",
 	"Replay: %s\n": "Wiederholen: %s\n",
 	"(The story above is told with the reference, variant outbox. With %s this run ends %s: see below.)": "(Die Geschichte oben ist mit der Referenz erzählt, Variante outbox. Mit %s endet dieser Lauf %s: siehe unten.)",

@@ -141,8 +141,8 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 	if res.CommitFailures > res.Situations[sim.FailureReported] {
 		fmt.Fprint(w, trf(w, "  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n", sim.FailureReported))
 	}
-	for _, u := range res.Unexplained {
-		fmt.Fprint(w, trf(w, "  %s: an error no fault of the run caused\n", u))
+	for _, u := range res.Unhandled {
+		fmt.Fprint(w, trf(w, "  %s: an error the process should have handled itself\n", u))
 	}
 	fmt.Fprint(w, trf(w, "Replay: %s\n", replay))
 }

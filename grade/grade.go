@@ -193,9 +193,9 @@ func Report(v variant.Variant) ([]Failure, error) {
 			line += ", but the error never came back from the step, the delivery or the command that made the commit: the process went on as if it had committed (never reached " + string(sim.FailureReported) + ")"
 			lineDE += ", aber der Fehler kam nie aus dem Schritt, der Zustellung oder dem Befehl zurück, der den Commit machte: der Prozess machte weiter, als wäre gespeichert (nie erreicht: " + string(sim.FailureReported) + ")"
 		}
-		if len(f.Unexplained) > 0 {
-			line += ", but " + f.Unexplained[0] + ": an error no fault of the run caused (Relay.Run stops at a step's error; a race another relay won is routine)"
-			lineDE += ", aber " + f.Unexplained[0] + ": ein Fehler, den keine Störung des Laufs verursacht hat (Relay.Run hört beim Fehler eines Schritts auf; ein Wettlauf, den ein anderes Relay gewann, ist Alltag)"
+		if len(f.Unhandled) > 0 {
+			line += ", but " + f.Unhandled[0] + ": an error the process should have handled itself (Relay.Run stops at a step's error: only a failed commit is the caller's business; a broker's error, a race another relay won, a lease it took over are the process's own)"
+			lineDE += ", aber " + f.Unhandled[0] + ": ein Fehler, den der Prozess selbst hätte behandeln müssen (Relay.Run hört beim Fehler eines Schritts auf: nur ein gescheiterter Commit geht den Aufrufer an; ein Fehler des Brokers, ein verlorener Wettlauf, eine übernommene Lease sind Sache des Prozesses)"
 		}
 		out = append(out, Failure{Outcome: f.Outcome, Line: line, LineDE: lineDE, Replay: replay})
 	}
@@ -321,8 +321,8 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 	if res.CommitFailures > res.Situations[sim.FailureReported] {
 		fmt.Fprintf(&b, "  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n", sim.FailureReported)
 	}
-	for _, u := range res.Unexplained {
-		fmt.Fprintf(&b, "  %s: an error no fault of the run caused\n", u)
+	for _, u := range res.Unhandled {
+		fmt.Fprintf(&b, "  %s: an error the process should have handled itself\n", u)
 	}
 	t.Log(b.String())
 	if res.Outcome != want {
@@ -331,8 +331,8 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 	if res.CommitFailures > res.Situations[sim.FailureReported] {
 		return fmt.Errorf("%s, declared %s, but a failed commit never came back as an error (never reached %s)", res.Outcome, want, sim.FailureReported)
 	}
-	if len(res.Unexplained) > 0 && res.CommitFailures > 0 {
-		return fmt.Errorf("%s, declared %s, but %s: an error no fault of the run caused", res.Outcome, want, res.Unexplained[0])
+	if len(res.Unhandled) > 0 && res.CommitFailures > 0 {
+		return fmt.Errorf("%s, declared %s, but %s: an error the process should have handled itself", res.Outcome, want, res.Unhandled[0])
 	}
 	return nil
 }

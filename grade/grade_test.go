@@ -203,8 +203,8 @@ func TestAReplayNamesAnErrorNoFaultCaused(t *testing.T) {
 		return variant.RelayAdapter{Relay: r}, err
 	}
 	err := grade.Replay(t, v, "commit-failure:consumer.commit@1", 2)
-	if err == nil || !strings.Contains(err.Error(), "outbox: claim: driver: serialization failure") || !strings.Contains(err.Error(), "an error no fault of the run caused") {
-		t.Fatalf("replay: %v, want the unexplained claim conflict", err)
+	if err == nil || !strings.Contains(err.Error(), "outbox: claim: driver: serialization failure") || !strings.Contains(err.Error(), "an error the process should have handled itself") {
+		t.Fatalf("replay: %v, want the unhandled claim conflict", err)
 	}
 	if err := grade.Replay(t, variant.Outbox(), "commit-failure:consumer.commit@1", 2); err != nil {
 		t.Fatalf("the reference: %v", err)

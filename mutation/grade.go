@@ -103,8 +103,8 @@ func GradeMutant(id int, depth Depth) (r Result) {
 		switch {
 		case len(f.Missing) > 0:
 			row += fmt.Sprintf(": never reached %v", f.Missing)
-		case f.Outcome == check.OK && len(f.Unexplained) > 0:
-			row += ": unexplained error " + f.Unexplained[0]
+		case f.Outcome == check.OK && len(f.Unhandled) > 0:
+			row += ": unhandled error " + f.Unhandled[0]
 		default:
 			row += ": " + f.Outcome.String()
 		}

@@ -25,6 +25,8 @@ var sample = []struct{ key, first string }{
 		"broker-outage: STORM"},
 	{"outbox/message.go:MarkFailed:negate:m.Attempts >= maxAttempts",
 		"broker-outage: GAVE_UP"},
+	{"outbox/message.go:MarkFailed:bound:m.Attempts >= maxAttempts",
+		"rejected: STORM"},
 	{"outbox/message.go:MarkFailed:delete:m.Status, m.NextAttemptAt = Failed, retryAt",
 		"broker-outage: UNSAFE"},
 	{`outbox/message.go:MarkFailed:delete:if err := m.checkLease(owner, now); err != nil { return fmt.Errorf("mark failed: %w", err) }`,

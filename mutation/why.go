@@ -141,7 +141,7 @@ func (a Analysis) WritePage(w io.Writer, root string) error {
 		"cell went red, the double-crash sweep, then the failure sweep (one commit failure at every commit\n"+
 		"of the workload, alone and under the broker-outage, poison, stall, mark-conflict and\n"+
 		"failure-conflict rows; the failed commit must come back as an error, and no relay or consumer\n"+
-		"may return an error no fault caused), then %d random schedules of the reference variant. Under a\n"+
+		"may return an error it should handle itself), then %d random schedules of the reference variant. Under a\n"+
 		"line, `needed by` lists what went red without it (matrix cells as `labrun scenario` names them,\n"+
 		"`sweep` runs, `commit-failure` runs of the failure sweep, `explore`); a change the lab did not\n"+
 		"catch is listed with the reason (*equivalent*: it cannot change what the system does; *blind\n"+
@@ -413,8 +413,6 @@ var Survivors = map[string]Reason{
 		"a replay of nothing then commits an empty transaction"},
 	"outbox/relay.go:ReplayDeadLetters:swap:if n == 0 { return 0, nil } if err := r.Gate.Cross(effect.Boundary{Process: \"relay\", Effect: \"replay\"}, tx.Commit); err != nil { return 0, fmt.Errorf(\"outbox: replay: %w\", err) }": {"equivalent",
 		"a replay of nothing then commits an empty transaction before it returns"},
-	"outbox/message.go:MarkFailed:bound:m.Attempts >= maxAttempts": {"blind spot",
-		"one attempt more than the policy: the checker's budget (check.Budget) allows MaxAttempts+1 publishes of a message, so it cannot tell; a budget of MaxAttempts catches it and also turns the README's learner relay (no attempt count) into STORM at broker-outage, which waits for a decision"},
 	"outbox/relay.go:Recover:drop-left:m.Status == InFlight": {"equivalent",
 		"Release refuses a message that is not IN_FLIGHT itself, so the guard only spares a call"},
 	"outbox/relay.go:Recover:drop-right:m.LeaseOwner == r.cfg.Owner": {"equivalent",

@@ -270,7 +270,7 @@ func TestACleanupThatDeletesNothingIsCaught(t *testing.T) {
 // (the claim was not committed, another relay holds the rows), but Relay.Run
 // stops at a step's error: with two relays, one would stop at its first
 // lost claim, or at a stale mark the database refused. The failure sweep
-// names the error no fault explains.
+// names the error it should have handled.
 func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 	v := variant.Outbox()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
@@ -285,9 +285,9 @@ func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 	claim, mark, failure := false, false, false
 	for _, f := range sw.Failures {
 		if f.Relays == 1 || f.Outcome != check.OK || len(f.Missing) > 0 {
-			t.Errorf("%s, %d relay(s): %s, missing %v; want only two relays, OK, with an unexplained error", scenarios.FailureName(f.Row, *f.Failure), f.Relays, f.Outcome, f.Missing)
+			t.Errorf("%s, %d relay(s): %s, missing %v; want only two relays, OK, with an unhandled error", scenarios.FailureName(f.Row, *f.Failure), f.Relays, f.Outcome, f.Missing)
 		}
-		for _, u := range f.Unexplained {
+		for _, u := range f.Unhandled {
 			claim = claim || strings.Contains(u, "outbox: claim: driver: serialization failure")
 			// The mark-conflict row: relay-1's mark, held 40 s, refused.
 			mark = mark || f.Row == "mark-conflict" && strings.Contains(u, "relay-1: outbox: mark sent") && strings.Contains(u, "driver: serialization failure")
@@ -296,7 +296,7 @@ func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 		}
 	}
 	if !claim || !mark || !failure {
-		t.Fatalf("among %d failures: an unexplained conflict at the claim %v, at the mark %v, at the record of a failure %v; want all three", len(sw.Failures), claim, mark, failure)
+		t.Fatalf("among %d failures: an unhandled conflict at the claim %v, at the mark %v, at the record of a failure %v; want all three", len(sw.Failures), claim, mark, failure)
 	}
 	ref, err := scenarios.Matrix().FailureSweep(variant.Outbox())
 	if err != nil || len(ref.Failures) > 0 {

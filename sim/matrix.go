@@ -320,10 +320,10 @@ type SweepFailure struct {
 	// not: FailureReported, in a FailureSweep's run whose process
 	// swallowed the failed commit.
 	Missing []Situation
-	// Unexplained are the errors a relay or consumer returned in a
-	// FailureSweep's run that no fault of the run caused (see
-	// Result.Unexplained).
-	Unexplained []string
+	// Unhandled are the errors a relay or consumer returned in a
+	// FailureSweep's run that it should have handled itself (see
+	// Result.Unhandled).
+	Unhandled []string
 }
 
 // Sweep runs the sweep for v on the matrix's workload; the points run in
@@ -349,9 +349,10 @@ func (m Matrix) Sweep(v variant.Variant) (Sweep, error) {
 // that does not reach the database takes, at every place it can be taken.
 // A run fails when it is not OK, breaks a safety property, never reaches
 // FailureReported (the process that made the commit went on as if it had
-// committed), or a relay or consumer returned an error that no fault
-// caused: Relay.Run stops at a step's error, so a race another relay won
-// (a claim conflict, a lease it took over) must not be one.
+// committed), or a relay or consumer returned an error other than the
+// failed commit: Relay.Run stops at a step's error, so what the process
+// can handle itself (a broker's error, a claim conflict, a lease another
+// relay took over) must not be one.
 func (m Matrix) FailureSweep(v variant.Variant) (Sweep, error) {
 	sw := Sweep{Variant: v.Name}
 	rows := []Point{{}} // the workload alone
@@ -409,9 +410,9 @@ func (m Matrix) failureSweep(v variant.Variant, row Point, relays int, sw *Sweep
 		if res.Situations[FailureReported] == 0 {
 			missing = []Situation{FailureReported}
 		}
-		if res.Outcome != check.OK || len(res.Unsafe) > 0 || len(missing) > 0 || len(res.Unexplained) > 0 {
+		if res.Outcome != check.OK || len(res.Unsafe) > 0 || len(missing) > 0 || len(res.Unhandled) > 0 {
 			failures[i] = &SweepFailure{Relays: relays, Row: row.ID, Failure: &planned[i], Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe,
-				Missing: missing, Unexplained: res.Unexplained}
+				Missing: missing, Unhandled: res.Unhandled}
 		}
 		return nil
 	})

@@ -63,10 +63,12 @@ type Result struct {
 	// Unsafe lists the breaches of check.Safety (each is also an UNSAFE
 	// violation).
 	Unsafe []string
-	// Unexplained are the errors the processes' activities returned that
-	// no fault of the run caused (neither a crash nor a failed commit), as
-	// "process: error", in order.
-	Unexplained []string
+	// Unhandled are the errors a relay's step or a consumer's delivery
+	// returned that were neither a crash nor a failed commit, as
+	// "process: error", in order: what the process should have handled
+	// itself (a broker's error, a race another relay won, a lease it took
+	// over), for Relay.Run stops at a step's error.
+	Unhandled []string
 	// Situations counts what the run went through (see Situation).
 	Situations map[Situation]int
 }
@@ -139,6 +141,7 @@ func Run(cfg Config) (Result, error) {
 		afterRetention = outbox.Unsent(w.orderDB)
 	}
 	deadLetters := w.deadLetters(afterRetention)
+	beforeReplay := w.publishes()
 
 	// 4. replay: permanent causes fixed, dead letters replayed.
 	w.broker.FixRejections()
@@ -156,21 +159,23 @@ func Run(cfg Config) (Result, error) {
 	ledger, all := billing.Ledger(w.billingDB), orders.All(w.orderDB)
 	unsafe := check.Safety(w.orderDB.Log(0), ledger, all)
 	vs := check.Check(check.World{
-		Orders:        all,
-		Ledger:        ledger,
-		Outbox:        afterQuiesce,
-		Held:          inbox.Held(w.billingDB),
-		Quiesced:      quiet,
-		Busy:          busy,
-		Changes:       check.Changes(w.orderDB.Log(0)),
-		Accounts:      billing.Accounts(w.billingDB),
-		Published:     w.broker.Log(),
-		DeadLetters:   deadLetters,
-		Transient:     w.transient(),
-		Publishes:     w.publishes(),
-		PublishBudget: check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, len(w.fired)+w.stalled+w.killed+w.failed),
-		Unsafe:        unsafe,
-		Acknowledged:  w.acknowledged,
+		Orders:             all,
+		Ledger:             ledger,
+		Outbox:             afterQuiesce,
+		Held:               inbox.Held(w.billingDB),
+		Quiesced:           quiet,
+		Busy:               busy,
+		Changes:            check.Changes(w.orderDB.Log(0)),
+		Accounts:           billing.Accounts(w.billingDB),
+		Published:          w.broker.Log(),
+		DeadLetters:        deadLetters,
+		Transient:          w.transient(),
+		Publishes:          w.publishes(),
+		PublishBudget:      check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, len(w.fired)+w.stalled+w.killed+w.failed),
+		BeforeReplay:       beforeReplay,
+		BeforeReplayBudget: check.Budget(outbox.DefaultConfig("").MaxAttempts, 0, len(w.fired)+w.stalled+w.killed+w.failed),
+		Unsafe:             unsafe,
+		Acknowledged:       w.acknowledged,
 	})
 	return Result{
 		Unsafe:         unsafe,
@@ -181,7 +186,7 @@ func Run(cfg Config) (Result, error) {
 		Stalls:         w.stalled,
 		Kills:          w.killed,
 		CommitFailures: w.failed,
-		Unexplained:    w.unexplained,
+		Unhandled:      w.unhandled,
 		Reached:        w.reached(),
 		Trace:          w.trace,
 		Duration:       w.clock.Since(),

@@ -118,7 +118,7 @@ func (w *world) resume(p *proc) bool {
 	case wk.err != nil && !errors.Is(wk.err, effect.ErrCrashed) && p.role != roleService:
 		// A service's error is its answer to a client (an unknown
 		// order, busy): the answers are checked by what was committed.
-		w.unexplained = append(w.unexplained, p.name+": "+wk.err.Error())
+		w.unhandled = append(w.unhandled, p.name+": "+wk.err.Error())
 	}
 	if wk.err != nil && !errors.Is(wk.err, effect.ErrCrashed) && w.cfg.Trace {
 		w.record(Event{Process: p.name, Kind: EventError, Action: "step", Result: "error: " + wk.err.Error()})

@@ -65,9 +65,9 @@ type world struct {
 	failures []Fault // commit failures still to happen
 	failed   int     // commit failures that happened
 	reported int     // commit failures a process reported (see FailureReported)
-	// unexplained are the errors processes reported that no fault of the
-	// run caused (see Result.Unexplained).
-	unexplained []string
+	// unhandled are the errors relays and consumers returned that they
+	// should have handled themselves (see Result.Unhandled).
+	unhandled []string
 	// acknowledged are the order ids of the commands the service answered
 	// with success, in the order answered.
 	acknowledged []string
