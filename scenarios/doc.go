@@ -39,6 +39,7 @@
 //	                                  slow-commit PROCESS FOR      (slow-commit service-1 3s)
 //	                                  clock-skew PROCESS SKEW      (clock-skew relay-2 1m; negative: behind)
 //	                                  kill PROCESS AT              (kill relay-1 4s)
+//	                                  commit-failure BOUNDARY@K    (commit-failure relay.mark@2: that commit fails)
 //
 //	--- expected
 //	(what labrun prints for the file's variant and seed)

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -205,7 +206,7 @@ func command(words []string) (sim.Command, error) {
 // fault parses what follows "fault": a kind and its arguments.
 func fault(words []string) (sim.Fault, error) {
 	const valid = "broker-outage FROM FOR, publish-timeout-stored|publish-timeout-dropped|duplicate-delivery|reorder|poison|rejected TARGET, " +
-		"delay TARGET FOR, stall PROCESS POINT FOR, slow-commit PROCESS FOR, clock-skew PROCESS SKEW, kill PROCESS AT [FOR]"
+		"delay TARGET FOR, stall PROCESS POINT FOR, slow-commit PROCESS FOR, clock-skew PROCESS SKEW, kill PROCESS AT [FOR], commit-failure BOUNDARY@K"
 	if len(words) == 0 {
 		return sim.Fault{}, fmt.Errorf("fault needs a kind (valid: %s)", valid)
 	}
@@ -262,6 +263,15 @@ func fault(words []string) (sim.Fault, error) {
 		if err == nil {
 			f.Process = args[0]
 			f.From, err = duration(args[1])
+		}
+	case sim.FaultCommitFailure:
+		if err = want(1, "BOUNDARY@K (e.g. relay.claim@2)"); err == nil {
+			boundary, at, _ := strings.Cut(args[0], "@")
+			k, convErr := strconv.Atoi(at)
+			if convErr != nil || k < 1 || !slices.Contains(sim.CommitBoundaries, boundary) {
+				err = fmt.Errorf("fault commit-failure %q: want BOUNDARY@K with K >= 1 and a boundary of %s", args[0], strings.Join(sim.CommitBoundaries, ", "))
+			}
+			f.Point, f.Occurrence = boundary, k
 		}
 	default:
 		err = fmt.Errorf("unknown fault %q (valid: %s)", f.Kind, valid)

@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,8 @@ func TestParseFileNamesTheLineAndWhatIsValid(t *testing.T) {
 		{"summary s\nat 2s place o-1 1.00 EUR\nat 1s cancel o-1\n", `f.txt:3: at 1s is earlier than the command before it`},
 		{"summary s\nat 1x place o-1 1.00 EUR\n", `f.txt:2: duration "1x": want e.g. 40s, 1m30s, 8d or 8d1m`},
 		{"summary s\nworkload standard\nfault stall relay-1 40s\n", `f.txt:3: want "fault stall PROCESS POINT FOR"`},
+		{"summary s\nworkload standard\nfault commit-failure relay.send@1\n", `f.txt:3: fault commit-failure "relay.send@1": want BOUNDARY@K with K >= 1 and a boundary of service.commit,`},
+		{"summary s\nworkload standard\nfault commit-failure relay.claim@0\n", `f.txt:3: fault commit-failure "relay.claim@0": want BOUNDARY@K`},
 		{"summary s\nworkload standard\nfault reorder o-1\n", `f.txt:3: target "o-1" is not ORDER#SEQUENCE, e.g. o-1#2`},
 		{"summary s\nworkload standard\nvariant nope\n", `f.txt:3: unknown variant "nope" (valid: outbox,`},
 		{"summary s\nworkload standard\nrelays 0\n", `f.txt:3: relays "0" is not a whole number >= 1`},
@@ -77,5 +80,35 @@ anything
 	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAFileFailsACommitAsTheFailureSweepDoes: "fault commit-failure
+// consumer.commit@1" in a story is the failure sweep's run of that name,
+// event for event, so that a line exploration prints can be written into a
+// story.
+func TestAFileFailsACommitAsTheFailureSweepDoes(t *testing.T) {
+	f, err := scenarios.ParseFile("f.txt", "summary s\nworkload standard\nfault commit-failure consumer.commit@1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.FindScenario("commit-failure:consumer.commit@1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var traces [2]string
+	for i, cfg := range []sim.Config{f.Configure(variant.Outbox(), scenarios.MatrixSeed), sc.Configure(variant.Outbox(), scenarios.MatrixSeed)} {
+		cfg.Trace = true
+		res, err := sim.Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.CommitFailures != 1 {
+			t.Fatalf("run %d: %d commit failures, want 1", i, res.CommitFailures)
+		}
+		traces[i] = fmt.Sprint(res.Trace)
+	}
+	if traces[0] != traces[1] {
+		t.Error("the file's run and the failure sweep's differ")
 	}
 }
