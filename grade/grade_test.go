@@ -191,10 +191,10 @@ func TestGradingARelayThatSwallowsAFailedCommit(t *testing.T) {
 	}
 }
 
-// TestAReplayNamesAnErrorNoFaultCaused: a replay of the failure sweep's
+// TestAReplayNamesAnUnhandledError: a replay of the failure sweep's
 // run with two relays shows the lost race the relay returned as an error,
 // and fails, as the sweep did.
-func TestAReplayNamesAnErrorNoFaultCaused(t *testing.T) {
+func TestAReplayNamesAnUnhandledError(t *testing.T) {
 	v := variant.Outbox()
 	v.Name = "conflict-blind"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
