@@ -194,6 +194,8 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"scenario", "relay.after-send@0"}, "not a whole number >= 1"},
 		{[]string{"scenario", "publish-timeout-stored@2"}, "a fault row has no occurrences"},
 		{[]string{"scenario", "commit-failure:relay.send@1"}, "want commit-failure:BOUNDARY@K, e.g. commit-failure:relay.claim@2 (boundaries: service.commit,"},
+		{[]string{"scenario", "nope+commit-failure:consumer.commit@1"}, `"nope" is not a fault row; want ROW+commit-failure:BOUNDARY@K with one of broker-outage, poison, stall, mark-conflict, failure-conflict`},
+		{[]string{"scenario", "relay.after-send+commit-failure:consumer.commit@1"}, `"relay.after-send" is not a fault row`},
 		{[]string{"scenario", "relay.after-send@99"}, "the planned crash relay.after-send@99 never fired: with variant outbox and seed 1 the run reaches relay.after-send 6 time(s)"},
 		{[]string{"scenario", "happy-path", "--seed", "-1"}, `--seed "-1" is not a whole number`},
 		{[]string{"scenario", "happy-path", "--seed", "1x"}, `--seed "1x" is not a whole number`},

@@ -300,3 +300,16 @@ func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 		t.Fatalf("the reference: %v, %d failures", err, len(ref.Failures))
 	}
 }
+
+// TestAFailureRowMustBeAFaultRow: the failure sweep runs under fault rows
+// only; a crash row or an unknown name is an error naming it.
+func TestAFailureRowMustBeAFaultRow(t *testing.T) {
+	for _, row := range []string{"relay.after-send", "nope"} {
+		m := scenarios.Matrix()
+		m.FailureRows = []string{row}
+		_, err := m.FailureSweep(variant.Outbox())
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q is not a fault row of the matrix", row)) {
+			t.Errorf("FailureRows %q: %v, want an error naming it", row, err)
+		}
+	}
+}
