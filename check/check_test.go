@@ -60,6 +60,13 @@ func TestCheck(t *testing.T) {
 			Orders: []domain.Order{order("o-1", 2)}, Ledger: []billing.Entry{entry("o-1", 1), entry("o-1", 2)}, Quiesced: true,
 			Outbox: []outbox.Message{msg("o-1", 1, outbox.DeadLetter), msg("o-1", 2, outbox.Pending)},
 		}, nil},
+		{"given up one attempt late", check.World{Quiesced: true, PublishBudget: 20, BeforeReplayBudget: 10,
+			Publishes:    []check.Attempts{{MessageID: "e-1", AggregateID: "o-1", Sequence: 1, N: 12}},
+			BeforeReplay: []check.Attempts{{MessageID: "e-1", AggregateID: "o-1", Sequence: 1, N: 11}},
+		}, []string{"STORM o-1#1: message e-1 was published 11 times before the operator's replay, the retry policy allows 10 until a message is given up"}},
+		{"within the policy before the replay", check.World{Quiesced: true, PublishBudget: 20, BeforeReplayBudget: 10,
+			BeforeReplay: []check.Attempts{{MessageID: "e-1", AggregateID: "o-1", Sequence: 1, N: 10}},
+		}, nil},
 		{"busy at the horizon", check.World{Busy: "relay-1 wants to work"},
 			[]string{"STUCK: still busy at the end of the horizon: relay-1 wants to work"}},
 		{"acknowledged and not committed", check.World{
