@@ -59,6 +59,13 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "the retry policy allows 20: retries without backoff or limit hammer the broker",
 		},
 		{
+			name:   "a relay started afresh for every poll, which forgets its pause after a failed send",
+			v:      freshRelayEveryPoll(),
+			point:  "outage-backlog",
+			want:   "STORM",
+			detail: "sends while it was down, a relay that pauses after a failed send allows 63",
+		},
+		{
 			name:   "a relay that resends under a new message id",
 			v:      newIDOnEverySend(),
 			point:  "relay.after-send",
@@ -148,6 +155,33 @@ func withRelayConfig(name string, change func(*outbox.Config)) variant.Variant {
 		return variant.RelayAdapter{Relay: r}, err
 	}
 	return v
+}
+
+// freshRelayEveryPoll is the reference relay run as a job that starts
+// afresh for every poll (a cron job, a serverless function): everything it
+// keeps in memory between polls, its pause after a failed send among them,
+// is gone each time. Each message still waits out its own backoff.
+func freshRelayEveryPoll() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "fresh-relay-every-poll"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		return freshRelay{RelayAdapter: variant.RelayAdapter{Relay: r}, env: env}, err
+	}
+	return v
+}
+
+type freshRelay struct {
+	variant.RelayAdapter
+	env variant.Env
+}
+
+func (f freshRelay) Step() (bool, error) {
+	r, err := variant.ReferenceRelay(f.env, nil)
+	if err != nil {
+		return false, err
+	}
+	return variant.RelayAdapter{Relay: r}.Step()
 }
 
 // newIDOnEverySend is the reference relay talking to the broker through a

@@ -94,6 +94,7 @@ func Example_gradeYourOwnRelay() {
 	// consumer.before-commit  OK    as declared
 	// consumer.after-commit   OK    as declared
 	// broker-outage           STORM declared OK
+	// outage-backlog          STORM declared OK
 	// publish-timeout-stored  OK    as declared
 	// publish-timeout-dropped OK    as declared
 	// duplicate-delivery      OK    as declared

@@ -97,6 +97,9 @@ type Broker struct {
 	// the first: what a retry storm would show on the broker's side.
 	attempts []PublishAttempts
 	attempt  map[string]int // message id -> index in attempts
+	// whileDown counts the publish attempts refused because the broker was
+	// down: what a relay that does not pause as a whole hammers it with.
+	whileDown int
 }
 
 // PublishAttempts is how often one message was handed to Publish, whatever
@@ -115,6 +118,10 @@ func (b *Broker) Redeliveries(name string) int { return b.mustSub(name).redelive
 // Attempts returns the publish attempts of every message, in the order of
 // each message's first attempt.
 func (b *Broker) Attempts() []PublishAttempts { return b.attempts }
+
+// AttemptsWhileDown returns how many publish attempts the broker refused
+// because it was down (an outage), of every message together.
+func (b *Broker) AttemptsWhileDown() int { return b.whileDown }
 
 func (b *Broker) countAttempt(e Envelope) {
 	if b.attempt == nil {
@@ -166,6 +173,9 @@ func (b *Broker) Publish(e Envelope) error {
 	now := b.clock.Now()
 	b.countAttempt(e)
 	if err := b.faults.refuse(e, now); err != nil {
+		if b.faults.down(now) {
+			b.whileDown++
+		}
 		b.record(Action{Kind: PublishFailed, MessageID: e.ID, Event: e.Event, Detail: err.Error()})
 		return fmt.Errorf("broker: publish %s: %w", e.ID, err)
 	}

@@ -2,8 +2,10 @@ package check
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"outboxlab/billing"
 	"outboxlab/broker"
@@ -137,6 +139,14 @@ type World struct {
 	// given up one attempt late has used more by the time it is replayed.
 	BeforeReplay       []Attempts
 	BeforeReplayBudget int
+	// WhileDown counts the publish attempts the broker refused because it
+	// was down, of all messages together; WhileDownBudget is how many the
+	// relays' own pause allows (see DownBudget), 0 for no check. More is
+	// STORM even when every message kept to its own backoff: a relay that
+	// tries each of a thousand waiting messages on its own schedule sends
+	// a thousand requests where one would tell it the broker is still down.
+	WhileDown       int
+	WhileDownBudget int
 	// Unsafe lists the breaches of Safety; each is UNSAFE.
 	Unsafe []string
 	// Acknowledged are the order ids of the commands the service answered
@@ -173,6 +183,25 @@ type Attempts struct {
 // relay that gives up one attempt late is off its policy too.
 func Budget(maxAttempts, replays, interruptions int) int {
 	return maxAttempts*(1+replays) + interruptions
+}
+
+// DownBudget returns how many publish attempts a relay that pauses as a
+// whole makes while the broker is down for the given time: one attempt,
+// then pause(1), one attempt, pause(2), ... for as long as the outage
+// lasts. pause(n) is the relay's pause after n failed attempts in a row
+// (outbox.Config.Pause); a policy whose pause is not positive sets no
+// bound (math.MaxInt).
+func DownBudget(down time.Duration, pause func(n int) time.Duration) int {
+	n := 0
+	for at := time.Duration(0); at < down; {
+		n++
+		p := pause(n)
+		if p <= 0 {
+			return math.MaxInt
+		}
+		at += p
+	}
+	return n
 }
 
 type change struct {
@@ -342,6 +371,10 @@ func liveness(w World) []Violation {
 					fmt.Sprintf("message %s was published %d times, the retry policy allows %d: retries without backoff or limit hammer the broker", a.MessageID, a.N, w.PublishBudget)})
 			}
 		}
+	}
+	if w.WhileDownBudget > 0 && w.WhileDown > w.WhileDownBudget {
+		vs = append(vs, Violation{Outcome: Storm, Detail: fmt.Sprintf(
+			"the broker refused %d sends while it was down, a relay that pauses after a failed send allows %d: trying every waiting message on its own schedule hammers the broker", w.WhileDown, w.WhileDownBudget)})
 	}
 	if w.BeforeReplayBudget > 0 {
 		for _, a := range w.BeforeReplay {

@@ -36,6 +36,7 @@ func DualWrite() variant.Variant {
 		Expect: map[string]check.Outcome{
 			"service.after-commit":    check.Lost,
 			"broker-outage":           check.Lost,
+			"outage-backlog":          check.Lost,
 			"rejected":                check.Lost,
 			"publish-timeout-dropped": check.Lost, // the one publish never arrived
 		},

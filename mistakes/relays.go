@@ -182,6 +182,7 @@ func MarkBeforeSend() variant.Variant {
 		Expect: map[string]check.Outcome{
 			"relay.after-mark":        check.Lost,
 			"broker-outage":           check.Lost,
+			"outage-backlog":          check.Lost,
 			"rejected":                check.Lost,
 			"publish-timeout-dropped": check.Lost, // marked SENT, then the send went nowhere
 			"relay-restart":           check.Lost, // killed between its mark and its send
@@ -561,6 +562,7 @@ func ClaimWithoutLock() variant.Variant {
 			// either claims it: after the outage, when several are
 			// due at once, and wherever the seeded interleaving lets
 			// one relay claim between the other's read and write.
+			"outage-backlog":       check.Unsafe,
 			"broker-outage":        check.Unsafe,
 			"service.after-commit": check.Unsafe,
 			"relay.after-send":     check.Unsafe,

@@ -42,12 +42,18 @@ type Point struct {
 	// Services, if not 0, is how many service instances the row runs (a
 	// slow commit needs a second one to commit meanwhile).
 	Services int
+	// Workload, if not nil, is the row's own workload instead of the
+	// matrix's (a backlog needs more orders than the standard three).
+	Workload []Command
 }
 
 // Apply sets a fault row's faults and relays in cfg, for cfg's variant: the
 // matrix cell and a replay of it run the same configuration.
 func (p Point) Apply(cfg *Config) {
 	cfg.Faults = p.Faults
+	if p.Workload != nil {
+		cfg.Workload = p.Workload
+	}
 	if p.Services > 0 {
 		cfg.Services = p.Services
 		if m := cfg.Variant.MaxServices; m > 0 {

@@ -174,6 +174,8 @@ func Run(cfg Config) (Result, error) {
 		PublishBudget:      check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, len(w.fired)+w.stalled+w.killed+w.failed),
 		BeforeReplay:       beforeReplay,
 		BeforeReplayBudget: check.Budget(outbox.DefaultConfig("").MaxAttempts, 0, len(w.fired)+w.stalled+w.killed+w.failed),
+		WhileDown:          w.broker.AttemptsWhileDown(),
+		WhileDownBudget:    w.downBudget(),
 		Unsafe:             unsafe,
 		Acknowledged:       w.acknowledged,
 	})
@@ -233,6 +235,22 @@ func (w *world) transient() bool {
 		}
 	}
 	return demand < cfg.RetryWindow()
+}
+
+// downBudget is how many sends the broker may refuse while it is down
+// before the relays hammer it: each relay, and each relay again after every
+// interruption (a restarted relay starts its pause anew), pausing as the
+// reference relay does (outbox.Config.Pause) through every outage of the
+// run.
+func (w *world) downBudget() int {
+	pause := outbox.DefaultConfig("relay").Pause
+	per := 0
+	for _, f := range w.cfg.Faults {
+		if f.Kind == FaultOutage {
+			per += check.DownBudget(f.For, pause)
+		}
+	}
+	return per * (w.cfg.Relays + len(w.fired) + w.stalled + w.killed + w.failed)
 }
 
 // publishes returns the broker's count of publish attempts per message.
