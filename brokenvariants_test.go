@@ -66,6 +66,13 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "sends while it was down, a relay that pauses after a failed send allows 63",
 		},
 		{
+			name:   "an operator's replay that selects dead letters by event type alone",
+			v:      replayByTypeAlone(),
+			point:  "rejected",
+			want:   "STORM",
+			detail: "was published 21 times, the retry policy allows 20",
+		},
+		{
 			name:   "a relay that resends under a new message id",
 			v:      newIDOnEverySend(),
 			point:  "relay.after-send",
@@ -182,6 +189,25 @@ func (f freshRelay) Step() (bool, error) {
 		return false, err
 	}
 	return variant.RelayAdapter{Relay: r}.Step()
+}
+
+// replayByTypeAlone is the reference relay whose selective replay forgets
+// the order: asked for o-1's OrderPlaced dead letters, it puts back every
+// order's, whose causes may not be fixed yet.
+func replayByTypeAlone() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "replay-by-type-alone"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		return typeAloneReplay{variant.RelayAdapter{Relay: r}}, err
+	}
+	return v
+}
+
+type typeAloneReplay struct{ variant.RelayAdapter }
+
+func (r typeAloneReplay) ReplayDeadLettersOf(_, eventType string) (int, error) {
+	return r.Relay.ReplayDeadLetters(outbox.Filter{EventType: eventType})
 }
 
 // newIDOnEverySend is the reference relay talking to the broker through a

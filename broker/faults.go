@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"slices"
 	"time"
 )
 
@@ -83,6 +84,16 @@ func (b *Broker) Heal() {
 // FixRejections ends every rejection: the cause was fixed and the messages
 // may be published again.
 func (b *Broker) FixRejections() { b.faults.rejected = nil }
+
+// Rejections returns the targets the broker refuses, in the order they
+// were installed.
+func (b *Broker) Rejections() []Target { return slices.Clone(b.faults.rejected) }
+
+// FixRejection ends the rejection of one target: its cause was fixed, the
+// others' were not.
+func (b *Broker) FixRejection(t Target) {
+	b.faults.rejected = slices.DeleteFunc(b.faults.rejected, func(r Target) bool { return r == t })
+}
 
 // Poison corrupts the payload of every delivery of the target (a broken
 // serializer on the way out): the consumer can never process it. The log

@@ -37,6 +37,8 @@ var sample = []struct{ key, first string }{
 		"rejected: LOST"},
 	{"outbox/relay.go:matches:drop-right:f.AggregateID == m.Event.AggregateID",
 		"rejected: LOST"},
+	{"outbox/relay.go:ReplayDeadLetters:drop-right:f.matches(m)",
+		"rejected: STORM"},
 	{"outbox/relay.go:Step:delete:r.pausedUntil = r.Clock.Now().Add(r.cfg.Pause(r.failedSteps))",
 		"outage-backlog: STORM"},
 	{"outbox/relay.go:ClaimDue:negate:blocked[agg]",

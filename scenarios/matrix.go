@@ -68,7 +68,7 @@ var Descriptions = map[string]string{
 	"duplicate-delivery":      "the broker delivers o-1#1 twice",
 	"reorder":                 "o-1#1 is delivered after o-1#2",
 	"poison":                  "o-1#1 can never be processed until its cause is fixed",
-	"rejected":                "the broker refuses o-1#1 until its cause is fixed",
+	"rejected":                "the broker refuses o-1#1 and o-3#1 until their causes are fixed, one after the other",
 	"stall":                   "relay-1 freezes 40 s before a send, past its 30 s lease, while relay-2 runs",
 	"stall-outage":            "as stall, and the broker is down when relay-1 resumes: its late send fails",
 	"mark-conflict":           "relay-1 freezes 40 s with its mark not committed, while relay-2 takes over and marks",
@@ -97,7 +97,7 @@ var DescriptionsDE = map[string]string{
 	"duplicate-delivery":      "der Broker stellt o-1#1 zweimal zu",
 	"reorder":                 "o-1#1 wird nach o-1#2 zugestellt",
 	"poison":                  "o-1#1 kann nie verarbeitet werden, bis ihre Ursache behoben ist",
-	"rejected":                "der Broker weist o-1#1 ab, bis die Ursache behoben ist",
+	"rejected":                "der Broker weist o-1#1 und o-3#1 ab, bis ihre Ursachen behoben sind, eine nach der anderen",
 	"stall":                   "relay-1 friert 40 s vor einem Senden ein, über seine 30-s-Lease hinaus, während relay-2 läuft",
 	"stall-outage":            "wie stall, und der Broker ist weg, wenn relay-1 weitermacht: sein spätes Senden scheitert",
 	"mark-conflict":           "relay-1 friert 40 s mit nicht committeter Markierung ein, während relay-2 übernimmt und markiert",
@@ -147,10 +147,7 @@ func points() []sim.Point {
 		fault(sim.FaultDuplicate, sim.Fault{Target: first}, sim.Redelivered),
 		fault(sim.FaultReorder, sim.Fault{Target: first}, sim.GapParked),
 		fault(sim.FaultPoison, sim.Fault{Target: first}, sim.BillingDeadLettered, sim.DeadLetterReplayed),
-		// The retention cleanup runs while o-1#1 is a dead letter: it
-		// must keep it (the evidence, the replay source) and delete the
-		// SENT messages around it.
-		fault(sim.FaultRejected, sim.Fault{Target: first}, sim.DeadLettered, sim.CleanedUp, sim.DeadLetterReplayed),
+		rejected(),
 		stall(),
 		stallOutage(),
 		markConflict(),
@@ -160,6 +157,20 @@ func points() []sim.Point {
 		slowCommit(),
 		clockSkew(),
 	)
+}
+
+// rejected is the rejected row: the broker refuses o-1#1 and o-3#1 until
+// their causes are fixed, so both become dead letters. The retention
+// cleanup runs while they are: it must keep them (the evidence, the replay
+// source) and delete the SENT messages around them. Then the operator
+// fixes o-1#1's cause and replays it, and then o-3#1's: a replay that puts
+// back more than the message whose cause was fixed sends o-3#1 into
+// another round of failed attempts (STORM).
+func rejected() sim.Point {
+	return sim.Point{ID: string(sim.FaultRejected), Kind: sim.KindFault, Faults: []sim.Fault{
+		{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-1", Sequence: 1}},
+		{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-3", Sequence: 1}},
+	}, Situations: []sim.Situation{sim.DeadLettered, sim.CleanedUp, sim.DeadLetterReplayed}}
 }
 
 // outageBacklog is the outage-backlog row: the broker is down for ten

@@ -143,10 +143,15 @@ func Run(cfg Config) (Result, error) {
 	deadLetters := w.deadLetters(afterRetention)
 	beforeReplay := w.publishes()
 
-	// 4. replay: permanent causes fixed, dead letters replayed.
+	// 4. replay: the operator fixes the rejected messages' causes one at
+	// a time and replays each, then fixes every other cause and replays
+	// the dead letters that are left.
+	w.phase("replay")
+	if err := w.replayEachCause(cfg.Horizon); err != nil {
+		return Result{}, err
+	}
 	w.broker.FixRejections()
 	w.broker.FixPoison()
-	w.phase("replay")
 	if err := w.replayDeadLetters(); err != nil {
 		return Result{}, err
 	}
@@ -547,6 +552,45 @@ func (w *world) cleanup() error {
 			return fmt.Errorf("sim: cleanup on %s: %w", p.name, err)
 		}
 		return nil
+	}
+	return nil
+}
+
+// replayEachCause is the operator who fixes the cause of one rejected
+// message at a time and, after each fix, has a relay replay that message's
+// dead letters (its order and event type), and lets the system run until
+// quiet before the next fix. It needs a relay that replays selectively
+// (variant.SelectiveReplayer); without one it does nothing, and the replay
+// of everything after every fix stands for it. A replay that puts back
+// more than it was asked to sends a message whose cause is not fixed yet
+// into another round of failed attempts, over its publish budget.
+func (w *world) replayEachCause(horizon time.Duration) error {
+	if !w.orderDB.HasTable(outbox.Table) {
+		return nil
+	}
+	var relay variant.SelectiveReplayer
+	for _, p := range w.procs {
+		if r, ok := p.relay.(variant.SelectiveReplayer); ok && p.alive {
+			relay = r
+			break
+		}
+	}
+	if relay == nil {
+		return nil
+	}
+	for _, t := range w.broker.Rejections() {
+		w.broker.FixRejection(t)
+		for _, m := range outbox.Unsent(w.orderDB) {
+			if m.Status != outbox.DeadLetter || m.Event.AggregateID != t.AggregateID || m.Event.Sequence != t.Sequence {
+				continue
+			}
+			if _, err := relay.ReplayDeadLettersOf(m.Event.AggregateID, m.Event.Type); err != nil {
+				return fmt.Errorf("sim: replay of %s: %w", t, err)
+			}
+		}
+		if _, _, err := w.runUntilQuiet(w.clock.Now().Add(horizon)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

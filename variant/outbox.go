@@ -110,3 +110,9 @@ func (a RelayAdapter) ReplayDeadLetters() (int, error) {
 	}
 	return total, nil
 }
+
+// ReplayDeadLettersOf implements SelectiveReplayer: the dead letters of one
+// order and event type (outbox.Filter).
+func (a RelayAdapter) ReplayDeadLettersOf(aggregateID, eventType string) (int, error) {
+	return a.Relay.ReplayDeadLetters(outbox.Filter{AggregateID: aggregateID, EventType: eventType})
+}

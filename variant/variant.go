@@ -67,6 +67,17 @@ type Relay interface {
 	ReplayDeadLetters() (int, error)
 }
 
+// SelectiveReplayer is a Relay whose operator can replay the dead letters
+// of one order and event type, as one does who fixed one cause and not
+// yet the others. The simulator fixes a run's rejected messages one at a
+// time and replays each through it when the relay has it, and through
+// ReplayDeadLetters otherwise: a replay that puts back more than it was
+// asked to sends messages whose cause is not fixed into another round of
+// failed attempts (STORM).
+type SelectiveReplayer interface {
+	ReplayDeadLettersOf(aggregateID, eventType string) (int, error)
+}
+
 // Consumer is billing's consumer.
 type Consumer interface {
 	// Step handles at most one delivery and reports whether there was one.
