@@ -401,12 +401,20 @@ var Survivors = map[string]Reason{
 		"no state but IN_FLIGHT has a lease owner, so the owner check alone refuses the same"},
 	"outbox/message.go:Release:drop-right:m.LeaseOwner != owner": {"blind spot",
 		"every caller checks first except the release of a failed batch's rest, whose messages stay the relay's own unless it stalled past their lease and then failed a publish: a combination no schedule of the lab's arranges"},
+	"outbox/relay.go:Step:delete:if r.Clock.Now().Before(r.pausedUntil) { return rep, nil // the broker failed recently: do not hammer it }": {"blind spot",
+		"the simulator wakes a relay only when NextWake says, and NextWake waits out the pause too, so the pause holds without this check; a relay's Run loop polls every interval whatever NextWake says, and there this check is what keeps the pause (a relay that loses its pause altogether is STORM at outage-backlog)"},
+	"outbox/relay.go:Step:delete:r.failedSteps = 0": {"blind spot",
+		"latency: a success no longer resets the count of failed steps, so the next failure pauses the relay longer than it needs: fewer sends, later; the lab counts the sends into an outage (check.DownBudget), not how late a backlog drains"},
+	"outbox/relay.go:Step:swap:if dead { rep.DeadLettered++ } r.failedSteps++": {"equivalent",
+		"the report's count and the relay's count of failed steps touch nothing of each other's: in either order the same"},
+	"outbox/relay.go:matches:drop-left:f.AggregateID == \"\"": {"blind spot",
+		"a filter that names no order then matches nothing; the lab's operator always names the order and the type of the message whose cause was fixed, so the empty field, documented to match every order, is never used"},
+	"outbox/relay.go:matches:drop-left:f.EventType == \"\"": {"blind spot",
+		"a filter that names no type then matches nothing; the lab's operator always names the order and the type of the message whose cause was fixed, so the empty field, documented to match every type, is never used"},
+	"outbox/relay.go:matches:drop-right:(f.EventType == \"\" || f.EventType == m.Event.Type)": {"equivalent",
+		"the filter then selects by order alone, and an order has at most one dead letter at a time: its later messages wait behind it (ClaimDue's hold) and are never sent, so never given up, until it is replayed"},
 	"outbox/relay.go:ReplayDeadLetters:drop-left:m.Status == DeadLetter": {"equivalent",
 		"Replay refuses a message that is not a dead letter itself"},
-	"outbox/relay.go:ReplayDeadLetters:drop-right:f.matches(m)": {"blind spot",
-		"the operator replays one order's dead letters of one type at a time, all in the same phase: a filter that matches more puts another order's dead letter back a moment early, which nothing downstream can tell"},
-	"outbox/relay.go:ReplayDeadLetters:drop-left:m.Status == DeadLetter && f.matches(m)": {"blind spot",
-		"Replay refuses what is not a dead letter itself; without the filter every dead letter goes back at the first of the operator's replays, which nothing downstream can tell from one at a time in the same phase"},
 	"outbox/relay.go:ReplayDeadLetters:swap:tx.Put(Table, m.Key, m) n++": {"equivalent",
 		"a write and a local counter that touch nothing of each other's"},
 	"outbox/relay.go:ReplayDeadLetters:delete:if n == 0 { return 0, nil }": {"equivalent",
@@ -465,11 +473,11 @@ var rules = []struct {
 		return m.File == "outbox/relay.go" && m.Func == "recordFailure" && strings.HasPrefix(strings.TrimPrefix(m.Code, "tx.Put(Table, cur.Key, cur) "), "dead = ")
 	}, Reason{"metrics", "it changes only whether the step reports a dead letter (StepReport); the lab reads the tables"}},
 	{func(m Mutant) bool {
-		return m.File == "outbox/relay.go" && m.Func == "Step" && (strings.Contains(m.Code, "pausedUntil") || strings.Contains(m.Code, "failedSteps"))
-	}, Reason{"blind spot", "load: the step's pause after a failed publish spares the broker the other messages' attempts during an outage; each message's own backoff keeps its attempts within the budget, which is what the lab counts"}},
+		return m.File == "outbox/relay.go" && m.Func == "Step" && m.Op == OpSwap && strings.HasPrefix(m.Code, "rep.Claimed = len(batch) for ")
+	}, Reason{"metrics", "the count of claims moves after the loop, which a failed send leaves early: such a step then reports no claims (StepReport); the lab reads the tables and the broker, not the report"}},
 	{func(m Mutant) bool {
-		return m.File == "outbox/relay.go" && m.Func == "matches"
-	}, Reason{"blind spot", "the operator replays one order's dead letters of one type at a time, all in the same phase: a filter that matches more puts another order's dead letter back a moment early, which nothing downstream can tell"}},
+		return m.File == "outbox/relay.go" && m.Func == "Step" && m.Op == OpSwap && strings.HasPrefix(m.Code, "if errors.Is(err, effect.ErrCrashed)")
+	}, Reason{"equivalent", "a crashed send then goes to recordFailure first, whose commit the crashed process's gate refuses with ErrCrashed: nothing is written, the pause is not reached, and Step returns an error that wraps ErrCrashed as before"}},
 	{func(m Mutant) bool {
 		return m.File == "outbox/relay.go" && m.Func == "recordFailure" && strings.Contains(m.Code, "cur.Release(")
 	}, Reason{"blind spot", "latency: without the release the batch's unsent rest waits for its lease (30 s) instead of going back at once; the lab checks what arrives, not how soon"}},
