@@ -25,7 +25,8 @@ const (
 	// Full grades with the cells; if they find nothing, with the
 	// double-crash sweep; if it finds nothing, with the failure sweep (a
 	// commit failure at every commit); if it finds nothing, with
-	// ExploreRuns random schedules (seed 1).
+	// ExploreRuns random schedules (seed 1); if they find nothing, with
+	// the matrix of the other correct variants, which share its parts.
 	Full
 )
 
@@ -121,6 +122,28 @@ func GradeMutant(id int, depth Depth) (r Result) {
 		r.Failed = append(r.Failed, "explore: error "+err.Error())
 	case found != nil:
 		r.Failed = append(r.Failed, fmt.Sprintf("explore: %s (%s)", found.Result.Outcome, strings.Join(found.Schedule.Lines(), "; ")))
+	}
+	if len(r.Failed) > 0 {
+		return r
+	}
+	// The other correct variants build on the same parts (billing's
+	// consumer in both, the consumer with a role of its own as
+	// listen-to-yourself's listener): their matrix rows must hold too.
+	for _, other := range []variant.Variant{variant.ListenToYourself(), variant.CDC()} {
+		for _, p := range m.Points {
+			c, err := m.RunCell(other, p)
+			switch {
+			case err != nil:
+				r.Failed = append(r.Failed, fmt.Sprintf("%s at %s: error %v", other.Name, p.ID, err))
+			case !c.Matches():
+				r.Failed = append(r.Failed, other.Name+" at "+cellRow(c))
+			case len(c.Missing()) > 0:
+				r.Failed = append(r.Failed, fmt.Sprintf("%s at %s: never reached %v", other.Name, p.ID, c.Missing()))
+			}
+			if len(r.Failed) > 0 {
+				return r
+			}
+		}
 	}
 	return r
 }

@@ -428,6 +428,9 @@ func (w *world) start(p *proc) error {
 		}
 	case roleConsumer:
 		p.consumer, err = v.NewConsumer(env)
+		if err == nil {
+			w.pollEmpty(p)
+		}
 	}
 	if errors.Is(err, effect.ErrCrashed) {
 		return nil // crashed during recovery: a double crash, it restarts again
@@ -445,6 +448,23 @@ func (w *world) start(p *proc) error {
 		return fmt.Errorf("sim: start %s of %s: %w", p.name, v.Name, err)
 	}
 	return nil
+}
+
+// pollEmpty has a consumer that just started poll once when nothing is
+// there for it: a consumer polls whether or not a delivery waits, and an
+// empty poll must do nothing. Anything else it does is an unhandled error
+// (see Result.Unhandled).
+func (w *world) pollEmpty(p *proc) {
+	if at, ok := w.broker.NextAvailable(variant.Subscription); ok && !at.After(w.clock.Now()) {
+		return
+	}
+	did, err := p.consumer.Step()
+	switch {
+	case err != nil && !errors.Is(err, effect.ErrCrashed):
+		w.unhandled = append(w.unhandled, p.name+": an empty poll: "+err.Error())
+	case did:
+		w.unhandled = append(w.unhandled, p.name+": an empty poll reported a delivery")
+	}
 }
 
 func (w *world) record(s Event) {
