@@ -103,6 +103,7 @@ func Example_gradeYourOwnRelay() {
 	// rejected                STUCK declared OK
 	// stall                   OK    as declared
 	// stall-outage            OK    as declared
+	// stall-release           OK    as declared
 	// mark-conflict           OK    as declared
 	// failure-conflict        OK    as declared
 	// relay-restart           OK    as declared

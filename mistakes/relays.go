@@ -188,6 +188,7 @@ func MarkBeforeSend() variant.Variant {
 			"relay-restart":           check.Lost, // killed between its mark and its send
 			"relay-lost":              check.Lost, // lost between its mark and its send
 			"stall-outage":            check.Lost, // marked SENT, frozen, then the broker is down
+			"stall-release":           check.Lost, // the same: marked SENT, frozen, the send fails
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
@@ -484,6 +485,7 @@ func RecoverAll() variant.Variant {
 		Chapter:   "000 section 5 (recoverInFlight), 003 \"Mehrere Relay-Instanzen\"",
 		Expect: map[string]check.Outcome{
 			"relay-restart":     check.Unsafe, // relay-1 restarts while relay-2 holds a live claim
+			"stall-release":     check.Unsafe, // relay-2 starts while relay-1 holds live claims
 			"relay.after-claim": check.Unsafe, // with two relays: the other's claim of a later order
 		},
 		Install:    variant.InstallAll,
@@ -563,6 +565,7 @@ func ClaimWithoutLock() variant.Variant {
 			// due at once, and wherever the seeded interleaving lets
 			// one relay claim between the other's read and write.
 			"outage-backlog":       check.Unsafe,
+			"stall-release":        check.Unsafe, // both relays claim after the outage
 			"broker-outage":        check.Unsafe,
 			"service.after-commit": check.Unsafe,
 			"relay.after-send":     check.Unsafe,

@@ -31,6 +31,8 @@ var sample = []struct{ key, first string }{
 		"broker-outage: UNSAFE"},
 	{`outbox/message.go:MarkFailed:delete:if err := m.checkLease(owner, now); err != nil { return fmt.Errorf("mark failed: %w", err) }`,
 		"stall-outage: UNSAFE"},
+	{"outbox/message.go:Release:drop-right:m.LeaseOwner != owner",
+		"stall-release: UNSAFE"},
 	{`outbox/message.go:Release:delete:m.Status, m.LeaseOwner, m.ClaimedAt, m.LeaseUntil = Pending, "", time.Time{}, time.Time{}`,
 		"relay.after-claim@1: UNSAFE"},
 	{"outbox/message.go:Replay:negate:m.Status != DeadLetter",

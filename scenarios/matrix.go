@@ -71,6 +71,7 @@ var Descriptions = map[string]string{
 	"rejected":                "the broker refuses o-1#1 and o-3#1 until their causes are fixed, one after the other",
 	"stall":                   "relay-1 freezes 40 s before a send, past its 30 s lease, while relay-2 runs",
 	"stall-outage":            "as stall, and the broker is down when relay-1 resumes: its late send fails",
+	"stall-release":           "relay-1's late send fails while relay-2 holds the rest of its batch: relay-1 must not hand that back",
 	"mark-conflict":           "relay-1 freezes 40 s with its mark not committed, while relay-2 takes over and marks",
 	"failure-conflict":        "as mark-conflict, but relay-1's send failed: its record of the failure is refused",
 	"relay-restart":           "relay-1 is killed and restarts while relay-2 holds a live claim",
@@ -100,6 +101,7 @@ var DescriptionsDE = map[string]string{
 	"rejected":                "der Broker weist o-1#1 und o-3#1 ab, bis ihre Ursachen behoben sind, eine nach der anderen",
 	"stall":                   "relay-1 friert 40 s vor einem Senden ein, über seine 30-s-Lease hinaus, während relay-2 läuft",
 	"stall-outage":            "wie stall, und der Broker ist weg, wenn relay-1 weitermacht: sein spätes Senden scheitert",
+	"stall-release":           "das späte Senden von relay-1 scheitert, während relay-2 den Rest seines Batches hält: relay-1 darf ihn nicht zurückgeben",
 	"mark-conflict":           "relay-1 friert 40 s mit nicht committeter Markierung ein, während relay-2 übernimmt und markiert",
 	"failure-conflict":        "wie mark-conflict, aber das Senden von relay-1 scheiterte: sein Eintrag des Fehlschlags wird abgewiesen",
 	"relay-restart":           "relay-1 wird beendet und startet neu, während relay-2 einen lebenden Claim hält",
@@ -150,6 +152,7 @@ func points() []sim.Point {
 		rejected(),
 		stall(),
 		stallOutage(),
+		stallRelease(),
 		markConflict(),
 		failureConflict(),
 		relayRestart(),
@@ -255,6 +258,25 @@ func stallOutage() sim.Point {
 	return sim.Point{ID: "stall-outage", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second},
 		{Kind: sim.FaultOutage, From: 35 * time.Second, For: 10 * time.Minute},
+	}, Situations: []sim.Situation{sim.LeaseTakenOver}}
+}
+
+// stallRelease is the stall-release row: relay-1 starts at 6 s, when the
+// whole workload is committed, claims it in one batch and freezes before
+// its first send for 40 s, past its lease; relay-2 starts at 30 s, takes
+// the batch over when relay-1's lease runs out at 36 s, and freezes before
+// its first send too, for 20 s, holding it. The broker is down from 40 s.
+// relay-1's late send fails at 46 s: recording the failure must leave
+// relay-2's claims alone, the rest of the batch included, which relay-1
+// would otherwise hand back for anyone to claim while relay-2's lease
+// still runs. The release is fenced like a mark.
+func stallRelease() sim.Point {
+	return sim.Point{ID: "stall-release", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
+		{Kind: sim.FaultKill, Process: "relay-1", From: 0, For: 6 * time.Second},
+		{Kind: sim.FaultKill, Process: "relay-2", From: 0, For: 30 * time.Second},
+		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second},
+		{Kind: sim.FaultStall, Process: "relay-2", Point: "relay.before-send", For: 20 * time.Second},
+		{Kind: sim.FaultOutage, From: 40 * time.Second, For: time.Minute},
 	}, Situations: []sim.Situation{sim.LeaseTakenOver}}
 }
 

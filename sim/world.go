@@ -350,19 +350,24 @@ func (w *world) crashHere(p *proc, pt *crashPoint) bool {
 		bp.before.counted, bp.after.counted = 0, 0
 	}
 	w.fired = append(w.fired, FiredCrash{Crash: next, Process: p.name, At: w.clock.Since()})
-	w.crash(p, pt.id)
+	down := time.Duration(0)
 	if next.ForGood {
-		p.restartAt = w.clock.Now().Add(ForGood)
+		down = ForGood
 	}
+	w.crash(p, pt.id, down)
 	return true
 }
 
-// crash kills p: its open transactions are aborted, its unacknowledged
-// deliveries go back to the broker, its volatile state is gone.
-func (w *world) crash(p *proc, point string) {
+// crash kills p for down (RestartDelay if 0): its open transactions are
+// aborted, its unacknowledged deliveries go back to the broker, its
+// volatile state is gone.
+func (w *world) crash(p *proc, point string, down time.Duration) {
+	if down <= 0 {
+		down = w.cfg.RestartDelay
+	}
 	p.alive = false
 	p.service, p.relay, p.consumer = nil, nil, nil
-	p.restartAt = w.clock.Now().Add(w.cfg.RestartDelay)
+	p.restartAt = w.clock.Now().Add(down)
 	aborted := w.orderDB.Crash(p.name) + w.billingDB.Crash(p.name)
 	switch {
 	case p.role == roleConsumer:
@@ -386,10 +391,7 @@ func (w *world) kill(name string, down time.Duration) {
 			continue
 		}
 		w.killed++
-		w.crash(p, "kill")
-		if down > 0 {
-			p.restartAt = w.clock.Now().Add(down)
-		}
+		w.crash(p, "kill", down)
 		if p.task {
 			stopWorker(p)
 		}
