@@ -509,8 +509,13 @@ func letter(c sim.Cell) string {
 	return s
 }
 
+// compactWidth is how many columns the compact table may take.
+const compactWidth = 100
+
 // writeCompactTable is the matrix in 100 columns: a row per variant, a
-// numbered column per point, the points' key below.
+// numbered column per point, the points' key below. When the points do not
+// fit side by side, the crash points and the faults are two tables, one
+// below the other.
 func writeCompactTable(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {
 	fmt.Fprint(w, trf(w, "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n",
 		len(variants), len(m.Points), len(m.Workload), m.Seed))
@@ -518,17 +523,29 @@ func writeCompactTable(w io.Writer, m sim.Matrix, variants []variant.Variant, ce
 	for _, v := range variants {
 		name = max(name, len(v.Name))
 	}
-	fmt.Fprintf(w, "%-*s", name, tr(w, "variant"))
-	for i := range m.Points {
-		fmt.Fprintf(w, " %2d", i+1)
+	blocks := [][]int{nil}
+	for i, p := range m.Points {
+		if name+3*len(m.Points) > compactWidth && i > 0 && p.Kind != m.Points[i-1].Kind {
+			blocks = append(blocks, nil)
+		}
+		blocks[len(blocks)-1] = append(blocks[len(blocks)-1], i)
 	}
-	fmt.Fprintln(w)
-	for _, v := range variants {
-		fmt.Fprintf(w, "%-*s", name, v.Name)
-		for _, p := range m.Points {
-			fmt.Fprintf(w, " %2s", letter(cellAt(cells, v.Name, p.ID)))
+	for b, block := range blocks {
+		if b > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%-*s", name, tr(w, "variant"))
+		for _, i := range block {
+			fmt.Fprintf(w, " %2d", i+1)
 		}
 		fmt.Fprintln(w)
+		for _, v := range variants {
+			fmt.Fprintf(w, "%-*s", name, v.Name)
+			for _, i := range block {
+				fmt.Fprintf(w, " %2s", letter(cellAt(cells, v.Name, m.Points[i].ID)))
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	fmt.Fprintln(w, tr(w, "\nPoints:"))
 	var key []string
