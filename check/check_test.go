@@ -1,7 +1,9 @@
 package check_test
 
 import (
+	"math"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -134,5 +136,31 @@ func TestAChangeHeldBehindAStuckOneIsStuckNotLost(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, outcomes(vs)); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestDownBudget: a relay that pauses 1, 2, 4, 8 s and then 10 s after
+// each failed send tries at 0, 1, 3, 7, 15, 25, ... s: 63 times in a
+// ten-minute outage; a policy that does not pause sets no bound.
+func TestDownBudget(t *testing.T) {
+	pause := outbox.DefaultConfig("relay").Pause
+	cases := []struct {
+		down time.Duration
+		want int
+	}{
+		{0, 0},
+		{time.Second, 1},
+		{3 * time.Second, 2},
+		{3*time.Second + 1, 3},
+		{15 * time.Second, 4},
+		{10 * time.Minute, 63},
+	}
+	for _, c := range cases {
+		if got := check.DownBudget(c.down, pause); got != c.want {
+			t.Errorf("DownBudget(%v) = %d, want %d", c.down, got, c.want)
+		}
+	}
+	if got := check.DownBudget(time.Minute, func(int) time.Duration { return 0 }); got != math.MaxInt {
+		t.Errorf("DownBudget without a pause = %d, want no bound", got)
 	}
 }

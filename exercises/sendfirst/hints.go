@@ -21,8 +21,10 @@ var Hints = map[check.Outcome]grade.Hint{
 			"Trage ein gescheitertes Senden ein (MarkFailed) und gib den Rest des Stapels frei.",
 	},
 	check.Storm: {
-		EN: "the broker was asked far too often: a failed send needs a backoff before its next attempt (Config.Backoff).",
-		DE: "der Broker wurde viel zu oft gefragt: ein gescheitertes Senden braucht einen Backoff vor dem nächsten Versuch (Config.Backoff).",
+		EN: "the broker was asked far too often: a failed send needs a backoff before its next attempt (Config.Backoff), " +
+			"and the relay a pause before it tries any message again (Config.Pause): a broker that is down need not be asked once per waiting message.",
+		DE: "der Broker wurde viel zu oft gefragt: ein gescheitertes Senden braucht einen Backoff vor dem nächsten Versuch (Config.Backoff), " +
+			"und das Relay eine Pause, bevor es irgendeine Nachricht erneut versucht (Config.Pause): einen ausgefallenen Broker muss man nicht für jede wartende Nachricht einmal fragen.",
 	},
 	check.Unsafe: {
 		EN: "a message was marked by a relay that no longer held its lease: MarkSent checks the lease; " +

@@ -8,10 +8,15 @@
 //	go test ./exercises/sendfirst -exercise
 //
 // What a relay needs is in outbox.Message: MarkSent (it checks the lease),
-// MarkFailed (with the next attempt's time: Config.Backoff), Release.
+// MarkFailed (with the next attempt's time: Config.Backoff), Release; and
+// in outbox.Config the pause a relay takes after a failed send before it
+// tries any message again (Config.Pause), so that a broker that is down is
+// not asked once for every waiting message.
 package sendfirst
 
 import (
+	"time"
+
 	"outboxlab/outbox"
 	"outboxlab/variant"
 )
@@ -33,9 +38,13 @@ func Variant() variant.Variant {
 }
 
 // relay uses the reference for its claim, recovery and wake-ups; Step is
-// the learner's.
+// the learner's, and so are failed and pausedUntil, if Step needs them.
 type relay struct {
 	variant.RelayAdapter
 	env variant.Env
 	cfg outbox.Config
+	// failed counts the failed sends in a row; pausedUntil is when the
+	// relay may try again after the last of them.
+	failed      int
+	pausedUntil time.Time
 }

@@ -14,9 +14,13 @@ import (
 
 // Step claims a batch and sends it message by message; each is marked SENT
 // only after the broker confirmed it, and only while this relay still holds
-// its lease. A failed send is recorded with its backoff, and the rest of
-// the batch is given back for the next round.
+// its lease. A failed send is recorded with its backoff, the rest of the
+// batch is given back for the next round, and the relay pauses before it
+// tries anything again.
 func (r *relay) Step() (bool, error) {
+	if r.env.DBClock.Now().Before(r.pausedUntil) {
+		return false, nil // the broker failed recently: do not hammer it
+	}
 	batch, err := r.ClaimDue()
 	if err != nil || len(batch) == 0 {
 		return false, err
@@ -29,11 +33,14 @@ func (r *relay) Step() (bool, error) {
 			return true, err
 		}
 		if err != nil {
+			r.failed++
+			r.pausedUntil = r.env.DBClock.Now().Add(r.cfg.Pause(r.failed))
 			return true, r.record(m, batch[i+1:], func(cur *outbox.Message, now time.Time) error {
 				retry := now.Add(r.cfg.Backoff(cur.Attempts+1, 0))
 				return cur.MarkFailed(r.env.Owner, now, err.Error(), retry, r.cfg.MaxAttempts)
 			})
 		}
+		r.failed = 0
 		if err := r.record(m, nil, func(cur *outbox.Message, now time.Time) error {
 			return cur.MarkSent(r.env.Owner, now)
 		}); err != nil {
@@ -41,6 +48,15 @@ func (r *relay) Step() (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// NextWake is the reference's, but not before the pause is over.
+func (r *relay) NextWake() (time.Time, bool) {
+	at, ok := r.RelayAdapter.NextWake()
+	if ok && at.Before(r.pausedUntil) {
+		at = r.pausedUntil
+	}
+	return at, ok
 }
 
 // record changes m with change and releases unsent, in one transaction. A
