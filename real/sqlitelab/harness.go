@@ -126,7 +126,7 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 
-	r := &run{cfg: cfg, variant: v, start: time.Now()}
+	r := &run{cfg: cfg, variant: v, start: time.Now(), started: map[string]time.Time{}}
 	res, err := r.run()
 	res.Wall = time.Since(r.start)
 	res.Timeline = r.timeline
@@ -160,6 +160,9 @@ type run struct {
 	failed   error // a child that died other than by SIGKILL: the harness is broken
 	stopping bool
 	live     []*child // every relay and billing process started
+	// started is when the process now running under each name was
+	// started: a claim it made is in its hands (see inHand).
+	started map[string]time.Time
 	// acknowledged are the order ids of the commands the service answered
 	// "ok", one per command.
 	acknowledged []string
@@ -256,6 +259,7 @@ func (r *run) supervise(role, name string, wg *sync.WaitGroup) {
 	defer wg.Done()
 	died := false
 	for {
+		at := time.Now()
 		c, err := r.spawn(role, name)
 		if err != nil {
 			r.fail(err)
@@ -263,6 +267,7 @@ func (r *run) supervise(role, name string, wg *sync.WaitGroup) {
 		}
 		r.mu.Lock()
 		r.live = append(r.live, c)
+		r.started[name] = at
 		if r.stopping {
 			c.cmd.Process.Signal(syscall.SIGTERM)
 		}
@@ -530,7 +535,7 @@ func (r *run) quiesce() (bool, string, error) {
 	}
 	defer w.close()
 	deadline := time.Now().Add(r.cfg.Quiesce)
-	quietPolls, dueNow, unacked := 0, 0, 0
+	quietPolls, dueNow, unacked, inHand := 0, 0, 0, 0
 	for time.Now().Before(deadline) {
 		if err := r.failure(); err != nil {
 			return false, "", err
@@ -542,7 +547,12 @@ func (r *run) quiesce() (bool, string, error) {
 		if unacked, err = w.unacked(); err != nil {
 			return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
 		}
-		if dueNow == 0 && unacked == 0 {
+		if !w.cdc {
+			if inHand, err = r.inHand(w.orders.DB); err != nil {
+				return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
+			}
+		}
+		if dueNow == 0 && unacked == 0 && inHand == 0 {
 			quietPolls++
 		} else {
 			quietPolls = 0
@@ -552,5 +562,28 @@ func (r *run) quiesce() (bool, string, error) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return false, fmt.Sprintf("after %s, %d outbox message(s) still to send, %d not acknowledged in the broker", r.cfg.Quiesce, dueNow, unacked), nil
+	return false, fmt.Sprintf("after %s, %d outbox message(s) still to send, %d in a live relay's hands, %d not acknowledged in the broker", r.cfg.Quiesce, dueNow, inHand, unacked), nil
+}
+
+// inHand counts the messages a live relay holds in flight: claimed by the
+// process now running under the claim's owner name, which is sending and
+// marking them, the simulator's relay in the middle of its step. Between
+// two sends of its batch nothing may be due and the broker may have
+// acknowledged everything; the check must not run then (it found three
+// messages LOST that the relay was about to send, under load). The claims
+// of a relay that died are not in anyone's hands: the verdict judges them.
+func (r *run) inHand(db *sql.DB) (int, error) {
+	held, err := scanMessages(db, `SELECT body FROM outbox WHERE status = 'IN_FLIGHT'`)
+	if err != nil {
+		return 0, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, m := range held {
+		if since, ok := r.started[m.LeaseOwner]; ok && !m.ClaimedAt.Before(since) {
+			n++
+		}
+	}
+	return n, nil
 }

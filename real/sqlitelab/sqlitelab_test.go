@@ -66,6 +66,10 @@ func timeline(res Result) string {
 	for _, l := range res.Timeline {
 		s += l + "\n"
 	}
+	s += fmt.Sprintf("outcome %s\n", res.Outcome)
+	for _, v := range res.Violations {
+		s += "  " + v.String() + "\n"
+	}
 	return s
 }
 
