@@ -303,3 +303,24 @@ func hostClockLeases() variant.Variant {
 	}
 	return v
 }
+
+// TestDeletingOnSendIsOKEverywhere: chapter 004 lets the relay delete a
+// message once the broker confirmed it instead of marking it SENT
+// (outbox.Config.DeleteOnSend). The reference so configured holds at
+// every row (or never reaches it: n/a); the safety check called every such delete UNSAFE ("only a
+// SENT message may go") before it knew the relay's own record of a send.
+// Its rejected cell deletes nothing at retention (the relay did), so it
+// misses that row's cleaned-up, which is the reference's to reach.
+func TestDeletingOnSendIsOKEverywhere(t *testing.T) {
+	v := withRelayConfig("delete-on-send", func(c *outbox.Config) { c.DeleteOnSend = true })
+	m := scenarios.Matrix()
+	for _, p := range m.Points {
+		cell, err := m.RunCell(v, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cell.Matches() {
+			t.Errorf("%s at %s: %s, want OK: %v", v.Name, p.ID, cell.Outcome, cell.Violations)
+		}
+	}
+}

@@ -21,7 +21,9 @@ import (
 //     DEAD_LETTER only by an operator's replay to PENDING;
 //   - nothing but a SENT message is deleted, and that only once the
 //     retention period (outbox.Config.Retention) has passed since it was
-//     sent (chapter 001: retention must not destroy the evidence early);
+//     sent (chapter 001: retention must not destroy the evidence early),
+//     except by the relay that sends it and deletes it instead of marking
+//     it (see deletedOnSend);
 //   - billing never charges an order more than was ordered: the running sum
 //     of an order's ledger entries never exceeds the order's total.
 //
@@ -40,7 +42,7 @@ func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Ord
 			if ch.Deleted {
 				// A row inserted and deleted by one commit is the CDC
 				// pattern: the commit log carries the message.
-				if seen && prev.Status != outbox.Sent && writtenBy[ch.Key] != c.Seq {
+				if seen && prev.Status != outbox.Sent && writtenBy[ch.Key] != c.Seq && !deletedOnSend(prev, c) {
 					out = append(out, fmt.Sprintf("commit %d by %s: %s deleted while %s: only a SENT message may go; an unsent one is the evidence and the replay source",
 						c.Seq, c.Owner, prev.ID, prev.Status))
 				}
@@ -86,6 +88,16 @@ func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Ord
 // process took or released the message is judged by the database's clock
 // (c.At) where the log has it, never by the writer's own clock, which may
 // be wrong; a SENT mark is judged by the time its writer checked the lease.
+// deletedOnSend reports whether a delete is a relay's record of a send
+// (outbox.Config.DeleteOnSend; chapter 004: "kann der Versandprozess den
+// Eintrag auch löschen"): the message was in flight under the deleting
+// relay's own live lease. As with marking it SENT, only the lease's owner
+// may, and only while the lease runs; whether the broker had it first, the
+// checker sees downstream (a message deleted unsent is LOST).
+func deletedOnSend(prev outbox.Message, c store.Commit) bool {
+	return prev.Status == outbox.InFlight && prev.LeaseOwner == c.Owner && !c.At.IsZero() && c.At.Before(prev.LeaseUntil)
+}
+
 func transitionBreach(prev, m outbox.Message, c store.Commit) string {
 	now := c.At
 	if now.IsZero() {

@@ -9,6 +9,7 @@ import (
 	"outboxlab/check"
 	"outboxlab/explore"
 	"outboxlab/mutation/on"
+	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/variant"
@@ -128,8 +129,10 @@ func GradeMutant(id int, depth Depth) (r Result) {
 	}
 	// The other correct variants build on the same parts (billing's
 	// consumer in both, the consumer with a role of its own as
-	// listen-to-yourself's listener): their matrix rows must hold too.
-	for _, other := range []variant.Variant{variant.ListenToYourself(), variant.CDC()} {
+	// listen-to-yourself's listener), and so does the reference relay
+	// that deletes what it sent (chapter 004): their matrix rows must
+	// hold too.
+	for _, other := range []variant.Variant{variant.ListenToYourself(), variant.CDC(), deleteOnSend()} {
 		for _, p := range m.Points {
 			c, err := m.RunCell(other, p)
 			switch {
@@ -145,6 +148,18 @@ func GradeMutant(id int, depth Depth) (r Result) {
 		}
 	}
 	return r
+}
+
+// deleteOnSend is the reference with outbox.Config.DeleteOnSend: it deletes
+// a message once the broker confirmed it instead of marking it SENT.
+func deleteOnSend() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "outbox-delete-on-send"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, func(c *outbox.Config) { c.DeleteOnSend = true })
+		return variant.RelayAdapter{Relay: r}, err
+	}
+	return v
 }
 
 // cellRow names a failing cell as labrun scenario replays it.
