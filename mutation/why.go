@@ -351,8 +351,6 @@ var Survivors = map[string]Reason{
 		"latency: the release of the batch's unsent rest is then not written, and the rest waits for its lease (30 s) instead of going back at once; the lab checks what arrives, not how soon"},
 	"inbox/consumer.go:handle:delete:if _, dead := tx.Get(TableDead, env.ID); dead { return nil // already a visible dead letter }": {"blind spot",
 		"load: a copy of a dead letter that arrives again (the relay sent it twice) is processed again, fails the same way and is parked again; after a fix it would be applied, and the replay's copy finds it applied. The check spares the attempts; the lab sees the same end"},
-	"outbox/relay.go:recordSent:delete:tx.Delete(Table, cur.Key)": {"blind spot",
-		"deleting instead of marking (Config.DeleteOnSend, chapter 004) is an option none of the lab's variants sets"},
 	"inbox/consumer.go:boundary:delete:b.Process = c.cfg.Role": {"metrics",
 		"naming only: the role names the effect boundaries of listen-to-yourself's listener (listener.commit, not consumer.commit) in traces and crash point ids; a production gate ignores the names, and the grader's run of listen-to-yourself without it crashes the listener at billing's points instead, OK as before"},
 	"inbox/consumer.go:handle:delete:if _, done := tx.Get(TableProcessed, env.ID); done { return nil // a redelivery: the effect is already there }": {"equivalent",
