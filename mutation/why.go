@@ -424,11 +424,11 @@ var Survivors = map[string]Reason{
 	"outbox/relay.go:Recover:delete:if err != nil { return 0, fmt.Errorf(\"outbox: recover: %w\", err) }": {"metrics",
 		"a recovery whose commit failed returns no error: a relay's main loop only logs it, and the claims wait for their leases either way (the failure sweep fails this commit)"},
 	"outbox/relay.go:Recover:delete:if errors.Is(err, store.ErrConflict) { return 0, nil // another relay took them over meanwhile }": {"blind spot",
-		"a write conflict at recovery needs another relay to take over the restarting relay's expired claim between its read and its commit; no schedule of the lab's arranges that"},
+		"a write conflict at recovery needs another relay to take over the restarting relay's expired claim between its read and its commit; the simulator runs a relay's recovery when it restarts, with no scheduling point inside, so no other process can commit in between (a gap of the simulator, noted)"},
 	"outbox/relay.go:Recover:swap:if errors.Is(err, store.ErrConflict) { return 0, nil // another relay took them over meanwhile } if err != nil { return 0, fmt.Errorf(\"outbox: recover: %w\", err) }": {"blind spot",
-		"a write conflict at recovery needs another relay to take over the restarting relay's expired claim between its read and its commit; no schedule of the lab's arranges that"},
+		"a write conflict at recovery needs another relay to take over the restarting relay's expired claim between its read and its commit; the simulator runs a relay's recovery when it restarts, with no scheduling point inside, so no other process can commit in between (a gap of the simulator, noted)"},
 	"outbox/relay.go:Recover:negate:errors.Is(err, store.ErrConflict)": {"blind spot",
-		"a write conflict at recovery needs another relay to take over the restarting relay's expired claim between its read and its commit; no schedule of the lab's arranges that"},
+		"a write conflict at recovery needs another relay to take over the restarting relay's expired claim between its read and its commit; the simulator runs a relay's recovery when it restarts, with no scheduling point inside, so no other process can commit in between (a gap of the simulator, noted)"},
 }
 
 // Explain says why the lab does not catch m: its entry in Survivors, or
