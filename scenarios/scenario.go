@@ -319,6 +319,10 @@ func FindScenario(name string) (Scenario, error) {
 		}
 		summary = "the standard workload under the fault " + p.ID
 		summaryDE = "die Standard-Arbeitslast unter der Störung " + p.ID
+		if p.Workload != nil {
+			summary = fmt.Sprintf("the row's own workload (%d commands) under the fault %s", len(p.Workload), p.ID)
+			summaryDE = fmt.Sprintf("die eigene Arbeitslast der Zeile (%d Befehle) unter der Störung %s", len(p.Workload), p.ID)
+		}
 	}
 	return Scenario{Name: name, Summary: summary, SummaryDE: summaryDE, Point: p.ID, Seed: MatrixSeed, Configure: pointRun(p, k)}, nil
 }
