@@ -312,7 +312,7 @@ func hostClockLeases() variant.Variant {
 // Its rejected cell deletes nothing at retention (the relay did), so it
 // misses that row's cleaned-up, which is the reference's to reach.
 func TestDeletingOnSendIsOKEverywhere(t *testing.T) {
-	v := withRelayConfig("delete-on-send", func(c *outbox.Config) { c.DeleteOnSend = true })
+	v := variant.DeleteOnSend()
 	m := scenarios.Matrix()
 	for _, p := range m.Points {
 		cell, err := m.RunCell(v, p)

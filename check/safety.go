@@ -83,11 +83,6 @@ func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Ord
 	return out
 }
 
-// transitionBreach says what is wrong with the change from prev to m made
-// by commit c, or "" if nothing is. Whether a lease was live when another
-// process took or released the message is judged by the database's clock
-// (c.At) where the log has it, never by the writer's own clock, which may
-// be wrong; a SENT mark is judged by the time its writer checked the lease.
 // deletedOnSend reports whether a delete is a relay's record of a send
 // (outbox.Config.DeleteOnSend; chapter 004: "kann der Versandprozess den
 // Eintrag auch löschen"): the message was in flight under the deleting
@@ -98,6 +93,11 @@ func deletedOnSend(prev outbox.Message, c store.Commit) bool {
 	return prev.Status == outbox.InFlight && prev.LeaseOwner == c.Owner && !c.At.IsZero() && c.At.Before(prev.LeaseUntil)
 }
 
+// transitionBreach says what is wrong with the change from prev to m made
+// by commit c, or "" if nothing is. Whether a lease was live when another
+// process took or released the message is judged by the database's clock
+// (c.At) where the log has it, never by the writer's own clock, which may
+// be wrong; a SENT mark is judged by the time its writer checked the lease.
 func transitionBreach(prev, m outbox.Message, c store.Commit) string {
 	now := c.At
 	if now.IsZero() {

@@ -9,7 +9,6 @@ import (
 	"outboxlab/check"
 	"outboxlab/explore"
 	"outboxlab/mutation/on"
-	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/variant"
@@ -132,7 +131,7 @@ func GradeMutant(id int, depth Depth) (r Result) {
 	// listen-to-yourself's listener), and so does the reference relay
 	// that deletes what it sent (chapter 004): their matrix rows must
 	// hold too.
-	for _, other := range []variant.Variant{variant.ListenToYourself(), variant.CDC(), deleteOnSend()} {
+	for _, other := range []variant.Variant{variant.ListenToYourself(), variant.CDC(), variant.DeleteOnSend()} {
 		for _, p := range m.Points {
 			c, err := m.RunCell(other, p)
 			switch {
@@ -148,18 +147,6 @@ func GradeMutant(id int, depth Depth) (r Result) {
 		}
 	}
 	return r
-}
-
-// deleteOnSend is the reference with outbox.Config.DeleteOnSend: it deletes
-// a message once the broker confirmed it instead of marking it SENT.
-func deleteOnSend() variant.Variant {
-	v := variant.Outbox()
-	v.Name = "outbox-delete-on-send"
-	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		r, err := variant.ReferenceRelay(env, func(c *outbox.Config) { c.DeleteOnSend = true })
-		return variant.RelayAdapter{Relay: r}, err
-	}
-	return v
 }
 
 // cellRow names a failing cell as labrun scenario replays it.

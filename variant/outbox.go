@@ -30,6 +30,25 @@ func Outbox() Variant {
 	}
 }
 
+// DeleteOnSend is the reference whose relay deletes a message once the
+// broker confirmed it instead of marking it SENT (outbox.Config.DeleteOnSend;
+// chapter 004: "kann der Versandprozess den Eintrag auch löschen"). It is
+// correct at every point of the matrix; the outbox stays small, and the
+// audit trail and the replay window of sent messages are gone. It is not a
+// column of the matrix.
+func DeleteOnSend() Variant {
+	v := Outbox()
+	v.Name = "outbox-delete-on-send"
+	v.Summary = "the reference, its relay deleting what the broker confirmed instead of marking it SENT"
+	v.SummaryDE = "die Referenz, deren Relay löscht, was der Broker bestätigt hat, statt es als SENT zu markieren"
+	v.Chapter = "004"
+	v.NewRelay = func(env Env) (Relay, error) {
+		r, err := ReferenceRelay(env, func(c *outbox.Config) { c.DeleteOnSend = true })
+		return RelayAdapter{Relay: r}, err
+	}
+	return v
+}
+
 // InstallAll creates the order service's tables (orders, outbox) and
 // billing's tables.
 func InstallAll(orderDB, billingDB *store.DB) error {
