@@ -12,6 +12,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/check"
 	"outboxlab/domain"
+	"outboxlab/effect"
 	"outboxlab/inbox"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
@@ -94,6 +95,22 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			point:  "relay-lost",
 			want:   "STUCK",
 			detail: "is IN_FLIGHT after quiesce (claimed by relay-1, never released)",
+		},
+		{
+			name:   "a relay that marks a failed send and keeps the rest of its batch claimed",
+			v:      keepsTheRest(),
+			point:  "broker-outage",
+			want:   "LATE",
+			detail: "LATE o-1#2: relay-1 ended a step at 00:00:02.056 still holding it, claimed, under a lease until 00:00:32.024",
+		},
+		{
+			name: "a relay that pauses as a whole for up to five minutes after failed sends",
+			v: withRelayConfig("long-pause", func(c *outbox.Config) {
+				c.PauseCap = 5 * time.Minute
+			}),
+			point:  "broker-outage",
+			want:   "LATE",
+			detail: "the broker up, but relay-1 slept until",
 		},
 		{
 			name:   "a relay that takes a publish timeout for a success",
@@ -189,6 +206,59 @@ func (f freshRelay) Step() (bool, error) {
 		return false, err
 	}
 	return variant.RelayAdapter{Relay: r}.Step()
+}
+
+// keepsTheRest is a learner's relay that claims a batch with the
+// reference's ClaimDue and sends it in order; when a send fails it marks
+// that message FAILED, with the reference's backoff, and stops, leaving
+// the rest of the batch claimed: nobody sends those until their lease runs
+// out, though the broker may be back in a second.
+func keepsTheRest() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "keeps-the-rest"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		return restKeeper{RelayAdapter: variant.RelayAdapter{Relay: r}, env: env}, err
+	}
+	return v
+}
+
+type restKeeper struct {
+	variant.RelayAdapter
+	env variant.Env
+}
+
+func (r restKeeper) Step() (bool, error) {
+	batch, err := r.ClaimDue()
+	if err != nil || len(batch) == 0 {
+		return false, err
+	}
+	cfg := outbox.DefaultConfig(r.env.Owner)
+	for _, m := range batch {
+		sendErr := r.env.Gate.Cross(outbox.BoundarySend, func() error {
+			return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
+		})
+		if errors.Is(sendErr, effect.ErrCrashed) {
+			return true, sendErr
+		}
+		now := r.env.DBClock.Now()
+		tx := r.env.OrderDB.Begin(r.env.Owner)
+		cur, _ := outbox.Get(tx, m.Key)
+		if sendErr != nil {
+			retryAt := now.Add(cfg.Backoff(cur.Attempts+1, 0))
+			if cur.MarkFailed(r.env.Owner, now, sendErr.Error(), retryAt, cfg.MaxAttempts) == nil {
+				tx.Put(outbox.Table, cur.Key, cur)
+			}
+		} else if cur.MarkSent(r.env.Owner, now) == nil {
+			tx.Put(outbox.Table, cur.Key, cur)
+		}
+		err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit)
+		tx.Rollback()
+		if err != nil || sendErr != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
 
 // replayByTypeAlone is the reference relay whose selective replay forgets

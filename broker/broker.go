@@ -100,6 +100,9 @@ type Broker struct {
 	// whileDown counts the publish attempts refused because the broker was
 	// down: what a relay that does not pause as a whole hammers it with.
 	whileDown int
+	// calls and refused count every Publish call and those that returned
+	// an error (see Publishes).
+	calls, refused int
 }
 
 // PublishAttempts is how often one message was handed to Publish, whatever
@@ -122,6 +125,23 @@ func (b *Broker) Attempts() []PublishAttempts { return b.attempts }
 // AttemptsWhileDown returns how many publish attempts the broker refused
 // because it was down (an outage), of every message together.
 func (b *Broker) AttemptsWhileDown() int { return b.whileDown }
+
+// Publishes returns how many times Publish was called and how many of
+// those calls returned an error (an outage, a rejection, a timeout, even
+// one that stored the message): what publishers saw fail.
+func (b *Broker) Publishes() (calls, refused int) { return b.calls, b.refused }
+
+// UpAt returns the first time at or after t when no outage keeps the
+// broker down: t itself when it is up then.
+func (b *Broker) UpAt(t time.Time) time.Time {
+	for {
+		end, down := b.faults.outageEnd(t)
+		if !down {
+			return t
+		}
+		t = end
+	}
+}
 
 func (b *Broker) countAttempt(e Envelope) {
 	if b.attempt == nil {
@@ -172,7 +192,9 @@ func (b *Broker) mustSub(name string) *subscription {
 func (b *Broker) Publish(e Envelope) error {
 	now := b.clock.Now()
 	b.countAttempt(e)
+	b.calls++
 	if err := b.faults.refuse(e, now); err != nil {
+		b.refused++
 		if b.faults.down(now) {
 			b.whileDown++
 		}
@@ -181,6 +203,7 @@ func (b *Broker) Publish(e Envelope) error {
 	}
 	if b.faults.dropOnTimeout(e) {
 		b.record(Action{Kind: TimedOut, MessageID: e.ID, Event: e.Event, Detail: "dropped: nothing stored"})
+		b.refused++
 		return fmt.Errorf("broker: publish %s: %w", e.ID, ErrTimeout)
 	}
 	b.log = append(b.log, e)
@@ -192,6 +215,7 @@ func (b *Broker) Publish(e Envelope) error {
 	b.faults.usedUp(e)
 	if b.faults.storeOnTimeout(e) {
 		b.record(Action{Kind: TimedOut, MessageID: e.ID, Event: e.Event, Detail: "stored, but the answer was lost"})
+		b.refused++
 		return fmt.Errorf("broker: publish %s: %w", e.ID, ErrTimeout)
 	}
 	return nil

@@ -21,6 +21,10 @@ type Outcome int
 // Outcomes, mildest first; a larger value is worse.
 const (
 	OK Outcome = iota
+	// Late: a message waited although a relay could have sent it: a relay
+	// kept it claimed after its step, or slept past the time it was due
+	// longer than its own failures excuse (see World.Delays).
+	Late
 	// Storm: more publish attempts than the retry policy allows.
 	Storm
 	// GaveUp: a dead letter although every fault of the run was transient.
@@ -40,7 +44,7 @@ const (
 	Lost
 )
 
-var outcomeWords = [...]string{"OK", "STORM", "GAVE_UP", "STUCK", "UNSAFE", "MISMATCH", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST"}
+var outcomeWords = [...]string{"OK", "LATE", "STORM", "GAVE_UP", "STUCK", "UNSAFE", "MISMATCH", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST"}
 
 // String returns the outcome's public word, e.g. "OUT_OF_ORDER".
 func (o Outcome) String() string {
@@ -52,7 +56,7 @@ func (o Outcome) String() string {
 
 // Outcomes lists every outcome, mildest first.
 func Outcomes() []Outcome {
-	return []Outcome{OK, Storm, GaveUp, Stuck, Unsafe, Mismatch, OutOfOrder, Duplicate, Phantom, Lost}
+	return []Outcome{OK, Late, Storm, GaveUp, Stuck, Unsafe, Mismatch, OutOfOrder, Duplicate, Phantom, Lost}
 }
 
 // ParseOutcome turns a public word back into an Outcome.
@@ -155,6 +159,18 @@ type World struct {
 	// fewer is LOST (the client was told of a change the database does not
 	// hold). nil when the run does not record the answers.
 	Acknowledged []string
+	// Delays are the messages that waited for no reason, as the simulator
+	// saw them happen (a claim held after a relay's step, a relay that
+	// slept past a due message); each is LATE.
+	Delays []Delay
+}
+
+// Delay is a message that waited although a relay could have sent it.
+type Delay struct {
+	AggregateID string
+	Sequence    int
+	// Detail says who kept it waiting, from when, and until when.
+	Detail string
 }
 
 // DeadLetter is a message that was given up on, and where.
@@ -282,6 +298,9 @@ func Check(w World) []Violation {
 		vs = append(vs, Violation{Outcome: Stuck, Detail: "still busy at the end of the horizon: " + w.Busy})
 	}
 	vs = append(vs, stuck...)
+	for _, d := range w.Delays {
+		vs = append(vs, Violation{Late, d.AggregateID, d.Sequence, d.Detail})
+	}
 	sort.Slice(vs, func(i, j int) bool {
 		a, b := vs[i], vs[j]
 		if a.Outcome != b.Outcome {

@@ -19,6 +19,9 @@
 //	STUCK         a message is neither SENT nor DEAD_LETTER after quiesce
 //	GAVE_UP       a dead letter although every fault of the run was transient
 //	STORM         more publish attempts than the retry policy allows
+//	LATE          a message waited although a relay could have sent it: a
+//	              relay ended its step still holding its claim, or slept
+//	              past it longer than its failures excuse (World.Delays)
 //
 // OK means no violation at all.
 //

@@ -31,6 +31,7 @@ var catalogue = map[string]string{
 	"a safety breach during the run (two live owners, a write after SENT)": "eine Sicherheitsverletzung im Lauf (zwei lebende Besitzer, ein Schreiben nach SENT)",
 	"a dead letter although every fault was transient":                     "ein Dead Letter, obwohl jede Störung vorübergehend war",
 	"more publishes than the retry policy allows":                          "mehr Sendeversuche, als die Wiederholungsstrategie erlaubt",
+	"a message waited although a relay could have sent it":                 "eine Nachricht wartete, obwohl ein Relay sie hätte senden können",
 	"the cell disagrees with what the variant declares":                    "die Zelle widerspricht der Erwartung der Variante",
 
 	// matrix

@@ -311,6 +311,7 @@ var legend = []struct{ word, meaning string }{
 	{"UNSAFE", "a safety breach during the run (two live owners, a write after SENT)"},
 	{"GAVE_UP", "a dead letter although every fault was transient"},
 	{"STORM", "more publishes than the retry policy allows"},
+	{"LATE", "a message waited although a relay could have sent it"},
 	{"!", "the cell disagrees with what the variant declares"},
 }
 
@@ -484,7 +485,7 @@ const width = 100
 // outcomeLetters abbreviate the outcome words in the compact table.
 var outcomeLetters = []struct{ word, letter string }{
 	{"LOST", "L"}, {"PHANTOM", "P"}, {"DUPLICATE", "D"}, {"OUT_OF_ORDER", "O"}, {"MISMATCH", "M"},
-	{"UNSAFE", "U"}, {"STUCK", "S"}, {"GAVE_UP", "G"}, {"STORM", "R"},
+	{"UNSAFE", "U"}, {"STUCK", "S"}, {"GAVE_UP", "G"}, {"STORM", "R"}, {"LATE", "T"},
 }
 
 // letter renders a cell in one or two characters: ✓, -, an outcome's
@@ -554,11 +555,19 @@ func writeCompactTable(w io.Writer, m sim.Matrix, variants []variant.Variant, ce
 	}
 	writeColumns(w, key, 2)
 	fmt.Fprintln(w, tr(w, "\n✓ all invariants hold   - never reached   ! disagrees with what the variant declares"))
-	var letters []string
+	line := ""
 	for _, o := range outcomeLetters {
-		letters = append(letters, o.letter+" "+o.word)
+		item := o.letter + " " + o.word
+		if line != "" && len(line)+2+len(item) > width {
+			fmt.Fprintln(w, line)
+			line = ""
+		}
+		if line != "" {
+			line += "  "
+		}
+		line += item
 	}
-	fmt.Fprintln(w, strings.Join(letters, "  "))
+	fmt.Fprintln(w, line)
 	writeLegend(w)
 	writeFindings(w, cells)
 }

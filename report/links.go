@@ -20,6 +20,8 @@ import (
 //   - LOST: the commit of the change;
 //   - STUCK, GAVE_UP: the last event that touched the change's message;
 //   - STORM: its last publish;
+//   - LATE: its first publish, which came late (or else the last event
+//     that touched its message);
 //   - UNSAFE: the commit the breach names ("commit 25 by relay-2"), or the
 //     ledger row ("ledger 000000000002: o-1 charged ...");
 //   - a violation of a whole order (an account that does not add up): the
@@ -85,6 +87,10 @@ func Where(trace []sim.Event, v check.Violation) (int, bool) {
 		}
 	case check.Storm:
 		return nth(publishes(), -1)
+	case check.Late:
+		if i, ok := nth(publishes(), 0); ok {
+			return i, true
+		}
 	case check.Unsafe:
 		if m := ledgerRef.FindStringSubmatch(v.Detail); m != nil {
 			for i, e := range trace {

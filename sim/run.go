@@ -183,6 +183,7 @@ func Run(cfg Config) (Result, error) {
 		WhileDownBudget:    w.downBudget(),
 		Unsafe:             unsafe,
 		Acknowledged:       w.acknowledged,
+		Delays:             w.delays,
 	})
 	return Result{
 		Unsafe:         unsafe,
@@ -309,6 +310,7 @@ func (w *world) runUntilQuiet(deadline time.Time) (quiet bool, busy string, err 
 			}
 			return false, w.busy(), nil
 		}
+		w.checkSleep(next)
 		w.clock.Set(next)
 	}
 	return false, fmt.Sprintf("%d steps without quiescence; %s", maxSteps, w.busy()), nil

@@ -112,6 +112,9 @@ func (w *world) resume(p *proc) bool {
 		return true // stopped at a boundary
 	}
 	p.task = false
+	if p.role == roleRelay {
+		w.endStep(p, wk.err)
+	}
 	switch {
 	case errors.Is(wk.err, ErrCommitFailed):
 		w.reported++

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"outboxlab/broker"
+	"outboxlab/check"
 	"outboxlab/effect"
 	"outboxlab/store"
 	"outboxlab/variant"
@@ -38,7 +39,19 @@ type proc struct {
 	// wake is the relay's last answer to NextWake (see wakeOf).
 	wake wake
 	// skew is how far the process's own clock runs ahead (or behind).
-	skew     time.Duration
+	skew time.Duration
+	// started is when this incarnation started; failedSends counts the
+	// publishes in a row that the broker refused this incarnation, and
+	// lastFailedSend is when the step that saw the last of them ended
+	// (sendFailed: the step in progress saw one) (see latency.go).
+	started        time.Time
+	failedSends    int
+	lastFailedSend time.Time
+	sendFailed     bool
+	// erred is when a step of this incarnation last ended with an error:
+	// the claims it left wait for their leases by right.
+	erred time.Time
+
 	service  variant.Service
 	relay    variant.Relay
 	consumer variant.Consumer
@@ -68,6 +81,10 @@ type world struct {
 	// unhandled are the errors relays and consumers returned that they
 	// should have handled themselves (see Result.Unhandled).
 	unhandled []string
+	// delays are the messages that waited for no reason, the first time
+	// each did (see latency.go); delayed marks them by message id.
+	delays  []check.Delay
+	delayed map[string]bool
 	// acknowledged are the order ids of the commands the service answered
 	// with success, in the order answered.
 	acknowledged []string
@@ -212,7 +229,9 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 	if w.failHere(points) {
 		err = ErrCommitFailed
 	} else {
+		calls, refused := w.broker.Publishes()
 		err = do()
+		w.countSends(p, calls, refused)
 	}
 	w.clock.Set(w.clock.Now().Add(w.effectCost()))
 	if w.cfg.Trace {
@@ -414,6 +433,7 @@ func (w *world) clockOf(p *proc) variant.Clock {
 func (w *world) start(p *proc) error {
 	p.incarnation++
 	p.alive = true
+	p.started, p.failedSends, p.sendFailed, p.erred = w.clock.Now(), 0, false, time.Time{}
 	env := variant.Env{
 		Owner: p.name, OrderDB: w.orderDB, BillingDB: w.billingDB, Broker: w.broker,
 		Gate: gate{w: w, p: p, incarnation: p.incarnation}, Clock: w.clockOf(p), DBClock: w.clock, IDs: w, Rand: w.rng,

@@ -1,0 +1,164 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/check"
+	"outboxlab/outbox"
+)
+
+// The latency check (LATE). Chapter 004 says how long a message takes:
+// as long as the relay's polling and the faults make it wait, no longer.
+// The simulator watches for two ways a message waits for nothing:
+//
+//   - held: a relay ends a step still holding a message under a live lease
+//     it took in this life. No other relay may claim it and this one does
+//     not send it until the lease runs out: the reference gives a failed
+//     batch's unsent rest back at once.
+//   - overslept: the clock passes the time a message became claimable,
+//     with the broker up, while a relay that is alive and idle sleeps on
+//     past it, longer than one idle poll (outbox.Config.IdlePoll) and
+//     longer than its own failures excuse: the pause after n refused
+//     publishes in a row (outbox.Config.Pause), as the lab counts them.
+//
+// Both are judged by what the lab sees (the outbox table, the broker's
+// answers, the relay's NextWake), with the course's configuration, so a
+// relay that follows its own longer pause or leaves claims lying is LATE.
+
+// latencyPolicy is the relay configuration the check holds relays to.
+var latencyPolicy = outbox.DefaultConfig("")
+
+// countSends updates p's count of refused publishes in a row after one of
+// its effects, given the broker's counts before it.
+func (w *world) countSends(p *proc, calls, refused int) {
+	c, r := w.broker.Publishes()
+	switch {
+	case c == calls: // the effect published nothing
+	case r > refused:
+		p.failedSends += r - refused
+		p.sendFailed = true
+	default:
+		p.failedSends = 0
+	}
+}
+
+// endStep runs when relay p's step ended, with err (nil, a crash, any
+// other error): a relay pauses after the step that saw a refused publish,
+// so its pause is counted from the step's end.
+func (w *world) endStep(p *proc, err error) {
+	if p.sendFailed {
+		p.lastFailedSend, p.sendFailed = w.clock.Now(), false
+	}
+	if err == nil {
+		w.checkHeld(p)
+	} else {
+		p.erred = w.clock.Now()
+	}
+}
+
+// checkHeld runs when relay p finished a step without an error: a message
+// still claimed by p under a live lease, claimed in this incarnation since
+// its last step that ended with an error, is held for nothing. A step that
+// fails (a commit that did not go through, an error it returns) leaves its
+// claims to their leases by right: it could not record them, and the
+// error is reported on its own (Result.Unhandled).
+func (w *world) checkHeld(p *proc) {
+	if !w.orderDB.HasTable(outbox.Table) {
+		return
+	}
+	now := w.clock.Now()
+	// A claim is dated by the relay's clock, which a clock-skew fault
+	// moves; one older than this incarnation or its last failed step
+	// (give or take the skew) waits for its lease by right.
+	born := later(p.started, p.erred).Add(abs(p.skew))
+	for _, m := range outbox.Unsent(w.orderDB) {
+		if m.Status != outbox.InFlight || m.LeaseOwner != p.name || !now.Before(m.LeaseUntil) || m.ClaimedAt.Before(born) {
+			continue
+		}
+		w.delay(m, fmt.Sprintf("%s ended a step at %s still holding it, claimed, under a lease until %s: no relay may send it before then (a failed batch's unsent rest goes back at once)",
+			p.name, FormatTime(now.Sub(Epoch)), FormatTime(m.LeaseUntil.Sub(Epoch))))
+	}
+}
+
+// checkSleep runs when the clock is about to jump to next because nothing
+// is due before: a message claimable (and the broker up) more than an idle
+// poll before next waits for nothing if a live, idle relay sleeps past it
+// beyond what its own failures excuse.
+func (w *world) checkSleep(next time.Time) {
+	m, due, ok := w.firstClaimable()
+	if !ok {
+		return
+	}
+	due = w.broker.UpAt(due)
+	if !next.After(due.Add(latencyPolicy.IdlePoll)) {
+		return
+	}
+	for _, p := range w.procs {
+		if p.relay == nil || !p.alive || p.task {
+			continue
+		}
+		excused := later(due, p.stalledUntil)
+		why := ""
+		if p.failedSends > 0 {
+			pause := p.lastFailedSend.Add(latencyPolicy.Pause(p.failedSends))
+			if pause.After(excused) {
+				excused = pause
+				why = fmt.Sprintf(", its pause after %d refused publish(es) in a row until %s", p.failedSends, FormatTime(pause.Sub(Epoch)))
+			}
+		}
+		excused = excused.Add(latencyPolicy.IdlePoll + abs(p.skew))
+		wake, ok := w.wakeOf(p)
+		if ok && !wake.After(excused) {
+			continue
+		}
+		sleep := "for good"
+		if ok {
+			sleep = "until " + FormatTime(wake.Sub(Epoch))
+		}
+		w.delay(m, fmt.Sprintf("it could be claimed from %s, the broker up, but %s slept %s (allowed: an idle poll of %s%s)",
+			FormatTime(due.Sub(Epoch)), p.name, sleep, latencyPolicy.IdlePoll, why))
+	}
+}
+
+// firstClaimable returns the message of the outbox that may be claimed
+// first, and when: of each aggregate's oldest unsent message (its later
+// ones wait behind it), the one with the earliest ClaimableAt.
+func (w *world) firstClaimable() (outbox.Message, time.Time, bool) {
+	var first outbox.Message
+	var at time.Time
+	found := false
+	if !w.orderDB.HasTable(outbox.Table) {
+		return first, at, false
+	}
+	seen := map[string]bool{}
+	for _, m := range outbox.Unsent(w.orderDB) {
+		if seen[m.Event.AggregateID] {
+			continue
+		}
+		seen[m.Event.AggregateID] = true
+		if t, ok := m.ClaimableAt(); ok && (!found || t.Before(at)) {
+			first, at, found = m, t, true
+		}
+	}
+	return first, at, found
+}
+
+// delay records that m waited for no reason, the first time it did.
+func (w *world) delay(m outbox.Message, detail string) {
+	if w.delayed[m.ID] {
+		return
+	}
+	if w.delayed == nil {
+		w.delayed = map[string]bool{}
+	}
+	w.delayed[m.ID] = true
+	w.delays = append(w.delays, check.Delay{AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Detail: detail})
+}
+
+func abs(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
