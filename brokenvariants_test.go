@@ -35,6 +35,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 		point  string
 		want   string // the cell's outcome
 		detail string // a violation line that must appear
+		polled bool   // run with every relay polled as its production loop polls it
 	}{
 		{
 			name:   "a consumer that bills amendments as 0.00",
@@ -101,7 +102,15 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			v:      keepsTheRest(),
 			point:  "broker-outage",
 			want:   "LATE",
-			detail: "LATE o-1#2: relay-1 ended a step at 00:00:02.056 still holding it, claimed, under a lease until 00:00:32.024",
+			detail: "LATE o-1#2: relay-1 ended a step at 00:00:03.066 still holding it, claimed, under a lease until 00:00:33.036",
+		},
+		{
+			name:   "a relay that pauses only in NextWake, polled as its production loop polls it",
+			v:      pausesOnlyInNextWake(),
+			point:  "outage-backlog",
+			polled: true,
+			want:   "STORM",
+			detail: "sends while it was down, a relay that pauses after a failed send allows 63",
 		},
 		{
 			name: "a relay that pauses as a whole for up to five minutes after failed sends",
@@ -120,12 +129,15 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "LOST o-1#1: committed, but billing never applied it",
 		},
 	}
-	m := scenarios.Matrix()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := scenarios.FindPoint(c.point)
 			if err != nil {
 				t.Fatal(err)
+			}
+			m := scenarios.Matrix()
+			if c.polled {
+				m = polled()
 			}
 			cell, err := m.RunCell(c.v, p)
 			if err != nil {
@@ -208,33 +220,59 @@ func (f freshRelay) Step() (bool, error) {
 	return variant.RelayAdapter{Relay: r}.Step()
 }
 
-// keepsTheRest is a learner's relay that claims a batch with the
-// reference's ClaimDue and sends it in order; when a send fails it marks
-// that message FAILED, with the reference's backoff, and stops, leaving
-// the rest of the batch claimed: nobody sends those until their lease runs
-// out, though the broker may be back in a second.
+// keepsTheRest is a learner's relay (see learnerRelay) that, when a send
+// fails, marks that message FAILED and stops, leaving the rest of the
+// batch claimed: nobody sends those until their lease runs out, though the
+// broker may be back in a second.
 func keepsTheRest() variant.Variant {
+	return learner("keeps-the-rest", func(r *learnerRelay) { r.keepRest = true })
+}
+
+// pausesOnlyInNextWake is a learner's relay (see learnerRelay) that pauses
+// after a failed send by telling the simulator to wake it later
+// (NextWake), and not in Step: woken by the simulator it keeps the pause,
+// polled as its production loop polls it (every IdlePoll) it does not.
+func pausesOnlyInNextWake() variant.Variant {
+	return learner("pauses-only-in-next-wake", func(r *learnerRelay) { r.wakeLater = true })
+}
+
+func learner(name string, change func(*learnerRelay)) variant.Variant {
 	v := variant.Outbox()
-	v.Name = "keeps-the-rest"
+	v.Name = name
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		r, err := variant.ReferenceRelay(env, nil)
-		return restKeeper{RelayAdapter: variant.RelayAdapter{Relay: r}, env: env}, err
+		ref, err := variant.ReferenceRelay(env, nil)
+		r := &learnerRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env, cfg: outbox.DefaultConfig(env.Owner)}
+		change(r)
+		return r, err
 	}
 	return v
 }
 
-type restKeeper struct {
+// learnerRelay is a relay a learner writes on the reference's ClaimDue: it
+// sends a batch in order and marks each message SENT or, when the send
+// fails, FAILED with the reference's backoff, releases the rest of the
+// batch and pauses as a whole (outbox.Config.Pause), checking the pause
+// at the start of Step and in NextWake. keepRest drops the release, and
+// wakeLater the check in Step.
+type learnerRelay struct {
 	variant.RelayAdapter
-	env variant.Env
+	env         variant.Env
+	cfg         outbox.Config
+	failed      int
+	pausedUntil time.Time
+	keepRest    bool
+	wakeLater   bool
 }
 
-func (r restKeeper) Step() (bool, error) {
+func (r *learnerRelay) Step() (bool, error) {
+	if !r.wakeLater && r.env.DBClock.Now().Before(r.pausedUntil) {
+		return false, nil
+	}
 	batch, err := r.ClaimDue()
 	if err != nil || len(batch) == 0 {
 		return false, err
 	}
-	cfg := outbox.DefaultConfig(r.env.Owner)
-	for _, m := range batch {
+	for i, m := range batch {
 		sendErr := r.env.Gate.Cross(outbox.BoundarySend, func() error {
 			return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
 		})
@@ -245,20 +283,39 @@ func (r restKeeper) Step() (bool, error) {
 		tx := r.env.OrderDB.Begin(r.env.Owner)
 		cur, _ := outbox.Get(tx, m.Key)
 		if sendErr != nil {
-			retryAt := now.Add(cfg.Backoff(cur.Attempts+1, 0))
-			if cur.MarkFailed(r.env.Owner, now, sendErr.Error(), retryAt, cfg.MaxAttempts) == nil {
+			retryAt := now.Add(r.cfg.Backoff(cur.Attempts+1, 0))
+			if cur.MarkFailed(r.env.Owner, now, sendErr.Error(), retryAt, r.cfg.MaxAttempts) == nil {
 				tx.Put(outbox.Table, cur.Key, cur)
 			}
+			for _, u := range batch[i+1:] {
+				if rest, ok := outbox.Get(tx, u.Key); ok && !r.keepRest && rest.Release(r.env.Owner) == nil {
+					tx.Put(outbox.Table, rest.Key, rest)
+				}
+			}
+			r.failed++
+			r.pausedUntil = now.Add(r.cfg.Pause(r.failed))
 		} else if cur.MarkSent(r.env.Owner, now) == nil {
+			r.failed = 0
 			tx.Put(outbox.Table, cur.Key, cur)
 		}
 		err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit)
 		tx.Rollback()
+		if errors.Is(err, store.ErrConflict) {
+			err = nil // another relay wrote these rows meanwhile: they are its now
+		}
 		if err != nil || sendErr != nil {
 			return true, err
 		}
 	}
 	return true, nil
+}
+
+func (r *learnerRelay) NextWake() (time.Time, bool) {
+	at, ok := r.RelayAdapter.NextWake()
+	if ok && at.Before(r.pausedUntil) {
+		at = r.pausedUntil
+	}
+	return at, ok
 }
 
 // replayByTypeAlone is the reference relay whose selective replay forgets

@@ -163,6 +163,10 @@ type World struct {
 	// saw them happen (a claim held after a relay's step, a relay that
 	// slept past a due message); each is LATE.
 	Delays []Delay
+	// Unreplayed are the dead letters the operator had a relay replay,
+	// one at a time after fixing its cause, that stayed dead letters: a
+	// replay that cannot put back what it is asked for leaves them STUCK.
+	Unreplayed []DeadLetter
 }
 
 // Delay is a message that waited although a relay could have sent it.
@@ -298,6 +302,10 @@ func Check(w World) []Violation {
 		vs = append(vs, Violation{Outcome: Stuck, Detail: "still busy at the end of the horizon: " + w.Busy})
 	}
 	vs = append(vs, stuck...)
+	for _, d := range w.Unreplayed {
+		vs = append(vs, Violation{Stuck, d.AggregateID, d.Sequence,
+			fmt.Sprintf("the operator fixed its cause and had the relay replay message %s, and it stayed a dead letter", d.MessageID)})
+	}
 	for _, d := range w.Delays {
 		vs = append(vs, Violation{Late, d.AggregateID, d.Sequence, d.Detail})
 	}

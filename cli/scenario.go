@@ -15,12 +15,13 @@ import (
 )
 
 func runScenario(args []string, stdout io.Writer) error {
-	const synopsis = "scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--format text|json|mermaid|html]"
+	const synopsis = "scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html]"
 	fs := newFlags("scenario", synopsis, stdout)
 	variantName := fs.String("variant", "", "the variant to run (default: the scenario's own, else outbox): "+strings.Join(scenarios.VariantNames(), ", "))
 	seedText := fs.String("seed", "", "the seed of the run, a whole number >= 0 (default: the scenario's own, else "+strconv.Itoa(scenarios.MatrixSeed)+")")
 	file := fs.String("file", "", "a scenario file to play instead of a named scenario (the format: go doc outboxlab/scenarios)")
 	relaysText := fs.String("relays", "", "how many relays run side by side, a whole number >= 1 (default: the scenario's own)")
+	poll := fs.Bool("poll", false, "poll every relay as its production loop does (every IdlePoll, BusyPoll after a step that did something) instead of waking it when its NextWake says")
 	format := fs.formatFlag("text", "json", "mermaid", "html")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -85,6 +86,10 @@ func runScenario(args []string, stdout io.Writer) error {
 		}
 		cfg.Relays = n
 		replay += fmt.Sprintf(" --relays %d", n)
+	}
+	if *poll {
+		cfg.Poll = true
+		replay += " --poll"
 	}
 	res, err := sim.Run(cfg)
 	if err != nil {

@@ -26,7 +26,8 @@ const (
 	// double-crash sweep; if it finds nothing, with the failure sweep (a
 	// commit failure at every commit); if it finds nothing, with
 	// ExploreRuns random schedules (seed 1); if they find nothing, with
-	// the matrix of the other correct variants, which share its parts.
+	// the matrix of the other correct variants, which share its parts;
+	// if it finds nothing, with the matrix polled as Relay.Run polls.
 	Full
 )
 
@@ -144,6 +145,22 @@ func GradeMutant(id int, depth Depth) (r Result) {
 			if len(r.Failed) > 0 {
 				return r
 			}
+		}
+	}
+	// Last, the reference polled as its production loop polls it
+	// (Relay.Run: every IdlePoll, whatever NextWake says): what only
+	// NextWake kept in the simulator must hold in Step too.
+	polled := m.Polled()
+	for _, p := range polled.Points {
+		c, err := polled.RunCell(v, p)
+		switch {
+		case err != nil:
+			r.Failed = append(r.Failed, fmt.Sprintf("polled at %s: error %v", p.ID, err))
+		case !c.Matches():
+			r.Failed = append(r.Failed, "polled at "+cellRow(c))
+		}
+		if len(r.Failed) > 0 {
+			return r
 		}
 	}
 	return r

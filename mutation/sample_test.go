@@ -8,7 +8,7 @@ import (
 // sample are mutants of the reference path the lab's matrix must catch,
 // one or two per file, with the first cell that goes red (the cells run in
 // the matrix's order) and so the check that catches it there: LOST,
-// STORM, GAVE_UP, UNSAFE, STUCK, MISMATCH. (No mutant of the reference
+// STORM, GAVE_UP, UNSAFE, STUCK, MISMATCH, LATE. (No mutant of the reference
 // path is PHANTOM first: an order the service never stored, which billing
 // bills, is first a command answered with success and not committed,
 // LOST; publish-first keeps PHANTOM's own check in the matrix.) A check switched off
@@ -37,8 +37,12 @@ var sample = []struct{ key, first string }{
 		"relay.after-claim@1: UNSAFE"},
 	{"outbox/message.go:Replay:negate:m.Status != DeadLetter",
 		"rejected: LOST"},
+	{"outbox/relay.go:recordFailure:delete:tx.Put(Table, cur.Key, cur) (2)",
+		"broker-outage: LATE"},
+	{"outbox/relay.go:Step:delete:r.failedSteps = 0",
+		"rejected: LATE"},
 	{"outbox/relay.go:matches:drop-right:f.AggregateID == m.Event.AggregateID",
-		"rejected: LOST"},
+		"rejected: STUCK"},
 	{"outbox/relay.go:ReplayDeadLetters:drop-right:f.matches(m)",
 		"rejected: STORM"},
 	{"outbox/relay.go:Step:delete:r.pausedUntil = r.Clock.Now().Add(r.cfg.Pause(r.failedSteps))",

@@ -171,6 +171,13 @@ type Config struct {
 	// Cleanups are the times (since Epoch) at which the first live relay
 	// runs its retention cleanup, if it has one (see Cleaner).
 	Cleanups []time.Duration
+	// Poll drives every relay as its production loop does (outbox's
+	// Relay.Run): a step an idle poll after the last one, a busy poll
+	// after one that did something (outbox.Config's IdlePoll and
+	// BusyPoll), whatever NextWake says; NextWake then only tells whether
+	// a relay has anything left at all. Without Poll a relay is woken when
+	// its NextWake says, which skips the polls in vain.
+	Poll bool
 }
 
 // DefaultConfig returns a configuration for v and workload with one relay,

@@ -43,10 +43,12 @@ func (w *world) countSends(p *proc, calls, refused int) {
 	}
 }
 
-// endStep runs when relay p's step ended, with err (nil, a crash, any
-// other error): a relay pauses after the step that saw a refused publish,
-// so its pause is counted from the step's end.
-func (w *world) endStep(p *proc, err error) {
+// endStep runs when relay p's step ended, having done something or not,
+// with err (nil, a crash, any other error): a relay pauses after the step
+// that saw a refused publish, so its pause is counted from the step's end.
+func (w *world) endStep(p *proc, did bool, err error) {
+	p.lastStep, p.lastDid = w.clock.Now(), did
+	p.wake.tick = -1 // its next poll moved (see wakeOf)
 	if p.sendFailed {
 		p.lastFailedSend, p.sendFailed = w.clock.Now(), false
 	}
@@ -54,6 +56,21 @@ func (w *world) endStep(p *proc, err error) {
 		w.checkHeld(p)
 	} else {
 		p.erred = w.clock.Now()
+	}
+}
+
+// nextPoll is when relay p polls next if driven as Relay.Run drives it
+// (Config.Poll): at once when it has not stepped yet in this life, then
+// an idle poll after a step that did nothing, a busy poll after one that
+// did something.
+func (w *world) nextPoll(p *proc) time.Time {
+	switch {
+	case p.lastStep.IsZero():
+		return p.started
+	case p.lastDid:
+		return p.lastStep.Add(latencyPolicy.BusyPoll)
+	default:
+		return p.lastStep.Add(latencyPolicy.IdlePoll)
 	}
 }
 
@@ -83,14 +100,17 @@ func (w *world) checkHeld(p *proc) {
 
 // checkSleep runs when the clock is about to jump to next because nothing
 // is due before: a message claimable (and the broker up) more than an idle
-// poll before next waits for nothing if a live, idle relay sleeps past it
-// beyond what its own failures excuse.
+// poll before next, counted from now at the earliest, waits for nothing if
+// a live, idle relay sleeps past it beyond what its own failures excuse.
 func (w *world) checkSleep(next time.Time) {
 	m, due, ok := w.firstClaimable()
 	if !ok {
 		return
 	}
-	due = w.broker.UpAt(due)
+	// It waits from when it is due, or from now if that is later: a
+	// message that went back to PENDING (released, replayed) says when it
+	// was created, not when it could be claimed again.
+	due = w.broker.UpAt(later(due, w.clock.Now()))
 	if !next.After(due.Add(latencyPolicy.IdlePoll)) {
 		return
 	}

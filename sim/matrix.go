@@ -125,6 +125,9 @@ type Counterexample struct {
 	// Scenario is the scenario name labrun replays it by, e.g.
 	// "relay.after-send@2".
 	Scenario string
+	// Poll is set when the relays were polled as their production loop
+	// polls them (Config.Poll).
+	Poll bool
 }
 
 // Replay returns the labrun command that reproduces the counterexample;
@@ -133,6 +136,9 @@ func (c Counterexample) Replay(program, variantName string) string {
 	relays := ""
 	if c.Relays > 0 {
 		relays = fmt.Sprintf(" --relays %d", c.Relays)
+	}
+	if c.Poll {
+		relays += " --poll"
 	}
 	return fmt.Sprintf("%s scenario %s --variant %s --seed %d%s", program, c.Scenario, variantName, c.Seed, relays)
 }
@@ -156,6 +162,19 @@ type Matrix struct {
 	// fail too (the record of a failed publish, the count of a delivery
 	// that cannot be processed, the mark of a relay whose lease ran out).
 	FailureRows []string
+}
+
+// Polled returns the matrix with every relay polled as its production loop
+// polls it (Config.Poll) instead of woken when its NextWake says.
+func (m Matrix) Polled() Matrix {
+	base := m.Base
+	m.Base = func(c *Config) {
+		if base != nil {
+			base(c)
+		}
+		c.Poll = true
+	}
+	return m
 }
 
 // Config returns the configuration of one run of the matrix for v.
@@ -189,7 +208,7 @@ func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 			worst = res.Outcome
 			cell.Outcome = worst.String()
 			cell.Violations = res.Violations
-			cell.Counterexample = &Counterexample{Seed: m.Seed, Schedule: sched, Scenario: scenario}
+			cell.Counterexample = &Counterexample{Seed: m.Seed, Schedule: sched, Scenario: scenario, Poll: cfg.Poll}
 			if base := m.Config(v); p.Relays == 0 && cfg.Relays != base.Relays {
 				cell.Counterexample.Relays = cfg.Relays
 				cell.Counterexample.Schedule = append([]string{fmt.Sprintf("%d relays", cfg.Relays)}, sched...)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"outboxlab/billing"
+	"outboxlab/broker"
 	"outboxlab/cdc"
 	"outboxlab/check"
 	"outboxlab/effect"
@@ -184,6 +185,7 @@ func Run(cfg Config) (Result, error) {
 		Unsafe:             unsafe,
 		Acknowledged:       w.acknowledged,
 		Delays:             w.delays,
+		Unreplayed:         w.unreplayed,
 	})
 	return Result{
 		Unsafe:         unsafe,
@@ -493,7 +495,10 @@ func (w *world) wakeOf(p *proc) (time.Time, bool) {
 		return p.wake.at, p.wake.ok
 	}
 	t, ok := p.relay.NextWake()
-	if ok && p.skew > 0 {
+	switch {
+	case ok && w.cfg.Poll:
+		t = w.nextPoll(p) // by the true time: a poll is a timer, not a reading of the clock
+	case ok && p.skew > 0:
 		t = t.Add(-p.skew)
 	}
 	p.wake = wake{tick: w.ticks, at: t, ok: ok}
@@ -561,37 +566,62 @@ func (w *world) cleanup() error {
 // replayEachCause is the operator who fixes the cause of one rejected
 // message at a time and, after each fix, has a relay replay that message's
 // dead letters (its order and event type), and lets the system run until
-// quiet before the next fix. It needs a relay that replays selectively
-// (variant.SelectiveReplayer); without one it does nothing, and the replay
-// of everything after every fix stands for it. A replay that puts back
-// more than it was asked to sends a message whose cause is not fixed yet
-// into another round of failed attempts, over its publish budget.
+// quiet before the next fix; after the last fix, with no cause left, the
+// operator replays everything that is left. It needs a relay that replays
+// selectively (variant.SelectiveReplayer); without one it does nothing,
+// and the replay of everything after every fix stands for it. A replay
+// that puts back more than it was asked to sends a message whose cause is
+// not fixed yet into another round of failed attempts, over its publish
+// budget.
 func (w *world) replayEachCause(horizon time.Duration) error {
 	if !w.orderDB.HasTable(outbox.Table) {
 		return nil
 	}
-	var relay variant.SelectiveReplayer
+	var relay variant.Relay
+	var selective variant.SelectiveReplayer
 	for _, p := range w.procs {
 		if r, ok := p.relay.(variant.SelectiveReplayer); ok && p.alive {
-			relay = r
+			relay, selective = p.relay, r
 			break
 		}
 	}
 	if relay == nil {
 		return nil
 	}
-	for _, t := range w.broker.Rejections() {
+	rejections := w.broker.Rejections()
+	for i, t := range rejections {
 		w.broker.FixRejection(t)
-		for _, m := range outbox.Unsent(w.orderDB) {
-			if m.Status != outbox.DeadLetter || m.Event.AggregateID != t.AggregateID || m.Event.Sequence != t.Sequence {
-				continue
-			}
-			if _, err := relay.ReplayDeadLettersOf(m.Event.AggregateID, m.Event.Type); err != nil {
-				return fmt.Errorf("sim: replay of %s: %w", t, err)
-			}
+		var err error
+		if i == len(rejections)-1 {
+			_, err = relay.ReplayDeadLetters() // no cause is left
+		} else {
+			err = w.replayOne(selective, t)
+		}
+		if err != nil {
+			return fmt.Errorf("sim: replay after the fix of %s: %w", t, err)
 		}
 		if _, _, err := w.runUntilQuiet(w.clock.Now().Add(horizon)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// replayOne has relay replay the dead letters of t's order and event
+// type, and notes t's dead letter if it stays one (World.Unreplayed).
+func (w *world) replayOne(relay variant.SelectiveReplayer, t broker.Target) error {
+	for _, m := range outbox.Unsent(w.orderDB) {
+		if m.Status != outbox.DeadLetter || m.Event.AggregateID != t.AggregateID || m.Event.Sequence != t.Sequence {
+			continue
+		}
+		if _, err := relay.ReplayDeadLettersOf(m.Event.AggregateID, m.Event.Type); err != nil {
+			return err
+		}
+		tx := w.orderDB.Begin("operator")
+		cur, ok := outbox.Get(tx, m.Key)
+		tx.Rollback()
+		if ok && cur.Status == outbox.DeadLetter {
+			w.unreplayed = append(w.unreplayed, check.DeadLetter{Where: "outbox", MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 		}
 	}
 	return nil

@@ -113,7 +113,7 @@ func (w *world) resume(p *proc) bool {
 	}
 	p.task = false
 	if p.role == roleRelay {
-		w.endStep(p, wk.err)
+		w.endStep(p, wk.did, wk.err)
 	}
 	switch {
 	case errors.Is(wk.err, ErrCommitFailed):

@@ -48,6 +48,10 @@ type proc struct {
 	failedSends    int
 	lastFailedSend time.Time
 	sendFailed     bool
+	// lastStep is when the relay's last step ended, and lastDid whether
+	// it did something (see Config.Poll).
+	lastStep time.Time
+	lastDid  bool
 	// erred is when a step of this incarnation last ended with an error:
 	// the claims it left wait for their leases by right.
 	erred time.Time
@@ -85,6 +89,8 @@ type world struct {
 	// each did (see latency.go); delayed marks them by message id.
 	delays  []check.Delay
 	delayed map[string]bool
+	// unreplayed are the dead letters a selective replay left dead.
+	unreplayed []check.DeadLetter
 	// acknowledged are the order ids of the commands the service answered
 	// with success, in the order answered.
 	acknowledged []string
@@ -434,6 +440,7 @@ func (w *world) start(p *proc) error {
 	p.incarnation++
 	p.alive = true
 	p.started, p.failedSends, p.sendFailed, p.erred = w.clock.Now(), 0, false, time.Time{}
+	p.lastStep, p.lastDid = time.Time{}, false
 	env := variant.Env{
 		Owner: p.name, OrderDB: w.orderDB, BillingDB: w.billingDB, Broker: w.broker,
 		Gate: gate{w: w, p: p, incarnation: p.incarnation}, Clock: w.clockOf(p), DBClock: w.clock, IDs: w, Rand: w.rng,

@@ -2,7 +2,6 @@ package variant
 
 import (
 	"errors"
-	"slices"
 	"time"
 
 	"outboxlab/billing"
@@ -107,27 +106,11 @@ func (a RelayAdapter) Step() (bool, error) {
 // NextWake implements Relay.
 func (a RelayAdapter) NextWake() (time.Time, bool) { return a.Relay.NextWake() }
 
-// ReplayDeadLetters implements Relay as an operator does who fixed the
-// cause of each dead letter: one order's messages of one type at a time
-// (outbox.Filter). A filter that matches less leaves a dead letter where
-// it is, and its change never arrives.
+// ReplayDeadLetters implements Relay as an operator does who fixed every
+// cause: every dead letter at once (an outbox.Filter that names no order
+// and no type).
 func (a RelayAdapter) ReplayDeadLetters() (int, error) {
-	var groups []outbox.Filter
-	for _, m := range outbox.Unsent(a.Relay.DB) {
-		f := outbox.Filter{AggregateID: m.Event.AggregateID, EventType: m.Event.Type}
-		if m.Status == outbox.DeadLetter && !slices.Contains(groups, f) {
-			groups = append(groups, f)
-		}
-	}
-	total := 0
-	for _, f := range groups {
-		n, err := a.Relay.ReplayDeadLetters(f)
-		total += n
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return a.Relay.ReplayDeadLetters(outbox.Filter{})
 }
 
 // ReplayDeadLettersOf implements SelectiveReplayer: the dead letters of one

@@ -1,0 +1,51 @@
+package outboxlab_test
+
+import (
+	"testing"
+
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+	"outboxlab/variant"
+)
+
+// polled is the lab's matrix with every relay driven as its production
+// loop drives it (sim.Config.Poll).
+func polled() sim.Matrix { return scenarios.Matrix().Polled() }
+
+// TestTheReferenceHoldsWhenPolledAsRunDoes: woken every poll instead of
+// when its NextWake says, the reference relay keeps every row as
+// declared: Step keeps its pause on its own.
+func TestTheReferenceHoldsWhenPolledAsRunDoes(t *testing.T) {
+	m := polled()
+	for _, p := range m.Points {
+		c, err := m.RunCell(variant.Outbox(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.Matches() || len(c.Missing()) > 0 {
+			t.Errorf("%s: %s, declared %s, never reached %v: %v", p.ID, c.Outcome, c.Expected, c.Missing(), c.Violations)
+		}
+	}
+}
+
+// TestOnlyPollingCatchesAPauseKeptInNextWake: a relay whose pause lives
+// only in NextWake keeps it while the simulator wakes it by NextWake, and
+// hammers the broker when polled as its production loop polls it.
+func TestOnlyPollingCatchesAPauseKeptInNextWake(t *testing.T) {
+	p, err := scenarios.FindPoint("outage-backlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		m    sim.Matrix
+		want string
+	}{{scenarios.Matrix(), "OK"}, {polled(), "STORM"}} {
+		cell, err := c.m.RunCell(pausesOnlyInNextWake(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cell.Outcome != c.want {
+			t.Errorf("polled %v: %s, want %s: %v", c.m.Config(variant.Outbox()).Poll, cell.Outcome, c.want, cell.Violations)
+		}
+	}
+}
