@@ -100,6 +100,7 @@ func Example_gradeYourOwnRelay() {
 	// duplicate-delivery      OK    as declared
 	// reorder                 OK    as declared
 	// poison                  OK    as declared
+	// unknown-contract        OK    as declared
 	// rejected                STUCK declared OK
 	// stall                   OK    as declared
 	// stall-outage            OK    as declared

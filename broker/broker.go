@@ -259,11 +259,8 @@ func (b *Broker) Receive(name string) (Delivery, bool) {
 		}
 		s.seen[e.env.ID] = true
 		s.inflight = append(s.inflight, inflight{tag: b.nextTag, e: e})
-		out, poisoned := b.faults.corrupt(e.env)
-		a := Action{Kind: Delivered, MessageID: e.env.ID, Event: e.env.Event, Subscriber: name, Tag: b.nextTag}
-		if poisoned {
-			a.Detail = "payload corrupted (poison)"
-		}
+		out, corrupted := b.faults.corrupt(e.env)
+		a := Action{Kind: Delivered, MessageID: e.env.ID, Event: e.env.Event, Subscriber: name, Tag: b.nextTag, Detail: corrupted}
 		b.record(a)
 		return Delivery{Tag: b.nextTag, Envelope: out, Redelivered: e.redelivered}, true
 	}

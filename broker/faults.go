@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -16,6 +17,8 @@ type faults struct {
 	delays     []delay
 	rejected   []Target
 	poisoned   []Target
+	newer      []Target // delivered in a version no consumer knows
+	renamed    []Target // delivered as a type no consumer knows
 	held       []heldEntry
 }
 
@@ -78,7 +81,7 @@ func (b *Broker) Heal() {
 		s.queue = append(s.queue, h.e)
 		b.record(Action{Kind: Reordered, MessageID: h.e.env.ID, Event: h.e.env.Event, Subscriber: h.sub, Detail: "released at heal"})
 	}
-	b.faults = faults{rejected: b.faults.rejected, poisoned: b.faults.poisoned}
+	b.faults = faults{rejected: b.faults.rejected, poisoned: b.faults.poisoned, newer: b.faults.newer, renamed: b.faults.renamed}
 }
 
 // FixRejections ends every rejection: the cause was fixed and the messages
@@ -101,18 +104,45 @@ func (b *Broker) FixRejection(t Target) {
 // FixPoison.
 func (b *Broker) Poison(t Target) { b.faults.poisoned = append(b.faults.poisoned, t) }
 
-// FixPoison ends every poisoning; Redeliver then hands out the originals.
-func (b *Broker) FixPoison() { b.faults.poisoned = nil }
+// NewerVersion delivers the target in a version of its contract that no
+// consumer knows yet (a producer deployed ahead of its consumers): the
+// consumer must put it aside at once, never misread it. Like poison, it
+// outlives Heal until FixPoison.
+func (b *Broker) NewerVersion(t Target) { b.faults.newer = append(b.faults.newer, t) }
 
-// corrupt returns e as the poison fault delivers it.
-func (f *faults) corrupt(e Envelope) (Envelope, bool) {
+// UnknownType delivers the target as an event type no consumer knows (a
+// producer that renamed it), until FixPoison.
+func (b *Broker) UnknownType(t Target) { b.faults.renamed = append(b.faults.renamed, t) }
+
+// FixPoison ends every poisoning and every unknown contract (the consumer
+// was upgraded); Redeliver then hands out the originals.
+func (b *Broker) FixPoison() { b.faults.poisoned, b.faults.newer, b.faults.renamed = nil, nil, nil }
+
+// UnknownVersion is the version NewerVersion delivers.
+const UnknownVersion = 99
+
+// corrupt returns e as the poison and unknown-contract faults deliver it,
+// and what they did to it ("" for nothing).
+func (f *faults) corrupt(e Envelope) (Envelope, string) {
 	for _, t := range f.poisoned {
 		if t.matches(e) {
 			e.Event.Payload = e.Event.Payload[:len(e.Event.Payload)/2]
-			return e, true
+			return e, "payload corrupted (poison)"
 		}
 	}
-	return e, false
+	for _, t := range f.newer {
+		if t.matches(e) {
+			e.Event.Version = UnknownVersion
+			return e, fmt.Sprintf("delivered as version %d, which no consumer knows yet", UnknownVersion)
+		}
+	}
+	for _, t := range f.renamed {
+		if t.matches(e) {
+			e.Event.Type = "Renamed" + e.Event.Type
+			return e, "delivered as type " + e.Event.Type + ", which no consumer knows"
+		}
+	}
+	return e, ""
 }
 
 func (f *faults) down(now time.Time) bool {

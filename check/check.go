@@ -167,6 +167,22 @@ type World struct {
 	// one at a time after fixing its cause, that stayed dead letters: a
 	// replay that cannot put back what it is asked for leaves them STUCK.
 	Unreplayed []DeadLetter
+	// BillingParked are the messages billing parked as dead letters for a
+	// planned fault, with how many attempts it took and how many its
+	// policy allows: more is STORM. Fewer is a policy too (a consumer may
+	// put an unreadable message aside at once).
+	BillingParked []Parked
+}
+
+// Parked is a message billing put aside as a dead letter after Attempts
+// attempts, where its policy allows Allowed: MaxAttempts for one it cannot
+// process, one for a contract it does not know, which no retry can read.
+type Parked struct {
+	MessageID   string
+	AggregateID string
+	Sequence    int
+	Attempts    int
+	Allowed     int
 }
 
 // Delay is a message that waited although a relay could have sent it.
@@ -302,6 +318,12 @@ func Check(w World) []Violation {
 		vs = append(vs, Violation{Outcome: Stuck, Detail: "still busy at the end of the horizon: " + w.Busy})
 	}
 	vs = append(vs, stuck...)
+	for _, p := range w.BillingParked {
+		if p.Attempts > p.Allowed {
+			vs = append(vs, Violation{Storm, p.AggregateID, p.Sequence,
+				fmt.Sprintf("billing tried message %s %d times before it parked it, its policy parks it after %d", p.MessageID, p.Attempts, p.Allowed)})
+		}
+	}
 	for _, d := range w.Unreplayed {
 		vs = append(vs, Violation{Stuck, d.AggregateID, d.Sequence,
 			fmt.Sprintf("the operator fixed its cause and had the relay replay message %s, and it stayed a dead letter", d.MessageID)})

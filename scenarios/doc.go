@@ -33,7 +33,8 @@
 //	fault delay o-1#2 1m            a fault, one of:
 //	                                  broker-outage FROM FOR
 //	                                  publish-timeout-stored|publish-timeout-dropped TARGET
-//	                                  duplicate-delivery|reorder|poison|rejected TARGET
+//	                                  duplicate-delivery|reorder|poison|
+//	                                  unknown-version|unknown-type|rejected TARGET
 //	                                  delay TARGET FOR
 //	                                  stall PROCESS POINT FOR      (stall relay-1 relay.before-send 40s)
 //	                                  slow-commit PROCESS FOR      (slow-commit service-1 3s)

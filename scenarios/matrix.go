@@ -68,6 +68,7 @@ var Descriptions = map[string]string{
 	"duplicate-delivery":      "the broker delivers o-1#1 twice",
 	"reorder":                 "o-1#1 is delivered after o-1#2",
 	"poison":                  "o-1#1 can never be processed until its cause is fixed",
+	"unknown-contract":        "o-1#2 arrives in a version and o-2#1 as a type billing does not know yet, until it is upgraded",
 	"rejected":                "the broker refuses o-1#1 and o-3#1 until their causes are fixed, one after the other",
 	"stall":                   "relay-1 freezes 40 s before a send, past its 30 s lease, while relay-2 runs",
 	"stall-outage":            "as stall, and the broker is down when relay-1 resumes: its late send fails",
@@ -98,6 +99,7 @@ var DescriptionsDE = map[string]string{
 	"duplicate-delivery":      "der Broker stellt o-1#1 zweimal zu",
 	"reorder":                 "o-1#1 wird nach o-1#2 zugestellt",
 	"poison":                  "o-1#1 kann nie verarbeitet werden, bis ihre Ursache behoben ist",
+	"unknown-contract":        "o-1#2 kommt in einer Version und o-2#1 als Typ an, die Billing noch nicht kennt, bis es aktualisiert ist",
 	"rejected":                "der Broker weist o-1#1 und o-3#1 ab, bis ihre Ursachen behoben sind, eine nach der anderen",
 	"stall":                   "relay-1 friert 40 s vor einem Senden ein, über seine 30-s-Lease hinaus, während relay-2 läuft",
 	"stall-outage":            "wie stall, und der Broker ist weg, wenn relay-1 weitermacht: sein spätes Senden scheitert",
@@ -149,6 +151,7 @@ func points() []sim.Point {
 		fault(sim.FaultDuplicate, sim.Fault{Target: first}, sim.Redelivered),
 		fault(sim.FaultReorder, sim.Fault{Target: first}, sim.GapParked),
 		fault(sim.FaultPoison, sim.Fault{Target: first}, sim.BillingDeadLettered, sim.DeadLetterReplayed),
+		unknownContract(),
 		rejected(),
 		stall(),
 		stallOutage(),
@@ -169,6 +172,19 @@ func points() []sim.Point {
 // fixes o-1#1's cause and replays it, and then o-3#1's: a replay that puts
 // back more than the message whose cause was fixed sends o-3#1 into
 // another round of failed attempts (STORM).
+// unknownContract is the unknown-contract row: a producer deployed ahead
+// of billing sends o-1#2 in a version and o-2#1 as a type billing does not
+// know. Billing must put each aside at once, as a visible dead letter
+// (chapter 000's quarantine for faulty event versions), not retry it and
+// not misread it, and apply it once it is upgraded and the dead letters
+// are replayed; o-1's later amendment waits for #2 meanwhile.
+func unknownContract() sim.Point {
+	return sim.Point{ID: "unknown-contract", Kind: sim.KindFault, Faults: []sim.Fault{
+		{Kind: sim.FaultUnknownVersion, Target: broker.Target{AggregateID: "o-1", Sequence: 2}},
+		{Kind: sim.FaultUnknownType, Target: broker.Target{AggregateID: "o-2", Sequence: 1}},
+	}, Situations: []sim.Situation{sim.BillingDeadLettered, sim.GapParked, sim.DeadLetterReplayed}}
+}
+
 func rejected() sim.Point {
 	return sim.Point{ID: string(sim.FaultRejected), Kind: sim.KindFault, Faults: []sim.Fault{
 		{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-1", Sequence: 1}},

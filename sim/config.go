@@ -55,6 +55,12 @@ const (
 	FaultDuplicate      FaultKind = "duplicate-delivery"
 	FaultReorder        FaultKind = "reorder"
 	FaultPoison         FaultKind = "poison"
+	// FaultUnknownVersion and FaultUnknownType deliver the target in a
+	// version, or as a type, billing does not know yet (a producer
+	// deployed ahead of it) until the operator's fix: billing must put it
+	// aside at once, not retry it, and apply it when replayed.
+	FaultUnknownVersion FaultKind = "unknown-version"
+	FaultUnknownType    FaultKind = "unknown-type"
 	FaultRejected       FaultKind = "rejected"
 	// FaultStall freezes a process (a GC pause, a frozen VM) when it first
 	// reaches a crash point's place, before the effect, for For; then it
@@ -257,13 +263,13 @@ func (c Config) Validate() error {
 			if !slices.Contains(CommitBoundaries, f.Point) || f.Occurrence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: needs a commit boundary (%s) and Occurrence >= 1; got %q@%d", f.Kind, strings.Join(CommitBoundaries, ", "), f.Point, f.Occurrence))
 			}
-		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultDelay:
+		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultRejected, FaultDelay:
 			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
-				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultRejected, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure))
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
+				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultRejected, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {

@@ -186,6 +186,7 @@ func Run(cfg Config) (Result, error) {
 		Acknowledged:       w.acknowledged,
 		Delays:             w.delays,
 		Unreplayed:         w.unreplayed,
+		BillingParked:      w.billingParked(),
 	})
 	return Result{
 		Unsafe:         unsafe,
@@ -234,7 +235,7 @@ func (w *world) transient() bool {
 	var demand time.Duration
 	for _, f := range w.cfg.Faults {
 		switch f.Kind {
-		case FaultRejected, FaultPoison:
+		case FaultRejected, FaultPoison, FaultUnknownVersion, FaultUnknownType:
 			return false
 		case FaultOutage:
 			demand += f.For
@@ -259,6 +260,47 @@ func (w *world) downBudget() int {
 		}
 	}
 	return per * (w.cfg.Relays + len(w.fired) + w.stalled + w.killed + w.failed)
+}
+
+// billingParked reads billing's own record of its attempts (its commit
+// log: a failure counted, a message parked as a dead letter, a replay)
+// and returns, for each message parked for a fault the lab planned, how
+// many attempts it took and how many billing's policy makes: a message
+// it cannot process (poison) after inbox.Config.MaxAttempts, one whose
+// contract it does not know (unknown-version, unknown-type) at once.
+func (w *world) billingParked() []check.Parked {
+	allowed := map[broker.Target]int{}
+	for _, f := range w.cfg.Faults {
+		switch f.Kind {
+		case FaultPoison:
+			allowed[f.Target] = inbox.DefaultConfig("", "").MaxAttempts
+		case FaultUnknownVersion, FaultUnknownType:
+			allowed[f.Target] = 1
+		}
+	}
+	if len(allowed) == 0 {
+		return nil
+	}
+	var out []check.Parked
+	failed := map[string]int{} // failed attempts counted since the last replay, by message id
+	for _, c := range w.billingDB.Log(0) {
+		for _, ch := range c.Changes {
+			switch {
+			case ch.Table == inbox.TableFailures && !ch.Deleted:
+				failed[ch.Key]++
+			case ch.Table == inbox.TableDead && ch.Deleted:
+				delete(failed, ch.Key) // replayed: the count starts anew
+			case ch.Table == inbox.TableDead:
+				p := ch.Value.(inbox.Parked)
+				t := broker.Target{AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence}
+				if n, ok := allowed[t]; ok {
+					out = append(out, check.Parked{MessageID: ch.Key, AggregateID: t.AggregateID, Sequence: t.Sequence, Attempts: failed[ch.Key] + 1, Allowed: n})
+				}
+				delete(failed, ch.Key)
+			}
+		}
+	}
+	return out
 }
 
 // publishes returns the broker's count of publish attempts per message.

@@ -176,6 +176,10 @@ func (w *world) installFault(f Fault) {
 		w.broker.Reorder(f.Target)
 	case FaultPoison:
 		w.broker.Poison(f.Target)
+	case FaultUnknownVersion:
+		w.broker.NewerVersion(f.Target)
+	case FaultUnknownType:
+		w.broker.UnknownType(f.Target)
 	case FaultDelay:
 		w.broker.Delay(f.Target, f.For)
 	case FaultRejected:
