@@ -110,7 +110,8 @@ type World struct {
 	Outbox []outbox.Message
 	// Held are the messages billing holds without having applied them:
 	// parked behind a gap, or dead letters. They explain a LOST change
-	// (its message did arrive, and waits), but do not excuse it.
+	// (its message did arrive, and waits), but do not excuse it; one whose
+	// change billing applied is STUCK there.
 	Held []inbox.Parked
 	// Quiesced is false if the run was still busy at the end of its horizon
 	// (something retried forever).
@@ -287,7 +288,13 @@ func Check(w World) []Violation {
 	}
 	waiting := map[change]string{}
 	for _, p := range w.Held {
-		waiting[change{p.Envelope.Event.AggregateID, p.Envelope.Event.Sequence}] = p.Reason
+		c := change{p.Envelope.Event.AggregateID, p.Envelope.Event.Sequence}
+		waiting[c] = p.Reason
+		if effects[c] > 0 {
+			// What billing holds waits for nothing any more, and shows
+			// the operator a change as waiting that is done.
+			vs = append(vs, Violation{Stuck, c.order, c.seq, fmt.Sprintf("billing applied it and still holds message %s (%s)", p.Envelope.ID, p.Reason)})
+		}
 	}
 	for c := range committed {
 		// A change whose message is still in the outbox is not lost: it is

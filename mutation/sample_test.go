@@ -39,6 +39,8 @@ var sample = []struct{ key, first string }{
 		"rejected: LOST"},
 	{"inbox/consumer.go:process:drop-right:errors.Is(err, domain.ErrUnknownVersion)",
 		"unknown-contract: STORM"},
+	{"inbox/consumer.go:drainParked:delete:tx.Delete(TableParked, key)",
+		"reorder: STUCK"},
 	{"inbox/consumer.go:countFailure:bound:n >= c.cfg.MaxAttempts",
 		"poison: STORM"},
 	{"outbox/relay.go:recordFailure:delete:tx.Put(Table, cur.Key, cur) (2)",

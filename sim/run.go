@@ -282,7 +282,9 @@ func (w *world) billingParked() []check.Parked {
 		return nil
 	}
 	var out []check.Parked
-	failed := map[string]int{} // failed attempts counted since the last replay, by message id
+	// Failed attempts by message id since the last replay: a dead letter
+	// that arrives again (sent twice) is not tried again until replayed.
+	failed := map[string]int{}
 	for _, c := range w.billingDB.Log(0) {
 		for _, ch := range c.Changes {
 			switch {
@@ -294,9 +296,9 @@ func (w *world) billingParked() []check.Parked {
 				p := ch.Value.(inbox.Parked)
 				t := broker.Target{AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence}
 				if n, ok := allowed[t]; ok {
-					out = append(out, check.Parked{MessageID: ch.Key, AggregateID: t.AggregateID, Sequence: t.Sequence, Attempts: failed[ch.Key] + 1, Allowed: n})
+					failed[ch.Key]++ // the attempt that parked it
+					out = append(out, check.Parked{MessageID: ch.Key, AggregateID: t.AggregateID, Sequence: t.Sequence, Attempts: failed[ch.Key], Allowed: n})
 				}
-				delete(failed, ch.Key)
 			}
 		}
 	}
