@@ -81,21 +81,32 @@ func (w *world) nextPoll(p *proc) time.Time {
 // claims to their leases by right: it could not record them, and the
 // error is reported on its own (Result.Unhandled).
 func (w *world) checkHeld(p *proc) {
-	if !w.orderDB.HasTable(outbox.Table) {
-		return
-	}
 	now := w.clock.Now()
 	// A claim is dated by the relay's clock, which a clock-skew fault
 	// moves; one older than this incarnation or its last failed step
 	// (give or take the skew) waits for its lease by right.
 	born := later(p.started, p.erred).Add(abs(p.skew))
-	for _, m := range outbox.Unsent(w.orderDB) {
+	w.eachUnsent(func(m outbox.Message) {
 		if m.Status != outbox.InFlight || m.LeaseOwner != p.name || !now.Before(m.LeaseUntil) || m.ClaimedAt.Before(born) {
-			continue
+			return
 		}
 		w.delay(m, fmt.Sprintf("%s ended a step at %s still holding it, claimed, under a lease until %s: no relay may send it before then (a failed batch's unsent rest goes back at once)",
 			p.name, FormatTime(now.Sub(Epoch)), FormatTime(m.LeaseUntil.Sub(Epoch))))
+	})
+}
+
+// eachUnsent calls fn with every message of the outbox that is not SENT,
+// oldest first; a variant without an outbox has none.
+func (w *world) eachUnsent(fn func(outbox.Message)) {
+	if !w.orderDB.HasTable(outbox.Table) || w.orderDB.IndexLen(outbox.Table, outbox.IndexUnsent) == 0 {
+		return
 	}
+	tx := w.orderDB.Begin("sim")
+	defer tx.Rollback()
+	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
+		fn(v.(outbox.Message))
+		return true
+	})
 }
 
 // checkSleep runs when the clock is about to jump to next because nothing
@@ -148,19 +159,16 @@ func (w *world) firstClaimable() (outbox.Message, time.Time, bool) {
 	var first outbox.Message
 	var at time.Time
 	found := false
-	if !w.orderDB.HasTable(outbox.Table) {
-		return first, at, false
-	}
 	seen := map[string]bool{}
-	for _, m := range outbox.Unsent(w.orderDB) {
+	w.eachUnsent(func(m outbox.Message) {
 		if seen[m.Event.AggregateID] {
-			continue
+			return
 		}
 		seen[m.Event.AggregateID] = true
 		if t, ok := m.ClaimableAt(); ok && (!found || t.Before(at)) {
 			first, at, found = m, t, true
 		}
-	}
+	})
 	return first, at, found
 }
 
