@@ -103,6 +103,8 @@ type Broker struct {
 	// calls and refused count every Publish call and those that returned
 	// an error (see Publishes).
 	calls, refused int
+	// changes counts the actions recorded, kept or not (see Changes).
+	changes uint64
 }
 
 // PublishAttempts is how often one message was handed to Publish, whatever
@@ -392,7 +394,13 @@ func (b *Broker) History() []Action { return b.history }
 // default) or off; a simulation that renders no trace saves the cost.
 func (b *Broker) KeepHistory(on bool) { b.noHistory = !on }
 
+// Changes counts what the broker did so far (every publish, delivery, ack,
+// nack, redelivery, requeue): an answer that depends only on what the
+// broker holds is still right while it has not moved.
+func (b *Broker) Changes() uint64 { return b.changes }
+
 func (b *Broker) record(a Action) {
+	b.changes++
 	if b.noHistory {
 		return
 	}

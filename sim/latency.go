@@ -48,7 +48,7 @@ func (w *world) countSends(p *proc, calls, refused int) {
 // that saw a refused publish, so its pause is counted from the step's end.
 func (w *world) endStep(p *proc, did bool, err error) {
 	p.lastStep, p.lastDid = w.clock.Now(), did
-	p.wake.tick = -1 // its next poll moved (see wakeOf)
+	p.steps++ // its own state may have changed (see wakeOf)
 	if p.sendFailed {
 		p.lastFailedSend, p.sendFailed = w.clock.Now(), false
 	}

@@ -367,7 +367,6 @@ func (w *world) runUntilQuiet(deadline time.Time) (quiet bool, busy string, err 
 // the seed: resuming a task to its next effect boundary, or starting one (a
 // workload command, a relay's step, a delivery).
 func (w *world) tick() (bool, error) {
-	w.ticks++
 	now := w.clock.Now()
 	for _, p := range w.procs {
 		if !p.alive && !p.restartAt.After(now) {
@@ -531,11 +530,12 @@ func (w *world) serviceAlive() bool {
 // database's: the earlier reading is taken, and a relay woken too early
 // does nothing and is asked again later.
 //
-// A tick that found nothing to do changed nothing, so the answers it got
-// still hold when nextEvent asks right after it: asking a relay means a
-// query, and they are kept for that.
+// NextWake answers from what the databases and the broker hold and from
+// the relay's own state, which only its steps change (variant.Relay): the
+// answer is kept until one of them moves, for asking means a query.
 func (w *world) wakeOf(p *proc) (time.Time, bool) {
-	if p.wake.tick == w.ticks {
+	state := wakeState{w.orderDB.LastSeq(), w.billingDB.LastSeq(), w.broker.Changes(), p.incarnation, p.steps}
+	if p.wake.valid && p.wake.state == state {
 		return p.wake.at, p.wake.ok
 	}
 	t, ok := p.relay.NextWake()
@@ -545,15 +545,24 @@ func (w *world) wakeOf(p *proc) (time.Time, bool) {
 	case ok && p.skew > 0:
 		t = t.Add(-p.skew)
 	}
-	p.wake = wake{tick: w.ticks, at: t, ok: ok}
+	p.wake = wake{valid: true, state: state, at: t, ok: ok}
 	return t, ok
 }
 
-// wake is a relay's answer to NextWake during one tick.
+// wake is a relay's answer to NextWake in one state of the world.
 type wake struct {
-	tick int
-	at   time.Time
-	ok   bool
+	valid bool
+	state wakeState
+	at    time.Time
+	ok    bool
+}
+
+// wakeState is what a relay's NextWake answers from: the commits of both
+// databases, what the broker did, and the relay's own state, which a
+// restart builds anew and its steps change.
+type wakeState struct {
+	orders, billing, broker uint64
+	incarnation, steps      int
 }
 
 func later(a, b time.Time) time.Time {

@@ -36,8 +36,10 @@ type proc struct {
 	// stalledUntil: a stalled process is not scheduled before this time,
 	// and then resumes exactly where it stood.
 	stalledUntil time.Time
-	// wake is the relay's last answer to NextWake (see wakeOf).
-	wake wake
+	// wake is the relay's last answer to NextWake (see wakeOf), and
+	// steps counts the steps it ended, in every incarnation.
+	wake  wake
+	steps int
 	// skew is how far the process's own clock runs ahead (or behind).
 	skew time.Duration
 	// started is when this incarnation started; failedSends counts the
@@ -96,7 +98,6 @@ type world struct {
 	acknowledged []string
 
 	commands int // in the workload (see stormCap)
-	ticks    int // ticks so far (see wakeOf)
 	trace    []Event
 	seen     mark // how far the trace has described the durable systems
 	// brokerLog counts, per message, what the broker did with it, by
