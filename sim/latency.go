@@ -114,6 +114,9 @@ func (w *world) eachUnsent(fn func(outbox.Message)) {
 // poll before next, counted from now at the earliest, waits for nothing if
 // a live, idle relay sleeps past it beyond what its own failures excuse.
 func (w *world) checkSleep(next time.Time) {
+	if !next.After(w.clock.Now().Add(latencyPolicy.IdlePoll)) {
+		return // a message waits from now at the earliest: not long enough
+	}
 	m, due, ok := w.firstClaimable()
 	if !ok {
 		return
