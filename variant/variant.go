@@ -61,19 +61,25 @@ type Relay interface {
 	// Step does one round of work and reports whether it did anything.
 	Step() (bool, error)
 	// NextWake tells when Step will next have work if nothing else happens;
-	// false means never.
+	// false means never. The simulator wakes the relay then (unless it
+	// polls relays as their production loop does: sim.Config.Poll), keeps
+	// the answer until the databases, the broker or the relay's own steps
+	// change, and judges it: a relay that sleeps past a due message longer
+	// than an idle poll and the pause its failures allow is LATE.
 	NextWake() (time.Time, bool)
-	// ReplayDeadLetters is the operator's replay after the cause was fixed.
+	// ReplayDeadLetters is the operator's replay after every cause was
+	// fixed: all dead letters.
 	ReplayDeadLetters() (int, error)
 }
 
 // SelectiveReplayer is a Relay whose operator can replay the dead letters
 // of one order and event type, as one does who fixed one cause and not
 // yet the others. The simulator fixes a run's rejected messages one at a
-// time and replays each through it when the relay has it, and through
-// ReplayDeadLetters otherwise: a replay that puts back more than it was
-// asked to sends messages whose cause is not fixed into another round of
-// failed attempts (STORM).
+// time and replays each through it when the relay has it, the last of
+// them through ReplayDeadLetters, and through ReplayDeadLetters alone
+// otherwise; a selective replay that leaves its dead letter dead is STUCK,
+// and one that puts back more than it was asked to sends messages whose
+// cause is not fixed into another round of failed attempts (STORM).
 type SelectiveReplayer interface {
 	ReplayDeadLettersOf(aggregateID, eventType string) (int, error)
 }
