@@ -14,8 +14,15 @@
 //     runs until nothing is due. A run that is still busy at the horizon
 //     is STUCK, not hung.
 //  3. replay: the causes of permanent faults are fixed and dead letters are
-//     replayed; everything runs until nothing is due again.
-//  4. check: package check judges what the durable systems hold.
+//     replayed (a rejected message's cause one at a time, that message
+//     alone; after the last fix, everything left); everything runs until
+//     nothing is due again.
+//  4. check: package check judges what the durable systems hold, and what
+//     the simulator saw on the way (latency.go: a claim held after a
+//     relay's step, a relay that slept past a due message, LATE).
+//
+// A relay is woken when its NextWake says, or, with Config.Poll, polled
+// as its production loop polls it.
 //
 // Nothing here reads the wall clock or the global math/rand, a run never
 // starts a goroutine, and no output depends on map order: the same Config
