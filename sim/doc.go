@@ -13,11 +13,13 @@
 //  2. quiesce: transient faults are healed and crashes stop; everything
 //     runs until nothing is due. A run that is still busy at the horizon
 //     is STUCK, not hung.
-//  3. replay: the causes of permanent faults are fixed and dead letters are
+//  3. retention: the retention cleanup runs at once and again a retention
+//     period later; it must delete no unsent message, no dead letter.
+//  4. replay: the causes of permanent faults are fixed and dead letters are
 //     replayed (a rejected message's cause one at a time, that message
 //     alone; after the last fix, everything left); everything runs until
 //     nothing is due again.
-//  4. check: package check judges what the durable systems hold, and what
+//  5. check: package check judges what the durable systems hold, and what
 //     the simulator saw on the way (latency.go: a claim held after a
 //     relay's step, a relay that slept past a due message, LATE).
 //
