@@ -13,8 +13,9 @@
 //  2. quiesce: transient faults are healed and crashes stop; everything
 //     runs until nothing is due. A run that is still busy at the horizon
 //     is STUCK, not hung.
-//  3. retention: the retention cleanup runs at once and again a retention
-//     period later; it must delete no unsent message, no dead letter.
+//  3. retention: the retention cleanup runs at once, when every message
+//     is younger than the retention period, and must delete nothing; then
+//     a retention period later, and must leave the dead letters.
 //  4. replay: the causes of permanent faults are fixed and dead letters are
 //     replayed (a rejected message's cause one at a time, that message
 //     alone; after the last fix, everything left); everything runs until
