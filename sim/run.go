@@ -269,13 +269,13 @@ func (w *world) downBudget() int {
 // it cannot process (poison) after inbox.Config.MaxAttempts, one whose
 // contract it does not know (unknown-version, unknown-type) at once.
 func (w *world) billingParked() []check.Parked {
-	allowed := map[broker.Target]int{}
+	allowed := map[broker.Target]int{} // the most any of its faults allows
 	for _, f := range w.cfg.Faults {
 		switch f.Kind {
 		case FaultPoison:
-			allowed[f.Target] = inbox.DefaultConfig("", "").MaxAttempts
+			allowed[f.Target] = max(allowed[f.Target], inbox.DefaultConfig("", "").MaxAttempts)
 		case FaultUnknownVersion, FaultUnknownType:
-			allowed[f.Target] = 1
+			allowed[f.Target] = max(allowed[f.Target], 1)
 		}
 	}
 	if len(allowed) == 0 {
