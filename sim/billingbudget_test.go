@@ -1,0 +1,29 @@
+package sim_test
+
+import (
+	"testing"
+
+	"outboxlab/broker"
+	"outboxlab/check"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+	"outboxlab/variant"
+)
+
+// TestBillingsBudgetIsTheMostItsFaultsAllow: a message both poisoned and
+// sent in an unknown version reaches billing as poison (it cannot even be
+// read), and billing tries it as often as its policy tries poison before
+// it parks it. Exploration found the reference STORM here when the budget
+// was the last fault's (one attempt, for an unknown version).
+func TestBillingsBudgetIsTheMostItsFaultsAllow(t *testing.T) {
+	first := broker.Target{AggregateID: "o-1", Sequence: 1}
+	cfg := scenarios.Matrix().Config(variant.Outbox())
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultPoison, Target: first}, {Kind: sim.FaultUnknownVersion, Target: first}}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != check.OK || res.Situations[sim.BillingDeadLettered] == 0 {
+		t.Fatalf("%s (billing dead-lettered %d times), want OK after billing parked o-1#1: %v", res.Outcome, res.Situations[sim.BillingDeadLettered], res.Violations)
+	}
+}
