@@ -55,10 +55,14 @@ func (c *consumer) Step() (bool, error) {
 	return true, c.env.Gate.Cross(inbox.BoundaryAck, func() error { return c.env.Broker.Ack(variant.Subscription, d.Tag) })
 }
 
-// park keeps a message billing cannot read as a dead letter.
+// park keeps a message billing cannot read as a dead letter, once: a copy
+// that arrives again (the relay sent it twice) finds it parked.
 func (c *consumer) park(id string, rec domain.Record, cause error) error {
 	tx := c.env.BillingDB.Begin(c.env.Owner)
 	defer tx.Rollback()
+	if _, dead := tx.Get(inbox.TableDead, id); dead {
+		return nil
+	}
 	tx.Put(inbox.TableDead, id, inbox.Parked{Envelope: broker.Envelope{ID: id, Event: rec}, Reason: cause.Error(), At: c.env.Clock.Now()})
 	return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 }
