@@ -49,3 +49,26 @@ func TestOnlyPollingCatchesAPauseKeptInNextWake(t *testing.T) {
 		}
 	}
 }
+
+// TestTheLearnerRelayIsOKWithoutItsSlip: the learner's relay the broken
+// variants are made of (learnerRelay) holds, woken by NextWake and polled,
+// where its slips are caught: each of those is one change from a relay
+// the lab grades OK.
+func TestTheLearnerRelayIsOKWithoutItsSlip(t *testing.T) {
+	v := learner("learner-relay", func(*learnerRelay) {})
+	for _, id := range []string{"broker-outage", "outage-backlog", "rejected", "stall"} {
+		p, err := scenarios.FindPoint(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []sim.Matrix{scenarios.Matrix(), polled()} {
+			cell, err := m.RunCell(v, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cell.Outcome != "OK" {
+				t.Errorf("%s, polled %v: %s, want OK: %v", id, m.Config(v).Poll, cell.Outcome, cell.Violations)
+			}
+		}
+	}
+}
