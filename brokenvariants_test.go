@@ -434,8 +434,9 @@ func hostClockLeases() variant.Variant {
 // TestDeletingOnSendIsOKEverywhere: chapter 004 lets the relay delete a
 // message once the broker confirmed it instead of marking it SENT
 // (outbox.Config.DeleteOnSend). The reference so configured holds at
-// every row (or never reaches it: n/a); the safety check called every such delete UNSAFE ("only a
-// SENT message may go") before it knew the relay's own record of a send.
+// every row (or never reaches it: n/a); the safety check called every
+// such delete UNSAFE ("only a SENT message may go") before it knew the
+// relay's own record of a send.
 // Its rejected cell deletes nothing at retention (the relay did), so it
 // misses that row's cleaned-up, which is the reference's to reach.
 func TestDeletingOnSendIsOKEverywhere(t *testing.T) {

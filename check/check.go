@@ -172,13 +172,13 @@ type World struct {
 	// planned fault, with how many attempts it took and how many its
 	// policy allows: more is STORM. Fewer is a policy too (a consumer may
 	// put an unreadable message aside at once).
-	BillingParked []Parked
+	BillingParked []ParkAttempts
 }
 
-// Parked is a message billing put aside as a dead letter after Attempts
+// ParkAttempts is a message billing put aside as a dead letter after Attempts
 // attempts, where its policy allows Allowed: MaxAttempts for one it cannot
 // process, one for a contract it does not know, which no retry can read.
-type Parked struct {
+type ParkAttempts struct {
 	MessageID   string
 	AggregateID string
 	Sequence    int

@@ -133,37 +133,35 @@ func GradeMutant(id int, depth Depth) (r Result) {
 	// that deletes what it sent (chapter 004): their matrix rows must
 	// hold too.
 	for _, other := range []variant.Variant{variant.ListenToYourself(), variant.CDC(), variant.DeleteOnSend()} {
-		for _, p := range m.Points {
-			c, err := m.RunCell(other, p)
-			switch {
-			case err != nil:
-				r.Failed = append(r.Failed, fmt.Sprintf("%s at %s: error %v", other.Name, p.ID, err))
-			case !c.Matches():
-				// (A row's situations are the reference's to reach.)
-				r.Failed = append(r.Failed, other.Name+" at "+cellRow(c))
-			}
-			if len(r.Failed) > 0 {
-				return r
-			}
+		if row := firstDisagreement(m, other, other.Name); row != "" {
+			r.Failed = append(r.Failed, row)
+			return r
 		}
 	}
 	// Last, the reference polled as its production loop polls it
 	// (Relay.Run: every IdlePoll, whatever NextWake says): what only
 	// NextWake kept in the simulator must hold in Step too.
-	polled := m.Polled()
-	for _, p := range polled.Points {
-		c, err := polled.RunCell(v, p)
-		switch {
-		case err != nil:
-			r.Failed = append(r.Failed, fmt.Sprintf("polled at %s: error %v", p.ID, err))
-		case !c.Matches():
-			r.Failed = append(r.Failed, "polled at "+cellRow(c))
-		}
-		if len(r.Failed) > 0 {
-			return r
-		}
+	if row := firstDisagreement(m.Polled(), v, "polled"); row != "" {
+		r.Failed = append(r.Failed, row)
 	}
 	return r
+}
+
+// firstDisagreement runs m's rows for v in order and names the first cell
+// that disagrees with v's declaration ("label at row: outcome"), or
+// returns "". A row's situations are the reference's to reach, in the
+// matrix proper: they are not asked of the cells here.
+func firstDisagreement(m sim.Matrix, v variant.Variant, label string) string {
+	for _, p := range m.Points {
+		c, err := m.RunCell(v, p)
+		switch {
+		case err != nil:
+			return fmt.Sprintf("%s at %s: error %v", label, p.ID, err)
+		case !c.Matches():
+			return label + " at " + cellRow(c)
+		}
+	}
+	return ""
 }
 
 // cellRow names a failing cell as labrun scenario replays it.

@@ -96,7 +96,8 @@ func (w *world) checkHeld(p *proc) {
 }
 
 // eachUnsent calls fn with every message of the outbox that is not SENT,
-// oldest first; a variant without an outbox has none.
+// oldest first; a variant without an outbox has none. (outbox.Unsent
+// returns the same as a slice; the checks run at every step and jump.)
 func (w *world) eachUnsent(fn func(outbox.Message)) {
 	if !w.orderDB.HasTable(outbox.Table) || w.orderDB.IndexLen(outbox.Table, outbox.IndexUnsent) == 0 {
 		return
@@ -157,7 +158,9 @@ func (w *world) checkSleep(next time.Time) {
 
 // firstClaimable returns the message of the outbox that may be claimed
 // first, and when: of each aggregate's oldest unsent message (its later
-// ones wait behind it), the one with the earliest ClaimableAt.
+// ones wait behind it), the one with the earliest ClaimableAt. It is the
+// reference relay's NextWake without the pause, computed here on purpose:
+// the check judges a relay's NextWake, so it must not ask it.
 func (w *world) firstClaimable() (outbox.Message, time.Time, bool) {
 	var first outbox.Message
 	var at time.Time

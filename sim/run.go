@@ -268,7 +268,7 @@ func (w *world) downBudget() int {
 // many attempts it took and how many billing's policy makes: a message
 // it cannot process (poison) after inbox.Config.MaxAttempts, one whose
 // contract it does not know (unknown-version, unknown-type) at once.
-func (w *world) billingParked() []check.Parked {
+func (w *world) billingParked() []check.ParkAttempts {
 	allowed := map[broker.Target]int{} // the most any of its faults allows
 	for _, f := range w.cfg.Faults {
 		switch f.Kind {
@@ -281,7 +281,7 @@ func (w *world) billingParked() []check.Parked {
 	if len(allowed) == 0 {
 		return nil
 	}
-	var out []check.Parked
+	var out []check.ParkAttempts
 	// Failed attempts by message id since the last replay: a dead letter
 	// that arrives again (sent twice) is not tried again until replayed.
 	failed := map[string]int{}
@@ -297,7 +297,7 @@ func (w *world) billingParked() []check.Parked {
 				t := broker.Target{AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence}
 				if n, ok := allowed[t]; ok {
 					failed[ch.Key]++ // the attempt that parked it
-					out = append(out, check.Parked{MessageID: ch.Key, AggregateID: t.AggregateID, Sequence: t.Sequence, Attempts: failed[ch.Key], Allowed: n})
+					out = append(out, check.ParkAttempts{MessageID: ch.Key, AggregateID: t.AggregateID, Sequence: t.Sequence, Attempts: failed[ch.Key], Allowed: n})
 				}
 			}
 		}
