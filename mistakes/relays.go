@@ -568,8 +568,6 @@ func ClaimWithoutLock() variant.Variant {
 			"stall-release":        check.Unsafe, // both relays claim after the outage
 			"broker-outage":        check.Unsafe,
 			"service.after-commit": check.Unsafe,
-			"relay.after-send":     check.Unsafe,
-			"relay.before-mark":    check.Unsafe,
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

@@ -265,8 +265,8 @@ func TestKillAbandonsAStepInTheMiddle(t *testing.T) {
 		"relay-1 relay.recover",
 		"relay-1 relay.claim",
 		"relay-1 relay.send",
-		"billing consumer.commit", // the interleaving of seed 1
-		"relay-1 relay.mark",
+		"relay-1 relay.mark", // the interleaving of seed 1
+		"billing consumer.commit",
 		"billing consumer.ack",
 		"relay-1 relay.cleanup",
 	}

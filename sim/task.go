@@ -112,7 +112,15 @@ func (w *world) resume(p *proc) bool {
 		return true // stopped at a boundary
 	}
 	p.task = false
-	if p.role == roleRelay {
+	action := "step"
+	switch {
+	case p.recovering:
+		// A recovery is not a step: Relay.Run steps at once after it,
+		// and a recovery that did not commit leaves the relay running
+		// on, its claims waiting for their leases.
+		action, p.recovering = "recover", false
+		p.steps++ // its own state may have changed (see wakeOf)
+	case p.role == roleRelay:
 		w.endStep(p, wk.did, wk.err)
 	}
 	switch {
@@ -124,7 +132,7 @@ func (w *world) resume(p *proc) bool {
 		w.unhandled = append(w.unhandled, p.name+": "+wk.err.Error())
 	}
 	if wk.err != nil && !errors.Is(wk.err, effect.ErrCrashed) && w.cfg.Trace {
-		w.record(Event{Process: p.name, Kind: EventError, Action: "step", Result: "error: " + wk.err.Error()})
+		w.record(Event{Process: p.name, Kind: EventError, Action: action, Result: "error: " + wk.err.Error()})
 	}
 	return false
 }

@@ -57,6 +57,9 @@ type proc struct {
 	// erred is when a step of this incarnation last ended with an error:
 	// the claims it left wait for their leases by right.
 	erred time.Time
+	// recovering is set while a relay's task is its recovery (Recover,
+	// run when it starts), not a step.
+	recovering bool
 
 	service  variant.Service
 	relay    variant.Relay
@@ -396,6 +399,7 @@ func (w *world) crash(p *proc, point string, down time.Duration) {
 		down = w.cfg.RestartDelay
 	}
 	p.alive = false
+	p.stalledUntil = time.Time{} // a freeze ends with the process
 	p.service, p.relay, p.consumer = nil, nil, nil
 	p.restartAt = w.clock.Now().Add(down)
 	aborted := w.orderDB.Crash(p.name) + w.billingDB.Crash(p.name)
@@ -458,25 +462,17 @@ func (w *world) start(p *proc) error {
 	case roleRelay:
 		p.relay, err = v.NewRelay(env)
 		if err == nil {
-			err = p.relay.Recover()
+			// Its recovery is its first task: another process may commit
+			// between what it reads and what it commits, as in any step.
+			relay := p.relay
+			p.recovering = true
+			w.begin(p, func() (bool, error) { return true, relay.Recover() })
 		}
 	case roleConsumer:
 		p.consumer, err = v.NewConsumer(env)
 		if err == nil {
 			w.pollEmpty(p)
 		}
-	}
-	if errors.Is(err, effect.ErrCrashed) {
-		return nil // crashed during recovery: a double crash, it restarts again
-	}
-	if errors.Is(err, ErrCommitFailed) {
-		// Its recovery did not commit: it runs on, as a relay that logs
-		// the error does, and its claims wait for their leases to expire.
-		w.reported++
-		if w.cfg.Trace {
-			w.record(Event{Process: p.name, Kind: EventError, Action: "recover", Result: "error: " + err.Error()})
-		}
-		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("sim: start %s of %s: %w", p.name, v.Name, err)
