@@ -54,7 +54,10 @@ func (r myRelay) Step() (bool, error) {
 // tried more often during a ten-minute outage than the retry policy allows
 // (STORM), and one the broker always rejects never becomes a dead letter
 // and is retried forever (STUCK), the mistake of no-retry-limit by another
-// road.
+// road. And a step that returns the broker's error, or the refusal of a
+// stale mark, hands its caller what the relay should have handled itself:
+// Relay.Run stops at a step's error, so no declaration allows it, even
+// where the messages all arrive.
 func Example_gradeYourOwnRelay() {
 	mine := variant.Variant{
 		Name:       "my-relay",
@@ -78,7 +81,10 @@ func Example_gradeYourOwnRelay() {
 			panic(err)
 		}
 		verdict := "as declared"
-		if !cell.Matches() {
+		switch {
+		case len(cell.Unhandled) > 0:
+			verdict = "returned: " + cell.Unhandled[0]
+		case !cell.Matches():
 			verdict = "declared " + cell.Expected
 		}
 		fmt.Printf("%-23s %-5s %s\n", p.ID, cell.Outcome, verdict)
@@ -93,20 +99,20 @@ func Example_gradeYourOwnRelay() {
 	// relay.after-mark        OK    as declared
 	// consumer.before-commit  OK    as declared
 	// consumer.after-commit   OK    as declared
-	// broker-outage           STORM declared OK
-	// outage-backlog          STORM declared OK
-	// publish-timeout-stored  OK    as declared
-	// publish-timeout-dropped OK    as declared
+	// broker-outage           STORM returned: relay-1: broker: publish e-6aaa407bc219b7cd: broker unavailable
+	// outage-backlog          STORM returned: relay-1: broker: publish e-6aaa407bc219b7cd: broker unavailable
+	// publish-timeout-stored  OK    returned: relay-1: broker: publish e-6aaa407bc219b7cd: broker publish timed out
+	// publish-timeout-dropped OK    returned: relay-1: broker: publish e-6aaa407bc219b7cd: broker publish timed out
 	// duplicate-delivery      OK    as declared
 	// reorder                 OK    as declared
 	// poison                  OK    as declared
 	// unknown-contract        OK    as declared
-	// rejected                STUCK declared OK
+	// rejected                STUCK returned: relay-1: broker: publish e-6aaa407bc219b7cd: broker rejected message
 	// stall                   OK    as declared
-	// stall-outage            OK    as declared
-	// stall-release           OK    as declared
-	// mark-conflict           OK    as declared
-	// failure-conflict        OK    as declared
+	// stall-outage            OK    returned: relay-1: broker: publish e-ab69bcf7bf2dc5cb: broker unavailable
+	// stall-release           OK    returned: relay-1: broker: publish e-6aaa407bc219b7cd: broker unavailable
+	// mark-conflict           OK    returned: relay-1: store orders: commit: outbox/000000000002: write conflict: another transaction committed this row first
+	// failure-conflict        OK    returned: relay-1: broker: publish e-ab69bcf7bf2dc5cb: broker unavailable
 	// relay-restart           OK    as declared
 	// relay-lost              OK    as declared
 	// slow-commit             OK    as declared

@@ -279,15 +279,37 @@ func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, 
 		if c.Counterexample != nil {
 			fmt.Fprint(w, trf(w, "  - replay: `%s`\n", c.Counterexample.Replay(programName(), c.Variant)))
 		}
+		for _, u := range c.Unhandled {
+			fmt.Fprint(w, trf(w, "  - %s: an error the process should have handled itself (Relay.Run stops at it)\n", u))
+		}
+		if c.UnhandledRun != nil {
+			fmt.Fprint(w, trf(w, "  - replay: `%s`\n", c.UnhandledRun.Replay(programName(), c.Variant)))
+		}
 	}
 }
 
 // declared says how a cell stands to its variant's declaration.
 func declared(w io.Writer, c sim.Cell) string {
-	if c.Matches() {
+	outcome := c
+	outcome.Unhandled = nil
+	switch {
+	case c.Matches():
 		return tr(w, "as declared")
+	case outcome.Matches():
+		return tr(w, "as declared, but with an error the process should have handled itself")
 	}
 	return trf(w, "but the variant declares %s", c.Expected)
+}
+
+// writeUnhandled lists a cell's unhandled errors with the command that
+// replays the run that returned them.
+func writeUnhandled(w io.Writer, c sim.Cell) {
+	for _, u := range c.Unhandled {
+		fmt.Fprintln(w, hanging("  ", "    ", trf(w, "%s: an error the process should have handled itself (Relay.Run stops at it)", u)))
+	}
+	if c.UnhandledRun != nil {
+		fmt.Fprintln(w, command(tr(w, "  replay: "), c.UnhandledRun.Replay(programName(), c.Variant)))
+	}
 }
 
 // nextSteps are the commands the summary suggests, with what each shows.
@@ -337,10 +359,14 @@ func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 	for _, v := range variants {
 		page.Variants = append(page.Variants, v.Name)
 		for _, c := range cells {
-			if c.Variant != v.Name || c.Counterexample == nil {
+			run := c.Counterexample
+			if run == nil {
+				run = c.UnhandledRun
+			}
+			if c.Variant != v.Name || run == nil {
 				continue
 			}
-			ce := *c.Counterexample
+			ce := *run
 			sc, err := scenarios.FindScenario(ce.Scenario)
 			if err != nil {
 				return err
@@ -393,7 +419,7 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 	}
 	fmt.Fprintln(w)
 	for _, c := range cells {
-		if c.Counterexample == nil {
+		if c.Counterexample == nil && len(c.Unhandled) == 0 {
 			if !c.Matches() {
 				fmt.Fprint(w, trf(w, "%s at %s: %s, but the variant declares %s\n", c.Variant, c.Point.ID, c.Outcome, c.Expected))
 			}
@@ -403,7 +429,10 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 		for _, v := range c.Violations {
 			fmt.Fprintln(w, hanging("  ", "    ", v.String()))
 		}
-		fmt.Fprintln(w, command(tr(w, "  replay: "), c.Counterexample.Replay(programName(), c.Variant)))
+		if c.Counterexample != nil {
+			fmt.Fprintln(w, command(tr(w, "  replay: "), c.Counterexample.Replay(programName(), c.Variant)))
+		}
+		writeUnhandled(w, c)
 	}
 	if mismatches == 0 {
 		fmt.Fprintln(w, tr(w, "Every cell matches its variant's declaration."))
@@ -440,6 +469,10 @@ type jsonCell struct {
 	Runs           int            `json:"runs"`
 	Violations     []string       `json:"violations"`
 	Counterexample *jsonCounterex `json:"counterexample"`
+	// Unhandled are the errors of UnhandledRun the process should have
+	// handled itself (sim.Cell.Unhandled).
+	Unhandled    []string       `json:"unhandled,omitempty"`
+	UnhandledRun *jsonCounterex `json:"unhandledRun,omitempty"`
 }
 
 type jsonCounterex struct {
@@ -470,6 +503,10 @@ func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 		}
 		if ce := c.Counterexample; ce != nil {
 			jc.Counterexample = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(programName(), c.Variant)}
+		}
+		if ce := c.UnhandledRun; ce != nil {
+			jc.Unhandled = c.Unhandled
+			jc.UnhandledRun = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(programName(), c.Variant)}
 		}
 		out.Cells = append(out.Cells, jc)
 	}

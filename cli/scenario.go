@@ -119,7 +119,7 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if res.Outcome != expected {
+	if res.Outcome != expected || len(res.Unhandled) > 0 {
 		return errMismatch
 	}
 	return nil

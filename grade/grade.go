@@ -67,6 +67,22 @@ const maxSweep = 5
 // claims to be correct.
 const Runs = 300
 
+// unhandledWhy says, after an error a relay or consumer returned, why the
+// lab counts it against the variant; unhandledWhyDE says it in German.
+const (
+	unhandledWhy   = ": an error the process should have handled itself (Relay.Run stops at a step's error: only a failed commit is the caller's business; a broker's error, a race another relay won, a lease it took over are the process's own)"
+	unhandledWhyDE = ": ein Fehler, den der Prozess selbst hätte behandeln müssen (Relay.Run hört beim Fehler eines Schritts auf: nur ein gescheiterter Commit geht den Aufrufer an; ein Fehler des Brokers, ein verlorener Wettlauf, eine übernommene Lease sind Sache des Prozesses)"
+)
+
+// replayFlags are the test flags that replay a counterexample.
+func replayFlags(c sim.Counterexample) string {
+	flags := "-lab.replay=" + c.Scenario
+	if c.Relays > 0 {
+		flags += " -lab.relays=" + strconv.Itoa(c.Relays)
+	}
+	return flags
+}
+
 // Failure is one way the variant failed, with the flags that replay it.
 type Failure struct {
 	// Outcome is the worst outcome of the failing run.
@@ -104,15 +120,21 @@ func Report(v variant.Variant) ([]Failure, error) {
 				f.Outcome = o
 			}
 		}
-		if c.Counterexample != nil {
+		if outcome := c; len(c.Unhandled) > 0 {
+			if outcome.Unhandled = nil; outcome.Matches() {
+				f.Line = fmt.Sprintf("%s at %s: %s as declared", v.Name, p.ID, c.Outcome)
+				f.LineDE = fmt.Sprintf("%s bei %s: %s wie erwartet", v.Name, p.ID, c.Outcome)
+			}
+			f.Line += ", but " + c.Unhandled[0] + unhandledWhy
+			f.LineDE += ", aber " + c.Unhandled[0] + unhandledWhyDE
+			f.Replay = replayFlags(*c.UnhandledRun)
+		}
+		if c.Counterexample != nil && (len(c.Unhandled) == 0 || c.Outcome != c.Expected) {
 			if len(c.Violations) > 0 {
 				f.Line += " (" + c.Violations[0].String() + ")"
 				f.LineDE += " (" + c.Violations[0].String() + ")"
 			}
-			f.Replay = "-lab.replay=" + c.Counterexample.Scenario
-			if c.Counterexample.Relays > 0 {
-				f.Replay += " -lab.relays=" + strconv.Itoa(c.Counterexample.Relays)
-			}
+			f.Replay = replayFlags(*c.Counterexample)
 			seen[fmt.Sprint(max(c.Counterexample.Relays, 1), p.ID, c.Outcome)] = true
 		}
 		out = append(out, f)
@@ -194,8 +216,8 @@ func Report(v variant.Variant) ([]Failure, error) {
 			lineDE += ", aber der Fehler kam nie aus dem Schritt, der Zustellung oder dem Befehl zurück, der den Commit machte: der Prozess machte weiter, als wäre gespeichert (nie erreicht: " + string(sim.FailureReported) + ")"
 		}
 		if len(f.Unhandled) > 0 {
-			line += ", but " + f.Unhandled[0] + ": an error the process should have handled itself (Relay.Run stops at a step's error: only a failed commit is the caller's business; a broker's error, a race another relay won, a lease it took over are the process's own)"
-			lineDE += ", aber " + f.Unhandled[0] + ": ein Fehler, den der Prozess selbst hätte behandeln müssen (Relay.Run hört beim Fehler eines Schritts auf: nur ein gescheiterter Commit geht den Aufrufer an; ein Fehler des Brokers, ein verlorener Wettlauf, eine übernommene Lease sind Sache des Prozesses)"
+			line += ", but " + f.Unhandled[0] + unhandledWhy
+			lineDE += ", aber " + f.Unhandled[0] + unhandledWhyDE
 		}
 		out = append(out, Failure{Outcome: f.Outcome, Line: line, LineDE: lineDE, Replay: replay})
 	}
@@ -331,7 +353,7 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 	if res.CommitFailures > res.Situations[sim.FailureReported] {
 		return fmt.Errorf("%s, declared %s, but a failed commit never came back as an error (never reached %s)", res.Outcome, want, sim.FailureReported)
 	}
-	if len(res.Unhandled) > 0 && res.CommitFailures > 0 {
+	if len(res.Unhandled) > 0 {
 		return fmt.Errorf("%s, declared %s, but %s: an error the process should have handled itself", res.Outcome, want, res.Unhandled[0])
 	}
 	return nil

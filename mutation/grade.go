@@ -166,14 +166,20 @@ func firstDisagreement(m sim.Matrix, v variant.Variant, label string) string {
 
 // cellRow names a failing cell as labrun scenario replays it.
 func cellRow(c sim.Cell) string {
-	row := c.Point.ID
-	if c.Counterexample != nil {
-		row = c.Counterexample.Scenario
-		if c.Counterexample.Relays > 1 {
-			row += fmt.Sprintf(" (%d relays)", c.Counterexample.Relays)
+	run, verdict := c.Counterexample, c.Outcome
+	if outcome := c; len(c.Unhandled) > 0 {
+		if outcome.Unhandled = nil; outcome.Matches() {
+			run, verdict = c.UnhandledRun, "unhandled error "+c.Unhandled[0]
 		}
 	}
-	return row + ": " + c.Outcome
+	row := c.Point.ID
+	if run != nil {
+		row = run.Scenario
+		if run.Relays > 1 {
+			row += fmt.Sprintf(" (%d relays)", run.Relays)
+		}
+	}
+	return row + ": " + verdict
 }
 
 // ServeGrades grades each of ids and writes one JSON result per line: the

@@ -91,6 +91,12 @@ type Cell struct {
 	Runs int
 	// Situations counts what the cell's runs went through, together.
 	Situations map[Situation]int
+	// Unhandled are the errors a relay or consumer returned in the first
+	// run of the cell that had any, which it should have handled itself
+	// (see Result.Unhandled), and UnhandledRun replays that run. A cell
+	// with one disagrees with any declaration.
+	Unhandled    []string
+	UnhandledRun *Counterexample
 }
 
 // Missing returns the situations the row declares that no run of the cell
@@ -106,7 +112,11 @@ func (c Cell) Missing() []Situation {
 }
 
 // Matches reports whether the cell agrees with the variant's declaration.
+// No declaration allows an unhandled error: Relay.Run stops at it.
 func (c Cell) Matches() bool {
+	if len(c.Unhandled) > 0 {
+		return false
+	}
 	if c.Outcome == NotApplicable {
 		return c.Expected == check.OK.String()
 	}
@@ -204,15 +214,22 @@ func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 		if cell.Outcome == NotApplicable {
 			cell.Outcome = check.OK.String()
 		}
+		example := func() *Counterexample {
+			c := &Counterexample{Seed: m.Seed, Schedule: sched, Scenario: scenario, Poll: cfg.Poll}
+			if base := m.Config(v); p.Relays == 0 && cfg.Relays != base.Relays {
+				c.Relays = cfg.Relays
+				c.Schedule = append([]string{fmt.Sprintf("%d relays", cfg.Relays)}, sched...)
+			}
+			return c
+		}
 		if res.Outcome > worst {
 			worst = res.Outcome
 			cell.Outcome = worst.String()
 			cell.Violations = res.Violations
-			cell.Counterexample = &Counterexample{Seed: m.Seed, Schedule: sched, Scenario: scenario, Poll: cfg.Poll}
-			if base := m.Config(v); p.Relays == 0 && cfg.Relays != base.Relays {
-				cell.Counterexample.Relays = cfg.Relays
-				cell.Counterexample.Schedule = append([]string{fmt.Sprintf("%d relays", cfg.Relays)}, sched...)
-			}
+			cell.Counterexample = example()
+		}
+		if len(res.Unhandled) > 0 && len(cell.Unhandled) == 0 {
+			cell.Unhandled, cell.UnhandledRun = res.Unhandled, example()
 		}
 	}
 	for _, relays := range m.relayCounts(v, p) {
