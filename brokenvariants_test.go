@@ -122,6 +122,13 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "the broker up, but relay-1 slept until",
 		},
 		{
+			name:   "a relay whose recovery hands its caller the refusal of its release",
+			v:      learner("recovery-conflict-is-an-error", func(r *learnerRelay) { r.recoverStrictly = true }),
+			point:  "recover-conflict",
+			want:   "OK",
+			detail: "relay-1: outbox: recover: store orders: commit: outbox/000000000002: write conflict",
+		},
+		{
 			name:   "a relay that takes a publish timeout for a success",
 			v:      timeoutMeansStored(),
 			point:  "publish-timeout-dropped",
@@ -146,6 +153,10 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			var lines []string
 			for _, v := range cell.Violations {
 				lines = append(lines, v.String())
+			}
+			lines = append(lines, cell.Unhandled...) // the errors it returned
+			if cell.Matches() {
+				t.Errorf("%s at %s: %s, which its declaration allows", c.v.Name, c.point, cell.Outcome)
 			}
 			if cell.Outcome != c.want {
 				t.Errorf("%s at %s: %s, want %s\n%s", c.v.Name, c.point, cell.Outcome, c.want, strings.Join(lines, "\n"))
@@ -253,15 +264,43 @@ func learner(name string, change func(*learnerRelay)) variant.Variant {
 // fails, FAILED with the reference's backoff, releases the rest of the
 // batch and pauses as a whole (outbox.Config.Pause), checking the pause
 // at the start of Step and in NextWake. keepRest drops the release, and
-// wakeLater the check in Step.
+// wakeLater the check in Step; recoverStrictly gives it a recovery of its
+// own that returns every error of its commit.
 type learnerRelay struct {
 	variant.RelayAdapter
-	env         variant.Env
-	cfg         outbox.Config
-	failed      int
-	pausedUntil time.Time
-	keepRest    bool
-	wakeLater   bool
+	env             variant.Env
+	cfg             outbox.Config
+	failed          int
+	pausedUntil     time.Time
+	keepRest        bool
+	wakeLater       bool
+	recoverStrictly bool
+}
+
+// Recover releases the claims the relay holds from before a restart. With
+// recoverStrictly it returns the database's refusal, when another relay
+// took a claim over between its read and its commit, as an error.
+func (r *learnerRelay) Recover() error {
+	if !r.recoverStrictly {
+		return r.RelayAdapter.Recover()
+	}
+	tx := r.env.OrderDB.Begin(r.env.Owner)
+	defer tx.Rollback()
+	released := false
+	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
+		if m := v.(outbox.Message); m.LeaseOwner == r.env.Owner && m.Release(r.env.Owner) == nil {
+			tx.Put(outbox.Table, m.Key, m)
+			released = true
+		}
+		return true
+	})
+	if !released {
+		return nil
+	}
+	if err := r.env.Gate.Cross(outbox.BoundaryRecover, tx.Commit); err != nil {
+		return fmt.Errorf("outbox: recover: %w", err)
+	}
+	return nil
 }
 
 func (r *learnerRelay) Step() (bool, error) {

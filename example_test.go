@@ -114,6 +114,7 @@ func Example_gradeYourOwnRelay() {
 	// mark-conflict           OK    returned: relay-1: store orders: commit: outbox/000000000002: write conflict: another transaction committed this row first
 	// failure-conflict        OK    returned: relay-1: broker: publish e-ab69bcf7bf2dc5cb: broker unavailable
 	// relay-restart           OK    as declared
+	// recover-conflict        n/a   as declared
 	// relay-lost              OK    as declared
 	// slow-commit             OK    as declared
 	// clock-skew              OK    as declared

@@ -76,6 +76,7 @@ var Descriptions = map[string]string{
 	"mark-conflict":           "relay-1 freezes 40 s with its mark not committed, while relay-2 takes over and marks",
 	"failure-conflict":        "as mark-conflict, but relay-1's send failed: its record of the failure is refused",
 	"relay-restart":           "relay-1 is killed and restarts while relay-2 holds a live claim",
+	"recover-conflict":        "relay-1 restarts and freezes 40 s inside its recovery while relay-2 takes its claim over: its release is refused",
 	"relay-lost":              "relay-1 dies holding a claim and never comes back; relay-2 must take it over",
 	"slow-commit":             "service-1's transaction stays open 3 s with its id drawn while service-2 commits",
 	"clock-skew":              "relay-2's clock runs a minute ahead while relay-1 pauses inside its lease",
@@ -107,6 +108,7 @@ var DescriptionsDE = map[string]string{
 	"mark-conflict":           "relay-1 friert 40 s mit nicht committeter Markierung ein, während relay-2 übernimmt und markiert",
 	"failure-conflict":        "wie mark-conflict, aber das Senden von relay-1 scheiterte: sein Eintrag des Fehlschlags wird abgewiesen",
 	"relay-restart":           "relay-1 wird beendet und startet neu, während relay-2 einen lebenden Claim hält",
+	"recover-conflict":        "relay-1 startet neu und friert 40 s in seiner Recovery ein, während relay-2 seinen Claim übernimmt: seine Freigabe wird abgewiesen",
 	"relay-lost":              "relay-1 stirbt mit einem Claim und kommt nie zurück; relay-2 muss ihn übernehmen",
 	"slow-commit":             "die Transaktion von service-1 bleibt 3 s offen, ihre ID gezogen, während service-2 committet",
 	"clock-skew":              "die Uhr von relay-2 geht eine Minute vor, während relay-1 innerhalb seiner Lease pausiert",
@@ -159,6 +161,7 @@ func points() []sim.Point {
 		markConflict(),
 		failureConflict(),
 		relayRestart(),
+		recoverConflict(),
 		relayLost(),
 		slowCommit(),
 		clockSkew(),
@@ -220,6 +223,22 @@ func clockSkew() sim.Point {
 		{Kind: sim.FaultClockSkew, Process: "relay-2", Skew: time.Minute},
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
 	}}
+}
+
+// recoverConflict is the recover-conflict row: relay-1 freezes before its
+// first send, holding its claim, is killed at 4 s and restarts at 9 s; its
+// recovery reads the claim, writes its release and freezes 40 s before the
+// commit, past the claim's 30 s lease, while relay-2 takes the claim over,
+// sends and marks it. The database refuses relay-1's release: another
+// transaction committed the row first. For a recovery that is the end of
+// a race, as for a mark: the relay runs on, it is not an error (Relay.Run
+// stops at the error of its recovery).
+func recoverConflict() sim.Point {
+	return sim.Point{ID: "recover-conflict", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
+		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
+		{Kind: sim.FaultKill, Process: "relay-1", From: 4 * time.Second},
+		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-recover", For: 40 * time.Second},
+	}, Situations: []sim.Situation{sim.LeaseTakenOver, sim.WriteConflict}}
 }
 
 // relayLost is the relay-lost row: two relays; relay-1 freezes before its
