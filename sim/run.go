@@ -604,6 +604,7 @@ func (w *world) cleanup() error {
 		if !p.alive || !ok {
 			continue
 		}
+		w.settle(p)
 		if w.cfg.Trace {
 			w.record(Event{Process: p.name, Kind: EventCommand, Action: "retention cleanup"})
 		}
@@ -634,6 +635,7 @@ func (w *world) replayEachCause(horizon time.Duration) error {
 	var selective variant.SelectiveReplayer
 	for _, p := range w.procs {
 		if r, ok := p.relay.(variant.SelectiveReplayer); ok && p.alive {
+			w.settle(p)
 			relay, selective = p.relay, r
 			break
 		}
@@ -689,6 +691,7 @@ func (w *world) replayDeadLetters() error {
 				return err
 			}
 		}
+		w.settle(p)
 		var err error
 		switch {
 		case p.relay != nil:

@@ -137,6 +137,15 @@ func (w *world) resume(p *proc) bool {
 	return false
 }
 
+// settle runs p's activity in progress, if any, to its end, wherever it
+// stands (a recovery that a restart began): the operator's commands
+// (cleanup, replay) run on a process between two of its activities.
+func (w *world) settle(p *proc) {
+	for p.task && p.alive {
+		w.resume(p)
+	}
+}
+
 // stopWorker ends p's activity in progress, if any (it returns from its
 // boundary with effect.ErrCrashed and unwinds, and its coroutine ends),
 // and lets go of p's worker.
