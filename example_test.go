@@ -107,6 +107,7 @@ func Example_gradeYourOwnRelay() {
 	// reorder                 OK    as declared
 	// poison                  OK    as declared
 	// unknown-contract        OK    as declared
+	// wrong-currency          OK    as declared
 	// rejected                STUCK returned: relay-1: broker: publish e-6aaa407bc219b7cd: broker rejected message
 	// stall                   OK    as declared
 	// stall-outage            OK    returned: relay-1: broker: publish e-ab69bcf7bf2dc5cb: broker unavailable

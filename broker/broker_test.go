@@ -235,3 +235,38 @@ func TestHistoryRecordsEverything(t *testing.T) {
 		t.Fatalf("history (-want +got):\n%s", diff)
 	}
 }
+
+func TestWrongCurrencyChangesOnlyAnAmendmentsCurrency(t *testing.T) {
+	b, _ := newBroker(t)
+	amend := env("e-1", "o-1", 2)
+	amend.Event.Payload = `{"orderId":"o-1","sequence":2,"amount":{"amount":"2.50","currency":"EUR"}}`
+	accept := env("e-2", "o-2", 1)
+	accept.Event.Type, accept.Event.Payload = "OrderAccepted", `{"orderId":"o-2","total":{"amount":"9.00","currency":"EUR"}}`
+	b.WrongCurrency(broker.Target{AggregateID: "o-1", Sequence: 2})
+	b.WrongCurrency(broker.Target{AggregateID: "o-2", Sequence: 1})
+	publish(t, b, amend, accept)
+	var got []string
+	for _, d := range []broker.Delivery{receive(t, b), receive(t, b)} {
+		got = append(got, d.Envelope.Event.Payload)
+		if err := b.Nack("billing", d.Tag); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{`{"orderId":"o-1","sequence":2,"amount":{"amount":"2.50","currency":"USD"}}`, accept.Event.Payload}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("payloads delivered (-want +got):\n%s", diff)
+	}
+	b.FixPoison()
+	if d := receive(t, b); d.Envelope.Event.Payload != amend.Event.Payload {
+		t.Fatalf("after FixPoison: %s", d.Envelope.Event.Payload)
+	}
+}
+
+func receive(t *testing.T, b *broker.Broker) broker.Delivery {
+	t.Helper()
+	d, ok := b.Receive("billing")
+	if !ok {
+		t.Fatal("nothing to receive")
+	}
+	return d
+}

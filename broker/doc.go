@@ -27,6 +27,11 @@
 //     FixRejections.
 //   - Poison(target): every delivery of the message carries a corrupted
 //     payload the consumer cannot process, until FixPoison.
+//   - NewerVersion(target), UnknownType(target): every delivery carries a
+//     contract no consumer knows yet, until FixPoison.
+//   - WrongCurrency(target): every delivery of an amendment carries its
+//     amount in another currency, which the consumer reads and cannot
+//     apply, until FixPoison.
 //
 // A Target names a message by aggregate id and sequence number, which the
 // simulator knows before any message id is drawn.

@@ -2,8 +2,11 @@ package broker
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"time"
+
+	"outboxlab/domain"
 )
 
 // faults is the broker's fault schedule. Every method is deterministic.
@@ -19,6 +22,7 @@ type faults struct {
 	poisoned   []Target
 	newer      []Target // delivered in a version no consumer knows
 	renamed    []Target // delivered as a type no consumer knows
+	mispriced  []Target // delivered in a currency its order does not bill in
 	held       []heldEntry
 }
 
@@ -114,9 +118,32 @@ func (b *Broker) NewerVersion(t Target) { b.faults.newer = append(b.faults.newer
 // producer that renamed it), until FixPoison.
 func (b *Broker) UnknownType(t Target) { b.faults.renamed = append(b.faults.renamed, t) }
 
-// FixPoison ends every poisoning and every unknown contract (the consumer
-// was upgraded); Redeliver then hands out the originals.
-func (b *Broker) FixPoison() { b.faults.poisoned, b.faults.newer, b.faults.renamed = nil, nil, nil }
+// WrongCurrency delivers the target, an amendment, with its amount in
+// another currency than its order's (a producer's mapping bug): the
+// consumer reads it, and cannot apply it, until FixPoison. It changes
+// nothing of other events.
+func (b *Broker) WrongCurrency(t Target) { b.faults.mispriced = append(b.faults.mispriced, t) }
+
+// FixPoison ends every poisoning, every unknown contract and every wrong
+// currency (the cause was fixed, the consumer was upgraded); Redeliver
+// then hands out the originals.
+func (b *Broker) FixPoison() {
+	b.faults.poisoned, b.faults.newer, b.faults.renamed, b.faults.mispriced = nil, nil, nil, nil
+}
+
+// currencyField is a currency in an event's JSON payload.
+var currencyField = regexp.MustCompile(`"currency":"[A-Z]{3}"`)
+
+// otherCurrency returns payload with every currency changed: USD to CHF,
+// any other to USD.
+func otherCurrency(payload string) string {
+	return currencyField.ReplaceAllStringFunc(payload, func(field string) string {
+		if field == `"currency":"USD"` {
+			return `"currency":"CHF"`
+		}
+		return `"currency":"USD"`
+	})
+}
 
 // UnknownVersion is the version NewerVersion delivers.
 const UnknownVersion = 99
@@ -140,6 +167,12 @@ func (f *faults) corrupt(e Envelope) (Envelope, string) {
 		if t.matches(e) {
 			e.Event.Type = "Renamed" + e.Event.Type
 			return e, "delivered as type " + e.Event.Type + ", which no consumer knows"
+		}
+	}
+	for _, t := range f.mispriced {
+		if t.matches(e) && e.Event.Type == domain.TypeOrderAmended {
+			e.Event.Payload = otherCurrency(e.Event.Payload)
+			return e, "delivered with its amount in another currency than its order's"
 		}
 	}
 	return e, ""

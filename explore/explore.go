@@ -133,6 +133,9 @@ func Shrink(v variant.Variant, s Schedule, keep func(sim.Result) bool) (Schedule
 		return s, best, err
 	}
 	try := func(c Schedule) (bool, error) {
+		if c.Config(v).Validate() != nil {
+			return false, nil // not a schedule (a wrong-currency fault left on a place)
+		}
 		res, err := sim.Run(c.Config(v))
 		if err != nil || !keep(res) {
 			return false, err

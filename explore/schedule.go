@@ -49,7 +49,7 @@ var CrashPoints = func() []string {
 
 var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate,
 	sim.FaultReorder, sim.FaultPoison, sim.FaultRejected, sim.FaultStall, sim.FaultSlowCommit, sim.FaultClockSkew, sim.FaultKill,
-	sim.FaultUnknownVersion, sim.FaultUnknownType}
+	sim.FaultUnknownVersion, sim.FaultUnknownType, sim.FaultWrongCurrency}
 
 // stallPoints are where a relay may freeze: just before one of its effects.
 var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.before-mark"}
@@ -71,7 +71,7 @@ func Generate(src Source) Schedule {
 	var placed []*order
 	nOrders := 1 + src.Intn("orders", 5)
 	at := time.Duration(0)
-	var events []broker.Target
+	var events, amendments []broker.Target
 	for i, n := 0, 1+src.Intn("commands", 8); i < n; i++ {
 		at += time.Duration(src.Intn("gap", 4)) * time.Second
 		var open []*order
@@ -99,6 +99,7 @@ func Generate(src Source) Schedule {
 			s.Workload = append(s.Workload, sim.Command{At: at, Command: orders.Command{Kind: orders.Cancel, OrderID: o.id, Text: "cancelled"}})
 		} else {
 			s.Workload = append(s.Workload, sim.Command{At: at, Command: orders.Command{Kind: orders.Amend, OrderID: o.id, Amount: money(1 + src.Intn("amount", 9)), Text: "extra"}})
+			amendments = append(amendments, events[len(events)-1])
 		}
 	}
 	lost := false // at most one relay is lost for good, by a kill or a crash
@@ -134,6 +135,11 @@ func Generate(src Source) Schedule {
 			if f.Process == "relay-1" && s.Relays > 1 && !lost && src.Intn("kill-for-good", 3) == 0 {
 				f.For, lost = sim.ForGood, true // its host is gone: the other relays must take over
 			}
+		case sim.FaultWrongCurrency:
+			if len(amendments) == 0 {
+				continue // it changes only an amendment's amount
+			}
+			f.Target = amendments[src.Intn("target", len(amendments))]
 		default:
 			f.Target = events[src.Intn("target", len(events))]
 		}

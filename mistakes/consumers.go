@@ -41,6 +41,9 @@ func NonIdempotentConsumer() variant.Variant {
 			"reorder":                check.OutOfOrder, // no sequence numbers either
 			"poison":                 check.OutOfOrder, // the parked first event is applied last
 			"unknown-contract":       check.OutOfOrder, // the events put aside are applied last
+			// The amendment that comes first is applied first, in the
+			// wrong currency: only an account that has one refuses it.
+			"wrong-currency": check.OutOfOrder,
 		},
 		func(c *consumer) {
 			c.handle, c.process, c.apply = c.handleWithoutInbox, c.processUnordered, c.applyWithoutInbox
@@ -110,6 +113,7 @@ func DedupOutsideTx() variant.Variant {
 			// It records the id of a message it put aside as processed
 			// too, so the replay of that dead letter is skipped.
 			"unknown-contract": check.Lost,
+			"wrong-currency":   check.OutOfOrder, // the amendment first, in the wrong currency
 		},
 		func(c *consumer) {
 			c.handle, c.process, c.apply = c.handleThenRecord, c.processUnordered, c.applyWithoutInbox
@@ -165,6 +169,7 @@ func UnorderedConsumer() variant.Variant {
 			"reorder":          check.OutOfOrder,
 			"poison":           check.OutOfOrder,
 			"unknown-contract": check.OutOfOrder,
+			"wrong-currency":   check.OutOfOrder, // the amendment first, in the wrong currency
 		},
 		func(c *consumer) {
 			c.process = c.processUnordered
@@ -209,6 +214,7 @@ func MaxVersionOnly() variant.Variant {
 			"reorder":          check.Lost,
 			"poison":           check.Lost,
 			"unknown-contract": check.Lost, // a later event applied while one was put aside: that one is skipped as old
+			"wrong-currency":   check.Lost, // the amendment applied before the invoice, which is then skipped as old
 		},
 		func(c *consumer) {
 			c.process = c.processMaxVersion

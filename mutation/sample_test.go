@@ -8,7 +8,8 @@ import (
 // sample are mutants of the reference path the lab's matrix must catch,
 // one or two per file, with the first cell that goes red (the cells run in
 // the matrix's order) and so the check that catches it there: LOST,
-// STORM, GAVE_UP, UNSAFE, STUCK, MISMATCH, LATE. (No mutant of the reference
+// STORM, GAVE_UP, UNSAFE, STUCK, MISMATCH, LATE, an error returned that the
+// process should have handled itself. (No mutant of the reference
 // path is PHANTOM first: an order the service never stored, which billing
 // bills, is first a command answered with success and not committed,
 // LOST; publish-first keeps PHANTOM's own check in the matrix.) A check switched off
@@ -81,6 +82,12 @@ var sample = []struct{ key, first string }{
 		"service.before-commit@1: MISMATCH"},
 	{"inbox/consumer.go:Step:negate:!parked",
 		"poison: LOST"},
+	{"inbox/consumer.go:drainParked:delete:tx.Put(TableDead, p.Envelope.ID, Parked{Envelope: p.Envelope, Reason: err.Error(), At: now})",
+		"wrong-currency: LOST"},
+	{`billing/ledger.go:ApplyEffect:delete:if err != nil { return fmt.Errorf("billing: %s#%d: %w", entry.OrderID, entry.Sequence, err) }`,
+		"wrong-currency: MISMATCH"},
+	{"outbox/relay.go:Recover:negate:errors.Is(err, store.ErrConflict)",
+		"recover-conflict: unhandled error relay-1: outbox: recover: store orders: commit: outbox/000000000002: write conflict: another transaction committed this row first"},
 }
 
 // TestASampleOfMutantsIsCaught builds the sample's mutants into the grader

@@ -35,6 +35,7 @@
 //	                                  publish-timeout-stored|publish-timeout-dropped TARGET
 //	                                  duplicate-delivery|reorder|poison|
 //	                                  unknown-version|unknown-type|rejected TARGET
+//	                                  wrong-currency TARGET        (an amendment: wrong-currency o-1#2)
 //	                                  delay TARGET FOR
 //	                                  stall PROCESS POINT FOR      (stall relay-1 relay.before-send 40s)
 //	                                  slow-commit PROCESS FOR      (slow-commit service-1 3s)

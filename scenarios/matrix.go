@@ -69,6 +69,7 @@ var Descriptions = map[string]string{
 	"reorder":                 "o-1#1 is delivered after o-1#2",
 	"poison":                  "o-1#1 can never be processed until its cause is fixed",
 	"unknown-contract":        "o-1#2 arrives in a version and o-2#1 as a type billing does not know yet, until it is upgraded",
+	"wrong-currency":          "o-1#2 arrives before o-1#1 with its amount in another currency, until fixed: billing parks it and cannot apply it when its turn comes",
 	"rejected":                "the broker refuses o-1#1 and o-3#1 until their causes are fixed, one after the other",
 	"stall":                   "relay-1 freezes 40 s before a send, past its 30 s lease, while relay-2 runs",
 	"stall-outage":            "as stall, and the broker is down when relay-1 resumes: its late send fails",
@@ -101,6 +102,7 @@ var DescriptionsDE = map[string]string{
 	"reorder":                 "o-1#1 wird nach o-1#2 zugestellt",
 	"poison":                  "o-1#1 kann nie verarbeitet werden, bis ihre Ursache behoben ist",
 	"unknown-contract":        "o-1#2 kommt in einer Version und o-2#1 als Typ an, die Billing noch nicht kennt, bis es aktualisiert ist",
+	"wrong-currency":          "o-1#2 kommt vor o-1#1 und mit ihrem Betrag in einer anderen Währung an, bis das behoben ist: Billing parkt sie und kann sie nicht anwenden, wenn sie an der Reihe ist",
 	"rejected":                "der Broker weist o-1#1 und o-3#1 ab, bis ihre Ursachen behoben sind, eine nach der anderen",
 	"stall":                   "relay-1 friert 40 s vor einem Senden ein, über seine 30-s-Lease hinaus, während relay-2 läuft",
 	"stall-outage":            "wie stall, und der Broker ist weg, wenn relay-1 weitermacht: sein spätes Senden scheitert",
@@ -154,6 +156,7 @@ func points() []sim.Point {
 		fault(sim.FaultReorder, sim.Fault{Target: first}, sim.GapParked),
 		fault(sim.FaultPoison, sim.Fault{Target: first}, sim.BillingDeadLettered, sim.DeadLetterReplayed),
 		unknownContract(),
+		wrongCurrency(),
 		rejected(),
 		stall(),
 		stallOutage(),
@@ -166,6 +169,21 @@ func points() []sim.Point {
 		slowCommit(),
 		clockSkew(),
 	)
+}
+
+// wrongCurrency is the wrong-currency row: o-1's amendment #2 arrives
+// with its amount in another currency than the order's (a producer's
+// mapping bug, until the operator's fix), and before o-1#1. Billing can
+// read it: it parks it, waiting for #1. When #1 comes and #2's turn with
+// it, billing cannot add the amount to the order's account: #2 must
+// become a visible dead letter, not vanish with the parking it leaves,
+// and be applied once the cause is fixed and the dead letters are
+// replayed.
+func wrongCurrency() sim.Point {
+	return sim.Point{ID: string(sim.FaultWrongCurrency), Kind: sim.KindFault, Faults: []sim.Fault{
+		{Kind: sim.FaultReorder, Target: broker.Target{AggregateID: "o-1", Sequence: 1}},
+		{Kind: sim.FaultWrongCurrency, Target: broker.Target{AggregateID: "o-1", Sequence: 2}},
+	}, Situations: []sim.Situation{sim.GapParked, sim.BillingDeadLettered, sim.DeadLetterReplayed}}
 }
 
 // rejected is the rejected row: the broker refuses o-1#1 and o-3#1 until

@@ -61,7 +61,13 @@ const (
 	// aside at once, not retry it, and apply it when replayed.
 	FaultUnknownVersion FaultKind = "unknown-version"
 	FaultUnknownType    FaultKind = "unknown-type"
-	FaultRejected       FaultKind = "rejected"
+	// FaultWrongCurrency delivers the target, an amendment, with its
+	// amount in another currency than its order's (a producer's mapping
+	// bug) until the operator's fix: billing reads it and cannot apply
+	// it, and must put it aside as a dead letter after its attempts, also
+	// when it fails only once its turn came after waiting parked.
+	FaultWrongCurrency FaultKind = "wrong-currency"
+	FaultRejected      FaultKind = "rejected"
 	// FaultStall freezes a process (a GC pause, a frozen VM) when it first
 	// reaches a crash point's place, before the effect, for For; then it
 	// resumes exactly where it stood, holding what it held.
@@ -90,6 +96,12 @@ const (
 	// it; it is not a matrix row.
 	FaultCommitFailure FaultKind = "commit-failure"
 )
+
+// FaultKinds are every fault kind, in the order of their declaration.
+var FaultKinds = []FaultKind{
+	FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion,
+	FaultUnknownType, FaultWrongCurrency, FaultRejected, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure,
+}
 
 // ErrCommitFailed is what a process gets from a commit that a
 // commit-failure fault fails: nothing was committed.
@@ -267,9 +279,16 @@ func (c Config) Validate() error {
 			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
+		case FaultWrongCurrency:
+			if kind, ok := eventKinds(c.Workload)[f.Target]; ok && kind != orders.Amend {
+				errs = append(errs, fmt.Errorf("sim: %s: target %q is made by a %s command, want an amendment (an amend command's event)", f.Kind, f.Target, kind))
+			}
 		default:
-			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", f.Kind,
-				FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultRejected, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure))
+			var valid []string
+			for _, k := range FaultKinds {
+				valid = append(valid, string(k))
+			}
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s)", f.Kind, strings.Join(valid, ", ")))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {
@@ -278,4 +297,29 @@ func (c Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// eventKinds returns the kind of command that makes each event of the
+// workload, by order and sequence: an order's events count from its
+// placing, one for each amend or cancel until it is cancelled (later
+// commands are refused).
+func eventKinds(workload []Command) map[broker.Target]orders.Kind {
+	seq := map[string]int{}
+	out := map[broker.Target]orders.Kind{}
+	for _, c := range workload {
+		id, kind := c.Command.OrderID, c.Command.Kind
+		switch {
+		case kind == orders.Place && seq[id] == 0:
+			seq[id] = 1
+		case seq[id] < 1 || kind == orders.Place:
+			continue // not placed, cancelled, or placed twice: refused
+		default:
+			seq[id]++
+		}
+		out[broker.Target{AggregateID: id, Sequence: seq[id]}] = kind
+		if kind == orders.Cancel {
+			seq[id] = -1
+		}
+	}
+	return out
 }

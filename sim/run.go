@@ -153,10 +153,7 @@ func Run(cfg Config) (Result, error) {
 	}
 	w.broker.FixRejections()
 	w.broker.FixPoison()
-	if err := w.replayDeadLetters(); err != nil {
-		return Result{}, err
-	}
-	if _, _, err := w.runUntilQuiet(w.clock.Now().Add(cfg.Horizon)); err != nil {
+	if err := w.replayUntilSettled(cfg.Horizon); err != nil {
 		return Result{}, err
 	}
 
@@ -235,7 +232,7 @@ func (w *world) transient() bool {
 	var demand time.Duration
 	for _, f := range w.cfg.Faults {
 		switch f.Kind {
-		case FaultRejected, FaultPoison, FaultUnknownVersion, FaultUnknownType:
+		case FaultRejected, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultWrongCurrency:
 			return false
 		case FaultOutage:
 			demand += f.For
@@ -266,13 +263,14 @@ func (w *world) downBudget() int {
 // log: a failure counted, a message parked as a dead letter, a replay)
 // and returns, for each message parked for a fault the lab planned, how
 // many attempts it took and how many billing's policy makes: a message
-// it cannot process (poison) after inbox.Config.MaxAttempts, one whose
-// contract it does not know (unknown-version, unknown-type) at once.
+// it cannot process (poison, wrong-currency) after inbox.Config.MaxAttempts,
+// one whose contract it does not know (unknown-version, unknown-type) at
+// once.
 func (w *world) billingParked() []check.ParkAttempts {
 	allowed := map[broker.Target]int{} // the most any of its faults allows
 	for _, f := range w.cfg.Faults {
 		switch f.Kind {
-		case FaultPoison:
+		case FaultPoison, FaultWrongCurrency:
 			allowed[f.Target] = max(allowed[f.Target], inbox.DefaultConfig("", "").MaxAttempts)
 		case FaultUnknownVersion, FaultUnknownType:
 			allowed[f.Target] = max(allowed[f.Target], 1)
@@ -680,6 +678,58 @@ func (w *world) replayOne(relay variant.SelectiveReplayer, t broker.Target) erro
 		}
 	}
 	return nil
+}
+
+// maxReplays bounds the operator's rounds of replays once every cause is
+// fixed (see replayUntilSettled).
+const maxReplays = 3
+
+// replayUntilSettled is the operator's replay of the dead letters once
+// every cause is fixed, looked at again when the system is quiet: a replay
+// can make a new dead letter (a message parked behind a replayed one, kept
+// as it was delivered before the fix, fails when its turn comes), which
+// the operator replays in turn, up to maxReplays rounds. Dead letters that
+// are all old ones, replayed before, end the rounds: what failed again
+// after its replay stays.
+func (w *world) replayUntilSettled(horizon time.Duration) error {
+	replayed := map[string]bool{}
+	for round := 0; round < maxReplays; round++ {
+		dead := w.deadLetterIDs()
+		fresh := round == 0
+		for _, id := range dead {
+			fresh = fresh || !replayed[id]
+			replayed[id] = true
+		}
+		if !fresh {
+			return nil
+		}
+		if err := w.replayDeadLetters(); err != nil {
+			return err
+		}
+		if _, _, err := w.runUntilQuiet(w.clock.Now().Add(horizon)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deadLetterIDs returns the message ids of the dead letters in the outbox
+// and in billing's inbox, in the order of their tables.
+func (w *world) deadLetterIDs() []string {
+	var ids []string
+	if w.orderDB.HasTable(outbox.Table) {
+		for _, m := range outbox.Unsent(w.orderDB) {
+			if m.Status == outbox.DeadLetter {
+				ids = append(ids, m.ID)
+			}
+		}
+	}
+	if w.billingDB.HasTable(inbox.TableDead) {
+		for _, p := range inbox.DeadLetters(w.billingDB) {
+			ids = append(ids, p.Envelope.ID)
+		}
+	}
+	return ids
 }
 
 // replayDeadLetters is the operator's replay, done by the first live relay

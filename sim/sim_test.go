@@ -147,12 +147,13 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 	cfg.Relays = 0
 	cfg.Horizon = 0
 	cfg.Crashes = []sim.Crash{{Point: "relay-send", Occurrence: 0}}
-	cfg.Faults = []sim.Fault{{Kind: "meteor"}}
+	cfg.Faults = []sim.Fault{{Kind: "meteor"}, {Kind: sim.FaultWrongCurrency, Target: broker.Target{AggregateID: "o-1", Sequence: 1}}}
 	_, err := sim.Run(cfg)
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{"Relays = 0", "Horizon = 0s", `"relay-send"`, "Occurrence = 0", `unknown fault "meteor"`} {
+	for _, want := range []string{"Relays = 0", "Horizon = 0s", `"relay-send"`, "Occurrence = 0", `unknown fault "meteor" (valid: broker-outage, `,
+		`wrong-currency: target "o-1#1" is made by a place command, want an amendment`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}

@@ -184,6 +184,8 @@ func (w *world) installFault(f Fault) {
 		w.broker.NewerVersion(f.Target)
 	case FaultUnknownType:
 		w.broker.UnknownType(f.Target)
+	case FaultWrongCurrency:
+		w.broker.WrongCurrency(f.Target)
 	case FaultDelay:
 		w.broker.Delay(f.Target, f.For)
 	case FaultRejected:

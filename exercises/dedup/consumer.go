@@ -9,12 +9,14 @@
 //
 // The consumer applies events in the order they arrive; keeping order per
 // order is another exercise, so the variant declares what that costs under
-// reorder and poison (OUT_OF_ORDER) and nothing else.
+// reorder, poison, unknown-contract and wrong-currency (OUT_OF_ORDER) and
+// nothing else.
 package dedup
 
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"outboxlab/billing"
 	"outboxlab/broker"
@@ -22,6 +24,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/store"
 	"outboxlab/variant"
 )
 
@@ -31,7 +34,7 @@ func Variant() variant.Variant {
 	v := variant.Outbox()
 	v.Name = "exercise-dedup"
 	v.Summary = "the learner's consumer: inbox and bill"
-	v.Expect = map[string]check.Outcome{"reorder": check.OutOfOrder, "poison": check.OutOfOrder, "unknown-contract": check.OutOfOrder}
+	v.Expect = map[string]check.Outcome{"reorder": check.OutOfOrder, "poison": check.OutOfOrder, "unknown-contract": check.OutOfOrder, "wrong-currency": check.OutOfOrder}
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) { return &consumer{env: env}, nil }
 	return v
 }
@@ -44,7 +47,14 @@ func (c *consumer) Step() (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	if err := c.handle(d.Envelope.ID, d.Envelope.Event); err != nil {
+	err := c.handle(d.Envelope.ID, d.Envelope.Event)
+	var r refusal
+	if errors.As(err, &r) {
+		// Billing cannot apply it (an amount in another currency than
+		// its order's): a dead letter until its cause is fixed.
+		err = c.park(d.Envelope.ID, d.Envelope.Event, r.err)
+	}
+	if err != nil {
 		if !errors.Is(err, effect.ErrCrashed) {
 			// Not applied (its commit failed): give it back, it comes again.
 			err = errors.Join(err, c.env.Broker.Nack(variant.Subscription, d.Tag))
@@ -89,5 +99,18 @@ func (c *consumer) ReplayDeadLetters() (int, error) {
 	return len(ids), errors.Join(errs...)
 }
 
-// bill writes billing's effect; it is billing.ApplyEffect.
-var bill = billing.ApplyEffect
+// bill writes billing's effect (billing.ApplyEffect). An event billing
+// cannot apply comes back as a refusal, which Step makes a dead letter
+// when handle returns it.
+func bill(tx *store.Tx, event domain.Event, id string, now time.Time) error {
+	if err := billing.ApplyEffect(tx, event, id, now); err != nil {
+		return refusal{err}
+	}
+	return nil
+}
+
+// refusal is billing's refusal to apply an event.
+type refusal struct{ err error }
+
+func (r refusal) Error() string { return r.err.Error() }
+func (r refusal) Unwrap() error { return r.err }

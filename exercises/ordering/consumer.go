@@ -6,7 +6,8 @@
 // while, billing applies them in the wrong order. Make the consumer apply
 // each order's events in sequence: an event that comes early waits, parked,
 // until the one before it is applied; an event already applied or older is
-// stale.
+// stale. A parked event billing cannot apply when its turn comes (an
+// amount in another currency than its order's) becomes a dead letter.
 //
 //	go test ./exercises/ordering -exercise
 //
@@ -18,12 +19,14 @@ package ordering
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/store"
 	"outboxlab/variant"
 )
 
@@ -45,7 +48,14 @@ func (c *consumer) Step() (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	if err := c.handle(d.Envelope.ID, d.Envelope.Event); err != nil {
+	err := c.handle(d.Envelope.ID, d.Envelope.Event)
+	var r refusal
+	if errors.As(err, &r) {
+		// Billing cannot apply it (an amount in another currency than
+		// its order's): a dead letter until its cause is fixed.
+		err = c.park(d.Envelope.ID, d.Envelope.Event, r.err)
+	}
+	if err != nil {
 		if !errors.Is(err, effect.ErrCrashed) {
 			// Not applied (its commit failed): give it back, it comes again.
 			err = errors.Join(err, c.env.Broker.Nack(variant.Subscription, d.Tag))
@@ -90,5 +100,18 @@ func (c *consumer) ReplayDeadLetters() (int, error) {
 	return len(ids), errors.Join(errs...)
 }
 
-// bill writes billing's effect; it is billing.ApplyEffect.
-var bill = billing.ApplyEffect
+// bill writes billing's effect (billing.ApplyEffect). An event billing
+// cannot apply comes back as a refusal, which Step makes a dead letter
+// when handle returns it.
+func bill(tx *store.Tx, event domain.Event, id string, now time.Time) error {
+	if err := billing.ApplyEffect(tx, event, id, now); err != nil {
+		return refusal{err}
+	}
+	return nil
+}
+
+// refusal is billing's refusal to apply an event.
+type refusal struct{ err error }
+
+func (r refusal) Error() string { return r.err.Error() }
+func (r refusal) Unwrap() error { return r.err }

@@ -16,9 +16,13 @@ var Hints = map[check.Outcome]grade.Hint{
 	},
 	check.Lost: {
 		EN: "a change was never billed: was an early event discarded instead of parked (chapter 001: the highest version " +
-			"alone is not enough), or skipped as stale although it was new?",
+			"alone is not enough), or skipped as stale although it was new? Or did a parked one that billing could not " +
+			"apply when its turn came vanish, or take the event before it down with it? Make it a dead letter " +
+			"(inbox.TableDead), as Step does with one that arrives in its turn.",
 		DE: "eine Änderung wurde nie berechnet: wurde ein zu frühes Ereignis verworfen statt geparkt (Kapitel 001: nur die " +
-			"höchste Version zu speichern reicht nicht), oder als veraltet übersprungen, obwohl es neu war?",
+			"höchste Version zu speichern reicht nicht), oder als veraltet übersprungen, obwohl es neu war? Oder ist ein " +
+			"geparktes, das Billing nicht anwenden konnte, als es an der Reihe war, verschwunden oder hat das Ereignis davor " +
+			"mitgerissen? Mach es zum Dead Letter (inbox.TableDead), wie Step es mit einem tut, das zur rechten Zeit kommt.",
 	},
 	check.Stuck: {
 		EN: "billing holds an event that could have been billed: after billing an event, bill the parked ones that are now next.",

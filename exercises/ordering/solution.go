@@ -61,7 +61,8 @@ func (c *consumer) apply(tx *store.Tx, id string, event domain.Event, now time.T
 	return tx.Insert(inbox.TableProcessed, id, inbox.Processed{MessageID: id, At: now})
 }
 
-// applyParked applies the parked events of order that are next in line.
+// applyParked applies the parked events of order that are next in line, up
+// to one billing cannot apply.
 func (c *consumer) applyParked(tx *store.Tx, order string, now time.Time) error {
 	for {
 		key := inbox.ParkedKey(order, inbox.LoadApplied(tx, order)+1)
@@ -76,7 +77,10 @@ func (c *consumer) applyParked(tx *store.Tx, order string, now time.Time) error 
 			return err
 		}
 		if err := c.apply(tx, p.Envelope.ID, event, now); err != nil {
-			return err
+			// It cannot be billed now that its turn came: a dead letter,
+			// replayed once its cause is fixed. Those after it wait.
+			tx.Put(inbox.TableDead, p.Envelope.ID, inbox.Parked{Envelope: p.Envelope, Reason: err.Error(), At: now})
+			return nil
 		}
 	}
 }
