@@ -165,4 +165,12 @@ func TestSurvivorsNameSurvivors(t *testing.T) {
 			t.Errorf("Survivors explains %q, which the lab kills (docs/why.results.json)", key)
 		}
 	}
+	for key := range Unearned {
+		switch {
+		case !exists[key]:
+			t.Errorf("Unearned explains %q, which is no mutant of the reference", key)
+		case !killed[key]:
+			t.Errorf("Unearned explains %q, which the lab does not flag: it belongs in Survivors", key)
+		}
+	}
 }

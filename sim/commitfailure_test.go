@@ -157,10 +157,15 @@ func TestACleanupThatForgetsTheAgeIsCaught(t *testing.T) {
 }
 
 // quietRelay is the reference relay in a loop that logs a failed commit
-// and goes on: its step answers nil for ErrCommitFailed.
+// and goes on: its step and its recovery answer nil for ErrCommitFailed.
 type quietRelay struct{ variant.Relay }
 
 func (r quietRelay) Step() (bool, error) { return quiet(r.Relay.Step()) }
+
+func (r quietRelay) Recover() error {
+	_, err := quiet(true, r.Relay.Recover())
+	return err
+}
 
 // quiet drops a step's error when it is a failed commit.
 func quiet(did bool, err error) (bool, error) {
@@ -186,7 +191,8 @@ func TestARelayThatSwallowsAFailedCommitIsCaught(t *testing.T) {
 	// A swallowed mark also leaves its claim held after a step that
 	// ended without an error: LATE beside the unreported failure.
 	wantOnlyUnreported(t, bad, true, "commit-failure:relay.claim@1", "commit-failure:relay.mark@1",
-		"broker-outage+commit-failure:relay.mark@1") // the record of a failed publish
+		"broker-outage+commit-failure:relay.mark@1", // the record of a failed publish
+		"relay-restart+commit-failure:relay.recover@1") // the release of a restarted relay's claims
 }
 
 // wantOnlyUnreported checks that every failure of a failure sweep is an

@@ -446,7 +446,8 @@ func (w *world) clockOf(p *proc) variant.Clock {
 	return w.clock
 }
 
-// start builds a new incarnation of p and runs its recovery.
+// start builds a new incarnation of p: a relay begins its recovery as its
+// first task, a consumer polls once.
 func (w *world) start(p *proc) error {
 	p.incarnation++
 	p.alive = true
