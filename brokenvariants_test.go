@@ -122,6 +122,13 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "the broker up, but relay-1 slept until",
 		},
 		{
+			name:   "a consumer that puts a message aside at its first failure",
+			v:      withConsumerConfig("no-second-try", func(c *inbox.Config) { c.MaxAttempts = 1 }),
+			point:  "corrupt-once",
+			want:   "GAVE_UP",
+			detail: "aside as a dead letter after 1 attempt(s), though its fault was transient",
+		},
+		{
 			name:   "a relay whose recovery hands its caller the refusal of its release",
 			v:      learner("recovery-conflict-is-an-error", func(r *learnerRelay) { r.recoverStrictly = true }),
 			point:  "recover-conflict",
@@ -179,6 +186,19 @@ func withConsumerEffect(name string, effect inbox.Effect) variant.Variant {
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
 		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription),
 			inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: effect})
+	}
+	return v
+}
+
+// withConsumerConfig is the reference with billing's consumer configured
+// otherwise.
+func withConsumerConfig(name string, change func(*inbox.Config)) variant.Variant {
+	v := variant.Outbox()
+	v.Name = name
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		cfg := inbox.DefaultConfig(env.Owner, variant.Subscription)
+		change(&cfg)
+		return inbox.NewConsumer(cfg, inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
 	}
 	return v
 }

@@ -106,6 +106,7 @@ func Example_gradeYourOwnRelay() {
 	// duplicate-delivery      OK    as declared
 	// reorder                 OK    as declared
 	// poison                  OK    as declared
+	// corrupt-once            OK    as declared
 	// unknown-contract        OK    as declared
 	// wrong-currency          OK    as declared
 	// rejected                STUCK returned: relay-1: broker: publish e-6aaa407bc219b7cd: broker rejected message

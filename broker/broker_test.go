@@ -244,6 +244,7 @@ func TestWrongCurrencyChangesOnlyAnAmendmentsCurrency(t *testing.T) {
 	accept.Event.Type, accept.Event.Payload = "OrderAccepted", `{"orderId":"o-2","total":{"amount":"9.00","currency":"EUR"}}`
 	b.WrongCurrency(broker.Target{AggregateID: "o-1", Sequence: 2})
 	b.WrongCurrency(broker.Target{AggregateID: "o-2", Sequence: 1})
+	b.Heal() // a wrong currency is not transient
 	publish(t, b, amend, accept)
 	var got []string
 	for _, d := range []broker.Delivery{receive(t, b), receive(t, b)} {
@@ -269,4 +270,21 @@ func receive(t *testing.T, b *broker.Broker) broker.Delivery {
 		t.Fatal("nothing to receive")
 	}
 	return d
+}
+
+func TestCorruptOnceCorruptsTheNextDeliveryOnly(t *testing.T) {
+	b, _ := newBroker(t)
+	b.CorruptOnce(broker.Target{AggregateID: "o-1", Sequence: 1})
+	publish(t, b, env("e-1", "o-1", 1))
+	original := b.Log()[0].Event.Payload
+	d := receive(t, b)
+	if d.Envelope.Event.Payload == original {
+		t.Fatal("the first delivery carried the original payload")
+	}
+	if err := b.Nack("billing", d.Tag); err != nil {
+		t.Fatal(err)
+	}
+	if d := receive(t, b); d.Envelope.Event.Payload != original {
+		t.Fatalf("the second delivery: %q, want the original %q", d.Envelope.Event.Payload, original)
+	}
 }

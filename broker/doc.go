@@ -27,6 +27,8 @@
 //     FixRejections.
 //   - Poison(target): every delivery of the message carries a corrupted
 //     payload the consumer cannot process, until FixPoison.
+//   - CorruptOnce(target): the next delivery of the message carries a
+//     corrupted payload, the one after it the original.
 //   - NewerVersion(target), UnknownType(target): every delivery carries a
 //     contract no consumer knows yet, until FixPoison.
 //   - WrongCurrency(target): every delivery of an amendment carries its

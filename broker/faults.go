@@ -23,6 +23,7 @@ type faults struct {
 	newer      []Target // delivered in a version no consumer knows
 	renamed    []Target // delivered as a type no consumer knows
 	mispriced  []Target // delivered in a currency its order does not bill in
+	garbled    []Target // corrupted in transit on their next delivery, once
 	held       []heldEntry
 }
 
@@ -76,8 +77,9 @@ func (b *Broker) Reject(t Target) { b.faults.rejected = append(b.faults.rejected
 
 // Heal ends every transient fault: no more failures, outages, timeouts,
 // duplicates or delays, and a message held back for a reorder that never
-// came is delivered now. Rejections and poison are permanent properties of
-// a message and stay (see FixRejections and FixPoison).
+// came is delivered now. Rejections, poison, unknown contracts and wrong
+// currencies are permanent properties of a message and stay (see
+// FixRejections and FixPoison).
 func (b *Broker) Heal() {
 	for _, h := range b.faults.held {
 		s := b.mustSub(h.sub)
@@ -85,7 +87,8 @@ func (b *Broker) Heal() {
 		s.queue = append(s.queue, h.e)
 		b.record(Action{Kind: Reordered, MessageID: h.e.env.ID, Event: h.e.env.Event, Subscriber: h.sub, Detail: "released at heal"})
 	}
-	b.faults = faults{rejected: b.faults.rejected, poisoned: b.faults.poisoned, newer: b.faults.newer, renamed: b.faults.renamed}
+	b.faults = faults{rejected: b.faults.rejected, poisoned: b.faults.poisoned, newer: b.faults.newer, renamed: b.faults.renamed,
+		mispriced: b.faults.mispriced}
 }
 
 // FixRejections ends every rejection: the cause was fixed and the messages
@@ -124,6 +127,12 @@ func (b *Broker) UnknownType(t Target) { b.faults.renamed = append(b.faults.rena
 // nothing of other events.
 func (b *Broker) WrongCurrency(t Target) { b.faults.mispriced = append(b.faults.mispriced, t) }
 
+// CorruptOnce corrupts the payload of the target's next delivery only (a
+// transient fault: a bit flipped in transit): the consumer cannot read it
+// that time, and reads it when it comes again. Like every transient
+// fault, Heal ends it if it has not struck yet.
+func (b *Broker) CorruptOnce(t Target) { b.faults.garbled = append(b.faults.garbled, t) }
+
 // FixPoison ends every poisoning, every unknown contract and every wrong
 // currency (the cause was fixed, the consumer was upgraded); Redeliver
 // then hands out the originals.
@@ -155,6 +164,13 @@ func (f *faults) corrupt(e Envelope) (Envelope, string) {
 		if t.matches(e) {
 			e.Event.Payload = e.Event.Payload[:len(e.Event.Payload)/2]
 			return e, "payload corrupted (poison)"
+		}
+	}
+	for i, t := range f.garbled {
+		if t.matches(e) {
+			f.garbled = slices.Delete(f.garbled, i, i+1)
+			e.Event.Payload = e.Event.Payload[:len(e.Event.Payload)/2]
+			return e, "payload corrupted in transit, this delivery only"
 		}
 	}
 	for _, t := range f.newer {

@@ -171,13 +171,16 @@ type World struct {
 	// BillingParked are the messages billing parked as dead letters for a
 	// planned fault, with how many attempts it took and how many its
 	// policy allows: more is STORM. Fewer is a policy too (a consumer may
-	// put an unreadable message aside at once).
+	// put an unreadable message aside at once), unless the fault was
+	// transient (Allowed 0): then parking it at all is GAVE_UP.
 	BillingParked []ParkAttempts
 }
 
 // ParkAttempts is a message billing put aside as a dead letter after Attempts
 // attempts, where its policy allows Allowed: MaxAttempts for one it cannot
-// process, one for a contract it does not know, which no retry can read.
+// process, one for a contract it does not know, which no retry can read,
+// and none for one whose only fault was transient: its next attempt would
+// have worked.
 type ParkAttempts struct {
 	MessageID   string
 	AggregateID string
@@ -326,6 +329,11 @@ func Check(w World) []Violation {
 	}
 	vs = append(vs, stuck...)
 	for _, p := range w.BillingParked {
+		if p.Allowed == 0 {
+			vs = append(vs, Violation{GaveUp, p.AggregateID, p.Sequence,
+				fmt.Sprintf("billing put message %s aside as a dead letter after %d attempt(s), though its fault was transient: the next attempt would have worked (retry is the protection against transient errors)", p.MessageID, p.Attempts)})
+			continue
+		}
 		if p.Attempts > p.Allowed {
 			vs = append(vs, Violation{Storm, p.AggregateID, p.Sequence,
 				fmt.Sprintf("billing tried message %s %d times before it parked it, its policy parks it after %d", p.MessageID, p.Attempts, p.Allowed)})

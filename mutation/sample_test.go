@@ -86,6 +86,8 @@ var sample = []struct{ key, first string }{
 		"wrong-currency: LOST"},
 	{`billing/ledger.go:ApplyEffect:delete:if err != nil { return fmt.Errorf("billing: %s#%d: %w", entry.OrderID, entry.Sequence, err) }`,
 		"wrong-currency: MISMATCH"},
+	{"inbox/consumer.go:countFailure:negate:n >= c.cfg.MaxAttempts",
+		"corrupt-once: GAVE_UP"},
 	{"outbox/relay.go:Recover:negate:errors.Is(err, store.ErrConflict)",
 		"recover-conflict: unhandled error relay-1: outbox: recover: store orders: commit: outbox/000000000002: write conflict: another transaction committed this row first"},
 }

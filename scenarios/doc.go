@@ -33,7 +33,7 @@
 //	fault delay o-1#2 1m            a fault, one of:
 //	                                  broker-outage FROM FOR
 //	                                  publish-timeout-stored|publish-timeout-dropped TARGET
-//	                                  duplicate-delivery|reorder|poison|
+//	                                  duplicate-delivery|reorder|poison|corrupt-once|
 //	                                  unknown-version|unknown-type|rejected TARGET
 //	                                  wrong-currency TARGET        (an amendment: wrong-currency o-1#2)
 //	                                  delay TARGET FOR

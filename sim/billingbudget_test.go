@@ -27,3 +27,22 @@ func TestBillingsBudgetIsTheMostItsFaultsAllow(t *testing.T) {
 		t.Fatalf("%s (billing dead-lettered %d times), want OK after billing parked o-1#1: %v", res.Outcome, res.Situations[sim.BillingDeadLettered], res.Violations)
 	}
 }
+
+// TestATransientCorruptionCostsOneMoreAttempt: a message of an unknown
+// version that also arrives corrupted once costs billing an attempt it
+// cannot read, then one it parks at once: two, where the unknown version
+// alone allows one. Exploration found the reference (and the exercises on
+// its consumer) STORM here when the transient fault added nothing to the
+// budget.
+func TestATransientCorruptionCostsOneMoreAttempt(t *testing.T) {
+	second := broker.Target{AggregateID: "o-1", Sequence: 2}
+	cfg := scenarios.Matrix().Config(variant.Outbox())
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultUnknownVersion, Target: second}, {Kind: sim.FaultCorruptOnce, Target: second}}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != check.OK || res.Situations[sim.BillingDeadLettered] == 0 {
+		t.Fatalf("%s (billing dead-lettered %d times), want OK after billing parked o-1#2: %v", res.Outcome, res.Situations[sim.BillingDeadLettered], res.Violations)
+	}
+}

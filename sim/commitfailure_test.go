@@ -191,7 +191,7 @@ func TestARelayThatSwallowsAFailedCommitIsCaught(t *testing.T) {
 	// A swallowed mark also leaves its claim held after a step that
 	// ended without an error: LATE beside the unreported failure.
 	wantOnlyUnreported(t, bad, true, "commit-failure:relay.claim@1", "commit-failure:relay.mark@1",
-		"broker-outage+commit-failure:relay.mark@1", // the record of a failed publish
+		"broker-outage+commit-failure:relay.mark@1",    // the record of a failed publish
 		"relay-restart+commit-failure:relay.recover@1") // the release of a restarted relay's claims
 }
 

@@ -67,7 +67,11 @@ const (
 	// it, and must put it aside as a dead letter after its attempts, also
 	// when it fails only once its turn came after waiting parked.
 	FaultWrongCurrency FaultKind = "wrong-currency"
-	FaultRejected      FaultKind = "rejected"
+	// FaultCorruptOnce corrupts the target's next delivery only (a
+	// transient fault): billing cannot read it that time and reads it the
+	// next. Putting it aside as a dead letter is giving up too early.
+	FaultCorruptOnce FaultKind = "corrupt-once"
+	FaultRejected    FaultKind = "rejected"
 	// FaultStall freezes a process (a GC pause, a frozen VM) when it first
 	// reaches a crash point's place, before the effect, for For; then it
 	// resumes exactly where it stood, holding what it held.
@@ -100,7 +104,7 @@ const (
 // FaultKinds are every fault kind, in the order of their declaration.
 var FaultKinds = []FaultKind{
 	FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion,
-	FaultUnknownType, FaultWrongCurrency, FaultRejected, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure,
+	FaultUnknownType, FaultWrongCurrency, FaultCorruptOnce, FaultRejected, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure,
 }
 
 // ErrCommitFailed is what a process gets from a commit that a
@@ -275,7 +279,7 @@ func (c Config) Validate() error {
 			if !slices.Contains(CommitBoundaries, f.Point) || f.Occurrence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: needs a commit boundary (%s) and Occurrence >= 1; got %q@%d", f.Kind, strings.Join(CommitBoundaries, ", "), f.Point, f.Occurrence))
 			}
-		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultRejected, FaultDelay:
+		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultCorruptOnce, FaultRejected, FaultDelay:
 			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}

@@ -265,15 +265,26 @@ func (w *world) downBudget() int {
 // many attempts it took and how many billing's policy makes: a message
 // it cannot process (poison, wrong-currency) after inbox.Config.MaxAttempts,
 // one whose contract it does not know (unknown-version, unknown-type) at
-// once.
+// once, and never one whose only fault is transient (corrupt-once, which
+// costs one more attempt beside a permanent fault).
 func (w *world) billingParked() []check.ParkAttempts {
-	allowed := map[broker.Target]int{} // the most any of its faults allows
+	allowed := map[broker.Target]int{} // the most any of its permanent faults allows
+	transient := map[broker.Target]int{}
 	for _, f := range w.cfg.Faults {
 		switch f.Kind {
+		case FaultCorruptOnce:
+			transient[f.Target]++
 		case FaultPoison, FaultWrongCurrency:
 			allowed[f.Target] = max(allowed[f.Target], inbox.DefaultConfig("", "").MaxAttempts)
 		case FaultUnknownVersion, FaultUnknownType:
 			allowed[f.Target] = max(allowed[f.Target], 1)
+		}
+	}
+	for t, n := range transient {
+		if _, permanent := allowed[t]; permanent {
+			allowed[t] += n
+		} else {
+			allowed[t] = 0 // no dead letter at all
 		}
 	}
 	if len(allowed) == 0 {

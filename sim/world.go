@@ -186,6 +186,8 @@ func (w *world) installFault(f Fault) {
 		w.broker.UnknownType(f.Target)
 	case FaultWrongCurrency:
 		w.broker.WrongCurrency(f.Target)
+	case FaultCorruptOnce:
+		w.broker.CorruptOnce(f.Target)
 	case FaultDelay:
 		w.broker.Delay(f.Target, f.For)
 	case FaultRejected:

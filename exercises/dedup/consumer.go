@@ -54,6 +54,10 @@ func (c *consumer) Step() (bool, error) {
 		// its order's): a dead letter until its cause is fixed.
 		err = c.park(d.Envelope.ID, d.Envelope.Event, r.err)
 	}
+	if errors.Is(err, errAgain) {
+		// Not yet a dead letter: give it back, it comes again.
+		return true, c.env.Broker.Nack(variant.Subscription, d.Tag)
+	}
 	if err != nil {
 		if !errors.Is(err, effect.ErrCrashed) {
 			// Not applied (its commit failed): give it back, it comes again.
@@ -64,17 +68,44 @@ func (c *consumer) Step() (bool, error) {
 	return true, c.env.Gate.Cross(inbox.BoundaryAck, func() error { return c.env.Broker.Ack(variant.Subscription, d.Tag) })
 }
 
-// park keeps a message billing cannot read as a dead letter, once: a copy
-// that arrives again (the relay sent it twice) finds it parked.
+// park keeps a message billing cannot read, or cannot apply, as a dead
+// letter, once: a copy that arrives again (the relay sent it twice) finds
+// it parked. One of a contract billing does not know (an unknown version
+// or type) goes at once: no retry can read it. Any other may have been
+// damaged on its way and is tried maxAttempts times first: until then
+// park counts the attempt (inbox.TableFailures) and returns errAgain, and
+// Step hands the message back.
 func (c *consumer) park(id string, rec domain.Record, cause error) error {
 	tx := c.env.BillingDB.Begin(c.env.Owner)
 	defer tx.Rollback()
 	if _, dead := tx.Get(inbox.TableDead, id); dead {
 		return nil
 	}
+	if !errors.Is(cause, domain.ErrUnknownEvent) && !errors.Is(cause, domain.ErrUnknownVersion) {
+		n := 1
+		if v, ok := tx.Get(inbox.TableFailures, id); ok {
+			n = v.(int) + 1
+		}
+		if n < maxAttempts {
+			tx.Put(inbox.TableFailures, id, n)
+			if err := c.env.Gate.Cross(inbox.BoundaryFailure, tx.Commit); err != nil {
+				return err
+			}
+			return errAgain
+		}
+		tx.Delete(inbox.TableFailures, id)
+	}
 	tx.Put(inbox.TableDead, id, inbox.Parked{Envelope: broker.Envelope{ID: id, Event: rec}, Reason: cause.Error(), At: c.env.Clock.Now()})
 	return c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 }
+
+// maxAttempts is how often park tries a message before it is a dead
+// letter: billing's policy (inbox.Config.MaxAttempts).
+var maxAttempts = inbox.DefaultConfig("", "").MaxAttempts
+
+// errAgain says a message billing could not handle this time is to be
+// tried again.
+var errAgain = errors.New("try again")
 
 // ReplayDeadLetters asks the broker for the originals of the dead letters.
 func (c *consumer) ReplayDeadLetters() (int, error) {
