@@ -46,3 +46,25 @@ func TestATransientCorruptionCostsOneMoreAttempt(t *testing.T) {
 		t.Fatalf("%s (billing dead-lettered %d times), want OK after billing parked o-1#2: %v", res.Outcome, res.Situations[sim.BillingDeadLettered], res.Violations)
 	}
 }
+
+// TestCorruptedOnEveryAttemptIsADeadLetterByRight: a message corrupted in
+// transit on each of the three attempts billing's policy makes is parked
+// after the third, and that is no giving up: the policy was outlasted.
+// Exploration found the reference GAVE_UP here when a transient fault
+// allowed no dead letter whatever its count.
+func TestCorruptedOnEveryAttemptIsADeadLetterByRight(t *testing.T) {
+	first := broker.Target{AggregateID: "o-1", Sequence: 1}
+	cfg := scenarios.Matrix().Config(variant.Outbox())
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultCorruptOnce, Target: first}, {Kind: sim.FaultCorruptOnce, Target: first}, {Kind: sim.FaultCorruptOnce, Target: first}}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != check.OK || res.Situations[sim.BillingDeadLettered] == 0 {
+		t.Fatalf("%s (billing dead-lettered %d times), want OK after billing parked o-1#1: %v", res.Outcome, res.Situations[sim.BillingDeadLettered], res.Violations)
+	}
+	cfg.Faults = cfg.Faults[:2] // twice: the third attempt reads it
+	if res, err := sim.Run(cfg); err != nil || res.Outcome != check.OK || res.Situations[sim.BillingDeadLettered] != 0 {
+		t.Fatalf("corrupted twice: %v %s, billing dead-lettered %d times, want OK without: %v", err, res.Outcome, res.Situations[sim.BillingDeadLettered], res.Violations)
+	}
+}

@@ -223,15 +223,23 @@ func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 
 // transient reports whether every fault of the run heals by itself within
 // what the lab's retry policy outlasts: no rejected or poisoned message,
-// and the outages together with one full backoff for every publish
-// timeout shorter than the reference relay's retry window. Faults
+// no message corrupted on every attempt billing makes, and the outages
+// together with one full backoff for every publish timeout shorter than
+// the reference relay's retry window. Faults
 // that ask more of the policy than it gives may end in a dead letter; that
 // is then not GAVE_UP, and the operator's replay must deliver it.
 func (w *world) transient() bool {
 	cfg := outbox.DefaultConfig("relay")
 	var demand time.Duration
+	corrupted := map[broker.Target]int{}
 	for _, f := range w.cfg.Faults {
 		switch f.Kind {
+		case FaultCorruptOnce:
+			// Corrupted on every attempt billing's policy makes, it is
+			// a dead letter by right.
+			if corrupted[f.Target]++; corrupted[f.Target] >= inbox.DefaultConfig("", "").MaxAttempts {
+				return false
+			}
 		case FaultRejected, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultWrongCurrency:
 			return false
 		case FaultOutage:
@@ -280,10 +288,14 @@ func (w *world) billingParked() []check.ParkAttempts {
 			allowed[f.Target] = max(allowed[f.Target], 1)
 		}
 	}
+	maxAttempts := inbox.DefaultConfig("", "").MaxAttempts
 	for t, n := range transient {
-		if _, permanent := allowed[t]; permanent {
+		switch _, permanent := allowed[t]; {
+		case permanent:
 			allowed[t] += n
-		} else {
+		case n >= maxAttempts:
+			allowed[t] = maxAttempts // corrupted on every attempt its policy makes
+		default:
 			allowed[t] = 0 // no dead letter at all
 		}
 	}
