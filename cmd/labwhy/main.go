@@ -147,6 +147,9 @@ func analyse(files []mutation.File, depth mutation.Depth, workers int, out, from
 		})
 		if tty {
 			fmt.Fprintln(stderr)
+		} else {
+			// Not a terminal (a log file, CI): a line per build.
+			fmt.Fprintf(stderr, "build %d/%d: %d mutants graded\n", i+1, len(schemata), len(s.Mutants))
 		}
 		if err != nil {
 			return err
