@@ -366,8 +366,6 @@ var Survivors = map[string]Reason{
 		"an event of the applied sequence comes only as a redelivery, which the inbox row stops before it gets here (under another message id it would break the message contract, which the checker reports)"},
 	"inbox/consumer.go:process:delete:if _, ok := tx.Get(TableParked, key); ok { return false, nil }": {"equivalent",
 		"parking a parked message again writes the same row"},
-	"inbox/consumer.go:countFailure:negate:n >= c.cfg.MaxAttempts": {"blind spot",
-		"billing then parks a message at its first failed attempt: fewer attempts than its policy makes, which the lab allows (a consumer may put an unreadable message aside at once, as exercise ordering's does; more is STORM), and billing's processing failures in the lab are permanent (poison, until fixed), so the end is the same: a replay after the fix"},
 	"inbox/consumer.go:countFailure:delete:tx.Delete(TableFailures, env.ID)": {"equivalent",
 		"the replay deletes the count as well"},
 	"inbox/consumer.go:countFailure:swap:tx.Delete(TableFailures, env.ID) tx.Put(TableDead, env.ID, Parked{Envelope: env, Reason: fmt.Sprintf(\"failed %d times: %v\", n, f.err), At: now})": {"equivalent",
@@ -406,8 +404,6 @@ var Survivors = map[string]Reason{
 		"Release refuses a message another relay owns itself (the guard only spares a call); without both checks Recover steals live claims, as the mistake recover-all shows"},
 	"outbox/relay.go:Recover:swap:tx.Put(Table, m.Key, m) released++": {"equivalent",
 		"the counter is local and the write does not read it: in either order they do the same"},
-	"outbox/relay.go:Recover:delete:if err != nil { return 0, fmt.Errorf(\"outbox: recover: %w\", err) }": {"metrics",
-		"a recovery whose commit failed returns no error: a relay's main loop only logs it, and the claims wait for their leases either way (the failure sweep fails this commit)"},
 }
 
 // Explain says why the lab does not catch m: its entry in Survivors, or
