@@ -11,6 +11,9 @@
 // changed highlighted. The verdict names each violation and links to the
 // event where it went wrong, with the command that replays the run.
 //
+// A page of text (WriteArticle: the annotated reference that labwhy
+// writes) has the same style and no script.
+//
 // Pages need no network: styles, script and data are inline, and without
 // script the diagram, the verdict's links and the matrix's links still
 // work. Everything is drawn by html/template and hand-written SVG.

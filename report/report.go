@@ -55,6 +55,12 @@ func WriteText(w io.Writer, title string, opts Options) error {
 	return write(w, page{Title: title, Class: "text-page"}, opts)
 }
 
+// WriteArticle writes a page of text in the lab's style: body is its
+// HTML, written as it is (the caller escapes what it took from elsewhere).
+func WriteArticle(w io.Writer, title, body string, opts Options) error {
+	return write(w, page{Title: title, Class: "article-page", Body: template.HTML(body)}, opts)
+}
+
 // Matrix is a crash matrix as a page shows it: every cell, and the
 // counterexample of each cell that is not OK.
 type Matrix struct {
@@ -171,6 +177,7 @@ type page struct {
 	Lang, Title, Class string
 	Words              words
 	Matrix             template.HTML
+	Body               template.HTML
 	Runs               []runPage
 	Style              template.CSS
 	Script             template.JS

@@ -4,9 +4,9 @@
 // the survivors, and writes the annotated reference, every line with the
 // rows that fail without it:
 //
-//	go run ./cmd/labwhy                          the whole reference path, about ten minutes on 2 cores
+//	go run ./cmd/labwhy                          the whole reference path, about fourteen minutes on 2 cores
 //	go run ./cmd/labwhy --file outbox/relay.go   one file
-//	go run ./cmd/labwhy --out docs/why.md        where the annotated reference goes (default)
+//	go run ./cmd/labwhy --out why.html           where the annotated reference goes (default: docs/why.md and docs/why.html)
 //
 // It must run from the module's root. The binary it builds is itself with
 // the mutants in; that grader is what the flag -mutants runs.
@@ -35,7 +35,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	file := fs.String("file", "", "mutate only this file of the reference path (e.g. outbox/relay.go)")
 	pkg := fs.String("package", "", "mutate only the files of this package (e.g. outbox)")
-	out := fs.String("out", "", "write the annotated reference here, - for stdout (default: docs/why.md for the whole reference path, nowhere for a part)")
+	out := fs.String("out", "", "write the annotated reference here: HTML for a name ending in .html, Markdown otherwise, - for stdout (default: docs/why.md and docs/why.html for the whole reference path, nowhere for a part)")
 	workers := fs.Int("workers", runtime.NumCPU(), "grader processes at once")
 	mutants := fs.String("mutants", "", "grader mode: grade these mutant ids (the binary must be built with them)")
 	quick := fs.Bool("quick", false, "grade with the matrix's cells until one goes red")
@@ -69,14 +69,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	whole := len(files) == len(mutation.Reference)
-	if *out == "" && whole {
-		*out = "docs/why.md"
+	var outs []string
+	switch {
+	case *out != "":
+		outs = []string{*out}
+	case whole:
+		outs = []string{"docs/why.md", "docs/why.html"}
 	}
 	save := ""
 	if whole && *from == "" && depth == mutation.Full {
 		save = "docs/why.results.json"
 	}
-	if err := analyse(files, depth, *workers, *out, *from, save, stdout, stderr); err != nil {
+	if err := analyse(files, depth, *workers, outs, *from, save, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "labwhy: %v\n", err)
 		return 1
 	}
@@ -98,7 +102,7 @@ func selectFiles(file, pkg string) ([]mutation.File, error) {
 	return out, nil
 }
 
-func analyse(files []mutation.File, depth mutation.Depth, workers int, out, from, save string, stdout, stderr io.Writer) error {
+func analyse(files []mutation.File, depth mutation.Depth, workers int, outs []string, from, save string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	ms, err := mutation.Generate(".", files)
 	if err != nil {
@@ -109,7 +113,7 @@ func analyse(files []mutation.File, depth mutation.Depth, workers int, out, from
 		if err != nil {
 			return err
 		}
-		return report(mutation.NewAnalysis(ms, results, 0), out, stdout)
+		return report(mutation.NewAnalysis(ms, results, 0), outs, stdout)
 	}
 	schemata, err := mutation.Schemata(".", ms)
 	if err != nil {
@@ -172,7 +176,7 @@ func analyse(files []mutation.File, depth mutation.Depth, workers int, out, from
 			return err
 		}
 	}
-	return report(mutation.NewAnalysis(ms, results, time.Since(start)), out, stdout)
+	return report(mutation.NewAnalysis(ms, results, time.Since(start)), outs, stdout)
 }
 
 // load reads saved results and matches them to ms by key: results of an
@@ -208,12 +212,20 @@ func load(file string, ms []mutation.Mutant) ([]mutation.Result, error) {
 	return out, nil
 }
 
-// report prints the summary and writes the page to out.
-func report(a mutation.Analysis, out string, stdout io.Writer) error {
+// report prints the summary and writes the page to each of outs: HTML
+// for a name ending in .html, Markdown otherwise, - for stdout.
+func report(a mutation.Analysis, outs []string, stdout io.Writer) error {
 	a.WriteSummary(stdout)
-	if out == "" {
-		return nil
+	for _, out := range outs {
+		if err := writePage(a, out, stdout); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// writePage writes the annotated reference to out.
+func writePage(a mutation.Analysis, out string, stdout io.Writer) error {
 	var w io.Writer = stdout
 	if out != "-" {
 		f, err := os.Create(out)
@@ -223,7 +235,11 @@ func report(a mutation.Analysis, out string, stdout io.Writer) error {
 		defer f.Close()
 		w = f
 	}
-	if err := a.WritePage(w, "."); err != nil {
+	write := a.WritePage
+	if strings.HasSuffix(out, ".html") {
+		write = a.WriteHTML
+	}
+	if err := write(w, "."); err != nil {
 		return err
 	}
 	if out != "-" {
