@@ -12,7 +12,7 @@
 // event where it went wrong, with the command that replays the run.
 //
 // A page of text (WriteArticle: the annotated reference that labwhy
-// writes) has the same style and no script.
+// writes) has the same style.
 //
 // Pages need no network: styles, script and data are inline, and without
 // script the diagram, the verdict's links and the matrix's links still
