@@ -131,6 +131,9 @@ func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f 
 	for _, v := range f.Result.Violations {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
+	for _, u := range f.Result.Unhandled {
+		fmt.Fprint(w, trf(w, "  %s: an error the process should have handled itself\n", u))
+	}
 	fmt.Fprint(w, trf(w, "Replay: %s\n", f.Replay(programName())))
 	writeSituations(w, f.Runs, reached)
 }
@@ -153,6 +156,7 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 		Outcome    string     `json:"outcome"`
 		Violations []string   `json:"violations"`
 		Unsafe     []string   `json:"unsafe"`
+		Unhandled  []string   `json:"unhandled,omitempty"`
 		Schedule   []string   `json:"schedule"`
 		Steps      []jsonStep `json:"steps"`
 		Seed       uint64     `json:"seed"`
@@ -175,6 +179,7 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 			ce.Violations = append(ce.Violations, v.String())
 		}
 		ce.Unsafe = append(ce.Unsafe, f.Result.Unsafe...)
+		ce.Unhandled = f.Result.Unhandled
 		out.Counterexample = ce
 	}
 	enc := json.NewEncoder(w)

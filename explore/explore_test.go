@@ -9,6 +9,7 @@ import (
 
 	"outboxlab/check"
 	"outboxlab/domain"
+	"outboxlab/effect/effecttest"
 	"outboxlab/explore"
 	"outboxlab/orders"
 	"outboxlab/outbox"
@@ -115,6 +116,28 @@ func TestExplorationFindsAClaimThatOutlivesItsRelay(t *testing.T) {
 		t.Fatalf("finding %v, want STUCK", f)
 	}
 	t.Logf("found in %d of %d schedules: %v", f.Found, f.Runs, f.Schedule.Lines())
+}
+
+// TestExplorationFindsAnErrorARelayShouldHaveHandled: a relay that hands
+// its caller the database's refusal of a claim another relay committed
+// first keeps every invariant (its claim is simply not there), but
+// Relay.Run would stop at it. Random schedules with two relays find it.
+func TestExplorationFindsAnErrorARelayShouldHaveHandled(t *testing.T) {
+	v := variant.Outbox()
+	v.Name = "lost-race-is-an-error"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}
+		r, err := variant.ReferenceRelay(env, nil)
+		return variant.RelayAdapter{Relay: r}, err
+	}
+	f, err := explore.Explore(v, 1000, 1, explore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil || f.Result.Outcome != check.OK || len(f.Result.Unhandled) == 0 || !strings.Contains(f.Result.Unhandled[0], "serialization failure") {
+		t.Fatalf("finding %+v, want OK with an unhandled serialization failure", f)
+	}
+	t.Logf("found in %d of %d schedules: %v: %s", f.Found, f.Runs, f.Schedule.Lines(), f.Result.Unhandled[0])
 }
 
 // ignoresRefusals is a service that answers a command on a cancelled

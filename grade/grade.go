@@ -226,12 +226,17 @@ func Report(v variant.Variant) ([]Failure, error) {
 		return nil, fmt.Errorf("grade %s: explore: %w", v.Name, err)
 	}
 	if found != nil {
-		out = append(out, Failure{
+		f := Failure{
 			Outcome: found.Result.Outcome,
 			Line:    fmt.Sprintf("%s broke in %d of %d random schedules: %s (%s)", v.Name, found.Found, found.Runs, found.Result.Outcome, strings.Join(found.Schedule.Lines(), "; ")),
 			LineDE:  fmt.Sprintf("%s scheiterte in %d von %d zufälligen Abläufen: %s (%s)", v.Name, found.Found, found.Runs, found.Result.Outcome, strings.Join(found.Schedule.Lines(), "; ")),
 			Replay:  fmt.Sprintf("-lab.replay=explore:%d:%d", found.Runs, found.Seed),
-		})
+		}
+		if u := found.Result.Unhandled; len(u) > 0 {
+			f.Line += ", and " + u[0] + unhandledWhy
+			f.LineDE += ", und " + u[0] + unhandledWhyDE
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }
