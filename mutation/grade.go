@@ -121,6 +121,8 @@ func GradeMutant(id int, depth Depth) (r Result) {
 	switch {
 	case err != nil:
 		r.Failed = append(r.Failed, "explore: error "+err.Error())
+	case found != nil && found.Result.Outcome == check.OK && len(found.Result.Unhandled) > 0:
+		r.Failed = append(r.Failed, fmt.Sprintf("explore: unhandled error %s (%s)", found.Result.Unhandled[0], strings.Join(found.Schedule.Lines(), "; ")))
 	case found != nil:
 		r.Failed = append(r.Failed, fmt.Sprintf("explore: %s (%s)", found.Result.Outcome, strings.Join(found.Schedule.Lines(), "; ")))
 	}
