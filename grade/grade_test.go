@@ -210,3 +210,37 @@ func TestAReplayNamesAnUnhandledError(t *testing.T) {
 		t.Fatalf("the reference: %v", err)
 	}
 }
+
+// TestGradingAMatrixCellWithAnUnhandledError: a relay that takes a lost
+// race for an error keeps every outcome of the matrix as declared, and
+// fails cells all the same: the grader says the outcome is as declared,
+// names the error, and replays the run that returned it.
+func TestGradingAMatrixCellWithAnUnhandledError(t *testing.T) {
+	v := variant.Outbox()
+	v.Name = "conflict-blind"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}
+		r, err := variant.ReferenceRelay(env, nil)
+		return variant.RelayAdapter{Relay: r}, err
+	}
+	failures, err := grade.Report(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f *grade.Failure
+	for i := range failures {
+		if strings.HasPrefix(failures[i].Line, "conflict-blind at mark-conflict:") {
+			f = &failures[i]
+		}
+	}
+	if f == nil {
+		t.Fatalf("no failure at mark-conflict among %d", len(failures))
+	}
+	if !strings.Contains(f.Line, "OK as declared, but relay-1: outbox: claim: driver: serialization failure") || !strings.Contains(f.Line, "an error the process should have handled itself") || f.Replay != "-lab.replay=mark-conflict" {
+		t.Fatalf("%q (%s), want the refused claim named, with its replay", f.Line, f.Replay)
+	}
+	name, relays := replayArgs(t, f.Replay)
+	if err := grade.Replay(t, v, name, relays); err == nil || !strings.Contains(err.Error(), "driver: serialization failure") {
+		t.Errorf("replay of %q: %v, want the unhandled error again", f.Line, err)
+	}
+}

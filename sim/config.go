@@ -284,7 +284,11 @@ func (c Config) Validate() error {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
 		case FaultWrongCurrency:
-			if kind, ok := eventKinds(c.Workload)[f.Target]; ok && kind != orders.Amend {
+			kind, ok := eventKinds(c.Workload)[f.Target]
+			switch {
+			case f.Target.AggregateID == "" || f.Target.Sequence < 1:
+				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
+			case ok && kind != orders.Amend:
 				errs = append(errs, fmt.Errorf("sim: %s: target %q is made by a %s command, want an amendment (an amend command's event)", f.Kind, f.Target, kind))
 			}
 		default:
