@@ -33,6 +33,7 @@
 //	cmd/labwhy  the mutation analysis and the annotated reference
 //	internal/golden  the tests' golden files (-update rewrites them)
 //	examples/courselab  a course's own labrun with a learner's variant
+//	  course      the course's variant, as a learner hands it in
 //
 // In a module of its own, so that the core depends on go-cmp and rapid only:
 //
