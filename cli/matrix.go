@@ -290,12 +290,10 @@ func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, 
 
 // declared says how a cell stands to its variant's declaration.
 func declared(w io.Writer, c sim.Cell) string {
-	outcome := c
-	outcome.Unhandled = nil
 	switch {
 	case c.Matches():
 		return tr(w, "as declared")
-	case outcome.Matches():
+	case c.OutcomeMatches():
 		return tr(w, "as declared, but with an error the process should have handled itself")
 	}
 	return trf(w, "but the variant declares %s", c.Expected)

@@ -169,10 +169,8 @@ func firstDisagreement(m sim.Matrix, v variant.Variant, label string) string {
 // cellRow names a failing cell as labrun scenario replays it.
 func cellRow(c sim.Cell) string {
 	run, verdict := c.Counterexample, c.Outcome
-	if outcome := c; len(c.Unhandled) > 0 {
-		if outcome.Unhandled = nil; outcome.Matches() {
-			run, verdict = c.UnhandledRun, "unhandled error "+c.Unhandled[0]
-		}
+	if len(c.Unhandled) > 0 && c.OutcomeMatches() {
+		run, verdict = c.UnhandledRun, "unhandled error "+c.Unhandled[0]
 	}
 	row := c.Point.ID
 	if run != nil {
