@@ -717,11 +717,14 @@ const maxReplays = 3
 func (w *world) replayUntilSettled(horizon time.Duration) error {
 	replayed := map[string]bool{}
 	for round := 0; round < maxReplays; round++ {
-		dead := w.deadLetterIDs()
+		var unsent []outbox.Message
+		if w.orderDB.HasTable(outbox.Table) {
+			unsent = outbox.Unsent(w.orderDB)
+		}
 		fresh := round == 0
-		for _, id := range dead {
-			fresh = fresh || !replayed[id]
-			replayed[id] = true
+		for _, d := range w.deadLetters(unsent) {
+			fresh = fresh || !replayed[d.MessageID]
+			replayed[d.MessageID] = true
 		}
 		if !fresh {
 			return nil
@@ -734,25 +737,6 @@ func (w *world) replayUntilSettled(horizon time.Duration) error {
 		}
 	}
 	return nil
-}
-
-// deadLetterIDs returns the message ids of the dead letters in the outbox
-// and in billing's inbox, in the order of their tables.
-func (w *world) deadLetterIDs() []string {
-	var ids []string
-	if w.orderDB.HasTable(outbox.Table) {
-		for _, m := range outbox.Unsent(w.orderDB) {
-			if m.Status == outbox.DeadLetter {
-				ids = append(ids, m.ID)
-			}
-		}
-	}
-	if w.billingDB.HasTable(inbox.TableDead) {
-		for _, p := range inbox.DeadLetters(w.billingDB) {
-			ids = append(ids, p.Envelope.ID)
-		}
-	}
-	return ids
 }
 
 // replayDeadLetters is the operator's replay, done by the first live relay
