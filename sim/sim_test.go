@@ -247,8 +247,8 @@ func TestParallelMatrixEqualsSequential(t *testing.T) {
 }
 
 // TestKillAbandonsAStepInTheMiddle: relay-1 freezes before its first send
-// and is killed while frozen; its claim is released by its recovery after
-// the restart, and the message goes out once.
+// and is killed while frozen; its claim is released by its recovery right
+// after the restart, and the message goes out once.
 func TestKillAbandonsAStepInTheMiddle(t *testing.T) {
 	cfg := sim.DefaultConfig(variant.Outbox(), onePlace(), 1)
 	cfg.Faults = []sim.Fault{
@@ -273,5 +273,12 @@ func TestKillAbandonsAStepInTheMiddle(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, actions(res)); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+	// Its freeze ended with it: restarted at 15 s, it recovers at once,
+	// not when the minute its former life was frozen for runs out.
+	for _, e := range res.Trace {
+		if e.Process == "relay-1" && e.Action == "relay.recover" && e.At > 16*time.Second {
+			t.Errorf("relay-1 recovered at %s, after a restart at 15 s", e.At)
+		}
 	}
 }
