@@ -191,10 +191,10 @@ func TestGradingARelayThatSwallowsAFailedCommit(t *testing.T) {
 	}
 }
 
-// TestAReplayNamesAnUnhandledError: a replay of the failure sweep's
-// run with two relays shows the lost race the relay returned as an error,
-// and fails, as the sweep did.
-func TestAReplayNamesAnUnhandledError(t *testing.T) {
+// conflictBlind is the reference relay behind a database driver that
+// reports a lost race (a write conflict) as any other error: the relay
+// hands it to its caller.
+func conflictBlind() variant.Variant {
 	v := variant.Outbox()
 	v.Name = "conflict-blind"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
@@ -202,6 +202,14 @@ func TestAReplayNamesAnUnhandledError(t *testing.T) {
 		r, err := variant.ReferenceRelay(env, nil)
 		return variant.RelayAdapter{Relay: r}, err
 	}
+	return v
+}
+
+// TestAReplayNamesAnUnhandledError: a replay of the failure sweep's
+// run with two relays shows the lost race the relay returned as an error,
+// and fails, as the sweep did.
+func TestAReplayNamesAnUnhandledError(t *testing.T) {
+	v := conflictBlind()
 	err := grade.Replay(t, v, "commit-failure:consumer.commit@1", 2)
 	if err == nil || !strings.Contains(err.Error(), "outbox: claim: driver: serialization failure") || !strings.Contains(err.Error(), "an error the process should have handled itself") {
 		t.Fatalf("replay: %v, want the unhandled claim conflict", err)
@@ -216,13 +224,7 @@ func TestAReplayNamesAnUnhandledError(t *testing.T) {
 // fails cells all the same: the grader says the outcome is as declared,
 // names the error, and replays the run that returned it.
 func TestGradingAMatrixCellWithAnUnhandledError(t *testing.T) {
-	v := variant.Outbox()
-	v.Name = "conflict-blind"
-	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}
-		r, err := variant.ReferenceRelay(env, nil)
-		return variant.RelayAdapter{Relay: r}, err
-	}
+	v := conflictBlind()
 	failures, err := grade.Report(v)
 	if err != nil {
 		t.Fatal(err)
