@@ -49,7 +49,7 @@ func BenchmarkPipeline(b *testing.B) {
 		}
 		env := func(owner string) variant.Env {
 			return variant.Env{Owner: owner, OrderDB: orderDB, BillingDB: billingDB, Broker: br,
-				Gate: effect.Direct{}, Clock: clock, IDs: &counterIDs{}, Rand: rand.New(rand.NewPCG(1, 2))}
+				Gate: effect.Direct{}, Clock: clock, DBClock: clock, IDs: &counterIDs{}, Rand: rand.New(rand.NewPCG(1, 2))}
 		}
 		svc, err1 := variant.NewOutboxService(env("service"))
 		relay, err2 := variant.NewOutboxRelay(env("relay-1"))
