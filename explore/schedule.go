@@ -47,9 +47,21 @@ var CrashPoints = func() []string {
 	return points
 }()
 
+// faultKinds are the fault kinds Generate draws one of, up to three times
+// a schedule. Every other kind of sim.FaultKinds is in notDrawn with its
+// reason (a test holds the two lists to sim's, so that a new kind cannot
+// go unexplored unnoticed).
 var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate,
 	sim.FaultReorder, sim.FaultPoison, sim.FaultRejected, sim.FaultStall, sim.FaultSlowCommit, sim.FaultClockSkew, sim.FaultKill,
 	sim.FaultUnknownVersion, sim.FaultUnknownType, sim.FaultWrongCurrency, sim.FaultCorruptOnce}
+
+// notDrawn are the fault kinds Generate does not draw from faultKinds, and
+// why.
+var notDrawn = map[sim.FaultKind]string{
+	sim.FaultCommitFailure: "drawn on its own, up to twice a schedule, aimed at a commit boundary of any variant (sim.CommitBoundaries)",
+	sim.FaultDelay: "the gaps it opens in an order's events, exploration opens with reorder (at once) and with a relay " +
+		"stalled for up to 90 s while another relay sends on; the stories use it to open a gap at a chosen time",
+}
 
 // stallPoints are where a relay may freeze: just before one of its effects.
 var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.before-mark"}
