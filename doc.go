@@ -24,6 +24,7 @@
 //	grade       one call that grades a learner's variant in a Go test
 //	exercises   the course's exercises: starters, hints, solutions
 //	  dedup, ordering, recovery, sendfirst
+//	  frame       the consumer around the learner's handle (dedup, ordering)
 //	backlog     chapter 001's backlog arithmetic and its simulation
 //	report      HTML pages of a run and of the matrix, drawn in SVG
 //	mutation    the lab judged by the mutants of the reference it catches

@@ -13,6 +13,9 @@
 //	go test ./exercises/recovery -exercise                 grade your work
 //	go test ./exercises/recovery -exercise -tags solution  the reference solution
 //
+// The consumer exercises (dedup, ordering) share the consumer around the
+// learner's handle: package exercises/frame.
+//
 // Without -exercise the tests skip, so that go test ./... stays green
 // while an exercise is unsolved.
 package exercises

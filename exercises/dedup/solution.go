@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"outboxlab/domain"
+	"outboxlab/exercises/frame"
 	"outboxlab/inbox"
 	"outboxlab/store"
 )
@@ -15,21 +16,21 @@ import (
 func (c *consumer) handle(id string, rec domain.Record) error {
 	event, err := domain.Decode(rec)
 	if err != nil {
-		return c.park(id, rec, err)
+		return c.Park(id, rec, err)
 	}
-	now := c.env.Clock.Now()
-	tx := c.env.BillingDB.Begin(c.env.Owner)
+	now := c.Env.Clock.Now()
+	tx := c.Env.BillingDB.Begin(c.Env.Owner)
 	defer tx.Rollback()
 	if _, done := tx.Get(inbox.TableProcessed, id); done {
 		return nil // billed before
 	}
-	if err := bill(tx, event, id, now); err != nil {
+	if err := frame.Bill(tx, event, id, now); err != nil {
 		return err
 	}
 	if err := tx.Insert(inbox.TableProcessed, id, inbox.Processed{MessageID: id, At: now}); err != nil {
 		return err
 	}
-	err = c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
+	err = c.Env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 	if errors.Is(err, store.ErrDuplicateKey) {
 		return nil // another consumer billed it first
 	}

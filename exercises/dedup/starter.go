@@ -5,6 +5,7 @@ package dedup
 import (
 	"outboxlab/domain"
 	"outboxlab/effect"
+	"outboxlab/exercises/frame"
 	"outboxlab/inbox"
 )
 
@@ -15,27 +16,27 @@ var boundaryRecord = effect.Boundary{Process: "consumer", Effect: "record-proces
 func (c *consumer) handle(id string, rec domain.Record) error {
 	event, err := domain.Decode(rec)
 	if err != nil {
-		return c.park(id, rec, err)
+		return c.Park(id, rec, err)
 	}
-	if _, done := c.env.BillingDB.Get(inbox.TableProcessed, id); done {
+	if _, done := c.Env.BillingDB.Get(inbox.TableProcessed, id); done {
 		return nil // billed before
 	}
-	now := c.env.Clock.Now()
-	tx := c.env.BillingDB.Begin(c.env.Owner)
+	now := c.Env.Clock.Now()
+	tx := c.Env.BillingDB.Begin(c.Env.Owner)
 	defer tx.Rollback()
-	if err := bill(tx, event, id, now); err != nil {
+	if err := frame.Bill(tx, event, id, now); err != nil {
 		return err
 	}
-	if err := c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit); err != nil {
+	if err := c.Env.Gate.Cross(inbox.BoundaryCommit, tx.Commit); err != nil {
 		return err
 	}
 	// TODO: the id is recorded in a transaction of its own.
-	tx = c.env.BillingDB.Begin(c.env.Owner)
+	tx = c.Env.BillingDB.Begin(c.Env.Owner)
 	defer tx.Rollback()
 	if err := tx.Insert(inbox.TableProcessed, id, inbox.Processed{MessageID: id, At: now}); err != nil {
 		return err
 	}
-	return c.env.Gate.Cross(boundaryRecord, tx.Commit)
+	return c.Env.Gate.Cross(boundaryRecord, tx.Commit)
 }
 
 // solved says whether this build is the reference solution.

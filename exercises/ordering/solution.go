@@ -9,6 +9,7 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/exercises/frame"
 	"outboxlab/inbox"
 	"outboxlab/store"
 )
@@ -20,10 +21,10 @@ import (
 func (c *consumer) handle(id string, rec domain.Record) error {
 	event, err := domain.Decode(rec)
 	if err != nil {
-		return c.park(id, rec, err)
+		return c.Park(id, rec, err)
 	}
-	now := c.env.Clock.Now()
-	tx := c.env.BillingDB.Begin(c.env.Owner)
+	now := c.Env.Clock.Now()
+	tx := c.Env.BillingDB.Begin(c.Env.Owner)
 	defer tx.Rollback()
 	if _, done := tx.Get(inbox.TableProcessed, id); done {
 		return nil // billed before
@@ -45,7 +46,7 @@ func (c *consumer) handle(id string, rec domain.Record) error {
 			return err
 		}
 	}
-	err = c.env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
+	err = c.Env.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 	if errors.Is(err, store.ErrDuplicateKey) {
 		return nil // another consumer billed it first
 	}
@@ -54,7 +55,7 @@ func (c *consumer) handle(id string, rec domain.Record) error {
 
 // apply bills event and records its id and its sequence.
 func (c *consumer) apply(tx *store.Tx, id string, event domain.Event, now time.Time) error {
-	if err := bill(tx, event, id, now); err != nil {
+	if err := frame.Bill(tx, event, id, now); err != nil {
 		return err
 	}
 	inbox.SetApplied(tx, event.AggregateID(), event.Seq())
