@@ -311,11 +311,11 @@ func (c *consumer) Step() (bool, error) {
 	if err := c.handle(d.Envelope); err != nil {
 		var f failure
 		if !errors.As(err, &f) {
-			return true, err
+			return true, c.handBack(d, err)
 		}
 		parked, err := c.countFailure(d.Envelope, f)
 		if err != nil {
-			return true, err
+			return true, c.handBack(d, err)
 		}
 		if !parked {
 			// Hand it back; it comes again after what is already waiting.
@@ -328,6 +328,14 @@ func (c *consumer) Step() (bool, error) {
 		return true, fmt.Errorf("inbox: ack %s: %w", d.Envelope.ID, err)
 	}
 	return true, nil
+}
+
+// handBack is inbox.Consumer's handBack.
+func (c *consumer) handBack(d broker.Delivery, err error) error {
+	if errors.Is(err, effect.ErrCrashed) {
+		return err
+	}
+	return errors.Join(err, c.Broker.Nack(c.cfg.Subscription, d.Tag))
 }
 
 // referenceHandle is inbox.Consumer's handle.
@@ -371,7 +379,7 @@ func (c *consumer) referenceProcess(tx *store.Tx, env broker.Envelope, now time.
 	case event.Seq() <= applied:
 		return false, nil // stale: this or a newer change is already applied
 	case event.Seq() > applied+1:
-		key := parkedKey(event.AggregateID(), event.Seq())
+		key := inbox.ParkedKey(event.AggregateID(), event.Seq())
 		if _, ok := tx.Get(inbox.TableParked, key); ok {
 			return false, nil
 		}
@@ -397,7 +405,7 @@ func (c *consumer) referenceApply(tx *store.Tx, messageID string, event domain.E
 func (c *consumer) drainParked(tx *store.Tx, orderID string, now time.Time) error {
 	for {
 		next := inbox.LoadApplied(tx, orderID) + 1
-		key := parkedKey(orderID, next)
+		key := inbox.ParkedKey(orderID, next)
 		v, ok := tx.Get(inbox.TableParked, key)
 		if !ok {
 			return nil
@@ -437,5 +445,3 @@ func (c *consumer) countFailure(env broker.Envelope, f failure) (parked bool, er
 	}
 	return parked, nil
 }
-
-func parkedKey(orderID string, seq int) string { return store.SeqKey(orderID+"/", seq) }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,7 @@ var changes = []change{
 	// The frame the consumer mistakes share: the reference's Step and the
 	// functions below it, with handle, process and apply replaceable.
 	{"(frame) consumer.Step", fn{"../inbox/consumer.go", "Consumer", "Step"}, fn{"consumers.go", "consumer", "Step"}, ""},
+	{"(frame) consumer.handBack", fn{"../inbox/consumer.go", "Consumer", "handBack"}, fn{"consumers.go", "consumer", "handBack"}, ""},
 	{"(frame) consumer.referenceHandle", fn{"../inbox/consumer.go", "Consumer", "handle"}, fn{"consumers.go", "consumer", "referenceHandle"}, ""},
 	{"(frame) consumer.referenceProcess", fn{"../inbox/consumer.go", "Consumer", "process"}, fn{"consumers.go", "consumer", "referenceProcess"}, ""},
 	{"(frame) consumer.referenceApply", fn{"../inbox/consumer.go", "Consumer", "apply"}, fn{"consumers.go", "consumer", "referenceApply"}, ""},
@@ -65,6 +67,15 @@ var changes = []change{
 	{"dual-write", fn{"../orders/service.go", "Service", "Handle"}, fn{"dualwrite.go", "dualWriteService", "Handle"}, ""},
 	{"publish-first", fn{"../orders/service.go", "Service", "Handle"}, fn{"services.go", "publishFirstService", "Handle"}, ""},
 	{"separate-tx", fn{"../orders/service.go", "Service", "Handle"}, fn{"services.go", "separateTxService", "Handle"}, ""},
+}
+
+// frameHooks are the lines where a frame differs from the reference on
+// purpose besides its signature: the calls it routes through a function a
+// mistake replaces. A frame differs in nothing else, so that a mistake
+// built on it has its one marked change and no other: when the reference
+// changes, its frame must follow.
+var frameHooks = map[string][]string{
+	"(frame) relay.step": {"batch, err := r.claim()"},
 }
 
 // TestEachMistakeIsTheReferenceWithOneChange prints, with -v, every
@@ -91,10 +102,33 @@ func TestEachMistakeIsTheReferenceWithOneChange(t *testing.T) {
 			if n > maxChanged && c.why == "" {
 				t.Errorf("%s changes %d lines of the reference, more than %d, and says nothing about why", c.mistake, n, maxChanged)
 			}
+			if strings.HasPrefix(c.mistake, "(frame)") {
+				checkFrame(t, c.mistake, diff, n)
+			}
 			if !strings.Contains(wrong, "MISTAKE") && c.mistake != "no-inflight-recovery" && !strings.HasPrefix(c.mistake, "(frame)") {
 				t.Errorf("%s: no // MISTAKE: marker where the mistake is made", c.mistake)
 			}
 		})
+	}
+}
+
+// checkFrame fails unless a frame's diff against the reference changes its
+// signature and its hooks (frameHooks) and nothing else.
+func checkFrame(t *testing.T, frame, diff string, n int) {
+	t.Helper()
+	hooks := frameHooks[frame]
+	for _, l := range strings.Split(diff, "\n") {
+		added, ok := strings.CutPrefix(l, "+ ")
+		if !ok {
+			continue
+		}
+		added = strings.TrimSpace(added)
+		if !strings.HasPrefix(added, "func ") && !slices.Contains(hooks, added) {
+			t.Errorf("%s differs from the reference in %q: a frame may differ in its signature and its hooks only, or every mistake built on it carries a second, unmarked change", frame, added)
+		}
+	}
+	if want := 2 + 2*len(hooks); n != want {
+		t.Errorf("%s: %d changed lines, want %d (the signature and %d hook(s), each a line out and a line in)", frame, n, want, len(hooks))
 	}
 }
 
