@@ -1,0 +1,50 @@
+package mistakes_test
+
+import (
+	"strings"
+	"testing"
+
+	"outboxlab/mistakes"
+	"outboxlab/scenarios"
+)
+
+// TestTheLabCatchesConsumerSlipsItDoesNotShip: two more ways a learner
+// gets the ordered inbox wrong, each the reference consumer with one
+// change (mistakes.ConsumerSlips), fail the matrix row that shows it,
+// with a line that says what went wrong. The reference passes both rows
+// (TestCrashMatrix).
+func TestTheLabCatchesConsumerSlipsItDoesNotShip(t *testing.T) {
+	cases := []struct {
+		slip, point, want, detail string
+	}{
+		// An id recorded at parking time makes the parked event look
+		// applied: when its turn comes the inbox refuses it.
+		{"park-and-record", "reorder", "GAVE_UP", "dead-lettered in billing (store billing: insert inbox/"},
+		// Only the next parked event is applied after a gap closes: the
+		// one behind it waits for ever.
+		{"drain-one", "poison", "LOST", "LOST o-1#3: committed, but billing never applied it"},
+	}
+	m := scenarios.Matrix()
+	for _, c := range cases {
+		t.Run(c.slip, func(t *testing.T) {
+			p, err := scenarios.FindPoint(c.point)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cell, err := m.RunCell(mistakes.ConsumerSlips[c.slip](), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, v := range cell.Violations {
+				lines = append(lines, v.String())
+			}
+			if cell.Matches() || cell.Outcome != c.want {
+				t.Errorf("%s at %s: %s (declared OK everywhere), want %s\n%s", c.slip, c.point, cell.Outcome, c.want, strings.Join(lines, "\n"))
+			}
+			if !strings.Contains(strings.Join(lines, "\n"), c.detail) {
+				t.Errorf("%s at %s: no violation says %q:\n%s", c.slip, c.point, c.detail, strings.Join(lines, "\n"))
+			}
+		})
+	}
+}

@@ -1,0 +1,110 @@
+package mistakes
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/domain"
+	"outboxlab/inbox"
+	"outboxlab/store"
+	"outboxlab/variant"
+)
+
+// ConsumerSlips are consumer mistakes the lab does not ship, each the
+// reference consumer with one change a learner plausibly makes; the
+// external test runs them through the matrix (package scenarios imports
+// this one).
+var ConsumerSlips = map[string]func() variant.Variant{
+	"park-and-record": func() variant.Variant {
+		return consumerMistake("park-and-record", "records an early event's id in the inbox when it parks it", "", "001", nil,
+			func(c *consumer) { c.process = c.processParkAndRecord })
+	},
+	"drain-one": func() variant.Variant {
+		return consumerMistake("drain-one", "after an event, applies the next parked one, not those after it", "", "001", nil,
+			func(c *consumer) { c.process = c.processDrainOne })
+	},
+}
+
+// processParkAndRecord is referenceProcess with one change: an event that
+// came early is parked and its id recorded as processed at once.
+func (c *consumer) processParkAndRecord(tx *store.Tx, env broker.Envelope, now time.Time) (bool, error) {
+	event, err := domain.Decode(env.Event)
+	switch {
+	case errors.Is(err, domain.ErrUnknownEvent) || errors.Is(err, domain.ErrUnknownVersion):
+		tx.Put(inbox.TableDead, env.ID, inbox.Parked{Envelope: env, Reason: err.Error(), At: now})
+		return true, nil
+	case err != nil:
+		return false, failure{err}
+	}
+	applied := inbox.LoadApplied(tx, event.AggregateID())
+	switch {
+	case event.Seq() <= applied:
+		return false, nil
+	case event.Seq() > applied+1:
+		key := inbox.ParkedKey(event.AggregateID(), event.Seq())
+		if _, ok := tx.Get(inbox.TableParked, key); ok {
+			return false, nil
+		}
+		tx.Put(inbox.TableParked, key, inbox.Parked{Envelope: env, Reason: fmt.Sprintf("waiting for #%d", applied+1), At: now})
+		// SLIP: "it is handled": but its effect is not applied yet.
+		tx.Put(inbox.TableProcessed, env.ID, inbox.Processed{MessageID: env.ID, At: now})
+		return true, nil
+	}
+	if err := c.apply(tx, env.ID, event, now); err != nil {
+		return false, failure{err}
+	}
+	return true, c.drainParked(tx, event.AggregateID(), now)
+}
+
+// processDrainOne is referenceProcess with drainOne for drainParked.
+func (c *consumer) processDrainOne(tx *store.Tx, env broker.Envelope, now time.Time) (bool, error) {
+	event, err := domain.Decode(env.Event)
+	switch {
+	case errors.Is(err, domain.ErrUnknownEvent) || errors.Is(err, domain.ErrUnknownVersion):
+		tx.Put(inbox.TableDead, env.ID, inbox.Parked{Envelope: env, Reason: err.Error(), At: now})
+		return true, nil
+	case err != nil:
+		return false, failure{err}
+	}
+	applied := inbox.LoadApplied(tx, event.AggregateID())
+	switch {
+	case event.Seq() <= applied:
+		return false, nil
+	case event.Seq() > applied+1:
+		key := inbox.ParkedKey(event.AggregateID(), event.Seq())
+		if _, ok := tx.Get(inbox.TableParked, key); ok {
+			return false, nil
+		}
+		tx.Put(inbox.TableParked, key, inbox.Parked{Envelope: env, Reason: fmt.Sprintf("waiting for #%d", applied+1), At: now})
+		return true, nil
+	}
+	if err := c.apply(tx, env.ID, event, now); err != nil {
+		return false, failure{err}
+	}
+	return true, c.drainOne(tx, event.AggregateID(), now)
+}
+
+// drainOne is drainParked with one change: it applies the next parked
+// event, if any, once, where the reference loops.
+func (c *consumer) drainOne(tx *store.Tx, orderID string, now time.Time) error {
+	// SLIP: no loop: the events parked behind the next one stay parked,
+	// and nothing wakes them.
+	next := inbox.LoadApplied(tx, orderID) + 1
+	key := inbox.ParkedKey(orderID, next)
+	v, ok := tx.Get(inbox.TableParked, key)
+	if !ok {
+		return nil
+	}
+	p := v.(inbox.Parked)
+	tx.Delete(inbox.TableParked, key)
+	event, err := domain.Decode(p.Envelope.Event)
+	if err == nil {
+		err = c.apply(tx, p.Envelope.ID, event, now)
+	}
+	if err != nil {
+		tx.Put(inbox.TableDead, p.Envelope.ID, inbox.Parked{Envelope: p.Envelope, Reason: err.Error(), At: now})
+	}
+	return nil
+}
