@@ -8,15 +8,24 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
+	"outboxlab/outbox"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
 
-// ConsumerSlips are consumer mistakes the lab does not ship, each the
-// reference consumer with one change a learner plausibly makes; the
-// external test runs them through the matrix (package scenarios imports
-// this one).
-var ConsumerSlips = map[string]func() variant.Variant{
+// Slips are mistakes the lab does not ship, each the reference with one
+// change a learner plausibly makes; the external test runs them through
+// the matrix (package scenarios imports this one).
+var Slips = map[string]func() variant.Variant{
+	"cleanup-by-creation": func() variant.Variant {
+		v := CleanupByAge()
+		v.Name, v.Summary, v.SummaryDE, v.Expect = "cleanup-by-creation", "retention deletes SENT messages by the time they were written", "", nil
+		v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+			r, err := newRelay(env, nil)
+			return &cleanupByCreationRelay{r}, err
+		}
+		return v
+	},
 	"park-and-record": func() variant.Variant {
 		return consumerMistake("park-and-record", "records an early event's id in the inbox when it parks it", "", "001", nil,
 			func(c *consumer) { c.process = c.processParkAndRecord })
@@ -107,4 +116,33 @@ func (c *consumer) drainOne(tx *store.Tx, orderID string, now time.Time) error {
 		tx.Put(inbox.TableDead, p.Envelope.ID, inbox.Parked{Envelope: p.Envelope, Reason: err.Error(), At: now})
 	}
 	return nil
+}
+
+// cleanupByCreationRelay is the reference relay with one change in its
+// retention cleanup.
+type cleanupByCreationRelay struct{ *relay }
+
+// Cleanup is outbox.Relay.Cleanup with one change: a SENT message's age is
+// counted from when it was written.
+func (r *cleanupByCreationRelay) Cleanup() (int, error) {
+	cutoff := r.Clock.Now().Add(-r.cfg.Retention)
+	tx := r.DB.Begin(r.cfg.Owner)
+	defer tx.Rollback()
+	n := 0
+	tx.Scan(outbox.Table, func(key string, v any) bool {
+		// SLIP: CreatedAt for SentAt: a message sent long after it was
+		// written (a replayed dead letter, a backlog) goes at once.
+		if m := v.(outbox.Message); m.Status == outbox.Sent && m.CreatedAt.Before(cutoff) {
+			tx.Delete(outbox.Table, key)
+			n++
+		}
+		return true
+	})
+	if n == 0 {
+		return 0, nil
+	}
+	if err := r.Gate.Cross(outbox.BoundaryCleanup, tx.Commit); err != nil {
+		return 0, fmt.Errorf("outbox: cleanup: %w", err)
+	}
+	return n, nil
 }

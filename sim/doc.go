@@ -19,7 +19,9 @@
 //  4. replay: the causes of permanent faults are fixed and dead letters are
 //     replayed (a rejected message's cause one at a time, that message
 //     alone; after the last fix, everything left); everything runs until
-//     nothing is due again.
+//     nothing is due again. When the replay sent something, the retention
+//     cleanup runs once more, and must keep what was sent just now,
+//     however old it is.
 //  5. check: package check judges what the durable systems hold, and what
 //     the simulator saw on the way (latency.go: a claim held after a
 //     relay's step, a relay that slept past a due message, LATE).

@@ -148,6 +148,7 @@ func Run(cfg Config) (Result, error) {
 	// a time and replays each, then fixes every other cause and replays
 	// the dead letters that are left.
 	w.phase("replay")
+	callsBeforeReplay, _ := w.broker.Publishes()
 	if err := w.replayEachCause(cfg.Horizon); err != nil {
 		return Result{}, err
 	}
@@ -155,6 +156,15 @@ func Run(cfg Config) (Result, error) {
 	w.broker.FixPoison()
 	if err := w.replayUntilSettled(cfg.Horizon); err != nil {
 		return Result{}, err
+	}
+	// A replay that published something ends with the retention cleanup
+	// once more: a replayed message was sent just now, though it may be
+	// older than the retention period, and it is the evidence of that send
+	// for the retention period from then on.
+	if calls, _ := w.broker.Publishes(); calls > callsBeforeReplay {
+		if err := w.cleanup(); err != nil {
+			return Result{}, err
+		}
 	}
 
 	// 5. check.
