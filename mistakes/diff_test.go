@@ -64,6 +64,11 @@ var changes = []change{
 	{"unordered-consumer", fn{"../inbox/consumer.go", "Consumer", "process"}, fn{"consumers.go", "consumer", "processUnordered"},
 		"the mistake is a deletion: the whole ordering block (stale, gap, drain) goes"},
 	{"max-version-only", fn{"../inbox/consumer.go", "Consumer", "process"}, fn{"consumers.go", "consumer", "processMaxVersion"}, ""},
+	// The slips the lab does not ship (slips_test.go, mistakes.Slips).
+	{"(slip) park-and-record", fn{"../inbox/consumer.go", "Consumer", "process"}, fn{"slips_test.go", "consumer", "processParkAndRecord"}, ""},
+	{"(slip) drain-one (process)", fn{"../inbox/consumer.go", "Consumer", "process"}, fn{"slips_test.go", "consumer", "processDrainOne"}, ""},
+	{"(slip) drain-one (drain)", fn{"../inbox/consumer.go", "Consumer", "drainParked"}, fn{"slips_test.go", "consumer", "drainOne"}, ""},
+	{"(slip) cleanup-by-creation", fn{"../outbox/maintenance.go", "Relay", "Cleanup"}, fn{"slips_test.go", "cleanupByCreationRelay", "Cleanup"}, ""},
 	{"dual-write", fn{"../orders/service.go", "Service", "Handle"}, fn{"dualwrite.go", "dualWriteService", "Handle"}, ""},
 	{"publish-first", fn{"../orders/service.go", "Service", "Handle"}, fn{"services.go", "publishFirstService", "Handle"}, ""},
 	{"separate-tx", fn{"../orders/service.go", "Service", "Handle"}, fn{"services.go", "separateTxService", "Handle"}, ""},

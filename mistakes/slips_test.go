@@ -57,7 +57,7 @@ func (c *consumer) processParkAndRecord(tx *store.Tx, env broker.Envelope, now t
 			return false, nil
 		}
 		tx.Put(inbox.TableParked, key, inbox.Parked{Envelope: env, Reason: fmt.Sprintf("waiting for #%d", applied+1), At: now})
-		// SLIP: "it is handled": but its effect is not applied yet.
+		// MISTAKE: "it is handled": but its effect is not applied yet.
 		tx.Put(inbox.TableProcessed, env.ID, inbox.Processed{MessageID: env.ID, At: now})
 		return true, nil
 	}
@@ -92,30 +92,33 @@ func (c *consumer) processDrainOne(tx *store.Tx, env broker.Envelope, now time.T
 	if err := c.apply(tx, env.ID, event, now); err != nil {
 		return false, failure{err}
 	}
-	return true, c.drainOne(tx, event.AggregateID(), now)
+	return true, c.drainOne(tx, event.AggregateID(), now) // MISTAKE: see drainOne
 }
 
-// drainOne is drainParked with one change: it applies the next parked
-// event, if any, once, where the reference loops.
+// drainOne is drainParked with one change: it returns after the first
+// round of its loop.
 func (c *consumer) drainOne(tx *store.Tx, orderID string, now time.Time) error {
-	// SLIP: no loop: the events parked behind the next one stay parked,
-	// and nothing wakes them.
-	next := inbox.LoadApplied(tx, orderID) + 1
-	key := inbox.ParkedKey(orderID, next)
-	v, ok := tx.Get(inbox.TableParked, key)
-	if !ok {
+	for {
+		next := inbox.LoadApplied(tx, orderID) + 1
+		key := inbox.ParkedKey(orderID, next)
+		v, ok := tx.Get(inbox.TableParked, key)
+		if !ok {
+			return nil
+		}
+		p := v.(inbox.Parked)
+		tx.Delete(inbox.TableParked, key)
+		event, err := domain.Decode(p.Envelope.Event)
+		if err == nil {
+			err = c.apply(tx, p.Envelope.ID, event, now)
+		}
+		if err != nil {
+			tx.Put(inbox.TableDead, p.Envelope.ID, inbox.Parked{Envelope: p.Envelope, Reason: err.Error(), At: now})
+			return nil
+		}
+		// MISTAKE: done after one: the events parked behind the next one
+		// stay parked, and nothing wakes them.
 		return nil
 	}
-	p := v.(inbox.Parked)
-	tx.Delete(inbox.TableParked, key)
-	event, err := domain.Decode(p.Envelope.Event)
-	if err == nil {
-		err = c.apply(tx, p.Envelope.ID, event, now)
-	}
-	if err != nil {
-		tx.Put(inbox.TableDead, p.Envelope.ID, inbox.Parked{Envelope: p.Envelope, Reason: err.Error(), At: now})
-	}
-	return nil
 }
 
 // cleanupByCreationRelay is the reference relay with one change in its
@@ -130,7 +133,7 @@ func (r *cleanupByCreationRelay) Cleanup() (int, error) {
 	defer tx.Rollback()
 	n := 0
 	tx.Scan(outbox.Table, func(key string, v any) bool {
-		// SLIP: CreatedAt for SentAt: a message sent long after it was
+		// MISTAKE: CreatedAt for SentAt: a message sent long after it was
 		// written (a replayed dead letter, a backlog) goes at once.
 		if m := v.(outbox.Message); m.Status == outbox.Sent && m.CreatedAt.Before(cutoff) {
 			tx.Delete(outbox.Table, key)
