@@ -662,21 +662,24 @@ func (w *world) replayEachCause(horizon time.Duration) error {
 	if !w.orderDB.HasTable(outbox.Table) {
 		return nil
 	}
-	var relay variant.Relay
+	var proc *proc
 	var selective variant.SelectiveReplayer
 	for _, p := range w.procs {
 		if r, ok := p.relay.(variant.SelectiveReplayer); ok && p.alive {
-			w.settle(p)
-			relay, selective = p.relay, r
+			proc, selective = p, r
 			break
 		}
 	}
-	if relay == nil {
+	if proc == nil {
 		return nil
 	}
+	relay := proc.relay
 	rejections := w.broker.Rejections()
 	for i, t := range rejections {
 		w.broker.FixRejection(t)
+		// The relay may be in the middle of a step (a run that ended
+		// busy): the operator's command waits for it.
+		w.settle(proc)
 		var err error
 		if i == len(rejections)-1 {
 			_, err = relay.ReplayDeadLetters() // no cause is left
