@@ -662,24 +662,24 @@ func (w *world) replayEachCause(horizon time.Duration) error {
 	if !w.orderDB.HasTable(outbox.Table) {
 		return nil
 	}
-	var proc *proc
+	var relayProc *proc
 	var selective variant.SelectiveReplayer
 	for _, p := range w.procs {
 		if r, ok := p.relay.(variant.SelectiveReplayer); ok && p.alive {
-			proc, selective = p, r
+			relayProc, selective = p, r
 			break
 		}
 	}
-	if proc == nil {
+	if relayProc == nil {
 		return nil
 	}
-	relay := proc.relay
+	relay := relayProc.relay
 	rejections := w.broker.Rejections()
 	for i, t := range rejections {
 		w.broker.FixRejection(t)
 		// The relay may be in the middle of a step (a run that ended
 		// busy): the operator's command waits for it.
-		w.settle(proc)
+		w.settle(relayProc)
 		var err error
 		if i == len(rejections)-1 {
 			_, err = relay.ReplayDeadLetters() // no cause is left
