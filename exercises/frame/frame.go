@@ -7,10 +7,10 @@
 //
 //	type consumer struct{ *frame.Consumer }
 //
-//	func newConsumer(env variant.Env) *consumer {
+//	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
 //		c := &consumer{}
 //		c.Consumer = frame.New(env, c.handle)
-//		return c
+//		return c, nil
 //	}
 //
 //	func (c *consumer) handle(id string, rec domain.Record) error { ... }
