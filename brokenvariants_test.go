@@ -10,17 +10,17 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/store"
-	"outboxlab/variant"
 )
 
 // A check is trusted once it has failed. Each case below is the reference

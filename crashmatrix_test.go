@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"outboxlab/broker"
+	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // TestCrashMatrix runs every variant at every point of the default matrix,

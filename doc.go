@@ -1,7 +1,9 @@
 // Package outboxlab is a deterministic crash-simulation and teaching lab for
 // the transactional outbox pattern.
 //
-// The packages, from the bottom up:
+// The top level reads in three parts.
+//
+// The system under test, its alternatives and its mistakes:
 //
 //	domain      orders, money, versioned events (the business)
 //	store       transactional in-memory database with a commit log
@@ -12,27 +14,36 @@
 //	orders      the order service: order + outbox row in one transaction
 //	inbox       the idempotent, per-aggregate ordered consumer
 //	billing     billing's ledger and accounts: the consumer's effect
-//	listen      the listen-to-yourself alternative (publish, then consume)
-//	cdc         the change-data-capture alternative (tail the commit log)
 //	insurance   chapter 004's story: claim 4711, message e-5531, one payout
-//	check       the invariant checker (LOST, PHANTOM, DUPLICATE, ...)
-//	variant     what a variant provides; the reference and the alternatives
+//	alternatives  the correct alternatives of the chapters
+//	  listen      listen to yourself (publish, then consume)
+//	  cdc         change data capture (tail the commit log)
 //	mistakes    the deliberate mistakes, kept apart; do not copy
+//
+// The lab that judges them:
+//
 //	sim         the simulator: virtual time, seeded choices, crashes, faults
 //	scenarios   the standard workload, matrix rows, named stories
-//	explore     random schedules, shrunk counterexamples, the fuzz target
-//	grade       one call that grades a learner's variant in a Go test
+//	lab         the judge and its doors
+//	  check       the invariant checker (LOST, PHANTOM, DUPLICATE, ...)
+//	  variant     what a variant provides; the reference and the alternatives
+//	  explore     random schedules, shrunk counterexamples, the fuzz target
+//	  grade       one call that grades a learner's variant in a Go test
+//	  cli         labrun, the command line, as a library a course's own labrun uses
+//	cmd/labrun  the lab's labrun: one line
+//	cmd/labwhy  the mutation analysis and the annotated reference
+//	internal    what nobody outside the module imports
+//	  backlog     chapter 001's backlog arithmetic and its simulation
+//	  report      HTML pages of a run and of the matrix, drawn in SVG
+//	  mutation    the lab judged by the mutants of the reference it catches
+//	    on          the switch the mutated copies ask (never in the reference)
+//	  golden      the tests' golden files (-update rewrites them)
+//
+// The course around them:
+//
 //	exercises   the course's exercises: starters, hints, solutions
 //	  dedup, ordering, recovery, sendfirst
 //	  frame       the consumer around the learner's handle (dedup, ordering)
-//	backlog     chapter 001's backlog arithmetic and its simulation
-//	report      HTML pages of a run and of the matrix, drawn in SVG
-//	mutation    the lab judged by the mutants of the reference it catches
-//	  on          the switch the mutated copies ask (never in the reference)
-//	cli         labrun, the command line, as a library a course's own labrun uses
-//	cmd/labrun  the lab's labrun: one line
-//	cmd/labwhy  the mutation analysis and the annotated reference
-//	internal/golden  the tests' golden files (-update rewrites them)
 //	examples/courselab  a course's own labrun with a learner's variant
 //	  course      the course's variant, as a learner hands it in
 //

@@ -4,10 +4,10 @@ import (
 	"fmt"
 
 	"outboxlab/broker"
-	"outboxlab/check"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
-	"outboxlab/variant"
 )
 
 // myRelay is a learner's own relay: claim a batch with the reference

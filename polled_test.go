@@ -3,9 +3,9 @@ package outboxlab_test
 import (
 	"testing"
 
+	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // polled is the lab's matrix with every relay driven as its production

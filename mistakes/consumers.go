@@ -7,12 +7,12 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/store"
-	"outboxlab/variant"
 )
 
 // NonIdempotentConsumer applies every delivery it receives: no inbox, no

@@ -4,11 +4,11 @@ import (
 	"fmt"
 
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/domain"
 	"outboxlab/effect"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/orders"
-	"outboxlab/variant"
 )
 
 // BoundaryServicePublish is the dual-writing service's publish to the broker

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/effect"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
-	"outboxlab/variant"
 )
 
 // relay is the reference relay with the reference's own field names, so

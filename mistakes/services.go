@@ -3,11 +3,11 @@ package mistakes
 import (
 	"fmt"
 
-	"outboxlab/check"
 	"outboxlab/effect"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/outbox"
-	"outboxlab/variant"
 )
 
 // PublishFirst publishes the event to the broker, then commits the order.

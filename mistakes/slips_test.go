@@ -8,9 +8,9 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
+	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
-	"outboxlab/variant"
 )
 
 // Slips are mistakes the lab does not ship, each the reference with one

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/effect"
+	"outboxlab/lab/check"
 	"outboxlab/outbox"
 	"outboxlab/store"
 )

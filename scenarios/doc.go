@@ -49,7 +49,7 @@
 // Only one of each word per line; the annotations above are not part of the
 // format. Times are Go durations with an optional number of days in front
 // ("8d1m"). Everything below the separator is the expected output: `go
-// test ./cli` compares it, and `go test ./cli -update`
+// test ./lab/cli` compares it, and `go test ./lab/cli -update`
 // rewrites it. A line that does not parse is an error naming the file, the
 // line and what is valid there.
 package scenarios

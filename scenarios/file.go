@@ -10,14 +10,14 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // Separator starts a scenario file's expected output: everything below it
 // is what `labrun scenario` prints for the file's variant and seed (go test
-// ./cli -update rewrites it).
+// ./lab/cli -update rewrites it).
 const Separator = "--- expected"
 
 // File is a scenario file parsed: the story and the expected output.

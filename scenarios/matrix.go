@@ -9,10 +9,10 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/lab/variant"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // MatrixSeed is the seed of every run of the default matrix.

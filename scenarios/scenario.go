@@ -10,11 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"outboxlab/check"
 	"outboxlab/domain"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // Scenario is one named story: a run and a narrative that says what

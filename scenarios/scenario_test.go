@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/check"
+	"outboxlab/lab/check"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/check"
 	"outboxlab/domain"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // orderWorkload places n orders, 100 ms apart.

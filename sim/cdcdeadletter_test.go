@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/cdc"
-	"outboxlab/check"
+	"outboxlab/alternatives/cdc"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // TestACDCRelayThatGivesUpTooSoonIsCaught: the cdc relay keeps its dead

@@ -9,15 +9,15 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/effect"
 	"outboxlab/effect/effecttest"
 	"outboxlab/inbox"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // commitFailures runs v's failure sweep and returns what was not OK, and

@@ -10,9 +10,9 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // blindPoll is a learner's billing consumer that takes whatever Receive

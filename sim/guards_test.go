@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"outboxlab/broker"
-	"outboxlab/check"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/sim"
 	"outboxlab/store"
-	"outboxlab/variant"
 )
 
 // spinning is a relay a learner might write by mistake: it publishes every

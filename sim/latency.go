@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"outboxlab/check"
+	"outboxlab/lab/check"
 	"outboxlab/outbox"
 )
 

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"outboxlab/check"
-	"outboxlab/variant"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 )
 
 // PointKind says whether a matrix row is a crash point or a broker fault.

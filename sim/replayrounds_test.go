@@ -5,11 +5,11 @@ import (
 	"time"
 
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/domain"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // TestAReplayThatMakesADeadLetterIsReplayedToo is the schedule exploration

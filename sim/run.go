@@ -7,16 +7,16 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/alternatives/cdc"
 	"outboxlab/billing"
 	"outboxlab/broker"
-	"outboxlab/cdc"
-	"outboxlab/check"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/store"
-	"outboxlab/variant"
 )
 
 // RetentionAge is how far the retention phase moves the clock: past the

@@ -5,11 +5,11 @@ import (
 	"time"
 
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/effect"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // TestTheOperatorWaitsForARecoveryToEnd: the broker refuses o-1#1 until

@@ -9,12 +9,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/domain"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 func place(at time.Duration, id, amount string) sim.Command {

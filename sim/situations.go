@@ -2,9 +2,9 @@ package sim
 
 import (
 	"outboxlab/inbox"
+	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
-	"outboxlab/variant"
 )
 
 // Situation is something a run went through that a test wants to see

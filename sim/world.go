@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/effect"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/store"
-	"outboxlab/variant"
 )
 
 // Process roles; they are also the first part of crash point ids.

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/mutation"
+	"outboxlab/internal/mutation"
 )
 
 func main() {

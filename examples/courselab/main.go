@@ -6,9 +6,9 @@
 package main
 
 import (
-	"outboxlab/cli"
 	"outboxlab/examples/courselab/course"
-	"outboxlab/variant"
+	"outboxlab/lab/cli"
+	"outboxlab/lab/variant"
 )
 
 func main() {

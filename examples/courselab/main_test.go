@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/cli"
 	"outboxlab/examples/courselab/course"
-	"outboxlab/variant"
+	"outboxlab/lab/cli"
+	"outboxlab/lab/variant"
 )
 
 var lab = cli.Lab{Command: "go run ./examples/courselab", Variants: []variant.Variant{course.EagerRelay()}}

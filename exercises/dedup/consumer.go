@@ -19,9 +19,9 @@
 package dedup
 
 import (
-	"outboxlab/check"
 	"outboxlab/exercises/frame"
-	"outboxlab/variant"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 )
 
 // Variant is the exercise's variant: the reference service and relay with

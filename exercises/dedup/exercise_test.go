@@ -3,7 +3,7 @@ package dedup
 import (
 	"testing"
 
-	"outboxlab/grade"
+	"outboxlab/lab/grade"
 )
 
 func TestExercise(t *testing.T) { grade.Exercise(t, Variant(), Hints) }

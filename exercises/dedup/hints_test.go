@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/grade"
 	"outboxlab/internal/golden"
+	"outboxlab/lab/grade"
 )
 
 // recorder is a test that keeps what Grade reports instead of failing.

@@ -23,7 +23,7 @@ package ordering
 
 import (
 	"outboxlab/exercises/frame"
-	"outboxlab/variant"
+	"outboxlab/lab/variant"
 )
 
 // Variant is the exercise's variant: the reference service and relay with

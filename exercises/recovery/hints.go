@@ -1,8 +1,8 @@
 package recovery
 
 import (
-	"outboxlab/check"
-	"outboxlab/grade"
+	"outboxlab/lab/check"
+	"outboxlab/lab/grade"
 )
 
 // Hints say, per outcome, what to look at when the exercise fails; its

@@ -10,7 +10,7 @@
 package recovery
 
 import (
-	"outboxlab/variant"
+	"outboxlab/lab/variant"
 )
 
 // Variant is the exercise's variant: the reference relay with the

@@ -17,8 +17,8 @@ package sendfirst
 import (
 	"time"
 
+	"outboxlab/lab/variant"
 	"outboxlab/outbox"
-	"outboxlab/variant"
 )
 
 // Variant is the exercise's variant: the reference service and consumer

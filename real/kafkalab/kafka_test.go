@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/domain"
+	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/real/pglab"
 )

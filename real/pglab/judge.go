@@ -11,13 +11,13 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
-	"outboxlab/variant"
 )
 
 // Judge reads what PostgreSQL holds (the committed orders, the outbox

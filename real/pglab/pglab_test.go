@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"outboxlab/check"
 	"outboxlab/domain"
+	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/real/sqlitelab"
 	"outboxlab/scenarios"

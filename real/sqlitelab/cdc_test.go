@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pglogrepl"
 
-	"outboxlab/cdc"
-	"outboxlab/check"
+	"outboxlab/alternatives/cdc"
+	"outboxlab/lab/check"
 	"outboxlab/real/pglab"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"outboxlab/alternatives/cdc"
 	"outboxlab/broker"
-	"outboxlab/cdc"
 	"outboxlab/effect"
 	"outboxlab/outbox"
 )

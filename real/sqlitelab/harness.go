@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"outboxlab/check"
+	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"outboxlab/check"
+	"outboxlab/lab/check"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/check"
+	"outboxlab/lab/check"
 )
 
 func TestMain(m *testing.M) {

@@ -8,9 +8,9 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/broker"
-	"outboxlab/check"
 	"outboxlab/domain"
 	"outboxlab/inbox"
+	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/store"

@@ -5,9 +5,9 @@ package course
 
 import (
 	"outboxlab/broker"
-	"outboxlab/check"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/outbox"
-	"outboxlab/variant"
 )
 
 // EagerRelay is the learner's variant. It declares what the learner

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/check"
+	"outboxlab/lab/check"
 	"outboxlab/real/pglab"
 	"outboxlab/real/sqlitelab"
 	"outboxlab/scenarios"

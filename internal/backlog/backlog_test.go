@@ -1,0 +1,103 @@
+package backlog_test
+
+import (
+	"testing"
+	"time"
+
+	"outboxlab/internal/backlog"
+)
+
+func TestSeed001Arithmetic(t *testing.T) {
+	e, err := backlog.Compute(backlog.Params{Rate: 500, Outage: 20 * time.Minute, Relay: 800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Backlog != 600000 || !e.Drains || e.Drain != 33*time.Minute+20*time.Second {
+		t.Fatalf("estimate = %+v, want 600000 messages draining in 33m20s", e)
+	}
+	e, _ = backlog.Compute(backlog.Params{Rate: 500, Outage: time.Minute, Relay: 500})
+	if e.Drains || e.Backlog != 30000 {
+		t.Fatalf("P = R: %+v, want a backlog that never drains", e)
+	}
+}
+
+func TestGrowthOfAnOutboxWithoutCleanup(t *testing.T) {
+	if got := backlog.Growth(2000, 365*24*time.Hour); got != 730000 {
+		t.Fatalf("2,000 a day for a year = %v, want 730,000", got)
+	}
+}
+
+func TestParamsValidate(t *testing.T) {
+	for _, p := range []backlog.Params{{Rate: 0, Relay: 1}, {Rate: 1, Relay: -1}, {Rate: 1, Relay: 1, Outage: -time.Second}} {
+		if _, err := backlog.Compute(p); err == nil {
+			t.Errorf("Compute(%+v) accepted", p)
+		}
+	}
+}
+
+// TestSimulationAgreesWithTheArithmetic runs chapter 001's backlog at one
+// hundredth of its rates: 5/s, a 20-minute outage, a relay of 8/s. The drain
+// time R·D/(P−R) does not change with the scale (33m20s either way), so the
+// message-level simulation checks the same arithmetic with 16,000 messages
+// instead of 1.6 million; BenchmarkBacklog and `labrun backlog --simulate`
+// run the chapter's own figures.
+func TestSimulationAgreesWithTheArithmetic(t *testing.T) {
+	p := backlog.Params{Rate: 5, Outage: 20 * time.Minute, Relay: 8}
+	est, _ := backlog.Compute(p)
+	sim, err := backlog.Simulate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sim.Drained {
+		t.Fatalf("the simulated backlog did not drain: %+v", sim)
+	}
+	ratio := sim.Drain.Seconds() / est.Drain.Seconds()
+	if ratio < 0.99 || ratio > 1.01 {
+		t.Fatalf("simulated drain %s vs arithmetic %s (%.4f), want within 1%%", sim.Drain, est.Drain, ratio)
+	}
+	if sim.PeakOldestAge < 20*time.Minute {
+		t.Fatalf("peak oldest age %s, want at least the outage", sim.PeakOldestAge)
+	}
+	t.Logf("simulated: %+v", sim)
+}
+
+// BenchmarkBacklog is chapter 001's message-level backlog: 500/s, a 20-minute
+// outage, a relay of 800/s, run until drained.
+func BenchmarkBacklog(b *testing.B) {
+	p := backlog.Params{Rate: 500, Outage: 20 * time.Minute, Relay: 800}
+	for b.Loop() {
+		sim, err := backlog.Simulate(p)
+		if err != nil || !sim.Drained {
+			b.Fatalf("%+v, %v", sim, err)
+		}
+	}
+}
+
+// TestSimulationReportsItsProgress: the simulated time grows step by step
+// up to the drain, and the last report, only the last, is finished.
+func TestSimulationReportsItsProgress(t *testing.T) {
+	p := backlog.Params{Rate: 5, Outage: 2 * time.Minute, Relay: 8}
+	var reports []time.Duration
+	finished := 0
+	sim, err := backlog.SimulateWith(p, func(simulated, horizon time.Duration, done bool) {
+		if simulated > horizon {
+			t.Fatalf("simulated %v beyond the horizon %v", simulated, horizon)
+		}
+		if len(reports) > 0 && simulated < reports[len(reports)-1] {
+			t.Fatalf("simulated time went back from %v to %v", reports[len(reports)-1], simulated)
+		}
+		if finished > 0 {
+			t.Fatal("a report after the finished one")
+		}
+		if done {
+			finished++
+		}
+		reports = append(reports, simulated)
+	})
+	if err != nil || !sim.Drained {
+		t.Fatalf("%+v, %v", sim, err)
+	}
+	if finished != 1 || len(reports) < 100 || reports[len(reports)-1] < p.Outage+sim.Drain-time.Second {
+		t.Errorf("%d reports, %d finished, last %v; drained after %v", len(reports), finished, reports[len(reports)-1], p.Outage+sim.Drain)
+	}
+}

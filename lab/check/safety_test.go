@@ -1,0 +1,87 @@
+package check_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"outboxlab/billing"
+	"outboxlab/domain"
+	"outboxlab/lab/check"
+	"outboxlab/outbox"
+	"outboxlab/store"
+)
+
+var at0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func commit(seq uint64, owner string, m outbox.Message) store.Commit {
+	return store.Commit{Seq: seq, Owner: owner, Changes: []store.Change{{Table: outbox.Table, Key: "1", Value: m}}}
+}
+
+// at sets the commit's time by the database's clock.
+func at(d time.Duration, c store.Commit) store.Commit {
+	c.At = at0.Add(d)
+	return c
+}
+
+func deletion(seq uint64, owner string) store.Commit {
+	return store.Commit{Seq: seq, Owner: owner, Changes: []store.Change{{Table: outbox.Table, Key: "1", Deleted: true}}}
+}
+
+func inFlight(owner string, claimed, until time.Duration) outbox.Message {
+	return outbox.Message{ID: "e-1", Status: outbox.InFlight, LeaseOwner: owner, ClaimedAt: at0.Add(claimed), LeaseUntil: at0.Add(until)}
+}
+
+func TestSafety(t *testing.T) {
+	pending := outbox.Message{ID: "e-1", Status: outbox.Pending}
+	sentAt := func(d time.Duration) outbox.Message {
+		return outbox.Message{ID: "e-1", Status: outbox.Sent, SentAt: at0.Add(d)}
+	}
+	cases := []struct {
+		name string
+		log  []store.Commit
+		want string // "" for no breach
+	}{
+		{"claim, send, mark", []store.Commit{commit(1, "service", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), commit(3, "relay-1", sentAt(time.Second))}, ""},
+		{"takeover after the lease", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), commit(3, "relay-2", inFlight("relay-2", 30*time.Second, time.Minute))}, ""},
+		{"two live leases", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), commit(3, "relay-2", inFlight("relay-2", 29*time.Second, time.Minute))}, "while relay-1's lease ran until"},
+		{"marked after the lease", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), commit(3, "relay-1", sentAt(31*time.Second))}, "marked SENT at"},
+		{"marked by another relay", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), commit(3, "relay-2", sentAt(time.Second))}, "marked SENT at"},
+		{"marked without a claim", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", sentAt(time.Second))}, "without a claim"},
+		{"SENT left", []store.Commit{commit(1, "s", sentAt(0)), commit(2, "relay-1", pending)}, "left the terminal state SENT"},
+		{"dead letter left without replay", []store.Commit{commit(1, "s", outbox.Message{ID: "e-1", Status: outbox.DeadLetter}), commit(2, "relay-1", pending)}, "without a replay"},
+		{"a live claim released by another relay", []store.Commit{commit(1, "s", pending), commit(2, "relay-2", inFlight("relay-2", 0, 30*time.Second)), at(10*time.Second, commit(3, "relay-1", pending))}, "set PENDING by relay-1 at 00:00:10.000, while relay-2's lease ran until 00:00:30.000"},
+		{"an expired claim released by another relay", []store.Commit{commit(1, "s", pending), commit(2, "relay-2", inFlight("relay-2", 0, 30*time.Second)), at(31*time.Second, commit(3, "relay-1", pending))}, ""},
+		{"a claim judged by the database's clock", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), at(20*time.Second, commit(3, "relay-2", inFlight("relay-2", 40*time.Second, time.Minute)))}, "claimed by relay-2 while relay-1's lease ran until"},
+		{"SENT deleted", []store.Commit{commit(1, "s", sentAt(0)), deletion(2, "relay-1")}, ""},
+		{"dead letter deleted", []store.Commit{commit(1, "s", outbox.Message{ID: "e-1", Status: outbox.DeadLetter}), deletion(2, "relay-1")}, "e-1 deleted while DEAD_LETTER"},
+		{"deleted on send by the lease's owner (DeleteOnSend)", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), at(time.Second, deletion(3, "relay-1"))}, ""},
+		{"deleted on send after the lease ran out", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), at(31*time.Second, deletion(3, "relay-1"))}, "e-1 deleted while IN_FLIGHT"},
+		{"deleted while another relay's claim ran", []store.Commit{commit(1, "s", pending), commit(2, "relay-2", inFlight("relay-2", 0, 30*time.Second)), at(time.Second, deletion(3, "relay-1"))}, "e-1 deleted while IN_FLIGHT"},
+		{"pending deleted", []store.Commit{commit(1, "s", pending), at(time.Second, deletion(2, "relay-1"))}, "e-1 deleted while PENDING"},
+		{"inserted and deleted by one commit (CDC)", []store.Commit{{Seq: 1, Owner: "service", Changes: []store.Change{{Table: outbox.Table, Key: "1", Value: pending}, {Table: outbox.Table, Key: "1", Deleted: true}}}}, ""},
+		{"dead letter replayed", []store.Commit{commit(1, "s", outbox.Message{ID: "e-1", Status: outbox.DeadLetter}), commit(2, "relay-1", outbox.Message{ID: "e-1", Status: outbox.Pending, Replays: 1})}, ""},
+	}
+	for _, c := range cases {
+		got := check.Safety(c.log, nil, nil)
+		switch {
+		case c.want == "" && len(got) > 0:
+			t.Errorf("%s: breaches %v, want none", c.name, got)
+		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+			t.Errorf("%s: breaches %v, want one containing %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestSafetyChargesNeverExceedTheOrder(t *testing.T) {
+	eur := func(s string) domain.Money { return domain.MustMoney(s, "EUR") }
+	orders := []domain.Order{{ID: "o-1", Total: eur("12.00"), Version: 2}}
+	ok := []billing.Entry{{Key: "1", OrderID: "o-1", Sequence: 1, Amount: eur("10.00")}, {Key: "2", OrderID: "o-1", Sequence: 2, Amount: eur("2.00")}}
+	if got := check.Safety(nil, ok, orders); len(got) != 0 {
+		t.Fatalf("breaches %v, want none", got)
+	}
+	twice := append(ok, billing.Entry{Key: "3", OrderID: "o-1", Sequence: 2, Amount: eur("2.00")})
+	if got := check.Safety(nil, twice, orders); len(got) != 1 || !strings.Contains(got[0], "charged 14.00 EUR after #2, more than its total 12.00 EUR") {
+		t.Fatalf("breaches %v", got)
+	}
+}

@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"outboxlab/internal/report"
+	"outboxlab/lab/check"
+	"outboxlab/lab/explore"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+)
+
+// maxRuns bounds --runs: a billion schedules take days.
+const maxRuns = 1_000_000_000
+
+func runExplore(args []string, stdout io.Writer) error {
+	const synopsis = "explore --variant V [--runs N] [--seed N] [--format text|json|html]"
+	fs := newFlags("explore", synopsis, stdout)
+	variantName := fs.String("variant", "", "the variant to explore (required): "+strings.Join(scenarios.VariantNames(), ", "))
+	runsText := fs.String("runs", "1000", "how many random schedules to try, a whole number >= 1")
+	seedText := fs.String("seed", "1", "the exploration seed, a whole number >= 0")
+	format := fs.formatFlag("text", "json", "html")
+	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
+	}
+	if *variantName == "" {
+		return usagef("missing --variant (valid: %s)", strings.Join(scenarios.VariantNames(), ", "))
+	}
+	v, err := scenarios.FindVariant(*variantName)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	runs64, err := wholeNumber("--runs", *runsText, 1)
+	if err != nil {
+		return err
+	}
+	if runs64 > maxRuns {
+		return usagef("--runs %d is too large (at most %d)", runs64, maxRuns)
+	}
+	runs := int(runs64)
+	seed, err := wholeNumber("--seed", *seedText, 0)
+	if err != nil {
+		return err
+	}
+	reached := map[sim.Situation]int{}
+	observe := func(res sim.Result) {
+		for s, n := range res.Situations {
+			if n > 0 {
+				reached[s]++ // schedules that reached it
+			}
+		}
+	}
+	f, err := explore.Explore(v, runs, seed, explore.Options{Progress: progressLine(runs), Observe: observe})
+	if err != nil {
+		return err
+	}
+	var trace sim.Result
+	if f != nil {
+		cfg := f.Schedule.Config(v)
+		cfg.Trace = true
+		if trace, err = sim.Run(cfg); err != nil {
+			return err
+		}
+	}
+	switch format.value {
+	case "json":
+		err = writeExploreJSON(stdout, v.Name, runs, f, trace, reached)
+	case "html":
+		err = writeExploreHTML(stdout, v.Name, runs, seed, f, trace)
+	default:
+		writeExploreText(stdout, v.Name, runs, seed, f, trace, reached)
+	}
+	if err != nil {
+		return err
+	}
+	if f != nil && v.Correct() {
+		return errMismatch
+	}
+	return nil
+}
+
+// writeExploreHTML writes the shrunk counterexample as a page, or a page
+// that says there was none.
+func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result) error {
+	if f == nil {
+		return report.WriteText(w, strings.TrimSpace(trf(w, "No counterexample for %s in %d random schedules (seed %d).\n", variantName, runs, seed)), reportOptions(w))
+	}
+	return report.WriteRun(w, report.Run{
+		ID:         "run",
+		Title:      strings.TrimSpace(trf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, f.Result.Outcome)),
+		Summary:    strings.TrimSpace(trf(w, "Shrunk from %d to %d items:\n", f.Original.Size(), f.Schedule.Size())) + " " + strings.Join(f.Schedule.Lines(), "; "),
+		Outcome:    trace.Outcome,
+		Expected:   check.OK,
+		Violations: trace.Violations,
+		Replay:     f.Replay(programName()) + " --format html",
+		Trace:      trace.Trace,
+	}, reportOptions(w))
+}
+
+// progressLine returns explore's progress callback: a line on stderr when
+// it is a terminal (see newProgress), nil otherwise.
+func progressLine(total int) func(int) {
+	p := newProgress()
+	if p == nil {
+		return nil
+	}
+	return func(done int) {
+		p.update(done == total, func() string { return fmt.Sprintf("explored %d/%d schedules", done, total) })
+	}
+}
+
+func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) {
+	if f == nil {
+		fmt.Fprint(w, trf(w, "No counterexample for %s in %d random schedules (seed %d).\n", variantName, runs, seed))
+		writeSituations(w, runs, reached)
+		return
+	}
+	fmt.Fprint(w, trf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, f.Result.Outcome))
+	fmt.Fprint(w, trf(w, "Shrunk from %d to %d items:\n", f.Original.Size(), f.Schedule.Size()))
+	for _, l := range f.Schedule.Lines() {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	fmt.Fprintln(w, tr(w, "\nTimeline of the shrunk schedule:"))
+	for _, s := range trace.Trace {
+		fmt.Fprintln(w, s)
+	}
+	fmt.Fprintln(w, tr(w, "\nViolations:"))
+	for _, v := range f.Result.Violations {
+		fmt.Fprintf(w, "  %s\n", v)
+	}
+	for _, u := range f.Result.Unhandled {
+		fmt.Fprint(w, trf(w, "  %s: an error the process should have handled itself\n", u))
+	}
+	fmt.Fprint(w, trf(w, "Replay: %s\n", f.Replay(programName())))
+	writeSituations(w, f.Runs, reached)
+}
+
+// writeSituations says how many of the schedules tried reached each
+// situation: what the exploration actually exercised.
+func writeSituations(w io.Writer, tried int, reached map[sim.Situation]int) {
+	var parts []string
+	for _, s := range sim.SortedSituations(reached) {
+		parts = append(parts, fmt.Sprintf("%s %d", s.Situation, s.N))
+	}
+	if len(parts) == 0 {
+		parts = []string{tr(w, "none")}
+	}
+	fmt.Fprint(w, trf(w, "Situations reached, in how many of the %d schedules: %s\n", tried, strings.Join(parts, ", ")))
+}
+
+func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) error {
+	type counterexample struct {
+		Outcome    string     `json:"outcome"`
+		Violations []string   `json:"violations"`
+		Unsafe     []string   `json:"unsafe"`
+		Unhandled  []string   `json:"unhandled,omitempty"`
+		Schedule   []string   `json:"schedule"`
+		Steps      []jsonStep `json:"steps"`
+		Seed       uint64     `json:"seed"`
+		Runs       int        `json:"runs"`
+		Replay     string     `json:"replay"`
+	}
+	out := struct {
+		Variant        string          `json:"variant"`
+		Runs           int             `json:"runs"`
+		Situations     map[string]int  `json:"situations"`
+		Counterexample *counterexample `json:"counterexample"`
+	}{Variant: variantName, Runs: runs, Situations: map[string]int{}}
+	for _, s := range sim.SortedSituations(reached) {
+		out.Situations[string(s.Situation)] = s.N
+	}
+	if f != nil {
+		ce := &counterexample{Outcome: f.Result.Outcome.String(), Violations: []string{}, Unsafe: []string{},
+			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Replay(programName())}
+		for _, v := range f.Result.Violations {
+			ce.Violations = append(ce.Violations, v.String())
+		}
+		ce.Unsafe = append(ce.Unsafe, f.Result.Unsafe...)
+		ce.Unhandled = f.Result.Unhandled
+		out.Counterexample = ce
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}

@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"outboxlab/internal/report"
+	"outboxlab/lab/check"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+)
+
+func runScenario(args []string, stdout io.Writer) error {
+	const synopsis = "scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html]"
+	fs := newFlags("scenario", synopsis, stdout)
+	variantName := fs.String("variant", "", "the variant to run (default: the scenario's own, else outbox): "+strings.Join(scenarios.VariantNames(), ", "))
+	seedText := fs.String("seed", "", "the seed of the run, a whole number >= 0 (default: the scenario's own, else "+strconv.Itoa(scenarios.MatrixSeed)+")")
+	file := fs.String("file", "", "a scenario file to play instead of a named scenario (the format: go doc outboxlab/scenarios)")
+	relaysText := fs.String("relays", "", "how many relays run side by side, a whole number >= 1 (default: the scenario's own)")
+	poll := fs.Bool("poll", false, "poll every relay as its production loop does (every IdlePoll, BusyPoll after a step that did something) instead of waking it when its NextWake says")
+	format := fs.formatFlag("text", "json", "mermaid", "html")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	var sc scenarios.Scenario
+	switch {
+	case *file != "" && len(rest) > 0:
+		return usagef("unexpected argument %q (scenario takes a NAME or --file, not both)", rest[0])
+	case *file != "":
+		text, err := os.ReadFile(*file)
+		if err != nil {
+			return usagef("--file: %v", err)
+		}
+		f, err := scenarios.ParseFile(*file, string(text))
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		sc = f.Scenario
+	case len(rest) == 0:
+		return usagef("missing scenario NAME or --file F (see `labrun list`)")
+	case len(rest) > 1:
+		return usagef("unexpected argument %q (scenario takes one NAME)", rest[1])
+	default:
+		if sc, err = scenarios.FindScenario(rest[0]); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	seed := sc.Seed
+	if *seedText != "" {
+		if seed, err = wholeNumber("--seed", *seedText, 0); err != nil {
+			return err
+		}
+	}
+	name := *variantName
+	switch {
+	case name == "" && sc.Variant != "":
+		name = sc.Variant
+	case name == "":
+		name = "outbox"
+	}
+	v, err := scenarios.FindVariant(name)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	cfg := sc.Configure(v, seed)
+	replay := fmt.Sprintf("%s scenario %s --variant %s --seed %d", programName(), sc.Name, v.Name, seed)
+	if *file != "" {
+		replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d", programName(), *file, v.Name, seed)
+	}
+	if *relaysText != "" {
+		n64, err := wholeNumber("--relays", *relaysText, 1)
+		if err != nil {
+			return err
+		}
+		if n64 > 100 {
+			return usagef("--relays %d is too large (at most 100)", n64)
+		}
+		n := int(n64)
+		if m := v.MaxRelays; m > 0 && n > m {
+			return usagef("--relays %d: variant %s supports at most %d relay(s)", n, v.Name, m)
+		}
+		cfg.Relays = n
+		replay += fmt.Sprintf(" --relays %d", n)
+	}
+	if *poll {
+		cfg.Poll = true
+		replay += " --poll"
+	}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		return err
+	}
+	if len(res.Fired) < len(cfg.Crashes) {
+		// A crash that never happened must not pass for one that was
+		// survived.
+		missed := cfg.Crashes[len(res.Fired)]
+		return usagef("the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)",
+			missed.Point, missed.Occurrence, v.Name, seed, missed.Point, res.Reached[missed.Point])
+	}
+	expected := sc.Expected(v)
+	switch format.value {
+	case "json":
+		err = writeScenarioJSON(stdout, sc, v.Name, seed, expected, res, replay)
+	case "mermaid":
+		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, v.Name, seed, res.Outcome), res)
+	case "html":
+		summary, narrative := scenarioText(stdout, sc)
+		err = report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(trf(stdout, "Scenario %s, variant %s, seed %d\n", sc.Name, v.Name, seed)),
+			Summary: summary, Narrative: narrative, Outcome: res.Outcome, Expected: expected,
+			Violations: res.Violations, Replay: replay + " --format html", Trace: res.Trace}, reportOptions(stdout))
+	default:
+		writeScenarioText(stdout, sc, v.Name, seed, expected, res, replay)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Outcome != expected || len(res.Unhandled) > 0 {
+		return errMismatch
+	}
+	return nil
+}
+
+func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string) {
+	summary, narrative := scenarioText(w, sc)
+	fmt.Fprint(w, trf(w, "Scenario %s, variant %s, seed %d\n", sc.Name, variantName, seed))
+	fmt.Fprintf(w, "%s\n", summary)
+	if narrative != "" {
+		fmt.Fprintf(w, "\n%s\n", wrap(narrative, 78))
+		if sc.Variant == "" && variantName != "outbox" && res.Outcome != check.OK {
+			// The story is told for the reference; this run contradicts it.
+			fmt.Fprintf(w, "\n%s\n", wrap(trf(w, "(The story above is told with the reference, variant outbox. With %s this run ends %s: see below.)",
+				variantName, res.Outcome), 78))
+		}
+	}
+	fmt.Fprintln(w)
+	writeTimeline(w, res.Trace)
+	fmt.Fprint(w, trf(w, "\nOutcome: %s (expected %s)\n", res.Outcome, expected))
+	for _, v := range res.Violations {
+		fmt.Fprintf(w, "  %s\n", v)
+	}
+	if res.CommitFailures > res.Situations[sim.FailureReported] {
+		fmt.Fprint(w, trf(w, "  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n", sim.FailureReported))
+	}
+	for _, u := range res.Unhandled {
+		fmt.Fprint(w, trf(w, "  %s: an error the process should have handled itself\n", u))
+	}
+	fmt.Fprint(w, trf(w, "Replay: %s\n", replay))
+}
+
+// scenarioText returns a scenario's summary and narrative in w's language.
+func scenarioText(w io.Writer, sc scenarios.Scenario) (summary, narrative string) {
+	if german(w) && sc.SummaryDE != "" {
+		return sc.SummaryDE, sc.NarrativeDE
+	}
+	return sc.Summary, sc.Narrative
+}
+
+// writeTimeline prints the trace, one event each, with a run of the same
+// few events repeated over and over (a message retried for hours) shown
+// twice, then counted, then once more: the whole trace is in --format json.
+func writeTimeline(w io.Writer, trace []sim.Event) {
+	shape := func(e sim.Event) string { return e.Process + "|" + string(e.Kind) + "|" + e.Action + "|" + e.Result }
+	for i := 0; i < len(trace); {
+		period, reps := repetition(trace[i:], shape)
+		if reps <= 3 {
+			fmt.Fprintln(w, trace[i])
+			i++
+			continue
+		}
+		for _, e := range trace[i : i+2*period] {
+			fmt.Fprintln(w, e)
+		}
+		last := i + (reps-1)*period
+		fmt.Fprint(w, trf(w, "... the same %d event(s) %d more times, until %s ...\n", period, reps-3, sim.FormatTime(trace[last].At)))
+		for _, e := range trace[last : last+period] {
+			fmt.Fprintln(w, e)
+		}
+		i += reps * period
+	}
+}
+
+// repetition finds the block of one to four events at the start of trace
+// that repeats most often back to back, by shape, and returns its length
+// and how many times it occurs in a row.
+func repetition(trace []sim.Event, shape func(sim.Event) string) (period, reps int) {
+	period, reps = 1, 1
+	for p := 1; p <= 4 && 2*p <= len(trace); p++ {
+		n := 1
+		for (n+1)*p <= len(trace) && sameShape(trace[:p], trace[n*p:(n+1)*p], shape) {
+			n++
+		}
+		if n*p > reps*period && n > 1 {
+			period, reps = p, n
+		}
+	}
+	return period, reps
+}
+
+func sameShape(a, b []sim.Event, shape func(sim.Event) string) bool {
+	for i := range a {
+		if shape(a[i]) != shape(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// wrap breaks text into lines of at most width runes at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(text) {
+		l := len([]rune(word))
+		if i > 0 && n+1+l > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += l
+	}
+	return b.String()
+}
+
+type jsonStep struct {
+	At       string   `json:"at"`
+	Process  string   `json:"process"`
+	Kind     string   `json:"kind"`
+	Action   string   `json:"action"`
+	Result   string   `json:"result,omitempty"`
+	Messages []string `json:"messages,omitempty"`
+	Changes  []string `json:"changes,omitempty"`
+}
+
+func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string) error {
+	out := struct {
+		Scenario   string     `json:"scenario"`
+		Summary    string     `json:"summary"`
+		Narrative  string     `json:"narrative,omitempty"`
+		Variant    string     `json:"variant"`
+		Seed       uint64     `json:"seed"`
+		Outcome    string     `json:"outcome"`
+		Expected   string     `json:"expected"`
+		Violations []string   `json:"violations"`
+		Replay     string     `json:"replay"`
+		Steps      []jsonStep `json:"steps"`
+	}{Scenario: sc.Name, Summary: sc.Summary, Narrative: sc.Narrative, Variant: variantName, Seed: seed,
+		Outcome: res.Outcome.String(), Expected: expected.String(), Violations: []string{}, Steps: []jsonStep{},
+		Replay: replay}
+	for _, v := range res.Violations {
+		out.Violations = append(out.Violations, v.String())
+	}
+	out.Steps = jsonSteps(res)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+// jsonSteps renders a run's trace for JSON.
+func jsonSteps(res sim.Result) []jsonStep {
+	steps := []jsonStep{}
+	for _, s := range res.Trace {
+		steps = append(steps, jsonStep{At: sim.FormatTime(s.At), Process: s.Process, Kind: string(s.Kind),
+			Action: s.Action, Result: s.Result, Messages: s.Messages, Changes: s.Changes})
+	}
+	return steps
+}

@@ -1,0 +1,266 @@
+package explore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
+	"outboxlab/sim"
+)
+
+// randSource draws from a seeded random source.
+type randSource struct{ r *rand.Rand }
+
+func (s randSource) Intn(_ string, n int) int { return s.r.IntN(n) }
+
+// Broken reports whether a run broke something: an invariant at the end, a
+// safety property during the run, or a relay or consumer returned an error
+// it should have handled itself (sim.Result.Unhandled).
+func Broken(res sim.Result) bool {
+	return res.Outcome != check.OK || len(res.Unsafe) > 0 || len(res.Unhandled) > 0
+}
+
+// Finding is a schedule that broke an invariant, shrunk.
+type Finding struct {
+	Variant string
+	// Schedule is the shrunk counterexample; Original the schedule it was
+	// shrunk from.
+	Schedule, Original Schedule
+	Result             sim.Result
+	// Runs is how many schedules were tried; Found how many of them broke
+	// something (up to Shrunk, then the search stops).
+	Runs, Found int
+	// Seed is the exploration seed; with Runs it reproduces the finding.
+	Seed uint64
+}
+
+// Replay returns the labrun command that finds it again; program runs
+// labrun ("go run ./cmd/labrun", or a course's own).
+func (f Finding) Replay(program string) string {
+	return fmt.Sprintf("%s explore --variant %s --runs %d --seed %d", program, f.Variant, f.Runs, f.Seed)
+}
+
+// Options tune an exploration.
+type Options struct {
+	// Keep says which results count as a finding; nil means Broken.
+	Keep func(sim.Result) bool
+	// Progress, if set, is called with the number of schedules tried.
+	Progress func(done int)
+	// Observe, if set, is called with the result of every schedule tried,
+	// in the order drawn (up to and including a finding).
+	Observe func(sim.Result)
+	// Workers is how many schedules run at once: 0 for every core, 1 for
+	// one after the other. The finding is the same either way: the first
+	// failing schedule in the order drawn.
+	Workers int
+}
+
+// batch is how many schedules are drawn and run together.
+const batch = 64
+
+// Shrunk is how many failing schedules an exploration shrinks before it
+// stops: shrinking is greedy and may stop in a corner, and another
+// schedule that broke the same way often shrinks further.
+const Shrunk = 5
+
+// Explore runs up to runs random schedules for v, drawn from seed, until
+// Shrunk of them broke something (see Options.Keep), shrinks each and
+// returns the smallest (the first of equals); nil if none broke.
+func Explore(v variant.Variant, runs int, seed uint64, opts Options) (*Finding, error) {
+	keep := opts.Keep
+	if keep == nil {
+		keep = Broken
+	}
+	src := randSource{rand.New(rand.NewPCG(seed, 0x6578706c6f7265))}
+	var best *Finding
+	for done := 0; done < runs; {
+		// Draw the next batch in order, run it on all cores, and take the
+		// first failure in drawing order: the same as one after the other.
+		schedules := make([]Schedule, min(batch, runs-done))
+		for i := range schedules {
+			schedules[i] = Generate(src)
+		}
+		results := make([]sim.Result, len(schedules))
+		err := sim.Parallel(len(schedules), opts.Workers, func(i int) error {
+			res, err := sim.Run(schedules[i].Config(v))
+			results[i] = res
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("explore %s: %w", v.Name, err)
+		}
+		for i, res := range results {
+			if opts.Observe != nil {
+				opts.Observe(res)
+			}
+			if opts.Progress != nil {
+				opts.Progress(done + i + 1)
+			}
+			if !keep(res) {
+				continue
+			}
+			shrunk, sres, err := Shrink(v, schedules[i], keep)
+			if err != nil {
+				return nil, err
+			}
+			found := 1
+			if best != nil {
+				found = best.Found + 1
+			}
+			if best == nil || shrunk.Size() < best.Schedule.Size() {
+				best = &Finding{Variant: v.Name, Schedule: shrunk, Original: schedules[i], Result: sres, Seed: seed}
+			}
+			best.Found, best.Runs = found, done+i+1
+			if found == Shrunk {
+				return best, nil
+			}
+		}
+		done += len(schedules)
+	}
+	if best != nil {
+		best.Runs = runs
+	}
+	return best, nil
+}
+
+// Shrink makes s as small as it can while keep still accepts its result:
+// it drops crashes, faults and commands one at a time, drops relays, lowers
+// crash occurrences, and moves commands earlier, until nothing more can go.
+func Shrink(v variant.Variant, s Schedule, keep func(sim.Result) bool) (Schedule, sim.Result, error) {
+	best, err := sim.Run(s.Config(v))
+	if err != nil {
+		return s, best, err
+	}
+	try := func(c Schedule) (bool, error) {
+		if c.Config(v).Validate() != nil {
+			return false, nil // not a schedule (a wrong-currency fault left on a place)
+		}
+		res, err := sim.Run(c.Config(v))
+		if err != nil || !keep(res) {
+			return false, err
+		}
+		s, best = c, res
+		return true, nil
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, c := range candidates(s) {
+			ok, err := try(c)
+			if err != nil {
+				return s, best, err
+			}
+			if ok {
+				changed = true
+				break // start over from the smaller schedule
+			}
+		}
+	}
+	return s, best, nil
+}
+
+// candidates returns the schedules one step smaller than s, most
+// promising first.
+func candidates(s Schedule) []Schedule {
+	var out []Schedule
+	with := func(change func(*Schedule)) {
+		c := Schedule{Seed: s.Seed, Relays: s.Relays, Services: s.Services,
+			Workload: slices.Clone(s.Workload), Faults: slices.Clone(s.Faults), Crashes: slices.Clone(s.Crashes)}
+		change(&c)
+		out = append(out, c)
+	}
+	for i := range s.Crashes {
+		with(func(c *Schedule) { c.Crashes = slices.Delete(c.Crashes, i, i+1) })
+	}
+	for i := range s.Faults {
+		with(func(c *Schedule) { c.Faults = slices.Delete(c.Faults, i, i+1) })
+	}
+	for i := len(s.Workload) - 1; i >= 0; i-- {
+		with(func(c *Schedule) { c.Workload = slices.Delete(c.Workload, i, i+1) })
+	}
+	if s.Relays > 1 {
+		with(func(c *Schedule) { c.Relays-- })
+	}
+	if s.Services > 1 {
+		with(func(c *Schedule) { c.Services-- })
+	}
+	for i, cr := range s.Crashes {
+		if cr.Occurrence > 1 {
+			with(func(c *Schedule) { c.Crashes[i].Occurrence-- })
+		}
+	}
+	for i, cr := range s.Crashes {
+		// An earlier point of the same process (CrashPoints is in the
+		// order of a message's life) often needs fewer other items to
+		// fail: a crash after the claim needs no fault to leave a claim
+		// behind. Only earlier points, so that shrinking ends.
+		process, _, _ := strings.Cut(cr.Point, ".")
+		for _, p := range CrashPoints[:slices.Index(CrashPoints, cr.Point)+1] {
+			if p != cr.Point && strings.HasPrefix(p, process+".") {
+				with(func(c *Schedule) { c.Crashes[i] = sim.Crash{Point: p, Occurrence: 1} })
+			}
+		}
+	}
+	for i, f := range s.Faults {
+		if f.Target.Sequence > 1 {
+			with(func(c *Schedule) { c.Faults[i].Target.Sequence-- })
+		}
+		var n int
+		if _, err := fmt.Sscanf(f.Process, "relay-%d", &n); err == nil {
+			// A lower-numbered relay, so that the relays can go next.
+			for lower := 1; lower < n; lower++ {
+				with(func(c *Schedule) { c.Faults[i].Process = fmt.Sprintf("relay-%d", lower) })
+			}
+		}
+		if f.Kind == sim.FaultKill && f.From > 0 {
+			with(func(c *Schedule) { c.Faults[i].From = 0 })
+			with(func(c *Schedule) { c.Faults[i].From = f.From / 2 / time.Second * time.Second })
+		}
+		if f.Kind != sim.FaultOutage {
+			continue
+		}
+		if f.From > 0 {
+			with(func(c *Schedule) { c.Faults[i].From = 0 })
+		}
+		if f.For/2 >= time.Second { // whole-second outages read better in a counterexample
+			with(func(c *Schedule) { c.Faults[i].For = f.For / 2 / time.Second * time.Second })
+		}
+	}
+	for i := range s.Workload {
+		prev := s.Workload[max(i-1, 0)].At
+		if i == 0 {
+			prev = 0
+		}
+		if s.Workload[i].At > prev {
+			with(func(c *Schedule) {
+				d := c.Workload[i].At - prev
+				for j := i; j < len(c.Workload); j++ {
+					c.Workload[j].At -= d
+				}
+			})
+		}
+	}
+	// An interleaving bug may need a step and another interleaving at
+	// once: every step again under a few other seeds. (Every step makes
+	// the schedule smaller by some measure other than the seed, so that
+	// shrinking ends.)
+	steps := len(out)
+	if s.Seed != 0 {
+		with(func(c *Schedule) { c.Seed = 0 })
+	}
+	for seed := range uint64(reseeds) {
+		for _, c := range out[:steps] {
+			if seed != c.Seed {
+				c.Seed = seed
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// reseeds is how many seeds shrinking tries with each step.
+const reseeds = 8

@@ -1,0 +1,249 @@
+package explore
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/domain"
+	"outboxlab/lab/variant"
+	"outboxlab/orders"
+	"outboxlab/sim"
+)
+
+// Source draws one choice: a whole number in [0, n). name says what is
+// being drawn, for sources that log their draws.
+type Source interface {
+	Intn(name string, n int) int
+}
+
+// Schedule is one generated run.
+type Schedule struct {
+	// Seed fixes message ids and the interleaving of relays and consumer.
+	Seed     uint64
+	Relays   int
+	Services int
+	Workload []sim.Command
+	Faults   []sim.Fault
+	Crashes  []sim.Crash
+}
+
+// CrashPoints are the points a schedule may crash at: both sides of every
+// effect boundary any variant has. A point a variant never reaches does not
+// fire.
+var CrashPoints = func() []string {
+	boundaries := []string{
+		"service.commit", "service.publish", "service.commit-outbox",
+		"relay.recover", "relay.claim", "relay.send", "relay.mark", "relay.offset",
+		"listener.commit", "listener.ack",
+		"consumer.commit", "consumer.ack", "consumer.count-failure", "consumer.record-processed",
+	}
+	var points []string
+	for _, b := range boundaries {
+		process, effect, _ := strings.Cut(b, ".")
+		points = append(points, process+".before-"+effect, process+".after-"+effect)
+	}
+	return points
+}()
+
+// faultKinds are the fault kinds Generate draws one of, up to three times
+// a schedule. Every other kind of sim.FaultKinds is in notDrawn with its
+// reason (a test holds the two lists to sim's, so that a new kind cannot
+// go unexplored unnoticed).
+var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate,
+	sim.FaultReorder, sim.FaultPoison, sim.FaultRejected, sim.FaultStall, sim.FaultSlowCommit, sim.FaultClockSkew, sim.FaultKill,
+	sim.FaultUnknownVersion, sim.FaultUnknownType, sim.FaultWrongCurrency, sim.FaultCorruptOnce}
+
+// notDrawn are the fault kinds Generate does not draw from faultKinds, and
+// why.
+var notDrawn = map[sim.FaultKind]string{
+	sim.FaultCommitFailure: "drawn on its own, up to twice a schedule, aimed at a commit boundary of any variant (sim.CommitBoundaries)",
+	sim.FaultDelay: "the gaps it opens in an order's events, exploration opens with reorder (at once) and with a relay " +
+		"stalled for up to 90 s while another relay sends on; the stories use it to open a gap at a chosen time",
+}
+
+// stallPoints are where a relay may freeze: just before one of its effects.
+var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.before-mark"}
+
+// Generate draws a schedule: 1 to 5 orders, 1 to 8 commands (place, amend,
+// cancel) a few seconds apart, 1 or 2 service instances, 1 to 3 relays, up
+// to 3 faults (broker faults aimed at the events the workload produces,
+// stalls, slow commits, clock skews, kills), up to 3 crashes, or up to 10
+// in one schedule of four (crash loops), in one schedule of four a command
+// the service must refuse (an order amended after its cancel), and up to 2
+// failed commits.
+func Generate(src Source) Schedule {
+	s := Schedule{Seed: uint64(src.Intn("seed", 1000)), Relays: 1 + src.Intn("relays", 3), Services: 1 + src.Intn("services", 2)}
+	type order struct {
+		id        string
+		version   int
+		cancelled bool
+	}
+	var placed []*order
+	nOrders := 1 + src.Intn("orders", 5)
+	at := time.Duration(0)
+	var events, amendments []broker.Target
+	for i, n := 0, 1+src.Intn("commands", 8); i < n; i++ {
+		at += time.Duration(src.Intn("gap", 4)) * time.Second
+		var open []*order
+		for _, o := range placed {
+			if !o.cancelled {
+				open = append(open, o)
+			}
+		}
+		kind := src.Intn("kind", 3) // 0 place, 1 amend, 2 cancel
+		if len(placed) < nOrders && (kind == 0 || len(open) == 0) {
+			o := &order{id: fmt.Sprintf("o-%d", len(placed)+1), version: 1}
+			placed = append(placed, o)
+			s.Workload = append(s.Workload, sim.Command{At: at, Command: orders.Command{Kind: orders.Place, OrderID: o.id, Amount: money(10 + src.Intn("amount", 90))}})
+			events = append(events, broker.Target{AggregateID: o.id, Sequence: 1})
+			continue
+		}
+		if len(open) == 0 {
+			continue
+		}
+		o := open[src.Intn("order", len(open))]
+		o.version++
+		events = append(events, broker.Target{AggregateID: o.id, Sequence: o.version})
+		if kind == 2 {
+			o.cancelled = true
+			s.Workload = append(s.Workload, sim.Command{At: at, Command: orders.Command{Kind: orders.Cancel, OrderID: o.id, Text: "cancelled"}})
+		} else {
+			s.Workload = append(s.Workload, sim.Command{At: at, Command: orders.Command{Kind: orders.Amend, OrderID: o.id, Amount: money(1 + src.Intn("amount", 9)), Text: "extra"}})
+			amendments = append(amendments, events[len(events)-1])
+		}
+	}
+	lost := false // at most one relay is lost for good, by a kill or a crash
+	for i, n := 0, src.Intn("faults", 4); i < n && len(events) > 0; i++ {
+		f := sim.Fault{Kind: faultKinds[src.Intn("fault", len(faultKinds))]}
+		switch f.Kind {
+		case sim.FaultOutage:
+			f.From = time.Duration(src.Intn("outage-from", 10)) * time.Second
+			f.For = time.Duration(1+src.Intn("outage-for", 15)) * time.Minute
+		case sim.FaultStall:
+			f.Process = fmt.Sprintf("relay-%d", 1+src.Intn("stall-relay", s.Relays))
+			f.Point = stallPoints[src.Intn("stall-point", len(stallPoints))]
+			f.For = time.Duration(1+src.Intn("stall-for", 90)) * time.Second
+		case sim.FaultSlowCommit:
+			f.Process = "service"
+			if s.Services > 1 {
+				f.Process = fmt.Sprintf("service-%d", 1+src.Intn("slow-service", s.Services))
+			}
+			f.For = time.Duration(1+src.Intn("slow-for", 10)) * time.Second
+		case sim.FaultClockSkew:
+			f.Process = fmt.Sprintf("relay-%d", 1+src.Intn("skew-relay", s.Relays))
+			f.Skew = time.Duration(1+src.Intn("skew", 90)) * time.Second
+			if src.Intn("skew-behind", 2) == 0 {
+				f.Skew = -f.Skew
+			}
+		case sim.FaultKill:
+			processes := []string{"billing"}
+			for i := 1; i <= s.Relays; i++ {
+				processes = append(processes, fmt.Sprintf("relay-%d", i))
+			}
+			f.Process = processes[src.Intn("kill-process", len(processes))]
+			f.From = time.Duration(src.Intn("kill-at", 30)) * time.Second
+			if f.Process == "relay-1" && s.Relays > 1 && !lost && src.Intn("kill-for-good", 3) == 0 {
+				f.For, lost = sim.ForGood, true // its host is gone: the other relays must take over
+			}
+		case sim.FaultWrongCurrency:
+			if len(amendments) == 0 {
+				continue // it changes only an amendment's amount
+			}
+			f.Target = amendments[src.Intn("target", len(amendments))]
+		default:
+			f.Target = events[src.Intn("target", len(events))]
+		}
+		s.Faults = append(s.Faults, f)
+	}
+	crashes := src.Intn("crashes", 4)
+	if src.Intn("crash-loop", 4) == 0 {
+		crashes = src.Intn("crashes", 11)
+	}
+	for i := 0; i < crashes; i++ {
+		c := sim.Crash{
+			Point:      CrashPoints[src.Intn("crash-point", len(CrashPoints))],
+			Occurrence: 1 + src.Intn("occurrence", 4),
+		}
+		if strings.HasPrefix(c.Point, "relay.") && s.Relays > 1 && !lost && src.Intn("crash-for-good", 3) == 0 {
+			c.ForGood, lost = true, true // its host is gone: another relay must take over
+		}
+		s.Crashes = append(s.Crashes, c)
+	}
+	// Drawn last, so that the draws before them stay what they were before
+	// they existed: a command the service must refuse (one schedule in
+	// four), and failed commits.
+	var cancelled []*order
+	for _, o := range placed {
+		if o.cancelled {
+			cancelled = append(cancelled, o)
+		}
+	}
+	if src.Intn("refused", 4) == 0 && len(cancelled) > 0 {
+		o := cancelled[src.Intn("refused-order", len(cancelled))]
+		s.Workload = append(s.Workload, sim.Command{At: at + time.Second,
+			Command: orders.Command{Kind: orders.Amend, OrderID: o.id, Amount: money(1), Text: "after the cancel"}})
+	}
+	for i, n := 0, src.Intn("commit-failures", 3); i < n; i++ {
+		s.Faults = append(s.Faults, sim.Fault{Kind: sim.FaultCommitFailure,
+			Point:      sim.CommitBoundaries[src.Intn("commit-failure-at", len(sim.CommitBoundaries))],
+			Occurrence: 1 + src.Intn("occurrence", 4)})
+	}
+	return s
+}
+
+func money(euros int) domain.Money { return domain.Money{Minor: int64(euros) * 100, Currency: "EUR"} }
+
+// Config returns the simulator configuration that runs s with v. A variant
+// that supports fewer relays than s asks for (Variant.MaxRelays) runs with
+// as many as it supports.
+func (s Schedule) Config(v variant.Variant) sim.Config {
+	cfg := sim.DefaultConfig(v, s.Workload, s.Seed)
+	cfg.Relays = s.Relays
+	cfg.Services = max(s.Services, 1)
+	if v.MaxServices > 0 {
+		cfg.Services = min(cfg.Services, v.MaxServices)
+	}
+	if v.MaxRelays > 0 {
+		cfg.Relays = min(s.Relays, v.MaxRelays)
+	}
+	cfg.Faults = nil
+	for _, f := range s.Faults {
+		if f.Kind == sim.FaultKill && f.For >= sim.ForGood && cfg.Relays < 2 {
+			f.For = 0 // the variant runs one relay: it comes back
+		}
+		cfg.Faults = append(cfg.Faults, f)
+	}
+	cfg.Crashes = nil
+	for _, c := range s.Crashes {
+		c.ForGood = c.ForGood && cfg.Relays > 1 // the variant's only relay comes back
+		cfg.Crashes = append(cfg.Crashes, c)
+	}
+	cfg.Trace = false
+	return cfg
+}
+
+// Size is the number of commands, faults and crashes, and the relays beyond
+// the first: what shrinking makes small.
+func (s Schedule) Size() int {
+	return len(s.Workload) + len(s.Faults) + len(s.Crashes) + s.Relays - 1 + max(s.Services, 1) - 1
+}
+
+// Lines describes the schedule, one line per item.
+func (s Schedule) Lines() []string {
+	out := []string{fmt.Sprintf("seed %d, %d relay(s)", s.Seed, s.Relays)}
+	if s.Services > 1 {
+		out[0] += fmt.Sprintf(", %d service instances", s.Services)
+	}
+	for _, c := range s.Workload {
+		out = append(out, fmt.Sprintf("at %s: %s", c.At, c.Command))
+	}
+	for _, f := range s.Faults {
+		out = append(out, "fault "+f.String())
+	}
+	for _, c := range s.Crashes {
+		out = append(out, "crash "+c.String())
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+package variant
+
+import (
+	"errors"
+	"time"
+
+	"outboxlab/alternatives/cdc"
+	"outboxlab/alternatives/listen"
+	"outboxlab/billing"
+	"outboxlab/inbox"
+	"outboxlab/orders"
+	"outboxlab/outbox"
+	"outboxlab/store"
+)
+
+// ListenToYourself is the correct alternative for a service without a
+// transactional database (chapter 004): publish the event first, then consume
+// it yourself, like any other receiver, and store the change only then.
+// The service's listener is an idempotent, ordered consumer of the
+// service's own subscription; it runs where the relay would.
+func ListenToYourself() Variant {
+	return Variant{
+		Name:              "listen-to-yourself",
+		Summary:           "publishes first, then consumes its own event to store the change",
+		SummaryDE:         "veröffentlicht zuerst und konsumiert dann das eigene Ereignis, um die Änderung zu speichern",
+		Chapter:           "004 \"sendet der Dienst die Änderung zuerst als Nachricht ... und liest sie wie jeder andere Empfänger wieder\"",
+		RelayRole:         "listener",
+		RelaySubscription: listen.Subscription,
+		// One listener, as the chapter describes it. (The service decides
+		// on an order only while none of its events is on its way, so two
+		// competing listeners would have no two events of one order to
+		// race on: TestADecisionWaitsForItsListener runs them.)
+		MaxRelays: 1,
+		// Two instances can both find an order idle at once and both
+		// publish its next sequence number: the service's rule is one
+		// instance's check (see MaxServices).
+		MaxServices: 1,
+		Install: func(orderDB, billingDB *store.DB) error {
+			// The listener keeps its inbox and ordering state next to the orders.
+			return errors.Join(orders.Install(orderDB), inbox.Install(orderDB), billing.Install(billingDB))
+		},
+		NewService: func(env Env) (Service, error) {
+			return &listen.Service{DB: env.OrderDB, Broker: env.Broker, Self: env.Broker, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
+		},
+		NewRelay: func(env Env) (Relay, error) {
+			cfg := inbox.DefaultConfig(env.Owner, listen.Subscription)
+			cfg.Role = "listener"
+			c, err := inbox.NewConsumer(cfg, inbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: listen.StoreOrder})
+			if err != nil {
+				return nil, err
+			}
+			return listener{Consumer: c, env: env}, nil
+		},
+		NewConsumer: NewBillingConsumer,
+	}
+}
+
+// listener runs the service's own consumer in the relay's place.
+type listener struct {
+	*inbox.Consumer
+	env Env
+}
+
+func (listener) Recover() error { return nil }
+
+func (l listener) NextWake() (time.Time, bool) {
+	return l.env.Broker.NextAvailable(listen.Subscription)
+}
+
+// CDC is the correct alternative to a polling relay (chapters 003, 004): a
+// connector that tails the order database's commit log from a durable
+// offset and publishes every outbox row inserted.
+func CDC() Variant {
+	return Variant{
+		Name:      "cdc",
+		Summary:   "a relay that tails the commit log with a durable offset instead of polling",
+		SummaryDE: "ein Relay, das dem Commit-Log mit einem dauerhaften Offset folgt, statt abzufragen",
+		Chapter:   "003 \"Polling versus Change Data Capture\", 004 Debezium Outbox Event Router",
+		// A replication slot has one reader: connectors side by side would
+		// each send every change, and each retry it.
+		MaxRelays: 1,
+		Install: func(orderDB, billingDB *store.DB) error {
+			return errors.Join(InstallAll(orderDB, billingDB), cdc.Install(orderDB))
+		},
+		NewService: func(env Env) (Service, error) {
+			return &cdc.Service{DB: env.OrderDB, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
+		},
+		NewRelay: func(env Env) (Relay, error) {
+			return &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner,
+				Config: outbox.DefaultConfig(env.Owner)}, nil
+		},
+		NewConsumer: NewBillingConsumer,
+	}
+}

@@ -1,0 +1,177 @@
+package variant
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/effect"
+	"outboxlab/lab/check"
+	"outboxlab/orders"
+	"outboxlab/store"
+)
+
+// Subscription is the broker subscription billing consumes from.
+const Subscription = "billing"
+
+// Env is what a process is built from: the durable systems it may use and
+// the values the world hands in (gate, clock, ids, randomness). A restart
+// builds the process again from a fresh Env with the same durable systems.
+type Env struct {
+	// Owner is the process's name: "service", "relay-1", "billing".
+	Owner string
+	// OrderDB is the order service's database (orders, outbox).
+	OrderDB *store.DB
+	// BillingDB is billing's database (ledger, accounts, inbox).
+	BillingDB *store.DB
+	Broker    *broker.Broker
+	// Gate performs this process's durable effects.
+	Gate effect.Gate
+	// Clock is the process's own clock, which a clock-skew fault sets
+	// ahead or behind.
+	Clock Clock
+	// DBClock is the order database's clock, what now() returns in its
+	// SQL: one clock for every process. Leases are judged by it, so that
+	// one host's wrong clock cannot take a live claim from another.
+	DBClock Clock
+	// IDs draws message ids.
+	IDs IDs
+	// Rand draws jitter and other random choices of the process.
+	Rand Rand
+}
+
+// Clock tells the current (virtual) time.
+type Clock interface{ Now() time.Time }
+
+// IDs draws message ids.
+type IDs interface{ NewID() string }
+
+// Rand is a seeded random source.
+type Rand interface{ Float64() float64 }
+
+// Service is the order service: it runs the use cases the workload calls.
+type Service interface {
+	Handle(orders.Command) error
+}
+
+// Relay moves messages from the order service to the broker.
+type Relay interface {
+	// Recover runs once after every (re)start.
+	Recover() error
+	// Step does one round of work and reports whether it did anything.
+	Step() (bool, error)
+	// NextWake tells when Step will next have work if nothing else happens;
+	// false means never. The simulator wakes the relay then (unless it
+	// polls relays as their production loop does: sim.Config.Poll), keeps
+	// the answer until the databases, the broker or the relay's own steps
+	// change, and judges it: a relay that sleeps past a due message longer
+	// than an idle poll and the pause its failures allow is LATE.
+	NextWake() (time.Time, bool)
+	// ReplayDeadLetters is the operator's replay after every cause was
+	// fixed: all dead letters.
+	ReplayDeadLetters() (int, error)
+}
+
+// SelectiveReplayer is a Relay whose operator can replay the dead letters
+// of one order and event type, as one does who fixed one cause and not
+// yet the others. The simulator fixes a run's rejected messages one at a
+// time and replays each through it when the relay has it, the last of
+// them through ReplayDeadLetters, and through ReplayDeadLetters alone
+// otherwise; a selective replay that leaves its dead letter dead is STUCK,
+// and one that puts back more than it was asked to sends messages whose
+// cause is not fixed into another round of failed attempts (STORM).
+type SelectiveReplayer interface {
+	ReplayDeadLettersOf(aggregateID, eventType string) (int, error)
+}
+
+// Consumer is billing's consumer.
+type Consumer interface {
+	// Step handles at most one delivery and reports whether there was one.
+	Step() (bool, error)
+	// ReplayDeadLetters is the operator's replay after the cause was fixed.
+	ReplayDeadLetters() (int, error)
+}
+
+// Variant is one way to build the three parts, with what theory predicts.
+type Variant struct {
+	// Name is the public id, e.g. "outbox", "dual-write".
+	Name string
+	// Summary says in one line what the variant does.
+	Summary string
+	// SummaryDE is Summary in German, for labrun --lang de ("" prints
+	// Summary).
+	SummaryDE string
+	// Chapter says which passage of the course chapters describes it.
+	Chapter string
+	// Expect maps crash point and fault ids to the outcome theory predicts;
+	// every point not listed is expected OK (or n/a if never reached).
+	Expect map[string]check.Outcome
+	// Install creates the variant's tables.
+	Install func(orderDB, billingDB *store.DB) error
+	// RelayRole names the processes NewRelay builds, in process names
+	// ("relay-1") and crash point ids ("relay.after-send"). "" means
+	// "relay".
+	RelayRole string
+	// RelaySubscription, if set, is a broker subscription those processes
+	// consume (listen-to-yourself reads its own events back).
+	RelaySubscription string
+	// MaxRelays is how many relay processes the variant supports side by
+	// side; 0 means any number. A CDC connector is the one reader of its
+	// replication slot; listen-to-yourself's listener must apply the
+	// service's decisions in the order the broker logged them, which
+	// competing listeners do not.
+	MaxRelays int
+	// MaxServices is how many service instances the variant supports side
+	// by side; 0 means any number. A service that decides without its
+	// database (listen-to-yourself publishes first) cannot serialise two
+	// instances deciding on one order at once: both publish the same
+	// sequence number. The broker has no conditional append to refuse the
+	// second, so such a service needs one writer per order.
+	MaxServices int
+	// NewService, NewRelay and NewConsumer build a process. NewRelay is nil
+	// for a variant without a relay.
+	NewService  func(Env) (Service, error)
+	NewRelay    func(Env) (Relay, error)
+	NewConsumer func(Env) (Consumer, error)
+}
+
+// Correct reports whether v claims to be correct: it declares OK at every
+// point (an empty Expect, or OK everywhere it names). A variant that
+// claims it is held to more than the matrix: the double-crash sweep and
+// random exploration must find nothing either, and labrun fails it if
+// they do.
+func (v Variant) Correct() bool {
+	for _, o := range v.Expect {
+		if o != check.OK {
+			return false
+		}
+	}
+	return true
+}
+
+// Expected returns the outcome the variant declares for a point.
+func (v Variant) Expected(point string) check.Outcome {
+	if o, ok := v.Expect[point]; ok {
+		return o
+	}
+	return check.OK
+}
+
+// RelayRoleName returns RelayRole, or "relay" if it is empty.
+func (v Variant) RelayRoleName() string {
+	if v.RelayRole == "" {
+		return "relay"
+	}
+	return v.RelayRole
+}
+
+// Validate reports what is missing from v.
+func (v Variant) Validate() error {
+	switch {
+	case v.Name == "":
+		return fmt.Errorf("variant: no Name")
+	case v.Install == nil || v.NewService == nil || v.NewConsumer == nil:
+		return fmt.Errorf("variant %s: Install, NewService and NewConsumer are required", v.Name)
+	}
+	return nil
+}
