@@ -30,6 +30,7 @@
 //	  explore     random schedules, shrunk counterexamples, the fuzz target
 //	  grade       one call that grades a learner's variant in a Go test
 //	  cli         labrun, the command line, as a library a course's own labrun uses
+//	  lang        the one way to speak two languages: Text, Lang, Detect
 //	cmd/labrun  the lab's labrun: one line
 //	cmd/labwhy  the mutation analysis and the annotated reference
 //	internal    what nobody outside the module imports
