@@ -20,6 +20,14 @@ import (
 // ./lab/cli -update rewrites it).
 const Separator = "--- expected"
 
+// MaxRelays and MaxServices bound how many relay and service instances a
+// run has, on labrun's --relays as in a story file: a run with more tells
+// nobody anything (99,999 relays ran for a minute in 900 MB).
+const (
+	MaxRelays   = 100
+	MaxServices = 100
+)
+
 // File is a scenario file parsed: the story and the expected output.
 type File struct {
 	Scenario

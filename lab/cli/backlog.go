@@ -9,15 +9,21 @@ import (
 	"time"
 
 	"outboxlab/internal/backlog"
+	"outboxlab/lab/lang"
 )
 
 func runBacklog(args []string, stdout io.Writer) error {
-	const synopsis = "backlog --rate R --outage D --relay P [--simulate] [--format text|json]"
-	fs := newFlags("backlog", synopsis, stdout)
-	rateText := fs.String("rate", "", "events arriving per second, e.g. 500 (required)")
-	outageText := fs.String("outage", "", "how long the broker is down, e.g. 20m or 1h30m (required)")
-	relayText := fs.String("relay", "", "messages the relay publishes per second, e.g. 800 (required)")
-	simulate := fs.Bool("simulate", false, "also run the message-level simulation of the real relay")
+	fs := newFlags("backlog", "", lang.Text{
+		EN: "Chapter 001's backlog arithmetic: how many messages wait after an outage, and how long the relay takes to drain them; --simulate checks it against a message-level run of the reference relay.",
+		DE: "Die Rückstau-Rechnung aus Kapitel 001: wie viele Nachrichten nach einem Ausfall warten und wie lange das Relay braucht, sie abzubauen; --simulate prüft sie gegen einen Lauf des Referenz-Relays Nachricht für Nachricht.",
+	}, stdout)
+	rateText := fs.required("rate", "R", lang.Text{EN: "events arriving per second, e.g. 500", DE: "ankommende Ereignisse je Sekunde, z. B. 500"})
+	outageText := fs.required("outage", "D", lang.Text{EN: "how long the broker is down, e.g. 20m or 1h30m", DE: "wie lange der Broker ausfällt, z. B. 20m oder 1h30m"})
+	relayText := fs.required("relay", "P", lang.Text{EN: "messages the relay publishes per second once the broker is back, e.g. 800", DE: "Nachrichten, die das Relay je Sekunde sendet, sobald der Broker zurück ist, z. B. 800"})
+	simulate := fs.boolean("simulate", lang.Text{
+		EN: "also run the message-level simulation of the reference relay (the output says with which policy; a backlog that cannot drain, or would not fit in memory, is refused with the arithmetic's answer)",
+		DE: "zusätzlich die Simulation des Referenz-Relays Nachricht für Nachricht (die Ausgabe nennt seine Strategie; einen Rückstau, der sich nicht abbauen kann oder nicht in den Speicher passt, lehnt sie mit der Antwort der Rechnung ab)",
+	})
 	format := fs.formatFlag("text", "json")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
@@ -40,7 +46,7 @@ func runBacklog(args []string, stdout io.Writer) error {
 	p := backlog.Params{Rate: rate, Outage: outage, Relay: relay}
 	est, err := backlog.Compute(p)
 	if err != nil {
-		return usageError{err.Error()}
+		return usageError{msg: err.Error()}
 	}
 	var sim *backlog.Simulation
 	if n := backlog.Messages(p, est); *simulate && n > backlog.MaxMessages {

@@ -9,6 +9,7 @@ import (
 	"outboxlab/internal/report"
 	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
+	"outboxlab/lab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
@@ -17,21 +18,29 @@ import (
 const maxRuns = 1_000_000_000
 
 func runExplore(args []string, stdout io.Writer) error {
-	const synopsis = "explore --variant V [--runs N] [--seed N] [--format text|json|html]"
-	fs := newFlags("explore", synopsis, stdout)
-	variantName := fs.String("variant", "", "the variant to explore (required): "+strings.Join(scenarios.VariantNames(), ", "))
-	runsText := fs.String("runs", "1000", "how many random schedules to try, a whole number >= 1")
-	seedText := fs.String("seed", "1", "the exploration seed, a whole number >= 0")
+	fs := newFlags("explore", "", lang.Text{
+		EN: "Random workloads, faults, crashes and interleavings against one variant; the first failures are shrunk to a short counterexample, told as a timeline with the command that replays it.",
+		DE: "Zufällige Arbeitslasten, Störungen, Abstürze und Verschränkungen gegen eine Variante; das erste Scheitern wird zu einem kurzen Gegenbeispiel verkleinert und als Zeitleiste erzählt, mit dem Befehl, der es wiederholt.",
+	}, stdout)
+	variantName := fs.required("variant", "V", lang.Textf(lang.Text{EN: "the variant to explore: %s", DE: "die Variante, die erkundet wird: %s"}, strings.Join(scenarios.VariantNames(), ", ")))
+	runsText := fs.text("runs", "N", lang.Text{EN: "how many random schedules to try, a whole number >= 1 (default 1000)", DE: "wie viele zufällige Abläufe versucht werden, eine ganze Zahl >= 1 (Standard 1000)"})
+	seedText := fs.text("seed", "N", lang.Text{EN: "the exploration's seed, a whole number >= 0 (default 1)", DE: "der Seed der Exploration, eine ganze Zahl >= 0 (Standard 1)"})
 	format := fs.formatFlag("text", "json", "html")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
+	}
+	if *runsText == "" {
+		*runsText = "1000"
+	}
+	if *seedText == "" {
+		*seedText = "1"
 	}
 	if *variantName == "" {
 		return usagef("missing --variant (valid: %s)", strings.Join(scenarios.VariantNames(), ", "))
 	}
 	v, err := scenarios.FindVariant(*variantName)
 	if err != nil {
-		return usageError{err.Error()}
+		return usageError{msg: err.Error()}
 	}
 	runs64, err := wholeNumber("--runs", *runsText, 1)
 	if err != nil {

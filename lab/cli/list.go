@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"io"
 
+	"outboxlab/lab/lang"
 	"outboxlab/scenarios"
 )
 
 func runList(args []string, stdout io.Writer) error {
-	fs := newFlags("list", "list [--format text|json]", stdout)
+	fs := newFlags("list", "", lang.Text{
+		EN: "Every variant, crash point, fault and named scenario, one line each.",
+		DE: "Jede Variante, jeder Absturzpunkt, jede Störung und jedes benannte Szenario, je eine Zeile.",
+	}, stdout)
 	format := fs.formatFlag("text", "json")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err

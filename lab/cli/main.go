@@ -4,12 +4,15 @@
 // summary and the crash matrix, lists what the lab contains, plays back one
 // run as a timeline, explores random schedules and computes backlogs.
 //
-//	labrun                          a summary: one line per variant
-//	labrun matrix [--variant V]... [--format table|markdown|json] [--wide]
+//	labrun [summary]                one line per variant
+//	labrun matrix [--variant V]... [--format table|markdown|json|html] [--wide]
 //	labrun list [--format text|json]
-//	labrun scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--format text|json|mermaid]
-//	labrun explore --variant V [--runs N] [--seed N] [--format text|json]
+//	labrun scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html]
+//	labrun explore --variant V [--runs N] [--seed N] [--format text|json|html]
 //	labrun backlog --rate R --outage D --relay P [--simulate] [--format text|json]
+//	labrun help [COMMAND]           what a command and each of its flags does
+//
+// Every command takes --lang en|de.
 //
 // Exit codes: 0 when everything matches what the variants declare, 1 when a
 // cell disagrees, 2 on bad usage. Only this package prints, writes files
@@ -23,10 +26,12 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 )
@@ -83,12 +88,27 @@ const (
 	exitUsage    = 2
 )
 
-// usageError is bad input: exit 2 with one line on stderr.
-type usageError struct{ msg string }
+// usageError is bad input: exit 2 with one line on stderr, in the
+// output's language when it has a text.
+type usageError struct {
+	msg  string
+	text lang.Text
+}
 
-func (e usageError) Error() string { return e.msg }
+func (e usageError) Error() string { return e.in(lang.English) }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+// in returns the message in l.
+func (e usageError) in(l lang.Lang) string {
+	if e.text.EN != "" {
+		return e.text.In(l)
+	}
+	return e.msg
+}
+
+func usagef(format string, args ...any) error { return usageError{msg: fmt.Sprintf(format, args...)} }
+
+// usageText is a usage error in both languages.
+func usageText(t lang.Text) error { return usageError{text: t} }
 
 // wholeNumber parses a flag's whole number >= lowest, and says "too large"
 // when it is one but does not fit.
@@ -107,16 +127,31 @@ func wholeNumber(flagName, text string, lowest uint64) (uint64, error) {
 // declaration; the output itself says where.
 var errMismatch = errors.New("mismatch")
 
-var commands = []struct {
-	name, synopsis string
-	run            func(args []string, stdout io.Writer) error
-}{
-	{"summary", "summary   (the same as labrun without a command)", runSummary},
-	{"matrix", "matrix [--variant V]... [--format table|markdown|json] [--wide]", runMatrix},
-	{"list", "list [--format text|json]", runList},
-	{"scenario", "scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--format text|json|mermaid]", runScenario},
-	{"explore", "explore --variant V [--runs N] [--seed N] [--format text|json]", runExplore},
-	{"backlog", "backlog --rate R --outage D --relay P [--simulate] [--format text|json]", runBacklog},
+// subcommand is one of labrun's commands.
+type subcommand struct {
+	name string
+	run  func(args []string, stdout io.Writer) error
+}
+
+// commands are labrun's commands; each declares its flags and says what
+// it does (see newFlags), and the help is made from that.
+var commands = []subcommand{
+	{"summary", runSummary},
+	{"matrix", runMatrix},
+	{"list", runList},
+	{"scenario", runScenario},
+	{"explore", runExplore},
+	{"backlog", runBacklog},
+}
+
+// findCommand returns the command called name.
+func findCommand(name string) (subcommand, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return subcommand{}, false
 }
 
 func commandNames() string {
@@ -130,42 +165,54 @@ func commandNames() string {
 func run(args []string, stdout, stderr io.Writer) int {
 	name := "summary"
 	switch {
-	case len(args) > 0 && isHelp(args[0]):
-		printUsage(stdout) // `labrun -h` lists the commands; `labrun matrix -h` its flags
-		return exitOK
+	case len(args) > 0 && args[0] == "help":
+		return helpFor(args[1:], stdout, stderr)
 	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
 		name, args = args[0], args[1:]
-	}
-	for _, c := range commands {
-		if c.name != name {
-			continue
-		}
+	case slices.ContainsFunc(args, isHelp):
+		// `labrun -h`, `labrun --lang de --help`: every command, not
+		// the summary's flags.
 		out := &errWriter{w: stdout, de: germanByDefault}
-		err := c.run(args, out)
-		var ue usageError
-		switch {
-		case out.err != nil:
-			fmt.Fprintf(stderr, "labrun %s: writing the output: %v\n", name, out.err)
-			return exitUsage
-		case err == nil:
-			return exitOK
-		case errors.Is(err, flag.ErrHelp):
-			return exitOK
-		case errors.As(err, &ue):
-			fmt.Fprintf(stderr, "labrun %s: %s\n", name, ue.msg)
-			return exitUsage
-		case errors.Is(err, errMismatch):
-			return exitMismatch
-		default:
-			fmt.Fprintf(stderr, "labrun %s: %v\n", name, err)
-			return exitMismatch
+		if _, err := parse(newFlags("help", "", lang.Text{}, out), slices.DeleteFunc(slices.Clone(args), isHelp)); err != nil {
+			return reportUsage(stderr, "labrun", err, out)
 		}
-	}
-	if name == "help" {
-		printUsage(stdout)
+		printUsage(out)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "labrun: unknown command %q (valid: %s)\n", name, commandNames())
+	c, ok := findCommand(name)
+	if !ok {
+		fmt.Fprintf(stderr, "labrun: unknown command %q (valid: %s; `labrun help` says what each does)\n", name, commandNames())
+		return exitUsage
+	}
+	out := &errWriter{w: stdout, de: germanByDefault}
+	err := c.run(args, out)
+	var ue usageError
+	switch {
+	case out.err != nil:
+		fmt.Fprintf(stderr, "labrun %s: writing the output: %v\n", name, out.err)
+		return exitUsage
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		return reportUsage(stderr, "labrun "+name, err, out)
+	case errors.Is(err, errMismatch):
+		return exitMismatch
+	default:
+		fmt.Fprintf(stderr, "labrun %s: %v\n", name, err)
+		return exitMismatch
+	}
+}
+
+// reportUsage prints a usage error in the output's language and returns
+// exit code 2.
+func reportUsage(stderr io.Writer, who string, err error, out *errWriter) int {
+	var ue usageError
+	if !errors.As(err, &ue) {
+		ue = usageError{msg: err.Error()}
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", who, ue.in(langOf(out)))
 	return exitUsage
 }
 
@@ -190,103 +237,3 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
-
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: labrun [command] [flags]   (no command: summary)")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  labrun %s\n", c.synopsis)
-	}
-	fmt.Fprintln(w, "Run `labrun COMMAND -h` for a command's flags.")
-}
-
-// flags is a command's flag set: errors become usage errors instead of an
-// exit, and -h prints the synopsis and the flags to stdout.
-type flags struct {
-	*flag.FlagSet
-	synopsis string
-	stdout   io.Writer
-}
-
-func newFlags(name, synopsis string, stdout io.Writer) *flags {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {} // errors are reported once, by run
-	out, _ := stdout.(*errWriter)
-	fs.Var(langFlag{out}, "lang", "the language of the output: en or de (default: de when LANG or LC_ALL starts with de)")
-	return &flags{FlagSet: fs, synopsis: synopsis, stdout: stdout}
-}
-
-func (f *flags) help() {
-	fmt.Fprintf(f.stdout, "usage: labrun %s\n", f.synopsis)
-	f.SetOutput(f.stdout)
-	f.PrintDefaults()
-	f.SetOutput(io.Discard)
-}
-
-// parse parses flags, accepting positional arguments before and after them,
-// and returns the positional arguments.
-func parse(fs *flags, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.help()
-				return nil, err
-			}
-			return nil, usageError{err.Error()}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}
-
-// formatFlag adds --format with the given choices; the first is the default.
-func (f *flags) formatFlag(choices ...string) *choice {
-	c := &choice{value: choices[0], choices: choices}
-	f.Var(c, "format", "output format: "+strings.Join(choices, ", "))
-	return c
-}
-
-// parseFlagsOnly parses a command that takes no positional argument.
-func parseFlagsOnly(fs *flags, args []string) error {
-	rest, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q (%s takes only flags)", rest[0], fs.Name())
-	}
-	return nil
-}
-
-// choice is a flag whose value must be one of a fixed set.
-type choice struct {
-	value   string
-	choices []string
-}
-
-func (c *choice) String() string { return c.value }
-
-func (c *choice) Set(s string) error {
-	for _, v := range c.choices {
-		if v == s {
-			c.value = s
-			return nil
-		}
-	}
-	return fmt.Errorf("%q is not one of %s", s, strings.Join(c.choices, ", "))
-}
-
-// list is a repeatable flag.
-type list []string
-
-func (l *list) String() string { return strings.Join(*l, ",") }
-
-func (l *list) Set(s string) error {
-	*l = append(*l, s)
-	return nil
-}

@@ -210,7 +210,10 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"explore", "--variant", "outbox", "--runs", "2000000000"}, `--runs 2000000000 is too large (at most 1000000000)`},
 		{[]string{"scenario", "happy-path", "--relays", "1000"}, `--relays 1000 is too large (at most 100)`},
 		{[]string{"scenario", "happy-path", "--variant", "nope"}, `unknown variant "nope"`},
-		{[]string{"scenario", "happy-path", "--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"scenario", "happy-path", "--nope"}, "unknown flag --nope (valid: --variant, --seed, --file, --relays, --poll, --format, --lang; `labrun scenario -h` says what each does)"},
+		{[]string{"list", "-x"}, "unknown flag --x (valid: --format, --lang;"},
+		{[]string{"scenario", "happy-path", "--seed"}, "--seed needs a value"},
+		{[]string{"help", "nope"}, `unknown command "nope" (valid: summary, matrix, list, scenario, explore, backlog)`},
 		{[]string{"explore"}, "missing --variant (valid: outbox,"},
 		{[]string{"explore", "--variant", "outbox", "--runs", "0"}, `--runs "0" is not a whole number >= 1`},
 		{[]string{"explore", "--variant", "outbox", "--runs", "many"}, `--runs "many" is not a whole number`},
@@ -226,7 +229,8 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"backlog", "--rate", "500", "--outage", "-20m", "--relay", "800"}, `--outage "-20m" is not a duration >= 0`},
 		{[]string{"backlog", "--rate", "500", "--outage", "soon", "--relay", "800"}, `--outage "soon" is not a duration`},
 		{[]string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "0"}, `--relay "0" is not a number`},
-		{[]string{"--lang", "fr"}, `invalid value "fr" for flag -lang: "fr" is not one of en, de`},
+		{[]string{"--lang", "fr"}, `--lang "fr": "fr" is not one of en, de`},
+		{[]string{"--lang", "fr", "-h"}, `--lang "fr": "fr" is not one of en, de`},
 		{[]string{"matrix", "--lang", "DE"}, `"DE" is not one of en, de`},
 	}
 	for _, c := range cases {

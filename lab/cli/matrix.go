@@ -11,6 +11,7 @@ import (
 
 	"outboxlab/internal/report"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
@@ -19,7 +20,10 @@ import (
 // runSummary is labrun without a command: the matrix and the sweeps, told
 // in one line per variant.
 func runSummary(args []string, stdout io.Writer) error {
-	fs := newFlags("summary", "labrun (no command): one line per variant", stdout)
+	fs := newFlags("summary", "", lang.Text{
+		EN: "One line per variant: ✓ where every invariant holds at every point (and in its sweep), else each outcome with the first point that showed it. What labrun does without a command.",
+		DE: "Eine Zeile je Variante: ✓, wo an jedem Punkt (und in ihrem Sweep) jede Invariante gilt, sonst jedes Ergebnis mit dem ersten Punkt, der es zeigte. Was labrun ohne Befehl tut.",
+	}, stdout)
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
@@ -27,16 +31,23 @@ func runSummary(args []string, stdout io.Writer) error {
 }
 
 func runMatrix(args []string, stdout io.Writer) error {
-	const synopsis = "matrix [--variant V]... [--format table|markdown|json|html] [--wide]"
-	fs := newFlags("matrix", synopsis, stdout)
-	var variants list
+	fs := newFlags("matrix", "", lang.Text{
+		EN: "The whole crash matrix: a row per variant and a numbered column per point, the key below, then every violation with the command that replays it, and the correct variants' sweeps.",
+		DE: "Die ganze Crash-Matrix: eine Zeile je Variante und eine nummerierte Spalte je Punkt, der Schlüssel darunter, dann jede Verletzung mit dem Befehl, der sie wiederholt, und die Sweeps der korrekten Varianten.",
+	}, stdout)
+	variants := fs.repeated("variant", "V", lang.Textf(lang.Text{
+		EN: "a variant to include (default: all): %s",
+		DE: "eine Variante, die dazugehört (Standard: alle): %s",
+	}, strings.Join(scenarios.VariantNames(), ", ")))
 	format := fs.formatFlag("table", "markdown", "json", "html")
-	fs.Var(&variants, "variant", "a variant to include (repeatable; default: all): "+strings.Join(scenarios.VariantNames(), ", "))
-	wide := fs.Bool("wide", false, "the table with one column per variant and one row per point (wider than 100 columns)")
+	wide := fs.boolean("wide", lang.Text{
+		EN: "the table with one column per variant and one row per point, and the outcome words (wider than 100 columns)",
+		DE: "die Tabelle mit einer Spalte je Variante, einer Zeile je Punkt und den Ergebniswörtern (breiter als 100 Spalten)",
+	})
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	selected, err := selectVariants(variants)
+	selected, err := selectVariants(*variants)
 	if err != nil {
 		return err
 	}
@@ -152,7 +163,7 @@ func selectVariants(names []string) ([]variant.Variant, error) {
 		seen[n] = true
 		v, err := scenarios.FindVariant(n)
 		if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, usageError{msg: err.Error()}
 		}
 		out = append(out, v)
 	}
@@ -397,6 +408,12 @@ func reportOptions(w io.Writer) report.Options {
 		opts.Meanings[l.word] = tr(w, l.meaning)
 	}
 	return opts
+}
+
+// sweepMeaning explains the sweep where the summary first names it.
+var sweepMeaning = lang.Text{
+	EN: "beyond the points: a correct variant crashed at every point it reaches, then again after it, and every commit failed once (labrun help)",
+	DE: "über die Punkte hinaus: eine korrekte Variante an jedem Punkt abgestürzt, den sie erreicht, dann noch einmal danach, und jeder Commit einmal gescheitert (labrun help)",
 }
 
 func writeLegend(w io.Writer) {
@@ -652,6 +669,9 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, cells [
 		fmt.Fprint(w, trf(w, "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", mismatches, programName()))
 	}
 	writeLegend(w)
+	if len(sweeps) > 0 {
+		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-13s", "sweep"), strings.Repeat(" ", 16), sweepMeaning.In(langOf(w))))
+	}
 	fmt.Fprintln(w, tr(w, "\nNext:"))
 	for _, next := range nextSteps {
 		fmt.Fprintf(w, "  %-49s %s\n", programName()+" "+next[0], tr(w, next[1]))

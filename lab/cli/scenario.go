@@ -5,23 +5,40 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"outboxlab/internal/report"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
 
 func runScenario(args []string, stdout io.Writer) error {
-	const synopsis = "scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html]"
-	fs := newFlags("scenario", synopsis, stdout)
-	variantName := fs.String("variant", "", "the variant to run (default: the scenario's own, else outbox): "+strings.Join(scenarios.VariantNames(), ", "))
-	seedText := fs.String("seed", "", "the seed of the run, a whole number >= 0 (default: the scenario's own, else "+strconv.Itoa(scenarios.MatrixSeed)+")")
-	file := fs.String("file", "", "a scenario file to play instead of a named scenario (the format: go doc outboxlab/scenarios)")
-	relaysText := fs.String("relays", "", "how many relays run side by side, a whole number >= 1 (default: the scenario's own)")
-	poll := fs.Bool("poll", false, "poll every relay as its production loop does (every IdlePoll, BusyPoll after a step that did something) instead of waking it when its NextWake says")
+	fs := newFlags("scenario", "NAME|--file F", lang.Text{
+		EN: "One run told as a timeline: a story of the chapters, a mistake's story, or any cell of the matrix (POINT@K, see labrun list); NAME is one of them, F a story file of your own.",
+		DE: "Ein Lauf als Zeitleiste: eine Geschichte der Kapitel, die eines Fehlers oder jede Zelle der Matrix (PUNKT@K, siehe labrun list); NAME ist eine davon, F eine eigene Geschichte als Datei.",
+	}, stdout)
+	variantName := fs.text("variant", "V", lang.Textf(lang.Text{
+		EN: "the variant to run (default: the scenario's own, else outbox): %s",
+		DE: "die Variante, die läuft (Standard: die des Szenarios, sonst outbox): %s",
+	}, strings.Join(scenarios.VariantNames(), ", ")))
+	seedText := fs.text("seed", "N", lang.Textf(lang.Text{
+		EN: "the seed of the run, a whole number >= 0 (default: the scenario's own, else %d)",
+		DE: "der Seed des Laufs, eine ganze Zahl >= 0 (Standard: der des Szenarios, sonst %d)",
+	}, scenarios.MatrixSeed))
+	file := fs.alternative("file", "F", lang.Text{
+		EN: "a story file to play instead of a named scenario (the format: go doc outboxlab/scenarios)",
+		DE: "eine Geschichte als Datei, statt eines benannten Szenarios (das Format: go doc outboxlab/scenarios)",
+	})
+	relaysText := fs.text("relays", "N", lang.Textf(lang.Text{
+		EN: "how many relays run side by side, a whole number from 1 to %d (default: the scenario's own)",
+		DE: "wie viele Relays nebeneinander laufen, eine ganze Zahl von 1 bis %d (Standard: die des Szenarios)",
+	}, scenarios.MaxRelays))
+	poll := fs.boolean("poll", lang.Text{
+		EN: "poll every relay as its production loop does (every IdlePoll, BusyPoll after a step that did something) instead of waking it when its NextWake says",
+		DE: "jedes Relay pollen, wie es seine Produktionsschleife tut (alle IdlePoll, BusyPoll nach einem Schritt, der etwas tat), statt es zu wecken, wann sein NextWake es sagt",
+	})
 	format := fs.formatFlag("text", "json", "mermaid", "html")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -38,7 +55,7 @@ func runScenario(args []string, stdout io.Writer) error {
 		}
 		f, err := scenarios.ParseFile(*file, string(text))
 		if err != nil {
-			return usageError{err.Error()}
+			return usageError{msg: err.Error()}
 		}
 		sc = f.Scenario
 	case len(rest) == 0:
@@ -47,7 +64,7 @@ func runScenario(args []string, stdout io.Writer) error {
 		return usagef("unexpected argument %q (scenario takes one NAME)", rest[1])
 	default:
 		if sc, err = scenarios.FindScenario(rest[0]); err != nil {
-			return usageError{err.Error()}
+			return usageError{msg: err.Error()}
 		}
 	}
 	seed := sc.Seed
@@ -65,7 +82,7 @@ func runScenario(args []string, stdout io.Writer) error {
 	}
 	v, err := scenarios.FindVariant(name)
 	if err != nil {
-		return usageError{err.Error()}
+		return usageError{msg: err.Error()}
 	}
 	cfg := sc.Configure(v, seed)
 	replay := fmt.Sprintf("%s scenario %s --variant %s --seed %d", programName(), sc.Name, v.Name, seed)
@@ -77,8 +94,8 @@ func runScenario(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if n64 > 100 {
-			return usagef("--relays %d is too large (at most 100)", n64)
+		if n64 > scenarios.MaxRelays {
+			return usagef("--relays %d is too large (at most %d)", n64, scenarios.MaxRelays)
 		}
 		n := int(n64)
 		if m := v.MaxRelays; m > 0 && n > m {

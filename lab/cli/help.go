@@ -1,0 +1,220 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"outboxlab/lab/lang"
+)
+
+// The help is made from what the commands declare: each command's flags
+// with their words (flags.go), so that the help cannot leave a flag out.
+// `labrun -h` and `labrun help` list every command with its synopsis;
+// `labrun help CMD` and `labrun CMD -h` say what each flag does.
+
+// synopsis is the command's usage line without "usage: ": every flag,
+// --lang last.
+func (f *flags) synopsis() string { return strings.Join(f.synopsisParts(), " ") }
+
+// synopsisParts are the synopsis's words, a flag and its value one part:
+// a wrapped synopsis breaks between them.
+func (f *flags) synopsisParts() []string {
+	parts := []string{"labrun", f.Name()}
+	if f.Name() == "summary" {
+		parts[1] = "[summary]"
+	}
+	if f.positional != "" {
+		parts = append(parts, f.positional)
+	}
+	for _, d := range append(f.docs, langDoc) {
+		if d.positional {
+			continue
+		}
+		s := "--" + d.name
+		if d.value != "" {
+			s += " " + d.value
+		}
+		switch {
+		case d.required:
+		case d.repeated:
+			s = "[" + s + "]..."
+		default:
+			s = "[" + s + "]"
+		}
+		parts = append(parts, s)
+	}
+	return parts
+}
+
+// help prints the command's help to its output: the synopsis, what the
+// command does, and every flag. Asked for the synopsis alone (see
+// synopsisOf), it prints just that.
+func (f *flags) help() {
+	w := f.stdout
+	if s, ok := w.(*synopsisWriter); ok {
+		s.parts, s.about = f.synopsisParts(), f.about
+		f.VisitAll(func(fl *flag.Flag) { s.defined = append(s.defined, fl.Name) })
+		return
+	}
+	l := langOf(w)
+	fmt.Fprintf(w, "%s\n\n", wrapParts(lang.Text{EN: "usage:", DE: "Aufruf:"}.In(l), "        ", f.synopsisParts()))
+	fmt.Fprintf(w, "%s\n", hanging("", "", f.about.In(l)))
+	fmt.Fprintln(w)
+	for _, d := range append(f.docs, langDoc) {
+		head := "  --" + d.name
+		if d.value != "" {
+			head += " " + d.value
+		}
+		fmt.Fprintf(w, "%s\n%s\n", head, hanging("      ", "      ", d.text.In(l)))
+	}
+}
+
+// synopsisWriter is an output that asks a command for its synopsis and
+// what it does, not for its help.
+type synopsisWriter struct {
+	parts []string
+	about lang.Text
+	// defined are the flags the command's flag set has, for the test
+	// that the help leaves none out.
+	defined []string
+}
+
+func (*synopsisWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// synopsisOf asks command c for its synopsis: it runs c with -h into a
+// synopsisWriter, which every command's flag parsing answers before it
+// does anything else.
+func synopsisOf(c subcommand) ([]string, lang.Text) {
+	s := describe(c)
+	return s.parts, s.about
+}
+
+// describe asks command c for its synopsis, what it does and its flags.
+func describe(c subcommand) synopsisWriter {
+	var s synopsisWriter
+	_ = c.run([]string{"-h"}, &s)
+	return s
+}
+
+// wrapParts joins parts with spaces, after first, breaking lines at width
+// between parts; lines after the first start with rest.
+func wrapParts(first, rest string, parts []string) string {
+	var b strings.Builder
+	line := first
+	for i, p := range parts {
+		switch {
+		case i > 0 && len([]rune(line))+1+len([]rune(p)) > width:
+			b.WriteString(line + "\n")
+			line = rest + p
+		case line == "":
+			line = p
+		default:
+			line += " " + p
+		}
+	}
+	return b.String() + line
+}
+
+// glossary explains the lab's words that a newcomer meets in its output.
+var glossary = []struct{ word, text lang.Text }{
+	{lang.Text{EN: "point", DE: "Punkt"}, lang.Text{
+		EN: "a row of the chapters' crash matrix: a crash point (one side of an effect boundary of one process: relay.after-send is \"the broker acknowledged, SENT not yet recorded\") or a fault (broker-outage, reorder, stall, ...); `labrun list` names them all",
+		DE: "eine Zeile der Crash-Matrix aus den Kapiteln: ein Absturzpunkt (eine Seite einer Wirkungsgrenze eines Prozesses: relay.after-send heißt „der Broker hat bestätigt, SENT ist noch nicht eingetragen“) oder eine Störung (broker-outage, reorder, stall, ...); `labrun list` nennt sie alle",
+	}},
+	{lang.Text{EN: "variant", DE: "Variante"}, lang.Text{
+		EN: "one way to build the order service, the relay and billing: outbox is the reference, listen-to-yourself and cdc the correct alternatives, the others the chapters' mistakes",
+		DE: "eine Art, Bestellservice, Relay und Billing zu bauen: outbox ist die Referenz, listen-to-yourself und cdc sind die korrekten Alternativen, die anderen die Fehler aus den Kapiteln",
+	}},
+	{lang.Text{EN: "cell", DE: "Zelle"}, lang.Text{
+		EN: "one variant at one point: the worst outcome of every run behind it (each occurrence of a crash point, with one relay and with two)",
+		DE: "eine Variante an einem Punkt: das schlimmste Ergebnis aller Läufe dahinter (jedes Vorkommen eines Absturzpunkts, mit einem Relay und mit zweien)",
+	}},
+	{lang.Plain("sweep"), lang.Text{
+		EN: "beyond the points, for the correct variants: a crash at every point the workload reaches, at every occurrence, then a second crash at every point reached after it (recovery included); and the failure sweep, every commit of the workload failed once",
+		DE: "über die Punkte hinaus, für die korrekten Varianten: ein Absturz an jedem Punkt, den die Arbeitslast erreicht, bei jedem Vorkommen, dann ein zweiter an jedem Punkt danach (die Wiederherstellung eingeschlossen); und der Failure-Sweep, jeder Commit der Arbeitslast einmal gescheitert",
+	}},
+	{lang.Text{EN: "quiesce", DE: "Abklingen"}, lang.Text{
+		EN: "after the run: the faults healed, no more crashes, everything runs until nothing is due; then the retention cleanup, the operator's replay of dead letters, and the checker",
+		DE: "nach dem Lauf: die Störungen behoben, keine Abstürze mehr, alles läuft, bis nichts mehr fällig ist; dann die Aufbewahrungsbereinigung, das Wiedereinspielen der Dead Letters durch den Betrieb und die Prüfung",
+	}},
+	{lang.Text{EN: "replay", DE: "wiederholen"}, lang.Text{
+		EN: "the command printed with every failure that plays its run again, as a timeline",
+		DE: "der Befehl, der bei jedem Befund steht und seinen Lauf als Zeitleiste wiederholt",
+	}},
+}
+
+// printUsage prints the general help: every command with its synopsis,
+// the exit codes and the lab's words.
+func printUsage(w io.Writer) {
+	l := langOf(w)
+	fmt.Fprintln(w, lang.Text{
+		EN: "usage: labrun [COMMAND] [flags]   (no command: the summary)",
+		DE: "Aufruf: labrun [BEFEHL] [Schalter]   (ohne Befehl: die Übersicht)",
+	}.In(l))
+	fmt.Fprintln(w)
+	for _, c := range commands {
+		parts, about := synopsisOf(c)
+		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-9s", c.name), strings.Repeat(" ", 12), about.In(l)))
+		fmt.Fprintln(w, wrapParts(strings.Repeat(" ", 11), strings.Repeat(" ", 16), parts[:len(parts)-1])) // --lang: below
+	}
+	fmt.Fprintln(w, hanging("  help     ", strings.Repeat(" ", 12), lang.Text{
+		EN: "What a command does and each of its flags.",
+		DE: "Was ein Befehl tut und jeder seiner Schalter.",
+	}.In(l)))
+	fmt.Fprintln(w, strings.Repeat(" ", 12)+lang.Text{EN: "labrun help [COMMAND]", DE: "labrun help [BEFEHL]"}.In(l))
+	fmt.Fprintln(w)
+	for _, t := range []lang.Text{
+		{EN: "Every command takes --lang en|de: " + langDoc.text.EN + ".",
+			DE: "Jeder Befehl nimmt --lang en|de: " + langDoc.text.DE + "."},
+		{EN: "`labrun help COMMAND` (or `labrun COMMAND -h`) says what each of a command's flags does.",
+			DE: "`labrun help BEFEHL` (oder `labrun BEFEHL -h`) sagt, was jeder Schalter eines Befehls tut."},
+		{EN: "Exit codes: 0 when everything matches what the variants declare, 1 when a cell or check disagrees, 2 on bad usage.",
+			DE: "Exit-Codes: 0, wenn alles zu dem passt, was die Varianten erwarten, 1, wenn eine Zelle oder Prüfung widerspricht, 2 bei falscher Bedienung."},
+	} {
+		fmt.Fprintln(w, hanging("", "", t.In(l)))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, lang.Text{EN: "The lab's words:", DE: "Die Wörter des Labors:"}.In(l))
+	for _, g := range glossary {
+		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-9s", g.word.In(l)), strings.Repeat(" ", 12), g.text.In(l)))
+	}
+}
+
+// helpFor answers `labrun help [COMMAND] [--lang L]`.
+func helpFor(args []string, stdout, stderr io.Writer) int {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--lang" || a == "-lang":
+			if i+1 < len(args) {
+				rest = append(rest, a, args[i+1])
+				i++
+			}
+		case strings.HasPrefix(a, "--lang=") || strings.HasPrefix(a, "-lang="):
+			rest = append(rest, a)
+		default:
+			rest = append([]string{a}, rest...)
+		}
+	}
+	if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
+		return run(append(rest, "-h"), stdout, stderr)
+	}
+	if _, ok := findCommand(rest[0]); !ok {
+		fmt.Fprintln(stderr, lang.Textf(lang.Text{
+			EN: "labrun help: unknown command %q (valid: %s)",
+			DE: "labrun help: unbekannter Befehl %q (gültig: %s)",
+		}, rest[0], commandNames()).In(langOf(&errWriter{de: germanByDefault})))
+		return exitUsage
+	}
+	return run(append(rest, "-h"), stdout, stderr)
+}
+
+// langOf is the language of an output.
+func langOf(w io.Writer) lang.Lang {
+	if german(w) {
+		return lang.German
+	}
+	return lang.English
+}
