@@ -21,8 +21,8 @@
 //	variant outbox                  the variant when none is chosen (default outbox)
 //	point reorder                   the matrix row whose declaration judges the run (default: expected OK)
 //	seed 1                          the seed when none is chosen (default 1)
-//	relays 2                        relay instances (default 1)
-//	services 2                      service instances (default 1)
+//	relays 2                        relay instances (default 1, at most 100)
+//	services 2                      service instances (default 1, at most 100)
 //	restart-delay 1h                how long a crashed process stays down (default 5s)
 //	workload standard               the matrix's workload (or one-order: o-1 placed, then amended)
 //	at 0s place o-1 10.00 EUR       a command at a virtual time; place, amend and
@@ -51,5 +51,8 @@
 // ("8d1m"). Everything below the separator is the expected output: `go
 // test ./lab/cli` compares it, and `go test ./lab/cli -update`
 // rewrites it. A line that does not parse is an error naming the file, the
-// line and what is valid there.
+// line and what is valid there; so is a line that names what the story
+// does not have: a fault aimed at an event its workload never makes, a
+// process it does not run, a crash point its variant never reaches (the
+// file is run once without its crashes to see).
 package scenarios

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -39,121 +40,158 @@ type File struct {
 // the format). name is the file's path, for error messages and for the
 // scenario's name: the file's name without its directory, a leading number
 // that orders the stories ("20-") and ".txt". An error names the file and
-// line and what is valid there.
+// line and what is valid there: a line that does not parse, a number
+// beyond labrun's own limits, a fault aimed at an event the workload never
+// makes or a process the story does not have, a crash point its variant
+// never reaches (found by running the story once without its crashes).
 func ParseFile(name, text string) (File, error) {
-	f := File{Scenario: Scenario{Name: StoryName(name), Seed: MatrixSeed}}
-	var (
-		narrative, narrativeDE []string
-		cfg                    = sim.Config{Relays: 1, Services: 1}
-		workload               []sim.Command
-		relays                 int
-		restart                time.Duration
-	)
+	p := parser{name: name, f: File{Scenario: Scenario{Name: StoryName(name), Seed: MatrixSeed}}, cfg: sim.Config{Relays: 1, Services: 1}}
 	body, expected, found := strings.Cut(text, "\n"+Separator+"\n")
 	if found {
-		f.Expected = expected
+		p.f.Expected = expected
 	}
 	for i, line := range strings.Split(body, "\n") {
-		fail := func(format string, args ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, i+1, fmt.Sprintf(format, args...))
+		if err := p.line(strings.TrimSpace(line)); err != nil {
+			return File{}, fmt.Errorf("%s:%d: %w", name, i+1, err)
 		}
-		line = strings.TrimSpace(line)
-		if rest, ok := strings.CutPrefix(line, "#de "); ok {
-			narrativeDE = append(narrativeDE, strings.TrimSpace(rest))
-			continue
-		}
-		if rest, ok := strings.CutPrefix(line, "#"); ok {
-			narrative = append(narrative, strings.TrimSpace(rest))
-			continue
-		}
-		words := strings.Fields(line)
-		if len(words) == 0 {
-			continue
-		}
-		arg := func(n int) string { // the n-th word after the keyword, or ""
-			if n < len(words) {
-				return words[n]
-			}
-			return ""
-		}
-		var err error
-		switch words[0] {
-		case "summary":
-			f.Summary = strings.TrimSpace(strings.TrimPrefix(line, "summary"))
-		case "summary-de":
-			f.SummaryDE = strings.TrimSpace(strings.TrimPrefix(line, "summary-de"))
-		case "variant":
-			if _, err = FindVariant(arg(1)); err == nil {
-				f.Variant = arg(1)
-			}
-		case "point":
-			if _, err = FindPoint(arg(1)); err == nil {
-				f.Point = arg(1)
-			}
-		case "seed":
-			f.Seed, err = strconv.ParseUint(arg(1), 10, 64)
-			if err != nil {
-				err = fmt.Errorf("seed %q is not a whole number >= 0", arg(1))
-			}
-		case "relays", "services":
-			n, convErr := strconv.Atoi(arg(1))
-			if convErr != nil || n < 1 {
-				err = fmt.Errorf("%s %q is not a whole number >= 1", words[0], arg(1))
-			} else if words[0] == "relays" {
-				relays = n
-			} else {
-				cfg.Services = n
-			}
-		case "restart-delay":
-			restart, err = duration(arg(1))
-		case "workload":
-			switch arg(1) {
-			case "standard":
-				workload = append(workload, Workload()...)
-			case "one-order":
-				workload = append(workload, OneOrder()...)
-			default:
-				err = fmt.Errorf("unknown workload %q (valid: standard, one-order)", arg(1))
-			}
-		case "at":
-			var c sim.Command
-			c, err = command(words)
-			if err == nil && len(workload) > 0 && c.At < workload[len(workload)-1].At {
-				err = fmt.Errorf("at %s is earlier than the command before it", arg(1))
-			}
-			workload = append(workload, c)
-		case "cleanup":
-			var at time.Duration
-			if at, err = duration(strings.TrimPrefix(arg(1), "@")); err == nil {
-				cfg.Cleanups = append(cfg.Cleanups, at)
-			}
-		case "crash":
-			point, k, parseErr := sim.ParseScenarioPoint(arg(1))
-			err = parseErr
-			if err == nil && !strings.Contains(point, ".before-") && !strings.Contains(point, ".after-") {
-				err = fmt.Errorf("crash point %q is not of the form process.before-effect or process.after-effect", point)
-			}
-			cfg.Crashes = append(cfg.Crashes, sim.Crash{Point: point, Occurrence: k})
-		case "fault":
-			var flt sim.Fault
-			if flt, err = fault(words[1:]); err == nil {
-				cfg.Faults = append(cfg.Faults, flt)
-			}
-		default:
-			err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, seed, relays, services, restart-delay, workload, at, cleanup, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
-		}
-		if err != nil {
-			return File{}, fail("%v", err)
-		}
+		p.lineNo++
 	}
+	return p.finish()
+}
+
+// parser is a scenario file being read.
+type parser struct {
+	name                   string
+	lineNo                 int // of the line being read, from 0
+	f                      File
+	narrative, narrativeDE []string
+	cfg                    sim.Config
+	workload               []sim.Command
+	relays                 int
+	restart                time.Duration
+	refs                   []ref
+}
+
+// line reads one line.
+func (p *parser) line(line string) error {
+	if rest, ok := strings.CutPrefix(line, "#de "); ok {
+		p.narrativeDE = append(p.narrativeDE, strings.TrimSpace(rest))
+		return nil
+	}
+	if rest, ok := strings.CutPrefix(line, "#"); ok {
+		p.narrative = append(p.narrative, strings.TrimSpace(rest))
+		return nil
+	}
+	words := strings.Fields(line)
+	if len(words) == 0 {
+		return nil
+	}
+	arg := func(n int) string { // the n-th word after the keyword, or ""
+		if n < len(words) {
+			return words[n]
+		}
+		return ""
+	}
+	var err error
+	switch words[0] {
+	case "summary":
+		p.f.Summary = strings.TrimSpace(strings.TrimPrefix(line, "summary"))
+	case "summary-de":
+		p.f.SummaryDE = strings.TrimSpace(strings.TrimPrefix(line, "summary-de"))
+	case "variant":
+		if _, err = FindVariant(arg(1)); err == nil {
+			p.f.Variant = arg(1)
+		}
+	case "point":
+		if _, err = FindPoint(arg(1)); err == nil {
+			p.f.Point = arg(1)
+		}
+	case "seed":
+		p.f.Seed, err = strconv.ParseUint(arg(1), 10, 64)
+		if err != nil {
+			err = fmt.Errorf("seed %q is not a whole number >= 0", arg(1))
+		}
+	case "relays":
+		p.relays, err = count("relays", arg(1), MaxRelays)
+	case "services":
+		p.cfg.Services, err = count("services", arg(1), MaxServices)
+	case "restart-delay":
+		p.restart, err = duration(arg(1))
+	case "workload":
+		err = p.addWorkload(arg(1))
+	case "at":
+		var c sim.Command
+		c, err = command(words)
+		if err == nil && len(p.workload) > 0 && c.At < p.workload[len(p.workload)-1].At {
+			err = fmt.Errorf("at %s is earlier than the command before it", arg(1))
+		}
+		p.workload = append(p.workload, c)
+	case "cleanup":
+		var at time.Duration
+		if at, err = duration(strings.TrimPrefix(arg(1), "@")); err == nil {
+			p.cfg.Cleanups = append(p.cfg.Cleanups, at)
+		}
+	case "crash":
+		err = p.addCrash(line, arg(1))
+	case "fault":
+		var flt sim.Fault
+		if flt, err = fault(words[1:]); err == nil {
+			p.cfg.Faults = append(p.cfg.Faults, flt)
+			p.refs = append(p.refs, faultRef(p.lineNo+1, words, flt))
+		}
+	default:
+		err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, seed, relays, services, restart-delay, workload, at, cleanup, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
+	}
+	return err
+}
+
+// count parses the number of relays or services: from 1 to most, as
+// labrun's --relays.
+func count(word, text string, most int) (int, error) {
+	n, err := strconv.Atoi(text)
+	switch {
+	case err != nil && errors.Is(err, strconv.ErrRange), err == nil && n > most:
+		return 0, fmt.Errorf("%s %s is too many (at most %d, as labrun's --relays)", word, text, most)
+	case err != nil || n < 1:
+		return 0, fmt.Errorf("%s %q is not a whole number >= 1", word, text)
+	}
+	return n, nil
+}
+
+func (p *parser) addWorkload(name string) error {
+	switch name {
+	case "standard":
+		p.workload = append(p.workload, Workload()...)
+	case "one-order":
+		p.workload = append(p.workload, OneOrder()...)
+	default:
+		return fmt.Errorf("unknown workload %q (valid: standard, one-order)", name)
+	}
+	return nil
+}
+
+func (p *parser) addCrash(line, word string) error {
+	point, k, err := sim.ParseScenarioPoint(word)
+	if err == nil && !strings.Contains(point, ".before-") && !strings.Contains(point, ".after-") {
+		err = fmt.Errorf("crash point %q is not of the form process.before-effect or process.after-effect", point)
+	}
+	p.cfg.Crashes = append(p.cfg.Crashes, sim.Crash{Point: point, Occurrence: k})
+	p.refs = append(p.refs, ref{line: p.lineNo + 1, what: line, point: point, k: k})
+	return err
+}
+
+// finish checks what the whole file says and builds the scenario.
+func (p *parser) finish() (File, error) {
+	f, name := p.f, p.name
 	if f.Summary == "" {
 		return File{}, fmt.Errorf("%s: no summary line (e.g. \"summary the broker delivers o-1's first message twice\")", name)
 	}
-	if len(workload) == 0 {
+	if len(p.workload) == 0 {
 		return File{}, fmt.Errorf("%s: no workload (a \"workload standard\" line or \"at 0s place o-1 10.00 EUR\" lines)", name)
 	}
-	f.Narrative = strings.Join(narrative, " ")
-	f.NarrativeDE = strings.Join(narrativeDE, " ")
+	f.Narrative = strings.Join(p.narrative, " ")
+	f.NarrativeDE = strings.Join(p.narrativeDE, " ")
+	cfg, workload, relays, restart := p.cfg, p.workload, p.relays, p.restart
 	f.Configure = func(v variant.Variant, seed uint64) sim.Config {
 		c := sim.DefaultConfig(v, append([]sim.Command(nil), workload...), seed)
 		c.Crashes, c.Faults, c.Cleanups, c.Services = cfg.Crashes, cfg.Faults, cfg.Cleanups, cfg.Services
@@ -164,6 +202,13 @@ func ParseFile(name, text string) (File, error) {
 			c.RestartDelay = restart
 		}
 		return c
+	}
+	v, err := fileVariant(f.Variant)
+	if err != nil {
+		return File{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := checkRefs(name, f.Configure(v, f.Seed), p.refs); err != nil {
+		return File{}, err
 	}
 	return f, nil
 }

@@ -28,6 +28,19 @@ func TestParseFileNamesTheLineAndWhatIsValid(t *testing.T) {
 		{"summary s\nworkload standard\nvariant nope\n", `f.txt:3: unknown variant "nope" (valid: outbox,`},
 		{"summary s\nworkload standard\nrelays 0\n", `f.txt:3: relays "0" is not a whole number >= 1`},
 		{"summary s\nworkload standard\nfrobnicate\n", `f.txt:3: unknown line "frobnicate" (valid: summary,`},
+		{"summary s\nworkload standard\nrelays 99999\n", `f.txt:3: relays 99999 is too many (at most 100, as labrun's --relays)`},
+		{"summary s\nworkload standard\nrelays 99999999999999999999\n", `f.txt:3: relays 99999999999999999999 is too many (at most 100`},
+		{"summary s\nworkload standard\nservices 101\n", `f.txt:3: services 101 is too many (at most 100`},
+		{"summary s\nworkload standard\nfault duplicate-delivery o-9#1\n", `f.txt:3: fault duplicate-delivery o-9#1: the workload makes no event o-9#1 (its events: o-1#1..3, o-2#1..2, o-3#1)`},
+		{"summary s\nfault reorder o-1#4\nworkload standard\n", `f.txt:2: fault reorder o-1#4: the workload makes no event o-1#4 (its events: o-1#1..3,`},
+		{"summary s\nworkload standard\nfault wrong-currency o-1#1\n", `f.txt:3: fault wrong-currency o-1#1: o-1#1 is made by a place command; want an amendment's event`},
+		{"summary s\nworkload standard\ncrash relay.after-sned@1\n", `f.txt:3: crash relay.after-sned@1: variant outbox never reaches relay.after-sned in this story (the points it reaches: consumer.after-ack, consumer.after-commit,`},
+		{"summary s\nworkload standard\ncrash relay.after-send@99\n", `f.txt:3: crash relay.after-send@99: variant outbox reaches relay.after-send 6 time(s) in this story, not 99`},
+		{"summary s\nworkload standard\nvariant dual-write\ncrash relay.after-claim@1\n", `f.txt:4: crash relay.after-claim@1: variant dual-write never reaches relay.after-claim in this story`},
+		{"summary s\nworkload standard\nfault stall relay-3 relay.before-send 40s\n", `f.txt:3: fault stall relay-3 relay.before-send 40s: this story has no process relay-3 (its processes: service, relay-1, billing; relays and services lines add more)`},
+		{"summary s\nworkload standard\nfault stall relay-1 relay.before-sned 40s\n", `f.txt:3: fault stall relay-1 relay.before-sned 40s: variant outbox never reaches relay.before-sned`},
+		{"summary s\nworkload standard\nfault kill relay-2 4s\n", `f.txt:3: fault kill relay-2 4s: this story has no process relay-2`},
+		{"summary s\nworkload standard\nservices 2\nfault slow-commit service 3s\n", `f.txt:4: fault slow-commit service 3s: this story has no process service (its processes: service-1, service-2, relay-1, billing;`},
 		{"workload standard\n", `f.txt: no summary line`},
 		{"summary s\n", `f.txt: no workload`},
 	}
@@ -36,6 +49,15 @@ func TestParseFileNamesTheLineAndWhatIsValid(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("ParseFile(%q): err = %v, want one starting %q", c.text, err, c.want)
 		}
+	}
+}
+
+// TestAFaultMayAimAtAnOrderPlacedFurtherDown: the references are checked
+// once the whole file is read, and what exists passes.
+func TestAFaultMayAimAtAnOrderPlacedFurtherDown(t *testing.T) {
+	text := "summary s\nfault reorder o-1#1\nfault stall relay-2 relay.before-send 40s\ncrash relay.after-send@6\nrelays 2\nworkload standard\n"
+	if _, err := scenarios.ParseFile("f.txt", text); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -218,6 +218,41 @@ func DefaultConfig(v variant.Variant, workload []Command, seed uint64) Config {
 	}
 }
 
+// Processes returns the names of the run's processes, as its trace, its
+// faults and its replay commands name them: the service ("service", or
+// "service-1", "service-2", ... for several), the relays ("relay-1", ...,
+// or the variant's RelayRole) and billing.
+func (c Config) Processes() []string {
+	var names []string
+	for _, p := range c.processes() {
+		names = append(names, p.name)
+	}
+	return names
+}
+
+// processSpec is a process of a run before it is built.
+type processSpec struct {
+	name string
+	role string
+}
+
+func (c Config) processes() []processSpec {
+	var out []processSpec
+	if c.Services == 1 {
+		out = append(out, processSpec{"service", roleService})
+	} else {
+		for i := 1; i <= c.Services; i++ {
+			out = append(out, processSpec{fmt.Sprintf("service-%d", i), roleService})
+		}
+	}
+	if c.Variant.NewRelay != nil {
+		for i := 1; i <= c.Relays; i++ {
+			out = append(out, processSpec{fmt.Sprintf("%s-%d", c.Variant.RelayRoleName(), i), roleRelay})
+		}
+	}
+	return append(out, processSpec{"billing", roleConsumer})
+}
+
 // Validate returns an error naming every field that is out of range.
 func (c Config) Validate() error {
 	var errs []error
@@ -284,7 +319,7 @@ func (c Config) Validate() error {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
 		case FaultWrongCurrency:
-			kind, ok := eventKinds(c.Workload)[f.Target]
+			kind, ok := EventKinds(c.Workload)[f.Target]
 			switch {
 			case f.Target.AggregateID == "" || f.Target.Sequence < 1:
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
@@ -307,11 +342,11 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// eventKinds returns the kind of command that makes each event of the
+// EventKinds returns the kind of command that makes each event of the
 // workload, by order and sequence: an order's events count from its
 // placing, one for each amend or cancel until it is cancelled (later
 // commands are refused).
-func eventKinds(workload []Command) map[broker.Target]orders.Kind {
+func EventKinds(workload []Command) map[broker.Target]orders.Kind {
 	seq := map[string]int{}
 	out := map[broker.Target]orders.Kind{}
 	for _, c := range workload {

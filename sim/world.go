@@ -147,19 +147,9 @@ func newWorld(cfg Config) (*world, error) {
 	if err := cfg.Variant.Install(w.orderDB, w.billingDB); err != nil {
 		return nil, fmt.Errorf("sim: install %s: %w", cfg.Variant.Name, err)
 	}
-	if cfg.Services == 1 {
-		w.procs = append(w.procs, &proc{name: "service", role: roleService})
-	} else {
-		for i := 1; i <= cfg.Services; i++ {
-			w.procs = append(w.procs, &proc{name: fmt.Sprintf("service-%d", i), role: roleService})
-		}
+	for _, p := range cfg.processes() {
+		w.procs = append(w.procs, &proc{name: p.name, role: p.role})
 	}
-	if cfg.Variant.NewRelay != nil {
-		for i := 1; i <= cfg.Relays; i++ {
-			w.procs = append(w.procs, &proc{name: fmt.Sprintf("%s-%d", cfg.Variant.RelayRoleName(), i), role: roleRelay})
-		}
-	}
-	w.procs = append(w.procs, &proc{name: "billing", role: roleConsumer})
 	for _, f := range cfg.Faults {
 		w.installFault(f)
 	}

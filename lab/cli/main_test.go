@@ -312,6 +312,23 @@ func TestScenarioFile(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, bad+`:3: unknown fault "reodrer"`) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
+	// What parses but names what the story does not have is refused at
+	// parse time too, with its line: before, a misspelt crash point was
+	// found only by the run, and a fault aimed at nothing ran as OK.
+	for text, want := range map[string]string{
+		"summary s\nworkload standard\ncrash relay.after-sned@1\n":    ":3: crash relay.after-sned@1: variant outbox never reaches relay.after-sned",
+		"summary s\nworkload standard\nfault poison o-4#1\n":          ":3: fault poison o-4#1: the workload makes no event o-4#1",
+		"summary s\nrelays 99999\nworkload standard\n":                ":2: relays 99999 is too many (at most 100",
+		"summary s\nworkload standard\nfault clock-skew relay-2 1m\n": ":3: fault clock-skew relay-2 1m: this story has no process relay-2",
+	} {
+		if err := os.WriteFile(bad, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runLabrun("scenario", "--file", bad)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, bad+want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", text, code, stdout, stderr, want)
+		}
+	}
 }
 
 // TestDuplicateVariantIsOneColumn: naming a variant twice selects it once.
