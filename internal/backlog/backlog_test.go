@@ -1,6 +1,7 @@
 package backlog_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -99,5 +100,51 @@ func TestSimulationReportsItsProgress(t *testing.T) {
 	}
 	if finished != 1 || len(reports) < 100 || reports[len(reports)-1] < p.Outage+sim.Drain-time.Second {
 		t.Errorf("%d reports, %d finished, last %v; drained after %v", len(reports), finished, reports[len(reports)-1], p.Outage+sim.Drain)
+	}
+}
+
+// TestThePlanRefusesWhatItCannotRun: a relay not faster than the
+// arrivals never drains; a drain of more messages or steps than the
+// simulation runs in about a minute is too long; a relay beyond MaxRelay
+// is run at MaxRelay and says so; the relay's attempts outlast the outage.
+func TestThePlanRefusesWhatItCannotRun(t *testing.T) {
+	for _, c := range []struct {
+		p    backlog.Params
+		want error
+	}{
+		{backlog.Params{Rate: 500, Outage: 20 * time.Minute, Relay: 500}, backlog.ErrNeverDrains},
+		{backlog.Params{Rate: 500, Outage: 20 * time.Minute, Relay: 400}, backlog.ErrNeverDrains},
+		{backlog.Params{Rate: 1e5, Outage: time.Hour, Relay: 2e5}, backlog.ErrTooLong},       // 7.2e8 messages
+		{backlog.Params{Rate: 1e-3, Outage: 1000 * time.Hour, Relay: 8}, backlog.ErrTooLong}, // 2.9e7 steps
+		{backlog.Params{Rate: 1e6, Outage: time.Second, Relay: 1e12}, backlog.ErrTooLong},    // arrivals beyond MaxRelay
+	} {
+		pl, err := backlog.PlanFor(c.p)
+		if !errors.Is(err, c.want) {
+			t.Errorf("PlanFor(%+v) = %+v, %v; want %v", c.p, pl, err, c.want)
+		}
+		if _, err := backlog.Simulate(c.p); !errors.Is(err, c.want) {
+			t.Errorf("Simulate(%+v): %v; want %v", c.p, err, c.want)
+		}
+	}
+	pl, err := backlog.PlanFor(backlog.Params{Rate: 500, Outage: 20 * time.Minute, Relay: 1e12})
+	if err != nil || !pl.Capped || pl.Rate != backlog.MaxRelay || pl.Relay.BatchSize != backlog.MaxBatch || pl.Step != 125*time.Millisecond {
+		t.Errorf("a relay of 1e12/s: %+v, %v; want it run at %v/s, %d a claim every 125ms", pl, err, backlog.MaxRelay, backlog.MaxBatch)
+	}
+	pl, err = backlog.PlanFor(backlog.Params{Rate: 500, Outage: 20 * time.Minute, Relay: 800})
+	if err != nil || pl.Capped || pl.Relay.BatchSize != 100 || pl.Step != 125*time.Millisecond || pl.Relay.MaxAttempts != 14 || !pl.Relay.DeleteOnSend {
+		t.Errorf("chapter 001: %+v, %v; want the reference's batch of 100 every 125ms, 14 attempts (10 and one for every 5 minutes of the outage), DeleteOnSend", pl, err)
+	}
+}
+
+// TestAFastRelayDrainsAtThePaceOfItsRetries: at a relay the simulation
+// runs capped, the drain is the retries' (minutes), not the arithmetic's
+// nanoseconds, and it still drains.
+func TestAFastRelayDrainsAtThePaceOfItsRetries(t *testing.T) {
+	sim, err := backlog.Simulate(backlog.Params{Rate: 5, Outage: 5 * time.Minute, Relay: 1e12})
+	if err != nil || !sim.Drained || !sim.Plan.Capped {
+		t.Fatalf("%+v, %v", sim, err)
+	}
+	if sim.Drain < 30*time.Second || sim.Drain > 6*time.Minute {
+		t.Errorf("drained in %v, want the pace of the retries (up to 5 minutes apart)", sim.Drain)
 	}
 }

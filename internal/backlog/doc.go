@@ -14,6 +14,13 @@
 // figure chapter 001 says to watch, because a small queue can already be
 // critical when its oldest entry misses a deadline.
 //
+// The simulation is bounded (PlanFor): it refuses a relay not faster than
+// the arrivals (ErrNeverDrains: nothing drains) and a drain of more
+// messages or steps than it runs in about a minute (ErrTooLong), and runs
+// a relay faster than MaxRelay at MaxRelay (Plan.Capped). Its memory does
+// not grow with the backlog: the outbox holds what the relay's next claim
+// can reach, the arrivals behind it wait as counts (see Simulate).
+//
 // Chapter 004 adds growth arithmetic for an outbox nobody cleans up: 2,000
 // messages a day are about 730,000 a year (Growth).
 package backlog

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 
 	"outboxlab/internal/backlog"
 	"outboxlab/lab/lang"
+	"outboxlab/outbox"
 )
 
 func runBacklog(args []string, stdout io.Writer) error {
@@ -21,39 +23,30 @@ func runBacklog(args []string, stdout io.Writer) error {
 	outageText := fs.required("outage", "D", lang.Text{EN: "how long the broker is down, e.g. 20m or 1h30m", DE: "wie lange der Broker ausfällt, z. B. 20m oder 1h30m"})
 	relayText := fs.required("relay", "P", lang.Text{EN: "messages the relay publishes per second once the broker is back, e.g. 800", DE: "Nachrichten, die das Relay je Sekunde sendet, sobald der Broker zurück ist, z. B. 800"})
 	simulate := fs.boolean("simulate", lang.Text{
-		EN: "also run the message-level simulation of the reference relay (the output says with which policy; a backlog that cannot drain, or would not fit in memory, is refused with the arithmetic's answer)",
-		DE: "zusätzlich die Simulation des Referenz-Relays Nachricht für Nachricht (die Ausgabe nennt seine Strategie; einen Rückstau, der sich nicht abbauen kann oder nicht in den Speicher passt, lehnt sie mit der Antwort der Rechnung ab)",
+		EN: "also run the message-level simulation of the reference relay (the output says with which policy; a backlog that cannot drain, or would take more than about a minute to simulate, is refused with the arithmetic's answer)",
+		DE: "zusätzlich die Simulation des Referenz-Relays Nachricht für Nachricht (die Ausgabe nennt seine Strategie; einen Rückstau, der sich nicht abbauen kann oder dessen Simulation länger als etwa eine Minute bräuchte, lehnt sie mit der Antwort der Rechnung ab)",
 	})
 	format := fs.formatFlag("text", "json")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	rate, err := positive("--rate", *rateText, "events per second")
+	p, est, err := backlogParams(*rateText, *outageText, *relayText)
 	if err != nil {
 		return err
 	}
-	relay, err := positive("--relay", *relayText, "messages per second")
-	if err != nil {
-		return err
+	var plan backlog.Plan
+	if *simulate {
+		if plan, err = backlog.PlanFor(p); err != nil {
+			return refusal(p, est, plan, err)
+		}
 	}
-	if *outageText == "" {
-		return usagef("missing --outage (a duration such as 20m)")
-	}
-	outage, err := time.ParseDuration(*outageText)
-	if err != nil || outage < 0 {
-		return usagef("--outage %q is not a duration >= 0 (e.g. 20m, 1h30m, 90s)", *outageText)
-	}
-	p := backlog.Params{Rate: rate, Outage: outage, Relay: relay}
-	est, err := backlog.Compute(p)
-	if err != nil {
-		return usageError{msg: err.Error()}
+	if format.value == "text" {
+		// The arithmetic first: the simulation may take a while.
+		writeArithmetic(stdout, p, est)
 	}
 	var sim *backlog.Simulation
-	if n := backlog.Messages(p, est); *simulate && n > backlog.MaxMessages {
-		return usagef("--simulate would write about %.3g messages; it runs up to %d (the chapter's 500/s for 20 minutes is about 1.6 million)", n, backlog.MaxMessages)
-	}
 	if *simulate {
-		s, err := backlog.SimulateWith(p, simulationProgress())
+		s, err := simulateBacklog(p, simulationProgress(stdout))
 		if err != nil {
 			return err
 		}
@@ -62,8 +55,71 @@ func runBacklog(args []string, stdout io.Writer) error {
 	if format.value == "json" {
 		return writeBacklogJSON(stdout, est, sim)
 	}
-	writeBacklogText(stdout, p, est, sim)
+	if sim != nil {
+		writeSimulation(stdout, p, est, *sim)
+	}
+	fmt.Fprint(stdout, trf(stdout, "Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (chapter 004: 2,000 a day are %.0f a year).\n",
+		p.Rate, backlog.Growth(p.Rate*86400, 24*time.Hour), backlog.Growth(2000, 365*24*time.Hour)))
 	return nil
+}
+
+// simulateBacklog runs the simulation (a variable: a test watches what
+// was printed before it starts).
+var simulateBacklog = backlog.SimulateWith
+
+// backlogParams reads the three flags and computes the arithmetic.
+func backlogParams(rateText, outageText, relayText string) (backlog.Params, backlog.Estimate, error) {
+	rate, err := positive("--rate", rateText, "events per second")
+	if err != nil {
+		return backlog.Params{}, backlog.Estimate{}, err
+	}
+	relay, err := positive("--relay", relayText, "messages per second")
+	if err != nil {
+		return backlog.Params{}, backlog.Estimate{}, err
+	}
+	if outageText == "" {
+		return backlog.Params{}, backlog.Estimate{}, usagef("missing --outage (a duration such as 20m)")
+	}
+	outage, err := time.ParseDuration(outageText)
+	if err != nil || outage < 0 {
+		return backlog.Params{}, backlog.Estimate{}, usagef("--outage %q is not a duration >= 0 (e.g. 20m, 1h30m, 90s)", outageText)
+	}
+	p := backlog.Params{Rate: rate, Outage: outage, Relay: relay}
+	est, err := backlog.Compute(p)
+	if err != nil {
+		return p, est, usageError{msg: err.Error()}
+	}
+	return p, est, nil
+}
+
+// refusal says why --simulate does not run p, with the arithmetic's
+// answer instead.
+func refusal(p backlog.Params, est backlog.Estimate, plan backlog.Plan, err error) error {
+	const without = "; without --simulate, labrun backlog prints the arithmetic"
+	const ohne = "; ohne --simulate druckt labrun backlog die Rechnung"
+	switch {
+	case errors.Is(err, backlog.ErrNeverDrains):
+		return usageText(lang.Textf(lang.Text{
+			EN: "--simulate: the relay (%s/s) is not faster than the arrivals (%s/s): the backlog never drains, it grows by %s messages a second from the %.0f waiting when the broker comes back (%.0f more every hour); the simulation runs a backlog that drains" + without,
+			DE: "--simulate: das Relay (%s/s) ist nicht schneller als die Ankünfte (%s/s): der Rückstau baut sich nie ab, er wächst um %s Nachrichten je Sekunde von den %.0f, die warten, wenn der Broker zurückkommt (%.0f mehr je Stunde); die Simulation spielt einen Rückstau, der sich abbaut" + ohne,
+		}, rate(p.Relay), rate(p.Rate), rate(p.Rate-p.Relay), est.Backlog, 3600*(p.Rate-p.Relay)))
+	case errors.Is(err, backlog.ErrTooLong) && plan.Steps == 0:
+		return usageText(lang.Textf(lang.Text{
+			EN: "--simulate: the arrivals (%s/s) are faster than the fastest relay the simulation steps through (%s/s: %d messages a claim every 125ms); the arithmetic: %.0f messages wait after the outage and drain in %s at %s/s" + without,
+			DE: "--simulate: die Ankünfte (%s/s) sind schneller als das schnellste Relay, das die Simulation durchschreitet (%s/s: %d Nachrichten je Claim alle 125ms); die Rechnung: %.0f Nachrichten warten nach dem Ausfall und bauen sich in %s bei %s/s ab" + ohne,
+		}, rate(p.Rate), rate(backlog.MaxRelay), backlog.MaxBatch, est.Backlog, short(est.Drain), rate(p.Relay)))
+	case errors.Is(err, backlog.ErrTooLong) && plan.Messages > backlog.MaxMessages:
+		return usageText(lang.Textf(lang.Text{
+			EN: "--simulate: about %.3g messages arrive until the backlog drains, more than the simulation writes in about a minute (%d); the arithmetic: %.0f messages wait after the outage and drain in %s" + without,
+			DE: "--simulate: etwa %.3g Nachrichten kommen an, bis der Rückstau abgebaut ist, mehr als die Simulation in etwa einer Minute schreibt (%d); die Rechnung: %.0f Nachrichten warten nach dem Ausfall und bauen sich in %s ab" + ohne,
+		}, plan.Messages, backlog.MaxMessages, est.Backlog, short(est.Drain)))
+	case errors.Is(err, backlog.ErrTooLong):
+		return usageText(lang.Textf(lang.Text{
+			EN: "--simulate: about %.3g steps of %s until the backlog drains, more than the simulation takes in about a minute (%d); the arithmetic: %.0f messages wait after the outage and drain in %s" + without,
+			DE: "--simulate: etwa %.3g Schritte von %s, bis der Rückstau abgebaut ist, mehr als die Simulation in etwa einer Minute macht (%d); die Rechnung: %.0f Nachrichten warten nach dem Ausfall und bauen sich in %s ab" + ohne,
+		}, plan.Steps, short(plan.Step), backlog.MaxSteps, est.Backlog, short(est.Drain)))
+	}
+	return usageError{msg: err.Error()}
 }
 
 // positive parses a required number > 0.
@@ -78,44 +134,78 @@ func positive(flagName, text, unit string) (float64, error) {
 	return v, nil
 }
 
-// rounded prints a duration to a tenth of a second.
-func rounded(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+// short prints a duration to a tenth of a second, or to three digits
+// when it is shorter than a second (a drain of 600ns is not 0s).
+func short(d time.Duration) time.Duration {
+	if d >= time.Second || d <= 0 {
+		return d.Round(100 * time.Millisecond)
+	}
+	unit := time.Duration(1)
+	for unit*1000 <= d {
+		unit *= 10
+	}
+	return d.Round(unit)
+}
 
 // rate prints a rate with at most six significant digits.
 func rate(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
-// backlogRetries explains why a small backlog drains slower than the
-// arithmetic says.
-const backlogRetries = ";\nthe arithmetic assumes every message goes out the moment the broker is back, but the\n" +
-	"relay retries each with exponential backoff (up to 5 minutes between tries), and a small\nbacklog " +
-	"drains at the pace of its retries, not of the relay's throughput"
-
-func writeBacklogText(w io.Writer, p backlog.Params, est backlog.Estimate, sim *backlog.Simulation) {
+func writeArithmetic(w io.Writer, p backlog.Params, est backlog.Estimate) {
 	fmt.Fprint(w, trf(w, "Backlog after a %s outage at %s events/s: %.0f messages (R·D)\n", p.Outage, rate(p.Rate), est.Backlog))
 	if est.Drains {
-		fmt.Fprint(w, trf(w, "Drain at %s/s relay throughput, %s/s net: %s (backlog / (P − R))\n", rate(p.Relay), rate(p.Relay-p.Rate), rounded(est.Drain)))
+		fmt.Fprint(w, trf(w, "Drain at %s/s relay throughput, %s/s net: %s (backlog / (P − R))\n", rate(p.Relay), rate(p.Relay-p.Rate), short(est.Drain)))
 	} else {
 		fmt.Fprint(w, trf(w, "The backlog never drains: the relay (%s/s) is not faster than the arrivals (%s/s).\n", rate(p.Relay), rate(p.Rate)))
 	}
-	if sim != nil {
-		if sim.Drained {
-			fmt.Fprint(w, trf(w, "Simulated with the real relay: drained in %s", rounded(sim.Drain)))
-			if est.Drains && est.Drain > 0 {
-				off := 100 * (sim.Drain.Seconds()/est.Drain.Seconds() - 1)
-				fmt.Fprint(w, trf(w, " (%+.2f%% against the arithmetic)", off))
-				if off > 10 {
-					fmt.Fprint(w, tr(w, backlogRetries))
-				}
-			}
-			fmt.Fprintln(w)
-		} else {
-			fmt.Fprintln(w, tr(w, "Simulated with the real relay: not drained by the end of the simulation."))
-		}
-		fmt.Fprint(w, trf(w, "Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n",
-			rounded(sim.PeakOldestAge), sim.Messages, sim.Backlog))
+}
+
+// writeSimulation says how the simulation ran and what it measured.
+func writeSimulation(w io.Writer, p backlog.Params, est backlog.Estimate, sim backlog.Simulation) {
+	l := langOf(w)
+	pl := sim.Plan
+	fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
+		EN: "Simulated with the reference relay (outbox.DefaultConfig) claiming up to %d message(s) every %s (%s/s), changed in two things: a sent message is deleted at once (DeleteOnSend), and a message becomes a dead letter after %d failed attempts instead of %d, enough to outlast the outage, since the arithmetic assumes every message is delivered.",
+		DE: "Simuliert mit dem Referenz-Relay (outbox.DefaultConfig), das bis zu %d Nachricht(en) alle %s claimt (%s/s), in zwei Dingen geändert: eine gesendete Nachricht wird sofort gelöscht (DeleteOnSend), und eine Nachricht wird erst nach %d gescheiterten Versuchen statt %d ein Dead Letter, genug, um den Ausfall zu überdauern, denn die Rechnung nimmt an, dass jede Nachricht zugestellt wird.",
+	}, pl.Relay.BatchSize, short(pl.Step), rate(pl.Rate), pl.Relay.MaxAttempts, defaultMaxAttempts).In(l)))
+	if pl.Capped {
+		capped, _ := backlog.Compute(backlog.Params{Rate: p.Rate, Outage: p.Outage, Relay: pl.Rate})
+		fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
+			EN: "The relay's %s/s is more than the simulation steps through (%d messages a claim every 125ms): it runs at %s/s, which drains the backlog by the arithmetic in %s, so a faster relay could save at most that.",
+			DE: "Die %s/s des Relays sind mehr, als die Simulation durchschreitet (%d Nachrichten je Claim alle 125ms): sie läuft mit %s/s, was den Rückstau laut Rechnung in %s abbaut; ein schnelleres Relay spart also höchstens so viel.",
+		}, rate(p.Relay), backlog.MaxBatch, rate(pl.Rate), short(capped.Drain)).In(l)))
 	}
-	fmt.Fprint(w, trf(w, "Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (chapter 004: 2,000 a day are %.0f a year).\n",
-		p.Rate, backlog.Growth(p.Rate*86400, 24*time.Hour), backlog.Growth(2000, 365*24*time.Hour)))
+	if !sim.Drained {
+		fmt.Fprintln(w, tr(w, "Simulated with the real relay: not drained by the end of the simulation."))
+	} else {
+		text := lang.Textf(lang.Text{EN: "Simulated: drained in %s", DE: "Simuliert: abgebaut in %s"}, short(sim.Drain)).In(l)
+		ratio := sim.Drain.Seconds() / est.Drain.Seconds()
+		switch {
+		case est.Drain <= 0:
+		case ratio <= 2:
+			text += trf(w, " (%+.2f%% against the arithmetic)", 100*(ratio-1))
+		default:
+			text += lang.Textf(lang.Text{EN: " (%s times the arithmetic's %s)", DE: " (das %s-Fache der rechnerischen %s)"}, times(ratio), short(est.Drain)).In(l)
+		}
+		if ratio > 1.1 {
+			text += backlogRetries.In(l)
+		}
+		fmt.Fprintln(w, hanging("", "", text))
+	}
+	fmt.Fprint(w, trf(w, "Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n",
+		short(sim.PeakOldestAge), sim.Messages, sim.Backlog))
+}
+
+// defaultMaxAttempts is the reference relay's own attempt limit.
+var defaultMaxAttempts = outbox.DefaultConfig("relay").MaxAttempts
+
+// times prints a ratio with three significant digits: 19, 4.92e+08.
+func times(ratio float64) string { return strconv.FormatFloat(ratio, 'g', 3, 64) }
+
+// backlogRetries explains why a drain takes longer than the arithmetic
+// says.
+var backlogRetries = lang.Text{
+	EN: "; the arithmetic assumes every message goes out the moment the broker is back, but the relay tries a message that failed during the outage again only after its backoff (up to 5 minutes), so the drain waits for those retries, not for the relay's throughput",
+	DE: "; die Rechnung nimmt an, dass jede Nachricht rausgeht, sobald der Broker zurück ist, aber das Relay versucht eine Nachricht, die während des Ausfalls scheiterte, erst nach ihrem Backoff erneut (bis zu 5 Minuten), also wartet der Abbau auf diese Wiederholungen, nicht auf den Durchsatz des Relays",
 }
 
 func writeBacklogJSON(w io.Writer, est backlog.Estimate, sim *backlog.Simulation) error {
@@ -126,6 +216,7 @@ func writeBacklogJSON(w io.Writer, est backlog.Estimate, sim *backlog.Simulation
 		SimulatedDrainSeconds *float64 `json:"simulatedDrainSeconds,omitempty"`
 		PeakOldestAgeSeconds  *float64 `json:"peakOldestAgeSeconds,omitempty"`
 		SimulatedDrained      *bool    `json:"simulatedDrained,omitempty"`
+		SimulatedRelay        *float64 `json:"simulatedRelay,omitempty"`
 	}{BacklogMessages: est.Backlog, Drains: est.Drains}
 	if est.Drains {
 		s := est.Drain.Seconds()
@@ -135,6 +226,7 @@ func writeBacklogJSON(w io.Writer, est backlog.Estimate, sim *backlog.Simulation
 		peak := sim.PeakOldestAge.Seconds()
 		out.PeakOldestAgeSeconds = &peak
 		out.SimulatedDrained = &sim.Drained
+		out.SimulatedRelay = &sim.Plan.Rate
 		if sim.Drained {
 			d := sim.Drain.Seconds()
 			out.SimulatedDrainSeconds = &d
@@ -147,14 +239,15 @@ func writeBacklogJSON(w io.Writer, est backlog.Estimate, sim *backlog.Simulation
 
 // simulationProgress returns backlog's progress callback: a line on stderr
 // when it is a terminal, nil otherwise.
-func simulationProgress() func(simulated, horizon time.Duration, finished bool) {
+func simulationProgress(w io.Writer) func(simulated, horizon time.Duration, finished bool) {
 	p := newProgress()
 	if p == nil {
 		return nil
 	}
+	l := langOf(w)
 	return func(simulated, horizon time.Duration, finished bool) {
 		p.update(finished, func() string {
-			return fmt.Sprintf("simulated %s of at most %s", rounded(simulated), rounded(horizon))
+			return lang.Textf(lang.Text{EN: "simulated %s of at most %s", DE: "%s von höchstens %s simuliert"}, short(simulated), short(horizon)).In(l)
 		})
 	}
 }

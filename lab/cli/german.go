@@ -90,15 +90,10 @@ Abstürze, die Wiederherstellung eingeschlossen), mit einem Relay und mit zweien
 	"Situations reached, in how many of the %d schedules: %s\n":                            "Erreichte Situationen, in wie vielen der %d Abläufe: %s\n",
 
 	// backlog
-	"Backlog after a %s outage at %s events/s: %.0f messages (R·D)\n":                      "Rückstau nach einem Ausfall von %s bei %s Ereignissen/s: %.0f Nachrichten (R·D)\n",
-	"Drain at %s/s relay throughput, %s/s net: %s (backlog / (P − R))\n":                   "Abbau bei %s/s Relay-Durchsatz, %s/s netto: %s (Rückstau / (P − R))\n",
-	"The backlog never drains: the relay (%s/s) is not faster than the arrivals (%s/s).\n": "Der Rückstau baut sich nie ab: das Relay (%s/s) ist nicht schneller als die Ankünfte (%s/s).\n",
-	"Simulated with the real relay: drained in %s":                                         "Mit dem echten Relay simuliert: abgebaut in %s",
-	" (%+.2f%% against the arithmetic)":                                                    " (%+.2f%% gegenüber der Rechnung)",
-	backlogRetries: ";\ndie Rechnung nimmt an, dass jede Nachricht rausgeht, sobald der Broker zurück ist,\n" +
-		"aber das Relay wiederholt jede mit exponentiellem Backoff (bis zu 5 Minuten zwischen\n" +
-		"Versuchen), und ein kleiner Rückstau baut sich im Takt seiner Wiederholungen ab,\n" +
-		"nicht im Takt des Relay-Durchsatzes",
+	"Backlog after a %s outage at %s events/s: %.0f messages (R·D)\n":                                                     "Rückstau nach einem Ausfall von %s bei %s Ereignissen/s: %.0f Nachrichten (R·D)\n",
+	"Drain at %s/s relay throughput, %s/s net: %s (backlog / (P − R))\n":                                                  "Abbau bei %s/s Relay-Durchsatz, %s/s netto: %s (Rückstau / (P − R))\n",
+	"The backlog never drains: the relay (%s/s) is not faster than the arrivals (%s/s).\n":                                "Der Rückstau baut sich nie ab: das Relay (%s/s) ist nicht schneller als die Ankünfte (%s/s).\n",
+	" (%+.2f%% against the arithmetic)":                                                                                   " (%+.2f%% gegenüber der Rechnung)",
 	"Simulated with the real relay: not drained by the end of the simulation.":                                            "Mit dem echten Relay simuliert: bis zum Ende der Simulation nicht abgebaut.",
 	"Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n":                     "Höchstes Alter der ältesten ungesendeten Nachricht: %s (%d Nachrichten, %d wartend, als der Broker zurückkam)\n",
 	"Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (chapter 004: 2,000 a day are %.0f a year).\n": "Ohne Bereinigung hinterlassen %g Ereignisse/s %.0f SENT-Zeilen am Tag in der Outbox (Kapitel 004: 2.000 am Tag sind %.0f im Jahr).\n",

@@ -2,8 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"io"
+	"strings"
 	"testing"
 	"time"
+
+	"outboxlab/internal/backlog"
 )
 
 // TestProgressIsQuietAtFirstAndThrottled: nothing in the first second,
@@ -34,7 +38,27 @@ func TestNoProgressWhenStderrIsNotATerminal(t *testing.T) {
 	if p := newProgress(); p != nil {
 		t.Skip("stderr is a terminal here")
 	}
-	if progressLine(10) != nil || simulationProgress() != nil {
+	if progressLine(10) != nil || simulationProgress(io.Discard) != nil {
 		t.Error("a progress callback without a terminal")
+	}
+}
+
+// TestTheArithmeticComesBeforeTheSimulation: backlog --simulate prints the
+// arithmetic before the simulation starts, so that a reader has an answer
+// while it runs.
+func TestTheArithmeticComesBeforeTheSimulation(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	simulate := simulateBacklog
+	defer func() { simulateBacklog = simulate }()
+	started := false
+	simulateBacklog = func(p backlog.Params, progress func(simulated, horizon time.Duration, finished bool)) (backlog.Simulation, error) {
+		started = true
+		if !strings.Contains(stdout.String(), "Drain at 8/s relay throughput") {
+			t.Errorf("the simulation started with %q printed, before the arithmetic", stdout.String())
+		}
+		return simulate(p, progress)
+	}
+	if code := run([]string{"backlog", "--rate", "5", "--outage", "1m", "--relay", "8", "--simulate"}, &stdout, &stderr); code != 0 || !started {
+		t.Fatalf("exit %d, simulated %v, stderr %q", code, started, stderr.String())
 	}
 }
