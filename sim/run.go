@@ -114,6 +114,7 @@ func Run(cfg Config) (Result, error) {
 	// 2. quiesce: transient faults healed, no more crashes.
 	w.crashing = false
 	w.broker.Heal()
+	w.healOutages()
 	w.phase("quiesce")
 	quiet, busy, err := w.runUntilQuiet(w.clock.Now().Add(cfg.Horizon))
 	if err != nil {
@@ -427,6 +428,7 @@ func (w *world) tick() (bool, error) {
 		i := w.rng.IntN(len(w.ready))
 		p := w.ready[i]
 		if p.task {
+			w.resumeTrace(p)
 			w.resume(p)
 			return true, nil
 		}

@@ -32,6 +32,12 @@ const (
 	EventPhase EventKind = "phase"
 	// EventError is an error a process reported without crashing.
 	EventError EventKind = "error"
+	// EventFault is a fault of the broker beginning or ending: an
+	// outage. It happens at its planned time, between the events of the
+	// processes.
+	EventFault EventKind = "fault"
+	// EventResume is a stalled process moving again, where it stood.
+	EventResume EventKind = "resume"
 )
 
 // Event is one entry of a run's trace: something that happened. It is

@@ -34,8 +34,10 @@ type proc struct {
 	worker *worker
 	yield  func(struct{}) bool
 	// stalledUntil: a stalled process is not scheduled before this time,
-	// and then resumes exactly where it stood.
+	// and then resumes exactly where it stood; frozen is the point it
+	// stalled at, until it moves again (for the trace's resume event).
 	stalledUntil time.Time
+	frozen       string // the point it froze at, "" when it is not frozen
 	// wake is the relay's last answer to NextWake (see wakeOf), and
 	// steps counts the steps it ended, in every incarnation.
 	wake  wake
@@ -102,7 +104,9 @@ type world struct {
 
 	commands int // in the workload (see stormCap)
 	trace    []Event
-	seen     mark // how far the trace has described the durable systems
+	// outages are the broker outages as the trace tells them.
+	outages []outageWindow
+	seen    mark // how far the trace has described the durable systems
 	// brokerLog counts, per message, what the broker did with it, by
 	// subscriber and kind (for Row; only when tracing).
 	brokerLog map[string][]brokerCount
@@ -160,6 +164,7 @@ func (w *world) installFault(f Fault) {
 	switch f.Kind {
 	case FaultOutage:
 		w.broker.Outage(Epoch.Add(f.From), Epoch.Add(f.From+f.For))
+		w.outages = append(w.outages, outageWindow{from: f.From, to: f.From + f.For})
 	case FaultTimeoutStored:
 		w.broker.TimeoutStored(f.Target)
 	case FaultTimeoutDropped:
@@ -295,7 +300,7 @@ func (w *world) stallHere(p *proc, point string) bool {
 		}
 		w.stalls = append(w.stalls[:i:i], w.stalls[i+1:]...)
 		w.stalled++
-		p.stalledUntil = w.clock.Now().Add(f.For)
+		p.stalledUntil, p.frozen = w.clock.Now().Add(f.For), point
 		if w.cfg.Trace {
 			w.record(Event{Process: p.name, Kind: EventStall, Action: point, Result: "stall",
 				Changes: []string{fmt.Sprintf("frozen until %s, holding what it holds", FormatTime(p.stalledUntil.Sub(Epoch)))}})
@@ -393,7 +398,7 @@ func (w *world) crash(p *proc, point string, down time.Duration) {
 		down = w.cfg.RestartDelay
 	}
 	p.alive = false
-	p.stalledUntil = time.Time{} // a freeze ends with the process
+	p.stalledUntil, p.frozen = time.Time{}, "" // a freeze ends with the process
 	p.service, p.relay, p.consumer = nil, nil, nil
 	p.restartAt = w.clock.Now().Add(down)
 	aborted := w.orderDB.Crash(p.name) + w.billingDB.Crash(p.name)
@@ -494,5 +499,74 @@ func (w *world) pollEmpty(p *proc) {
 
 func (w *world) record(s Event) {
 	s.At = w.clock.Since()
+	// The outages that began or ended before this event, or at its time
+	// (a phase comes first).
+	w.traceOutages(func(at time.Duration) bool { return at < s.At || at == s.At && s.Kind != EventPhase })
 	w.trace = append(w.trace, s)
+}
+
+// outageWindow is a broker outage as the trace tells it: its beginning
+// and end are events at their planned times, recorded with the first
+// event of a process at or after them.
+type outageWindow struct {
+	from, to     time.Duration
+	begun, ended bool
+}
+
+// traceOutages records every beginning and end of an outage whose time
+// due says is due, in time order.
+func (w *world) traceOutages(due func(at time.Duration) bool) {
+	for {
+		var next *outageWindow
+		var at time.Duration
+		for i := range w.outages {
+			o := &w.outages[i]
+			switch {
+			case !o.begun && due(o.from) && (next == nil || o.from < at):
+				next, at = o, o.from
+			case o.begun && !o.ended && due(o.to) && (next == nil || o.to < at):
+				next, at = o, o.to
+			}
+		}
+		if next == nil {
+			return
+		}
+		if !next.begun {
+			next.begun = true
+			w.trace = append(w.trace, Event{At: at, Process: "broker", Kind: EventFault, Action: string(FaultOutage),
+				Changes: []string{"down until " + FormatTime(next.to) + ": every publish refused, nothing delivered"}})
+			continue
+		}
+		next.ended = true
+		w.trace = append(w.trace, Event{At: at, Process: "broker", Kind: EventFault, Action: string(FaultOutage) + " over", Changes: []string{"up again"}})
+	}
+}
+
+// healOutages ends the trace's outages at the quiesce's heal: one in
+// progress ends now, one planned for later never begins.
+func (w *world) healOutages() {
+	if !w.cfg.Trace {
+		return
+	}
+	now := w.clock.Since()
+	w.traceOutages(func(at time.Duration) bool { return at <= now })
+	for i := range w.outages {
+		o := &w.outages[i]
+		if o.begun && !o.ended {
+			w.trace = append(w.trace, Event{At: now, Process: "broker", Kind: EventFault, Action: string(FaultOutage) + " over",
+				Changes: []string{"up again: healed for the quiesce"}})
+		}
+		o.begun, o.ended = true, true
+	}
+}
+
+// resumeTrace records that p moves again after a stall.
+func (w *world) resumeTrace(p *proc) {
+	if p.frozen == "" {
+		return
+	}
+	if w.cfg.Trace {
+		w.record(Event{Process: p.name, Kind: EventResume, Action: p.frozen, Changes: []string{"moves on where it stood"}})
+	}
+	p.frozen = ""
 }

@@ -24,7 +24,9 @@ import (
 // steps through every event with the keyboard, fails on any console error
 // or exception, and saves a screenshot of each. It runs with
 // OUTBOXLAB_BROWSER=1 (CI installs Debian's chromium and sets it);
-// OUTBOXLAB_SCREENSHOTS=DIR keeps the screenshots there.
+// OUTBOXLAB_SCREENSHOTS=DIR keeps the screenshots there, the README's
+// pictures under their names in docs/ (see shots), each saying which page
+// it shows.
 func TestPagesInABrowser(t *testing.T) {
 	if os.Getenv("OUTBOXLAB_BROWSER") != "1" {
 		t.Skip("set OUTBOXLAB_BROWSER=1 to run the pages in headless Chromium")
@@ -33,19 +35,21 @@ func TestPagesInABrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("OUTBOXLAB_BROWSER=1 but no chromium on PATH: %v", err)
 	}
-	shots := os.Getenv("OUTBOXLAB_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
+	dir := os.Getenv("OUTBOXLAB_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
 	}
 	lab := cli.Lab{Command: "labrun"}
 	pages := []struct {
 		name string
 		args []string
-		runs int // run sections to step through
+		runs int    // run sections to step through
+		shot string // the picture it takes, one of shots ("": none), and its step
+		step string
 	}{
-		{"scenario-after-send-before-sent", []string{"scenario", "after-send-before-sent", "--format", "html"}, 1},
-		{"explore-mark-before-send", []string{"explore", "--variant", "mark-before-send", "--runs", "300", "--format", "html"}, 1},
-		{"matrix", []string{"matrix", "--format", "html", "--variant", "outbox", "--variant", "dual-write", "--variant", "non-idempotent-consumer"}, -1},
+		{"scenario-after-send-before-sent", shots[0].args, 1, shots[0].name, shots[0].step},
+		{"explore-mark-before-send", []string{"explore", "--variant", "mark-before-send", "--runs", "300", "--format", "html"}, 1, "", ""},
+		{"matrix", shots[1].args, -1, shots[1].name, ""},
 	}
 	b := startBrowser(t, chromium)
 	for _, p := range pages {
@@ -62,7 +66,8 @@ func TestPagesInABrowser(t *testing.T) {
 			t.Logf("%s: %d bytes, loaded in %v", p.name, page.Len(), session.load(t, file).Round(time.Millisecond))
 
 			if p.runs < 0 {
-				screenshot(t, session, filepath.Join(shots, p.name+".png")) // the table, before a cell is opened
+				// The table, before a cell is opened.
+				screenshot(t, session, filepath.Join(dir, p.shot), shows(t, p.args, ""))
 			}
 			runs := session.eval(t, `Array.from(document.querySelectorAll(".run-section")).map(s => s.id)`).([]any)
 			if len(runs) == 0 {
@@ -91,13 +96,14 @@ func TestPagesInABrowser(t *testing.T) {
 					break // the matrix: every cell's link and a few runs are enough
 				}
 			}
-			if p.runs > 0 {
-				// Back to an event in the middle for the picture.
+			if p.runs > 0 && p.shot != "" {
+				// Back to the event the picture shows.
+				i, _ := stepTo(t, page.String(), p.step)
 				session.key(t, "Home")
-				for range 8 {
+				for range i {
 					session.key(t, "ArrowRight")
 				}
-				screenshot(t, session, filepath.Join(shots, p.name+".png"))
+				screenshot(t, session, filepath.Join(dir, p.shot), shows(t, p.args, p.step))
 			}
 			// The print stylesheet lays the page out on paper.
 			pdf := session.call(t, "Page.printToPDF", map[string]any{"printBackground": false})["data"].(string)
@@ -139,15 +145,16 @@ func TestPagesInABrowser(t *testing.T) {
 	})
 }
 
-// screenshot saves what the page shows.
-func screenshot(t *testing.T, s *session, file string) {
+// screenshot saves what the page shows, saying in a text chunk which page
+// that is (see TestTheScreenshotsShowWhatLabrunPrints).
+func screenshot(t *testing.T, s *session, file, shows string) {
 	t.Helper()
 	png := s.call(t, "Page.captureScreenshot", map[string]any{"format": "png"})["data"].(string)
 	data, err := base64.StdEncoding.DecodeString(png)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(file, data, 0o644); err != nil {
+	if err := os.WriteFile(file, withText(data, shotKey, shows), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

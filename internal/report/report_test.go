@@ -224,3 +224,23 @@ func TestABadRunIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestLanesInProcessOrder: the lanes go service instances, producers,
+// broker, subscribers, and in each the processes by their number, not by
+// who moved first (relay-2 claimed first in two-relay runs and got the
+// left lane).
+func TestLanesInProcessOrder(t *testing.T) {
+	trace := []sim.Event{
+		{Process: "sim", Kind: sim.EventPhase, Action: "run"},
+		{Process: "billing", Kind: sim.EventEffect, Action: "consumer.commit"},
+		{Process: "relay-2", Kind: sim.EventEffect, Action: "relay.claim"},
+		{Process: "service-2", Kind: sim.EventCommand, Action: "place o-1 10.00 EUR"},
+		{Process: "relay-10", Kind: sim.EventEffect, Action: "relay.claim"},
+		{Process: "service-1", Kind: sim.EventCommand, Action: "place o-2 10.00 EUR"},
+		{Process: "relay-1", Kind: sim.EventEffect, Action: "relay.claim"},
+	}
+	got := strings.Join(report.Lanes(trace), " ")
+	if want := "service-1 service-2 relay-1 relay-2 relay-10 broker billing"; got != want {
+		t.Errorf("lanes %q, want %q", got, want)
+	}
+}

@@ -1,8 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"html"
+	"slices"
+	"strconv"
 	"strings"
 
 	"outboxlab/broker"
@@ -11,17 +14,21 @@ import (
 
 // The diagram's geometry, in pixels.
 const (
-	axisWidth  = 130 // the time axis on the left
-	laneWidth  = 150
+	axisWidth  = 120 // the time axis on the left ("day 7 01:00:05.116")
+	laneWidth  = 130
 	headHeight = 34 // the lane names on top
 	rowHeight  = 22 // one event per row
 	labelChars = 24 // an event's label beside its marker; the whole text is its tooltip
+	// labelRoom is what the last lane's labels take right of its line:
+	// the gap and 24 characters of 11 px type (at most about 6.5 px each).
+	labelRoom = 9 + labelChars*13/2 + 6
 )
 
-// lanes returns the diagram's lanes, left to right: the order service's
-// instances, the relays and other producers, the broker, then billing and
-// the other subscribers.
-func lanes(trace []sim.Event) []string {
+// Lanes returns a run's lanes, left to right, as a diagram draws them: the
+// order service's instances, the relays and other producers, the broker,
+// then billing and the other subscribers; in each, the processes in their
+// order (relay-1, relay-2, ..., relay-10).
+func Lanes(trace []sim.Event) []string {
 	rank := func(name string, subscriber bool) int {
 		switch {
 		case strings.HasPrefix(name, "service"):
@@ -59,27 +66,41 @@ func lanes(trace []sim.Event) []string {
 		}
 	}
 	add("broker")
-	// A stable sort by rank keeps the order of first appearance in a rank.
-	var out []string
-	for r := 0; r <= 4; r++ {
-		for _, n := range names {
-			if rank(n, subscribers[n]) == r {
-				out = append(out, n)
-			}
+	// In a rank, the processes in their order: relay-1, relay-2, ...,
+	// relay-10; other names as they first appear.
+	slices.SortStableFunc(names, func(a, b string) int {
+		if c := cmp.Compare(rank(a, subscribers[a]), rank(b, subscribers[b])); c != 0 {
+			return c
 		}
+		pa, na, oka := numbered(a)
+		pb, nb, okb := numbered(b)
+		if oka && okb && pa == pb {
+			return cmp.Compare(na, nb)
+		}
+		return 0
+	})
+	return names
+}
+
+// numbered splits "relay-12" into "relay" and 12.
+func numbered(name string) (string, int, bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 {
+		return "", 0, false
 	}
-	return out
+	n, err := strconv.Atoi(name[i+1:])
+	return name[:i], n, err == nil
 }
 
 // writeSVG draws trace as a sequence diagram whose elements' ids start with
 // id: id-e7 is the 8th event.
 func writeSVG(b *strings.Builder, id string, trace []sim.Event) {
-	names := lanes(trace)
+	names := Lanes(trace)
 	x := map[string]int{}
 	for i, n := range names {
 		x[n] = axisWidth + laneWidth/2 + i*laneWidth
 	}
-	width := axisWidth + len(names)*laneWidth + 60
+	width := axisWidth + (len(names)-1)*laneWidth + laneWidth/2 + labelRoom
 	height := headHeight + len(trace)*rowHeight + 10
 	y := func(i int) int { return headHeight + i*rowHeight + rowHeight/2 }
 	fmt.Fprintf(b, `<svg class="diagram" id="%s-svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="%s-svgtitle" data-top="%d" data-row="%d">`,
@@ -103,6 +124,7 @@ func writeSVG(b *strings.Builder, id string, trace []sim.Event) {
 			attr(e.Action), headHeight+i*rowHeight, width, (end-i)*rowHeight)
 		fmt.Fprintf(b, `<text class="phase" x="%d" y="%d">%s</text>`, width-6, headHeight+i*rowHeight+14, esc(e.Action))
 	}
+	writeIntervals(b, trace, x, y)
 	// Lanes.
 	for _, n := range names {
 		fmt.Fprintf(b, `<text class="lane" x="%d" y="20">%s</text><line class="lifeline" x1="%d" y1="%d" x2="%d" y2="%d"/>`,
@@ -130,6 +152,41 @@ func writeSVG(b *strings.Builder, id string, trace []sim.Event) {
 	b.WriteString(`</svg>`)
 }
 
+// writeIntervals draws what lasts over several events behind them: a
+// broker outage over the broker's lane, from its beginning to its end;
+// a stalled process's pause over its lane, from the stall to where it
+// moves again (its next event). One that does not end within the trace
+// lasts to its end.
+func writeIntervals(b *strings.Builder, trace []sim.Event, x map[string]int, y func(int) int) {
+	last := len(trace) - 1
+	band := func(class, lane string, from, to int, tip string) {
+		fmt.Fprintf(b, `<rect class="%s" x="%d" y="%d" width="%d" height="%d"><title>%s</title></rect>`,
+			class, x[lane]-10, y(from)-rowHeight/2, 20, (to-from+1)*rowHeight, esc(tip))
+	}
+	for i, e := range trace {
+		switch {
+		case e.Kind == sim.EventFault && e.Action == string(sim.FaultOutage):
+			to := last
+			for j := i + 1; j < len(trace); j++ {
+				if trace[j].Kind == sim.EventFault && trace[j].Process == e.Process && trace[j].Action != e.Action {
+					to = j
+					break
+				}
+			}
+			band("outage", e.Process, i, to, e.Action+": "+strings.Join(e.Changes, " "))
+		case e.Kind == sim.EventStall:
+			to := last
+			for j := i + 1; j < len(trace); j++ {
+				if trace[j].Process == e.Process {
+					to = j
+					break
+				}
+			}
+			band("pause", e.Process, i, to, "stall "+e.Action+": "+strings.Join(e.Changes, " "))
+		}
+	}
+}
+
 // writeMarker draws what happened to the process itself.
 func writeMarker(b *strings.Builder, e sim.Event, px, y int) {
 	switch {
@@ -139,6 +196,10 @@ func writeMarker(b *strings.Builder, e sim.Event, px, y int) {
 		fmt.Fprintf(b, `<circle class="restart" cx="%d" cy="%d" r="6"/>`, px, y)
 	case e.Kind == sim.EventStall:
 		fmt.Fprintf(b, `<rect class="stall" x="%d" y="%d" width="3" height="10"/><rect class="stall" x="%d" y="%d" width="3" height="10"/>`, px-4, y-5, px+1, y-5)
+	case e.Kind == sim.EventResume:
+		fmt.Fprintf(b, `<path class="resume" d="M%d,%d l9,5 l-9,5 z"/>`, px-4, y-5)
+	case e.Kind == sim.EventFault:
+		fmt.Fprintf(b, `<rect class="fault" x="%d" y="%d" width="10" height="10"/>`, px-5, y-5)
 	case e.Kind == sim.EventError || (e.Result != "" && e.Result != "ok"):
 		fmt.Fprintf(b, `<path class="error" d="M%d,%d l6,10 l-12,0 z"/>`, px, y-6)
 	case e.Kind == sim.EventCommand:
@@ -192,6 +253,10 @@ func label(e sim.Event) string {
 		return "stall " + e.Action
 	case sim.EventRestart:
 		return "restart"
+	case sim.EventResume:
+		return "resume"
+	case sim.EventFault:
+		return e.Action
 	case sim.EventError:
 		return e.Result
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"outboxlab/internal/report"
 	"outboxlab/sim"
 )
 
@@ -12,34 +13,9 @@ import (
 // process and one for the broker; effects are messages between lanes (or
 // notes on a lane), crashes and phases are notes.
 func writeMermaid(w io.Writer, title string, res sim.Result) {
-	lanes := []string{}
-	seen := map[string]bool{}
-	add := func(name string) {
-		if !seen[name] {
-			seen[name] = true
-			lanes = append(lanes, name)
-		}
-	}
-	for _, s := range res.Trace {
-		if s.Process != "sim" {
-			add(s.Process)
-		}
-		if s.Kind == sim.EventEffect && (strings.HasSuffix(s.Action, ".send") || strings.HasSuffix(s.Action, ".publish") || strings.HasSuffix(s.Action, ".ack")) {
-			add("broker")
-		}
-	}
-	// The broker sits between the senders and billing.
-	ordered := make([]string, 0, len(lanes))
-	for _, l := range lanes {
-		if l != "billing" && l != "broker" {
-			ordered = append(ordered, l)
-		}
-	}
-	for _, l := range []string{"broker", "billing"} {
-		if seen[l] {
-			ordered = append(ordered, l)
-		}
-	}
+	// The lanes as the HTML page draws them: the broker between the
+	// senders and billing, relay-1 before relay-2.
+	ordered := report.Lanes(res.Trace)
 	fmt.Fprintln(w, "sequenceDiagram")
 	fmt.Fprintf(w, "    title %s\n", mermaidText(title))
 	for _, l := range ordered {
@@ -58,6 +34,12 @@ func writeMermaid(w io.Writer, title string, res sim.Result) {
 			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" CRASH at "+s.Action))
 		case sim.EventRestart:
 			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" restart"))
+		case sim.EventStall:
+			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" STALL at "+s.Action+" ("+strings.Join(s.Changes, " ")+")"))
+		case sim.EventResume:
+			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" resume at "+s.Action))
+		case sim.EventFault:
+			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" "+s.Action+" ("+strings.Join(s.Changes, " ")+")"))
 		case sim.EventError:
 			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" "+s.Result))
 		case sim.EventEffect:
