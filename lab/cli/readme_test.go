@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -195,5 +197,36 @@ func TestAStaleSampleIsCaught(t *testing.T) {
 	}
 	if _, err := samples([]string{"<!-- output of: labrun list -->", "no code block"}); err == nil {
 		t.Error("a marker without its code block was accepted")
+	}
+}
+
+// TestTheREADMEsNameNoMissingPath: every ./path a README's commands name
+// is there, in the module or in real/ (whose commands run after `cd
+// real`), but for what a README tells the reader to make: their own
+// package or module (./mine, ./mein, ../mylab, ../meinlabor), a binary it
+// builds (./courselab, ./labrun).
+func TestTheREADMEsNameNoMissingPath(t *testing.T) {
+	own := map[string]bool{"mine": true, "mein": true, "mylab": true, "meinlabor": true, "courselab": true, "labrun": true}
+	path := regexp.MustCompile(`(^|[^.\w])\./([A-Za-z][\w/.-]*)`)
+	for _, file := range readmes {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(text), "\n") {
+			for _, m := range path.FindAllStringSubmatch(line, -1) {
+				p := strings.TrimRight(m[2], "/.")
+				if own[strings.Split(p, "/")[0]] {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join("../..", p)); err == nil {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join("../../real", p)); err == nil {
+					continue
+				}
+				t.Errorf("%s:%d: ./%s is not in the module (nor in real/)", file, i+1, p)
+			}
+		}
 	}
 }
