@@ -10,70 +10,28 @@ import (
 	"outboxlab/internal/report"
 	"outboxlab/lab/check"
 	"outboxlab/lab/lang"
+	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
 
 func runScenario(args []string, stdout io.Writer) error {
-	fs := newFlags("scenario", "NAME|--file F", lang.Text{
-		EN: "One run told as a timeline: a story of the chapters, a mistake's story, or any cell of the matrix (POINT@K, see labrun list); NAME is one of them, F a story file of your own.",
-		DE: "Ein Lauf als Zeitleiste: eine Geschichte der Kapitel, die eines Fehlers oder jede Zelle der Matrix (PUNKT@K, siehe labrun list); NAME ist eine davon, F eine eigene Geschichte als Datei.",
-	}, stdout)
-	variantName := fs.text("variant", "V", lang.Textf(lang.Text{
-		EN: "the variant to run (default: the scenario's own, else outbox): %s",
-		DE: "die Variante, die läuft (Standard: die des Szenarios, sonst outbox): %s",
-	}, strings.Join(scenarios.VariantNames(), ", ")))
-	seedText := fs.text("seed", "N", lang.Textf(lang.Text{
-		EN: "the seed of the run, a whole number >= 0 (default: the scenario's own, else %d)",
-		DE: "der Seed des Laufs, eine ganze Zahl >= 0 (Standard: der des Szenarios, sonst %d)",
-	}, scenarios.MatrixSeed))
-	file := fs.alternative("file", "F", lang.Text{
-		EN: "a story file to play instead of a named scenario (the format: go doc outboxlab/scenarios)",
-		DE: "eine Geschichte als Datei, statt eines benannten Szenarios (das Format: go doc outboxlab/scenarios)",
-	})
-	relaysText := fs.text("relays", "N", lang.Textf(lang.Text{
-		EN: "how many relays run side by side, a whole number from 1 to %d (default: the scenario's own)",
-		DE: "wie viele Relays nebeneinander laufen, eine ganze Zahl von 1 bis %d (Standard: die des Szenarios)",
-	}, scenarios.MaxRelays))
-	poll := fs.boolean("poll", lang.Text{
-		EN: "poll every relay as its production loop does (every IdlePoll, BusyPoll after a step that did something) instead of waking it when its NextWake says",
-		DE: "jedes Relay pollen, wie es seine Produktionsschleife tut (alle IdlePoll, BusyPoll nach einem Schritt, der etwas tat), statt es zu wecken, wann sein NextWake es sagt",
-	})
-	format := fs.formatFlag("text", "json", "mermaid", "html")
+	fs, opt := scenarioFlags(stdout)
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	var sc scenarios.Scenario
-	switch {
-	case *file != "" && len(rest) > 0:
-		return usagef("unexpected argument %q (scenario takes a NAME or --file, not both)", rest[0])
-	case *file != "":
-		text, err := os.ReadFile(*file)
-		if err != nil {
-			return usagef("--file: %v", err)
-		}
-		f, err := scenarios.ParseFile(*file, string(text))
-		if err != nil {
-			return usageError{msg: err.Error()}
-		}
-		sc = f.Scenario
-	case len(rest) == 0:
-		return usagef("missing scenario NAME or --file F (see `labrun list`)")
-	case len(rest) > 1:
-		return usagef("unexpected argument %q (scenario takes one NAME)", rest[1])
-	default:
-		if sc, err = scenarios.FindScenario(rest[0]); err != nil {
-			return usageError{msg: err.Error()}
-		}
+	sc, err := pickScenario(*opt.file, rest)
+	if err != nil {
+		return err
 	}
 	seed := sc.Seed
-	if *seedText != "" {
-		if seed, err = wholeNumber("--seed", *seedText, 0); err != nil {
+	if *opt.seed != "" {
+		if seed, err = wholeNumber("--seed", *opt.seed, 0); err != nil {
 			return err
 		}
 	}
-	name := *variantName
+	name := *opt.variant
 	switch {
 	case name == "" && sc.Variant != "":
 		name = sc.Variant
@@ -86,25 +44,16 @@ func runScenario(args []string, stdout io.Writer) error {
 	}
 	cfg := sc.Configure(v, seed)
 	replay := fmt.Sprintf("%s scenario %s --variant %s --seed %d", programName(), sc.Name, v.Name, seed)
-	if *file != "" {
-		replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d", programName(), *file, v.Name, seed)
+	if *opt.file != "" {
+		replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d", programName(), *opt.file, v.Name, seed)
 	}
-	if *relaysText != "" {
-		n64, err := wholeNumber("--relays", *relaysText, 1)
-		if err != nil {
+	if *opt.relays != "" {
+		if cfg.Relays, err = relaysFlag(*opt.relays, v); err != nil {
 			return err
 		}
-		if n64 > scenarios.MaxRelays {
-			return usagef("--relays %d is too large (at most %d)", n64, scenarios.MaxRelays)
-		}
-		n := int(n64)
-		if m := v.MaxRelays; m > 0 && n > m {
-			return usagef("--relays %d: variant %s supports at most %d relay(s)", n, v.Name, m)
-		}
-		cfg.Relays = n
-		replay += fmt.Sprintf(" --relays %d", n)
+		replay += fmt.Sprintf(" --relays %d", cfg.Relays)
 	}
-	if *poll {
+	if *opt.poll {
 		cfg.Poll = true
 		replay += " --poll"
 	}
@@ -120,7 +69,7 @@ func runScenario(args []string, stdout io.Writer) error {
 			missed.Point, missed.Occurrence, v.Name, seed, missed.Point, res.Reached[missed.Point])
 	}
 	expected := sc.Expected(v)
-	switch format.value {
+	switch opt.format.value {
 	case "json":
 		err = writeScenarioJSON(stdout, sc, v.Name, seed, expected, res, replay)
 	case "mermaid":
@@ -140,6 +89,88 @@ func runScenario(args []string, stdout io.Writer) error {
 		return errMismatch
 	}
 	return nil
+}
+
+// scenarioOptions are the scenario command's flags.
+type scenarioOptions struct {
+	variant, seed, file, relays *string
+	poll                        *bool
+	format                      *choice
+}
+
+// scenarioFlags declares the scenario command's flags.
+func scenarioFlags(stdout io.Writer) (*flags, scenarioOptions) {
+	fs := newFlags("scenario", "NAME|--file F", lang.Text{
+		EN: "One run told as a timeline: a story of the chapters, a mistake's story, or any cell of the matrix (POINT@K, see labrun list); NAME is one of them, F a story file of your own.",
+		DE: "Ein Lauf als Zeitleiste: eine Geschichte der Kapitel, die eines Fehlers oder jede Zelle der Matrix (PUNKT@K, siehe labrun list); NAME ist eine davon, F eine eigene Geschichte als Datei.",
+	}, stdout)
+	var o scenarioOptions
+	o.variant = fs.text("variant", "V", lang.Textf(lang.Text{
+		EN: "the variant to run (default: the scenario's own, else outbox): %s",
+		DE: "die Variante, die läuft (Standard: die des Szenarios, sonst outbox): %s",
+	}, strings.Join(scenarios.VariantNames(), ", ")))
+	o.seed = fs.text("seed", "N", lang.Textf(lang.Text{
+		EN: "the seed of the run, a whole number >= 0 (default: the scenario's own, else %d)",
+		DE: "der Seed des Laufs, eine ganze Zahl >= 0 (Standard: der des Szenarios, sonst %d)",
+	}, scenarios.MatrixSeed))
+	o.file = fs.alternative("file", "F", lang.Text{
+		EN: "a story file to play instead of a named scenario (the format: go doc outboxlab/scenarios)",
+		DE: "eine Geschichte als Datei, statt eines benannten Szenarios (das Format: go doc outboxlab/scenarios)",
+	})
+	o.relays = fs.text("relays", "N", lang.Textf(lang.Text{
+		EN: "how many relays run side by side, a whole number from 1 to %d (default: the scenario's own)",
+		DE: "wie viele Relays nebeneinander laufen, eine ganze Zahl von 1 bis %d (Standard: die des Szenarios)",
+	}, scenarios.MaxRelays))
+	o.poll = fs.boolean("poll", lang.Text{
+		EN: "poll every relay as its production loop does (every IdlePoll, BusyPoll after a step that did something) instead of waking it when its NextWake says",
+		DE: "jedes Relay pollen, wie es seine Produktionsschleife tut (alle IdlePoll, BusyPoll nach einem Schritt, der etwas tat), statt es zu wecken, wann sein NextWake es sagt",
+	})
+	o.format = fs.formatFlag("text", "json", "mermaid", "html")
+	return fs, o
+}
+
+// pickScenario is the scenario a story file or a NAME says.
+func pickScenario(file string, rest []string) (scenarios.Scenario, error) {
+	switch {
+	case file != "" && len(rest) > 0:
+		return scenarios.Scenario{}, usagef("unexpected argument %q (scenario takes a NAME or --file, not both)", rest[0])
+	case file != "":
+		text, err := os.ReadFile(file)
+		if err != nil {
+			return scenarios.Scenario{}, usagef("--file: %v", err)
+		}
+		f, err := scenarios.ParseFile(file, string(text))
+		if err != nil {
+			return scenarios.Scenario{}, usageError{msg: err.Error()}
+		}
+		return f.Scenario, nil
+	case len(rest) == 0:
+		return scenarios.Scenario{}, usagef("missing scenario NAME or --file F (see `labrun list`)")
+	case len(rest) > 1:
+		return scenarios.Scenario{}, usagef("unexpected argument %q (scenario takes one NAME)", rest[1])
+	}
+	sc, err := scenarios.FindScenario(rest[0])
+	if err != nil {
+		return sc, usageError{msg: err.Error()}
+	}
+	return sc, nil
+}
+
+// relaysFlag reads --relays: from 1 to scenarios.MaxRelays, and no more
+// than v supports.
+func relaysFlag(text string, v variant.Variant) (int, error) {
+	n64, err := wholeNumber("--relays", text, 1)
+	if err != nil {
+		return 0, err
+	}
+	if n64 > scenarios.MaxRelays {
+		return 0, usagef("--relays %d is too large (at most %d)", n64, scenarios.MaxRelays)
+	}
+	n := int(n64)
+	if m := v.MaxRelays; m > 0 && n > m {
+		return 0, usagef("--relays %d: variant %s supports at most %d relay(s)", n, v.Name, m)
+	}
+	return n, nil
 }
 
 func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string) {
