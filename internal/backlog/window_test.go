@@ -54,7 +54,7 @@ func TestTheWindowChangesNothing(t *testing.T) {
 // claims come out smaller than the full outbox's, and the comparison above
 // sees it: it is not a comparison that cannot fail.
 func TestATooSmallWindowIsCaught(t *testing.T) {
-	p := windowCases[1] // a batch of 10
+	p := windowCases[4] // a batch of 125
 	pl, err := PlanFor(p)
 	if err != nil {
 		t.Fatal(err)
