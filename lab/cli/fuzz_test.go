@@ -14,7 +14,8 @@ func FuzzArgs(f *testing.F) {
 		"list", "list --format json", "scenario happy-path", "scenario relay.after-send@2 --variant dual-write",
 		"scenario gap --format mermaid --seed 7", "backlog --rate 500 --outage 20m --relay 800 --format json",
 		"explore --variant dual-write --runs 3", "scenario", "frobnicate", "backlog --rate 1e400 --outage 1h --relay 2",
-		"scenario publish-timeout-stored@2", "-h", "scenario -h",
+		"scenario publish-timeout-stored@2", "-h", "scenario -h", "help", "help matrix", "help nope", "help --lang de backlog",
+		"list --bogus", "scenario happy-path --seed",
 	} {
 		f.Add(s)
 	}
