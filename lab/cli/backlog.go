@@ -46,7 +46,7 @@ func runBacklog(args []string, stdout io.Writer) error {
 	}
 	var sim *backlog.Simulation
 	if *simulate {
-		s, err := simulateBacklog(p, simulationProgress(stdout))
+		s, err := simulateBacklog(p, simulationProgress(stdout, p.Outage+est.Drain))
 		if err != nil {
 			return err
 		}
@@ -238,16 +238,20 @@ func writeBacklogJSON(w io.Writer, est backlog.Estimate, sim *backlog.Simulation
 }
 
 // simulationProgress returns backlog's progress callback: a line on stderr
-// when it is a terminal, nil otherwise.
-func simulationProgress(w io.Writer) func(simulated, horizon time.Duration, finished bool) {
+// when it is a terminal, nil otherwise. It counts towards expected, when
+// the arithmetic says the backlog has drained.
+func simulationProgress(w io.Writer, expected time.Duration) func(simulated, horizon time.Duration, finished bool) {
 	p := newProgress()
 	if p == nil {
 		return nil
 	}
 	l := langOf(w)
-	return func(simulated, horizon time.Duration, finished bool) {
+	return func(simulated, _ time.Duration, finished bool) {
 		p.update(finished, func() string {
-			return lang.Textf(lang.Text{EN: "simulated %s of at most %s", DE: "%s von höchstens %s simuliert"}, short(simulated), short(horizon)).In(l)
+			return lang.Textf(lang.Text{
+				EN: "simulated %s; the arithmetic drains the backlog at %s",
+				DE: "%s simuliert; laut Rechnung ist der Rückstau bei %s abgebaut",
+			}, short(simulated), short(expected)).In(l)
 		})
 	}
 }

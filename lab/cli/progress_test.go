@@ -38,7 +38,7 @@ func TestNoProgressWhenStderrIsNotATerminal(t *testing.T) {
 	if p := newProgress(); p != nil {
 		t.Skip("stderr is a terminal here")
 	}
-	if progressLine(10) != nil || simulationProgress(io.Discard) != nil {
+	if progressLine(10) != nil || simulationProgress(io.Discard, time.Minute) != nil {
 		t.Error("a progress callback without a terminal")
 	}
 }
