@@ -184,31 +184,32 @@ func printUsage(w io.Writer) {
 
 // helpFor answers `labrun help [COMMAND] [--lang L]`.
 func helpFor(args []string, stdout, stderr io.Writer) int {
-	var rest []string
+	var words, langArgs []string
+	out := &errWriter{de: germanByDefault}
 	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--lang" || a == "-lang":
-			if i+1 < len(args) {
-				rest = append(rest, a, args[i+1])
-				i++
-			}
-		case strings.HasPrefix(a, "--lang=") || strings.HasPrefix(a, "-lang="):
-			rest = append(rest, a)
+		a := args[i]
+		switch {
+		case (a == "--lang" || a == "-lang") && i+1 < len(args):
+			langArgs = append(langArgs, a, args[i+1])
+			out.de = args[i+1] == "de"
+			i++
+		case strings.HasPrefix(a, "--lang") || strings.HasPrefix(a, "-lang"):
+			langArgs = append(langArgs, a)
+			out.de = strings.HasSuffix(a, "=de")
 		default:
-			rest = append([]string{a}, rest...)
+			words = append(words, a)
 		}
 	}
-	if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
-		return run(append(rest, "-h"), stdout, stderr)
+	if len(words) > 0 && !strings.HasPrefix(words[0], "-") {
+		if _, ok := findCommand(words[0]); !ok {
+			fmt.Fprintln(stderr, lang.Textf(lang.Text{
+				EN: "labrun help: unknown command %q (valid: %s)",
+				DE: "labrun help: unbekannter Befehl %q (gültig: %s)",
+			}, words[0], commandNames()).In(langOf(out)))
+			return exitUsage
+		}
 	}
-	if _, ok := findCommand(rest[0]); !ok {
-		fmt.Fprintln(stderr, lang.Textf(lang.Text{
-			EN: "labrun help: unknown command %q (valid: %s)",
-			DE: "labrun help: unbekannter Befehl %q (gültig: %s)",
-		}, rest[0], commandNames()).In(langOf(&errWriter{de: germanByDefault})))
-		return exitUsage
-	}
-	return run(append(rest, "-h"), stdout, stderr)
+	return run(append(append(words, langArgs...), "-h"), stdout, stderr)
 }
 
 // langOf is the language of an output.

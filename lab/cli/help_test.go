@@ -67,7 +67,7 @@ func TestTheHelpNamesEveryFlag(t *testing.T) {
 // TestHelpInGerman: --lang de before -h, and the environment's German,
 // speak German in the help too.
 func TestHelpInGerman(t *testing.T) {
-	for _, args := range [][]string{{"--lang", "de", "--help"}, {"help", "--lang", "de"}, {"help", "matrix", "--lang", "de"}, {"backlog", "--lang", "de", "-h"}} {
+	for _, args := range [][]string{{"--lang", "de", "--help"}, {"help", "--lang", "de"}, {"help", "matrix", "--lang", "de"}, {"help", "--lang=de", "scenario"}, {"backlog", "--lang", "de", "-h"}} {
 		code, out, stderr := runLabrun(args...)
 		if code != 0 || !strings.HasPrefix(out, "Aufruf: labrun") {
 			t.Errorf("labrun %s: exit %d, stderr %q, output starts %q", strings.Join(args, " "), code, stderr, firstLine(out))
@@ -76,6 +76,15 @@ func TestHelpInGerman(t *testing.T) {
 }
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+// TestHelpOfAnUnknownCommandSpeaksTheLanguageAskedFor: exit 2, one line,
+// in German when --lang de says so.
+func TestHelpOfAnUnknownCommandSpeaksTheLanguageAskedFor(t *testing.T) {
+	code, stdout, stderr := runLabrun("help", "nope", "--lang", "de")
+	if code != 2 || stdout != "" || !strings.HasPrefix(stderr, `labrun help: unbekannter Befehl "nope" (gültig: summary,`) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
 
 // TestHelpFitsTheScreen: no line of any help passes 100 columns.
 func TestHelpFitsTheScreen(t *testing.T) {
