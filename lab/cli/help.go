@@ -139,6 +139,14 @@ var glossary = []struct{ word, text lang.Text }{
 		EN: "after the run: the faults healed, no more crashes, everything runs until nothing is due; then the retention cleanup, the operator's replay of dead letters, and the checker",
 		DE: "nach dem Lauf: die Störungen behoben, keine Abstürze mehr, alles läuft, bis nichts mehr fällig ist; dann die Aufbewahrungsbereinigung, das Wiedereinspielen der Dead Letters durch den Betrieb und die Prüfung",
 	}},
+	{lang.Text{EN: "situation", DE: "Situation"}, lang.Text{
+		EN: "what a run went through that a point exists to produce (a duplicate the inbox absorbed, a lease taken over, a gap parked, ...): a point whose runs never reach theirs fails, and explore counts them",
+		DE: "was ein Lauf durchmachte, wofür ein Punkt da ist (ein Duplikat, das die Inbox abfing, eine übernommene Lease, eine geparkte Lücke, ...): ein Punkt, dessen Läufe sie nie erreichen, scheitert, und explore zählt sie",
+	}},
+	{lang.Text{EN: "shrunk", DE: "verkleinert"}, lang.Text{
+		EN: "explore's counterexample made as small as it still fails: fewer orders, faults and crashes, one at a time taken away",
+		DE: "das Gegenbeispiel von explore, so klein gemacht, wie es noch scheitert: weniger Bestellungen, Störungen und Abstürze, eins nach dem anderen weggenommen",
+	}},
 	{lang.Text{EN: "replay", DE: "wiederholen"}, lang.Text{
 		EN: "the command printed with every failure that plays its run again, as a timeline",
 		DE: "der Befehl, der bei jedem Befund steht und seinen Lauf als Zeitleiste wiederholt",
@@ -177,8 +185,12 @@ func printUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, lang.Text{EN: "The lab's words:", DE: "Die Wörter des Labors:"}.In(l))
+	column := 0
 	for _, g := range glossary {
-		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-9s", g.word.In(l)), strings.Repeat(" ", 12), g.text.In(l)))
+		column = max(column, len([]rune(g.word.In(l))))
+	}
+	for _, g := range glossary {
+		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-*s", column, g.word.In(l)), strings.Repeat(" ", column+3), g.text.In(l)))
 	}
 }
 
