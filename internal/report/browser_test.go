@@ -28,18 +28,11 @@ import (
 // pictures under their names in docs/ (see shots), each saying which page
 // it shows.
 func TestPagesInABrowser(t *testing.T) {
-	if os.Getenv("OUTBOXLAB_BROWSER") != "1" {
-		t.Skip("set OUTBOXLAB_BROWSER=1 to run the pages in headless Chromium")
-	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("OUTBOXLAB_BROWSER=1 but no chromium on PATH: %v", err)
-	}
+	b := browserOrSkip(t)
 	dir := os.Getenv("OUTBOXLAB_SCREENSHOTS")
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	lab := cli.Lab{Command: "labrun"}
 	pages := []struct {
 		name string
 		args []string
@@ -51,17 +44,9 @@ func TestPagesInABrowser(t *testing.T) {
 		{"explore-mark-before-send", []string{"explore", "--variant", "mark-before-send", "--runs", "300", "--format", "html"}, 1, "", ""},
 		{"matrix", shots[1].args, -1, shots[1].name, ""},
 	}
-	b := startBrowser(t, chromium)
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {
-			var page, stderr bytes.Buffer
-			if code := lab.Run(p.args, &page, &stderr); code > 1 {
-				t.Fatalf("labrun %s: exit %d: %s", strings.Join(p.args, " "), code, stderr.String())
-			}
-			file := filepath.Join(t.TempDir(), p.name+".html")
-			if err := os.WriteFile(file, page.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			page, file := pageFile(t, p.name, p.args)
 			session := b.open(t)
 			t.Logf("%s: %d bytes, loaded in %v", p.name, page.Len(), session.load(t, file).Round(time.Millisecond))
 
@@ -143,6 +128,35 @@ func TestPagesInABrowser(t *testing.T) {
 			t.Errorf("console: %s", e)
 		}
 	})
+}
+
+// browserOrSkip starts headless Chromium, or skips the test without
+// OUTBOXLAB_BROWSER=1.
+func browserOrSkip(t *testing.T) *browser {
+	t.Helper()
+	if os.Getenv("OUTBOXLAB_BROWSER") != "1" {
+		t.Skip("set OUTBOXLAB_BROWSER=1 to run the pages in headless Chromium")
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatalf("OUTBOXLAB_BROWSER=1 but no chromium on PATH: %v", err)
+	}
+	return startBrowser(t, chromium)
+}
+
+// pageFile writes the page labrun args prints into a file named after
+// name, and returns the page and the file.
+func pageFile(t *testing.T, name string, args []string) (*bytes.Buffer, string) {
+	t.Helper()
+	var page, stderr bytes.Buffer
+	if code := (cli.Lab{Command: "labrun"}).Run(args, &page, &stderr); code > 1 {
+		t.Fatalf("labrun %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+	}
+	file := filepath.Join(t.TempDir(), name+".html")
+	if err := os.WriteFile(file, page.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &page, file
 }
 
 // screenshot saves what the page shows, saying in a text chunk which page

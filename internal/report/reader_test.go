@@ -1,15 +1,6 @@
 package report_test
 
-import (
-	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"testing"
-
-	"outboxlab/lab/cli"
-)
+import "testing"
 
 // TestWhatAReaderSees loads pages in headless Chromium and checks what is
 // rendered, by the boxes the browser laid out: the matrix legend's terms
@@ -21,14 +12,7 @@ import (
 // the pages before they were fixed. It runs with OUTBOXLAB_BROWSER=1, as
 // TestPagesInABrowser.
 func TestWhatAReaderSees(t *testing.T) {
-	if os.Getenv("OUTBOXLAB_BROWSER") != "1" {
-		t.Skip("set OUTBOXLAB_BROWSER=1 to check the pages in headless Chromium")
-	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("OUTBOXLAB_BROWSER=1 but no chromium on PATH: %v", err)
-	}
-	b := startBrowser(t, chromium)
+	b := browserOrSkip(t)
 	pages := []struct {
 		name   string
 		args   []string
@@ -44,17 +28,9 @@ func TestWhatAReaderSees(t *testing.T) {
 		{"after-send-before-sent", []string{"scenario", "after-send-before-sent", "--format", "html"}, []string{"labels", "lanes"}},
 		{"commit-failure", []string{"scenario", "commit-failure:consumer.commit@1", "--format", "html", "--relays", "2"}, []string{"labels", "lanes"}},
 	}
-	lab := cli.Lab{Command: "labrun"}
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {
-			var page, stderr bytes.Buffer
-			if code := lab.Run(p.args, &page, &stderr); code > 1 {
-				t.Fatalf("labrun %s: exit %d: %s", strings.Join(p.args, " "), code, stderr.String())
-			}
-			file := filepath.Join(t.TempDir(), p.name+".html")
-			if err := os.WriteFile(file, page.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			_, file := pageFile(t, p.name, p.args)
 			session := b.open(t)
 			for _, width := range []int{1280, 1400} {
 				session.call(t, "Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": false})
