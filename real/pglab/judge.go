@@ -62,7 +62,7 @@ func Judge(ctx context.Context, pool *pgxpool.Pool, delivered []broker.Envelope)
 		return nil, fmt.Errorf("pglab: judge: outbox: %w", err)
 	}
 	w.Published = delivered
-	if w.Ledger, w.Accounts, w.Held, err = bill(w.Published); err != nil {
+	if w.Ledger, w.Accounts, w.Held, err = Bill(w.Published); err != nil {
 		return nil, err
 	}
 	w.Quiesced, w.Transient = true, true
@@ -73,8 +73,10 @@ type fixedClock struct{ t time.Time }
 
 func (c fixedClock) Now() time.Time { return c.t }
 
-// bill runs the core's reference billing consumer over the messages.
-func bill(published []broker.Envelope) ([]billing.Entry, []billing.Account, []inbox.Parked, error) {
+// Bill runs the core's reference billing consumer over the messages, in
+// the order given, and returns its ledger, its accounts and what it holds
+// (parked or dead letters). verify's judge calls it too.
+func Bill(published []broker.Envelope) ([]billing.Entry, []billing.Account, []inbox.Parked, error) {
 	clock := fixedClock{time.Now().UTC()}
 	db := store.New("billing")
 	b := broker.New(clock)

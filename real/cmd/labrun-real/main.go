@@ -7,6 +7,7 @@
 //
 //	labrun-real matrix [--postgres] [--variant V]... [--point P]... [--workers N]
 //	labrun-real bench [--orders N]
+//	labrun-real verify --relay 'CMD …' [--round R]... [--seed N]
 //
 // Run it inside the real module: go run ./cmd/labrun-real matrix. It exits
 // 1 when a cell differs from the simulator, 2 on bad input.
@@ -38,7 +39,8 @@ const usage = `usage:
       every crash point of the variants on real parts, beside the simulator's verdicts;
       --postgres: the order database on a PostgreSQL server of its own
   labrun-real bench [--orders N]
-      commits per second of the service, and orders per second end to end`
+      commits per second of the service, and orders per second end to end
+` + verifyUsage
 
 type list []string
 
@@ -54,6 +56,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "labrun-real:", err)
 		return 1
+	}
+	if args[0] == "verify" {
+		return runVerify(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("labrun-real "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -110,7 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			t.EndToEnd.Round(time.Millisecond), float64(t.Orders)/t.EndToEnd.Seconds(), t.Outcome)
 		return 0
 	}
-	fmt.Fprintf(stderr, "labrun-real: unknown command %q (valid: matrix, bench)\n%s\n", args[0], usage)
+	fmt.Fprintf(stderr, "labrun-real: unknown command %q (valid: matrix, bench, verify)\n%s\n", args[0], usage)
 	return 2
 }
 

@@ -20,7 +20,7 @@ func TestBadInputSaysWhatIsWrongAndExitsTwo(t *testing.T) {
 		say  string
 	}{
 		{nil, "usage:"},
-		{[]string{"frob"}, `unknown command "frob" (valid: matrix, bench)`},
+		{[]string{"frob"}, `unknown command "frob" (valid: matrix, bench, verify)`},
 		{[]string{"matrix", "--variant", "listen-to-yourself"}, `unknown variant "listen-to-yourself" (the real parts run: outbox, dual-write`},
 		{[]string{"matrix", "--variant", "cdc"}, `variant "cdc": not in the matrix on SQLite: its relay reads PostgreSQL's WAL (labrun-real matrix --postgres)`},
 		{[]string{"matrix", "--variant", "claim-without-lock"}, `variant "claim-without-lock": not in the matrix: its verdict on real parts is a race's`},

@@ -1,0 +1,267 @@
+package verify
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Proc is one process of a relay instance.
+type Proc struct {
+	Instance string // relay-1
+	Gen      int    // 1 for the instance's first process, 2 after one restart, …
+	PID      int
+	started  time.Time
+	cmd      *exec.Cmd
+	done     chan struct{} // closed when the process has exited and its output is read
+}
+
+// Label names the process in the timeline and in verdicts: "relay-1/2".
+func (p *Proc) Label() string { return fmt.Sprintf("%s/%d", p.Instance, p.Gen) }
+
+// ErrCannotRun is wrapped by Fleet.Broken when the relay command cannot
+// be run at all (the shell's exit status 126 or 127): bad usage, not a
+// verdict on a relay.
+var ErrCannotRun = errors.New("the relay command cannot be run")
+
+// Fleet runs the instances of a relay as process groups of their own
+// ("sh -c CMD"), each with the contract's environment, restarts a process
+// that ended, and signals whole groups: a kill or a stop reaches every
+// process of the instance.
+type Fleet struct {
+	command string
+	env     []string
+	tl      *Timeline
+
+	mu       sync.Mutex
+	current  map[string]*Proc
+	all      []*Proc
+	killed   map[int]bool // processes the harness killed
+	stopping bool
+	broken   error
+	wg       sync.WaitGroup
+}
+
+// StartFleet starts one process for each instance name.
+func StartFleet(command string, names []string, env []string, tl *Timeline) *Fleet {
+	f := &Fleet{command: command, env: env, tl: tl, current: map[string]*Proc{}, killed: map[int]bool{}}
+	for _, name := range names {
+		f.wg.Add(1)
+		go f.supervise(name)
+	}
+	return f
+}
+
+// supervise keeps an instance running: a process the harness killed is
+// restarted at once, one that ended by itself after half a second; one
+// that ends by itself within two seconds of its start three times in a
+// row breaks the round (Broken).
+func (f *Fleet) supervise(name string) {
+	defer f.wg.Done()
+	quick := 0
+	for gen := 1; ; gen++ {
+		p, err := f.start(name, gen)
+		if err != nil {
+			f.fail(fmt.Errorf("%w: %v", ErrCannotRun, err))
+			return
+		}
+		<-p.done
+		f.mu.Lock()
+		stopping, killed := f.stopping, f.killed[p.PID]
+		f.mu.Unlock()
+		how := exitText(p.cmd.ProcessState)
+		if stopping {
+			f.tl.Add(p.Label(), p.PID, "ended (%s)", how)
+			return
+		}
+		if killed {
+			f.tl.Add("harness", 0, "%s is dead (%s); restarting %s", p.Label(), how, name)
+			quick = 0
+			continue
+		}
+		f.tl.Add(p.Label(), p.PID, "ended by itself (%s); restarting in 500 ms", how)
+		if time.Since(p.started) < 2*time.Second {
+			quick++
+		} else {
+			quick = 0
+		}
+		if code := p.cmd.ProcessState.ExitCode(); code == 126 || code == 127 {
+			f.fail(fmt.Errorf("%w: %q: %s (see its output in the timeline)", ErrCannotRun, f.command, how))
+			return
+		}
+		if quick == 3 {
+			f.fail(fmt.Errorf("%s ended by itself three times within two seconds of its start (last: %s)", name, how))
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func (f *Fleet) start(name string, gen int) (*Proc, error) {
+	cmd := exec.Command("/bin/sh", "-c", f.command)
+	cmd.Env = append(append(os.Environ(), f.env...), EnvInstance+"="+name)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	f.mu.Lock()
+	if f.stopping {
+		f.mu.Unlock()
+		r.Close()
+		w.Close()
+		return nil, errors.New("the round is over")
+	}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		f.mu.Unlock()
+		r.Close()
+		return nil, err
+	}
+	p := &Proc{Instance: name, Gen: gen, PID: cmd.Process.Pid, started: time.Now(), cmd: cmd, done: make(chan struct{})}
+	f.current[name] = p
+	f.all = append(f.all, p)
+	f.mu.Unlock()
+	f.tl.Add(p.Label(), p.PID, "started")
+	go func() {
+		lines := bufio.NewScanner(r)
+		lines.Buffer(make([]byte, 64*1024), 1024*1024)
+		for lines.Scan() {
+			f.tl.Add(p.Label(), p.PID, "says: %s", lines.Text())
+		}
+		r.Close()
+		cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func exitText(s *os.ProcessState) string {
+	if ws, ok := s.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "signal " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exit status %d", s.ExitCode())
+}
+
+func (f *Fleet) fail(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.broken == nil {
+		f.broken = err
+	}
+}
+
+// Broken returns why the fleet could not keep the relay running, or nil.
+func (f *Fleet) Broken() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.broken
+}
+
+// Live returns the process now running for each instance, by name.
+func (f *Fleet) Live() []*Proc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*Proc
+	for _, p := range f.current {
+		select {
+		case <-p.done:
+		default:
+			out = append(out, p)
+		}
+	}
+	sortProcs(out)
+	return out
+}
+
+// Kill sends SIGKILL to p's process group and waits until p is gone.
+func (f *Fleet) Kill(p *Proc) {
+	f.mu.Lock()
+	f.killed[p.PID] = true
+	f.mu.Unlock()
+	syscall.Kill(-p.PID, syscall.SIGKILL)
+	<-p.done
+}
+
+// Stop sends SIGSTOP to p's process group; Cont sends SIGCONT.
+func (f *Fleet) Stop(p *Proc) { syscall.Kill(-p.PID, syscall.SIGSTOP) }
+
+// Cont lets a stopped process group go on.
+func (f *Fleet) Cont(p *Proc) { syscall.Kill(-p.PID, syscall.SIGCONT) }
+
+// Owner returns the live relay process that holds the loopback TCP socket
+// of local port port, or nil.
+func (f *Fleet) Owner(port int) *Proc {
+	inode, err := socketInode(port)
+	if err != nil {
+		return nil
+	}
+	for _, p := range f.Live() {
+		for _, pid := range group(p.PID) {
+			if holds(pid, inode) {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// Ports returns the local ports of p's TCP sockets: its connections to
+// the database and the broker.
+func (f *Fleet) Ports(p *Proc) []int {
+	var ports []int
+	for _, pid := range group(p.PID) {
+		ports = append(ports, localPorts(pid)...)
+	}
+	return ports
+}
+
+// Shutdown ends every instance: SIGCONT (a stopped process cannot end),
+// SIGTERM, and SIGKILL after grace.
+func (f *Fleet) Shutdown(grace time.Duration) {
+	f.mu.Lock()
+	f.stopping = true
+	live := make([]*Proc, 0, len(f.current))
+	for _, p := range f.current {
+		live = append(live, p)
+	}
+	f.mu.Unlock()
+	for _, p := range live {
+		syscall.Kill(-p.PID, syscall.SIGCONT)
+		syscall.Kill(-p.PID, syscall.SIGTERM)
+	}
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	expired := false
+	for _, p := range live {
+		if !expired {
+			select {
+			case <-p.done:
+				continue
+			case <-deadline.C:
+				expired = true
+			}
+		}
+		select {
+		case <-p.done:
+		default:
+			f.tl.Add("harness", 0, "%s did not end within %s of SIGTERM: SIGKILL", p.Label(), grace)
+			syscall.Kill(-p.PID, syscall.SIGKILL)
+			<-p.done
+		}
+	}
+	f.wg.Wait()
+}
+
+func sortProcs(ps []*Proc) {
+	slices.SortFunc(ps, func(a, b *Proc) int { return strings.Compare(a.Instance, b.Instance) })
+}

@@ -1,0 +1,94 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
+)
+
+var (
+	txtRound      = lang.Text{EN: "round %s: %s", DE: "Runde %s: %s"}
+	txtWorld      = lang.Text{EN: "  %d instance(s), %d command(s), %s", DE: "  %d Instanz(en), %d Kommando(s), %s"}
+	txtNotReached = lang.Text{
+		EN: "  NOT REACHED: %s: the relay made fewer produce requests; the round tested nothing of it",
+		DE: "  NICHT ERREICHT: %s: der Relay hat weniger Produce-Anfragen gestellt; die Runde hat davon nichts geprüft"}
+	txtTimeline = lang.Text{EN: "    what the harness did and saw:", DE: "    was der Harness getan und gesehen hat:"}
+	txtMore     = lang.Text{EN: "  … and %d more violation(s) (--timeline prints the whole timeline)", DE: "  … und %d weitere Verletzung(en) (--timeline zeigt die ganze Zeitleiste)"}
+	txtReplay   = lang.Text{EN: "  replay: %s", DE: "  nachspielen: %s"}
+	txtSummary  = lang.Text{EN: "%d round(s), %d passed, %d failed, in %s", DE: "%d Runde(n), %d bestanden, %d nicht bestanden, in %s"}
+	txtPass     = lang.Text{
+		EN: "The relay keeps the contract in every round.",
+		DE: "Der Relay hält den Vertrag in jeder Runde ein."}
+)
+
+// WriteRound prints a round's verdict: its outcome, each violation, the
+// timeline around the first ones, and for a failure the command that
+// replays it. With all, it prints the whole timeline.
+func WriteRound(w io.Writer, res Result, l lang.Lang, replay string, all bool) {
+	verdict := res.Outcome.String()
+	if len(res.NotReached) > 0 && res.Outcome == check.OK {
+		verdict = "NOT REACHED"
+	}
+	fmt.Fprintln(w, lang.Textf(txtRound, res.Round.Name, res.Round.Text.In(l)).In(l))
+	fmt.Fprintf(w, "%s: %s\n", lang.Textf(txtWorld, res.Round.Instances, len(res.Committed), res.Wall.Round(time.Millisecond)).In(l), verdict)
+	for _, f := range res.NotReached {
+		fmt.Fprintln(w, lang.Textf(txtNotReached, f.String()).In(l))
+	}
+	for i, v := range res.Violations {
+		if i == 3 {
+			fmt.Fprintln(w, lang.Textf(txtMore, len(res.Violations)-3).In(l))
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", v)
+		if all {
+			continue
+		}
+		fmt.Fprintln(w, txtTimeline.In(l))
+		for _, e := range Mentioning(res.Timeline, 30, eventIDs(v, res.Committed)...) {
+			fmt.Fprintf(w, "      %s\n", e)
+		}
+	}
+	if all {
+		for _, e := range res.Timeline {
+			fmt.Fprintf(w, "    %s\n", e)
+		}
+	}
+	if !res.OK() {
+		fmt.Fprintln(w, lang.Textf(txtReplay, replay).In(l))
+	}
+	fmt.Fprintln(w)
+}
+
+// WriteSummary prints the line that closes a run.
+func WriteSummary(w io.Writer, results []Result, l lang.Lang, wall time.Duration) {
+	passed := 0
+	for _, r := range results {
+		if r.OK() {
+			passed++
+		}
+	}
+	fmt.Fprintln(w, lang.Textf(txtSummary, len(results), passed, len(results)-passed, wall.Round(100*time.Millisecond)).In(l))
+	if passed == len(results) {
+		fmt.Fprintln(w, txtPass.In(l))
+	}
+}
+
+// eventIDs returns the committed events a violation is about: those its
+// detail names, and those of its aggregate (and sequence).
+func eventIDs(v check.Violation, committed []Committed) []string {
+	named := map[string]bool{}
+	for _, t := range tokens(v.Detail) {
+		named[t] = true
+	}
+	var out []string
+	for _, c := range committed {
+		agg := v.AggregateID != "" && c.Record.AggregateID == v.AggregateID && (v.Sequence == 0 || c.Record.Sequence == v.Sequence)
+		if agg || named[c.EventID] {
+			out = append(out, c.EventID)
+		}
+	}
+	return out
+}

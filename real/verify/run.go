@@ -1,0 +1,185 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"outboxlab/lab/check"
+	"outboxlab/real/pglab"
+)
+
+// Config is a verify run: the relay command and how its world is made.
+type Config struct {
+	// Relay is the command that starts one relay instance, run by
+	// /bin/sh -c with the contract's environment.
+	Relay  string
+	Server *pglab.Server
+	// Seed draws the random rounds and the workloads.
+	Seed     uint64
+	Lease    time.Duration
+	IDHeader string
+	// Mapping is SQL run after the contract's schema: a team's own names
+	// over the table (a view), "" for none.
+	Mapping string
+	// Pace is the time between two commands of the workload; Quiesce how
+	// long the rows may take to be sent after the last command and fault.
+	Pace    time.Duration
+	Quiesce time.Duration
+}
+
+// ErrMapping is wrapped by RunRound's error when the mapping SQL fails.
+var ErrMapping = errors.New("the mapping SQL failed")
+
+// Result is what one round came to.
+type Result struct {
+	Round      Round
+	Outcome    check.Outcome
+	Violations []check.Violation
+	// NotReached are faults whose produce request never came: the round
+	// did not test them, and fails.
+	NotReached []Fault
+	Timeline   []Event
+	Committed  []Committed
+	Wall       time.Duration
+}
+
+// OK reports whether the round passed: no violation, every fault made.
+func (r Result) OK() bool { return r.Outcome == check.OK && len(r.NotReached) == 0 }
+
+// RunRound plays one round and judges it. Its error is the harness's
+// (no database, a mapping that fails, a relay command that cannot run),
+// never the relay's: that is the verdict.
+func RunRound(cfg Config, r Round) (Result, error) {
+	start := time.Now()
+	w, err := openWorld(cfg, r)
+	if err != nil {
+		return Result{}, err
+	}
+	defer w.close()
+	quiet, busy := w.play(cfg, r)
+	if err := w.fleet.Broken(); errors.Is(err, ErrCannotRun) {
+		return Result{}, err
+	}
+	e, err := w.evidence(cfg, r)
+	if err != nil {
+		return Result{}, err
+	}
+	e.Quiesced, e.Busy = quiet, busy
+	vs, err := Judge(e)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := w.fleet.Broken(); err != nil {
+		vs = append(vs, check.Violation{Outcome: check.Stuck, Detail: err.Error()})
+	}
+	res := Result{Round: r, Outcome: check.Worst(vs), Violations: vs, NotReached: w.drv.notReached(),
+		Timeline: w.tl.Events(), Committed: e.Committed, Wall: time.Since(start)}
+	return res, nil
+}
+
+// world is one round's database, broker, service and relays.
+type world struct {
+	pool    *pgxpool.Pool
+	cluster *kfake.Cluster
+	tl      *Timeline
+	tap     *Tap
+	svc     *Service
+	fleet   *Fleet
+	drv     *driver
+}
+
+func openWorld(cfg Config, r Round) (*world, error) {
+	ctx := context.Background()
+	dsn, err := cfg.Server.EmptyDatabase(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := &world{tl: NewTimeline()}
+	if w.pool, err = pgxpool.New(ctx, dsn); err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	if _, err := w.pool.Exec(ctx, Schema+labSchema); err != nil {
+		w.pool.Close()
+		return nil, fmt.Errorf("verify: schema: %w", err)
+	}
+	if cfg.Mapping != "" {
+		if _, err := w.pool.Exec(ctx, cfg.Mapping); err != nil {
+			w.pool.Close()
+			return nil, fmt.Errorf("verify: %w: %v", ErrMapping, err)
+		}
+	}
+	w.tap = NewTap(w.tl, cfg.IDHeader)
+	if w.cluster, err = kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(Partitions, Topic), kfake.ListenFn(w.tap.Listen)); err != nil {
+		w.pool.Close()
+		return nil, fmt.Errorf("verify: broker: %w", err)
+	}
+	if w.svc, err = NewService(w.pool, w.tl); err != nil {
+		w.close()
+		return nil, err
+	}
+	env := []string{EnvDatabaseURL + "=" + dsn, EnvBrokers + "=" + strings.Join(w.cluster.ListenAddrs(), ","),
+		EnvTopic + "=" + Topic, EnvLease + "=" + strconv.FormatInt(cfg.Lease.Milliseconds(), 10), EnvIDHeader + "=" + cfg.IDHeader}
+	var names []string
+	for i := 1; i <= r.Instances; i++ {
+		names = append(names, fmt.Sprintf("relay-%d", i))
+	}
+	w.drv = &driver{tl: w.tl, cluster: w.cluster, pool: w.pool, lease: cfg.Lease, faults: r.Faults, fired: make([]bool, len(r.Faults))}
+	w.tl.Add("harness", 0, "round %s: %d instance(s) of %q, faults %v", r.Name, r.Instances, cfg.Relay, r.Faults)
+	w.fleet = StartFleet(cfg.Relay, names, env, w.tl)
+	w.drv.fleet = w.fleet
+	w.tap.SetHook(w.drv.hook, w.fleet.Owner)
+	return w, nil
+}
+
+func (w *world) close() {
+	if w.fleet != nil {
+		w.fleet.Shutdown(3 * time.Second)
+	}
+	w.cluster.Close()
+	w.pool.Close()
+}
+
+// play runs the workload, waits until every row is sent (or given up)
+// and no fault is in progress, and ends the relays. It reports whether
+// the round went quiet in time, and if not, what was left.
+func (w *world) play(cfg Config, r Round) (bool, string) {
+	ctx := context.Background()
+	for _, c := range Workload(r.Seed, r.Commands) {
+		if w.fleet.Broken() != nil {
+			break
+		}
+		if err := w.svc.Handle(ctx, c); err != nil {
+			w.tl.Add("service", 0, "%v", err)
+		}
+		time.Sleep(cfg.Pace)
+	}
+	deadline := time.Now().Add(cfg.Quiesce)
+	left := 0
+	for quiet := 0; time.Now().Before(deadline) && w.fleet.Broken() == nil; time.Sleep(50 * time.Millisecond) {
+		if w.drv.busy() {
+			deadline = time.Now().Add(cfg.Quiesce)
+		}
+		if err := w.pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE status NOT IN ('SENT', 'DEAD_LETTER')`).Scan(&left); err != nil {
+			w.tl.Add("harness", 0, "cannot count the unsent rows: %v", err)
+		}
+		if left == 0 && !w.drv.busy() {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		if quiet == 5 {
+			w.tl.Add("harness", 0, "quiet: every row sent or given up")
+			w.fleet.Shutdown(3 * time.Second)
+			return true, ""
+		}
+	}
+	w.fleet.Shutdown(3 * time.Second)
+	return false, fmt.Sprintf("%d row(s) neither SENT nor DEAD_LETTER %s after the last command and fault", left, cfg.Quiesce)
+}

@@ -1,0 +1,136 @@
+package verify
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/lab/check"
+	"outboxlab/outbox"
+)
+
+// twoLiveSenders finds rows the broker stored from two relay processes
+// that both held them: the second copy came from another process, and
+// between the row's commit and that copy neither process was killed,
+// stopped past its lease, cut off from the database, nor had a produce
+// time out or refused. Any of those lets a correct relay's claim lapse
+// and another instance take the row over; nothing else does. It is
+// UNSAFE: two live instances sent one row at once.
+func twoLiveSenders(log []*Stored, byID map[string]Committed, ints []Interruption, produces []*Produce, lease time.Duration) []string {
+	copies := map[string][]*Stored{}
+	reported := map[string]bool{}
+	var out []string
+	for _, s := range log {
+		id := s.Record.EventID
+		c, ok := byID[id]
+		if !ok || s.Produce.Sender == nil || reported[id] {
+			continue
+		}
+		for _, f := range copies[id] {
+			a, b := f.Produce.Sender, s.Produce.Sender
+			if a == b || excused(a, b, c.At, s.At, ints, produces, lease) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s (%s#%d) was stored from %s (pid %d) at %.3fs and from %s (pid %d) at %.3fs; "+
+				"since its commit at %.3fs neither was killed, stopped past its lease, cut off from the database, nor had a produce fail: two live instances sent one row",
+				id, c.Record.AggregateID, c.Record.Sequence, a.Label(), a.PID, f.At.Seconds(), b.Label(), b.PID, s.At.Seconds(), c.At.Seconds()))
+			reported[id] = true
+			break
+		}
+		copies[id] = append(copies[id], s)
+	}
+	return out
+}
+
+// excused reports whether a or b was interrupted between from and to.
+func excused(a, b *Proc, from, to time.Duration, ints []Interruption, produces []*Produce, lease time.Duration) bool {
+	for _, i := range ints {
+		if (i.Proc == a || i.Proc == b) && i.To >= from && i.From <= to && (i.From == i.To || i.To-i.From >= lease) {
+			return true
+		}
+	}
+	for _, p := range produces {
+		if (p.Sender == a || p.Sender == b) && p.Arrived >= from && p.Arrived <= to && failed(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// failed reports whether a produce's sender saw it fail: withheld, or
+// refused for a partition.
+func failed(p *Produce) bool {
+	if p.Withheld {
+		return true
+	}
+	for _, r := range p.Results {
+		if r.Code != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// historyBreaches finds writes to a row after it was final: a SENT row
+// written again (a relay that recorded an outcome for a row it no longer
+// held: no fence), a DEAD_LETTER written by anyone (only an operator may
+// replay it, and none does here). A delete of either is retention's
+// business and fine.
+func historyBreaches(history []StatusChange) []string {
+	var out []string
+	for _, h := range history {
+		if h.New == "" {
+			continue
+		}
+		switch outbox.Status(h.Old) {
+		case outbox.Sent:
+			out = append(out, fmt.Sprintf("%s was written after it was SENT (%s → %s): a relay recorded an outcome for a row it no longer held (no fence)", h.EventID, h.Old, h.New))
+		case outbox.DeadLetter:
+			out = append(out, fmt.Sprintf("%s was written after it was a DEAD_LETTER (%s → %s): only an operator's replay may", h.EventID, h.Old, h.New))
+		}
+	}
+	return out
+}
+
+// attempts counts, for each committed event, the produce requests that
+// carried it and were not refused by an outage (those count together, in
+// the second result): a storm is more of either than the contract allows.
+func attempts(produces []*Produce, byID map[string]Committed) ([]check.Attempts, int) {
+	n := map[string]int{}
+	var order []string
+	refused := 0
+	for _, p := range produces {
+		down := false
+		for _, r := range p.Results {
+			down = down || r.Code != 0
+		}
+		if down {
+			refused++
+			continue
+		}
+		for _, r := range p.Records {
+			if _, ok := byID[r.EventID]; !ok {
+				continue
+			}
+			if n[r.EventID] == 0 {
+				order = append(order, r.EventID)
+			}
+			n[r.EventID]++
+		}
+	}
+	var out []check.Attempts
+	for _, id := range order {
+		rec := byID[id].Record
+		out = append(out, check.Attempts{MessageID: id, AggregateID: rec.AggregateID, Sequence: rec.Sequence, N: n[id]})
+	}
+	return out, refused
+}
+
+// downBudget is how many refused produce requests the contract allows in
+// the outages: per instance, one and then one per RefusalPace.
+func downBudget(outages []Window, instances int) int {
+	n := 0
+	for _, w := range outages {
+		n += instances * check.DownBudget(w.To-w.From+RefusalPace, func(int) time.Duration { return RefusalPace })
+	}
+	return n
+}

@@ -1,0 +1,109 @@
+package verify
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The harness tells which relay process sent a request by the facts of
+// the machine, not by what the relay says of itself (its client id):
+// the peer's TCP port leads to a socket inode (/proc/net/tcp), the inode to
+// the process that holds it (/proc/PID/fd). Linux only, as the real parts
+// are.
+
+// socketInode returns the inode of the loopback TCP socket whose local
+// port is port.
+func socketInode(port int) (uint64, error) {
+	want := fmt.Sprintf(":%04X", port)
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(table)
+		if err != nil {
+			continue
+		}
+		lines := bufio.NewScanner(f)
+		for lines.Scan() {
+			fields := strings.Fields(lines.Text())
+			if len(fields) > 9 && strings.HasSuffix(fields[1], want) {
+				f.Close()
+				return strconv.ParseUint(fields[9], 10, 64)
+			}
+		}
+		f.Close()
+	}
+	return 0, fmt.Errorf("verify: no TCP socket with local port %d", port)
+}
+
+// localPorts returns the local ports of the TCP sockets pid holds.
+func localPorts(pid int) []int {
+	inodes := map[uint64]bool{}
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		link, err := os.Readlink(fd)
+		if err == nil && strings.HasPrefix(link, "socket:[") {
+			n, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]"), 10, 64)
+			inodes[n] = true
+		}
+	}
+	var ports []int
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			fields := strings.Fields(line)
+			if len(fields) < 10 {
+				continue
+			}
+			inode, _ := strconv.ParseUint(fields[9], 10, 64)
+			if !inodes[inode] {
+				continue
+			}
+			_, hexPort, _ := strings.Cut(fields[1], ":")
+			if p, err := strconv.ParseUint(hexPort, 16, 32); err == nil {
+				ports = append(ports, int(p))
+			}
+		}
+	}
+	return ports
+}
+
+// holds reports whether pid has the socket inode open.
+func holds(pid int, inode uint64) bool {
+	want := fmt.Sprintf("socket:[%d]", inode)
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		if link, err := os.Readlink(fd); err == nil && link == want {
+			return true
+		}
+	}
+	return false
+}
+
+// group returns the processes of process group pgid: a relay started as
+// "sh -c CMD" may run as sh's child, a Java relay as several.
+func group(pgid int) []int {
+	var out []int
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, s := range stats {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp …: comm may hold spaces and parentheses.
+		rest := string(data)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		fields := strings.Fields(rest)
+		if len(fields) > 2 && fields[2] == strconv.Itoa(pgid) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(s)))
+			out = append(out, pid)
+		}
+	}
+	return out
+}

@@ -1,0 +1,53 @@
+package verify
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"outboxlab/domain"
+	"outboxlab/orders"
+	"outboxlab/scenarios"
+)
+
+// Workload is the commands of a round: the matrix's standard workload
+// (three orders: o-1 amended twice, o-2 cancelled, o-3 left alone), then
+// n commands drawn from the seed on orders o-4 on: places, amendments
+// and cancels in every order, amounts with arbitrary cents in two
+// currencies, and now and then a command the service must refuse (an
+// order amended after its cancel).
+func Workload(seed uint64, n int) []orders.Command {
+	var out []orders.Command
+	for _, c := range scenarios.Workload() {
+		out = append(out, c.Command)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x0b0c))
+	type order struct {
+		id       string
+		currency string
+	}
+	var open []order
+	next := 4
+	for range n {
+		switch k := rng.IntN(10); {
+		case len(open) == 0 || k < 4:
+			o := order{id: fmt.Sprintf("o-%d", next), currency: []string{"EUR", "USD"}[rng.IntN(2)]}
+			next++
+			open = append(open, o)
+			out = append(out, orders.Command{Kind: orders.Place, OrderID: o.id, Amount: money(5+rng.IntN(95), rng.IntN(100), o.currency)})
+		case k < 8:
+			o := open[rng.IntN(len(open))]
+			out = append(out, orders.Command{Kind: orders.Amend, OrderID: o.id, Amount: money(rng.IntN(10), 1+rng.IntN(99), o.currency), Text: "extra"})
+		default:
+			i := rng.IntN(len(open))
+			out = append(out, orders.Command{Kind: orders.Cancel, OrderID: open[i].id, Text: "cancelled"})
+			if rng.IntN(3) > 0 { // else it stays open: the next amendment is refused
+				open = append(open[:i], open[i+1:]...)
+			}
+		}
+	}
+	return out
+}
+
+func money(units, cents int, currency string) domain.Money {
+	return domain.MustMoney(fmt.Sprintf("%d.%02d", units, cents), currency)
+}
