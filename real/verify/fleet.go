@@ -93,7 +93,7 @@ func (f *Fleet) supervise(name string) {
 			quick = 0
 		}
 		if code := p.cmd.ProcessState.ExitCode(); code == 126 || code == 127 {
-			f.fail(fmt.Errorf("%w: %q: %s (see its output in the timeline)", ErrCannotRun, f.command, how))
+			f.fail(fmt.Errorf("%w: %q: %s; its last words: %s", ErrCannotRun, f.command, how, f.lastWords(p)))
 			return
 		}
 		if quick == 3 {
@@ -143,6 +143,17 @@ func (f *Fleet) start(name string, gen int) (*Proc, error) {
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// lastWords returns the last line p wrote.
+func (f *Fleet) lastWords(p *Proc) string {
+	events := f.tl.Events()
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].PID == p.PID && strings.HasPrefix(events[i].What, "says: ") {
+			return strings.TrimPrefix(events[i].What, "says: ")
+		}
+	}
+	return "(nothing)"
 }
 
 func exitText(s *os.ProcessState) string {
@@ -198,10 +209,10 @@ func (f *Fleet) Stop(p *Proc) { syscall.Kill(-p.PID, syscall.SIGSTOP) }
 // Cont lets a stopped process group go on.
 func (f *Fleet) Cont(p *Proc) { syscall.Kill(-p.PID, syscall.SIGCONT) }
 
-// Owner returns the live relay process that holds the loopback TCP socket
-// of local port port, or nil.
-func (f *Fleet) Owner(port int) *Proc {
-	inode, err := socketInode(port)
+// Owner returns the live relay process that holds the loopback TCP
+// socket from local port port to remote port remote, or nil.
+func (f *Fleet) Owner(port, remote int) *Proc {
+	inode, err := socketInode(port, remote)
 	if err != nil {
 		return nil
 	}

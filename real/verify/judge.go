@@ -73,9 +73,30 @@ func Judge(e Evidence) ([]check.Violation, error) {
 	w.PublishBudget = PublishBudget(len(e.Interruptions) + len(e.Outages))
 	w.WhileDownBudget = downBudget(e.Outages, e.Instances)
 	w.Unsafe = append(twoLiveSenders(e.Log, byID, e.Interruptions, e.Produces, e.Lease), historyBreaches(e.History)...)
-	vs := append(check.Check(w), extra...)
+	vs := append(givenUp(check.Check(w), e.Unsent), extra...)
 	sortViolations(vs)
 	return vs, nil
+}
+
+// givenUp drops the LOST of a change whose row the relay made a
+// DEAD_LETTER, or that waits behind one of its aggregate: a visible dead
+// letter explains it, and GAVE_UP says what is wrong (no operator replays
+// it here, as the simulator's does).
+func givenUp(vs []check.Violation, unsent []outbox.Message) []check.Violation {
+	dead := map[string]int{} // aggregate -> its first dead letter's sequence
+	for _, m := range unsent {
+		if _, seen := dead[m.Event.AggregateID]; !seen && m.Status == outbox.DeadLetter {
+			dead[m.Event.AggregateID] = m.Event.Sequence
+		}
+	}
+	var out []check.Violation
+	for _, v := range vs {
+		if first, ok := dead[v.AggregateID]; ok && v.Outcome == check.Lost && v.Sequence >= first {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // PublishBudget is how many produce requests may carry one row in a round

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,26 +14,27 @@ import (
 // the process that holds it (/proc/PID/fd). Linux only, as the real parts
 // are.
 
-// socketInode returns the inode of the loopback TCP socket whose local
-// port is port.
-func socketInode(port int) (uint64, error) {
-	want := fmt.Sprintf(":%04X", port)
+// socketInode returns the inode of the established loopback TCP socket
+// from local port local to remote port remote (a closed socket of an
+// earlier connection may have had the same local port; it has no inode).
+func socketInode(local, remote int) (uint64, error) {
+	wantLocal, wantRemote := fmt.Sprintf(":%04X", local), fmt.Sprintf(":%04X", remote)
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		f, err := os.Open(table)
+		data, err := os.ReadFile(table)
 		if err != nil {
 			continue
 		}
-		lines := bufio.NewScanner(f)
-		for lines.Scan() {
-			fields := strings.Fields(lines.Text())
-			if len(fields) > 9 && strings.HasSuffix(fields[1], want) {
-				f.Close()
-				return strconv.ParseUint(fields[9], 10, 64)
+		for _, line := range strings.Split(string(data), "\n") {
+			fields := strings.Fields(line)
+			if len(fields) < 10 || !strings.HasSuffix(fields[1], wantLocal) || !strings.HasSuffix(fields[2], wantRemote) {
+				continue
+			}
+			if inode, err := strconv.ParseUint(fields[9], 10, 64); err == nil && inode != 0 {
+				return inode, nil
 			}
 		}
-		f.Close()
 	}
-	return 0, fmt.Errorf("verify: no TCP socket with local port %d", port)
+	return 0, fmt.Errorf("verify: no TCP socket from port %d to port %d", local, remote)
 }
 
 // localPorts returns the local ports of the TCP sockets pid holds.

@@ -85,7 +85,7 @@ type Stored struct {
 type Tap struct {
 	tl       *Timeline
 	idHeader string
-	owner    func(port int) *Proc
+	owner    func(port, remote int) *Proc
 
 	mu       sync.Mutex
 	hook     Hook
@@ -101,7 +101,7 @@ func NewTap(tl *Timeline, idHeader string) *Tap {
 }
 
 // SetHook sets the hook and how the tap finds a connection's process.
-func (t *Tap) SetHook(h Hook, owner func(port int) *Proc) {
+func (t *Tap) SetHook(h Hook, owner func(port, remote int) *Proc) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.hook, t.owner = h, owner
@@ -151,8 +151,7 @@ type tapConn struct {
 	tap      *Tap
 	buf      []byte // the part of a request frame not yet handed to the broker
 	out      []byte // an answer frame not yet whole
-	sender   *Proc
-	asked    bool // sender looked up
+	sender   *Proc  // nil until found
 	mu       sync.Mutex
 	waiting  map[int32]*Produce // produce requests by correlation id
 	versions map[int32]int16
@@ -209,10 +208,11 @@ func (t *Tap) arrive(c *tapConn, frame []byte) Verdict {
 		t.tl.Add("broker", 0, "cannot read a produce request: %v", err)
 		return Pass
 	}
-	if !c.asked {
-		c.asked = true
-		if addr, ok := c.RemoteAddr().(*net.TCPAddr); ok && t.owner != nil {
-			c.sender = t.owner(addr.Port)
+	if c.sender == nil && t.owner != nil {
+		peer, ok1 := c.RemoteAddr().(*net.TCPAddr)
+		self, ok2 := c.LocalAddr().(*net.TCPAddr)
+		if ok1 && ok2 {
+			c.sender = t.owner(peer.Port, self.Port)
 		}
 	}
 	t.mu.Lock()

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -58,5 +61,73 @@ func TestOneCellOnPostgreSQL(t *testing.T) {
 	out := stdout.String()
 	if code != 0 || !strings.Contains(out, "Orders and outbox on PostgreSQL") || !strings.Contains(out, "mark-before-send          L") || !strings.Contains(out, "Every cell equals the simulator's") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr.String())
+	}
+}
+
+func TestVerifyBadUsageSaysWhatIsWrongAndExitsTwo(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		say  string
+	}{
+		{[]string{"verify"}, "--relay is missing"},
+		{[]string{"verify", "--relay", "x", "--round", "stal"}, `--round: unknown round "stal" (valid: three-instances, kill-on-arrival`},
+		{[]string{"verify", "--relay", "x", "--lease", "10ms"}, "--lease 10ms: want at least 200ms"},
+		{[]string{"verify", "--relay", "x", "--random", "-1"}, "--random -1: want a number >= 0"},
+		{[]string{"verify", "--relay", "x", "--workers", "0"}, "--workers 0: want a number >= 1"},
+		{[]string{"verify", "--relay", "x", "--id-header", ""}, "--id-header is empty"},
+		{[]string{"verify", "--relay", "x", "--mapping", "/no/such/mapping.sql"}, "--mapping: open /no/such/mapping.sql"},
+		{[]string{"verify", "--relay", "x", "--lang", "fr"}, `"fr" is not a language`},
+		{[]string{"verify", "--relay", "x", "extra"}, `unexpected argument "extra"`},
+		{[]string{"verify", "--relay", "x", "--seed", "minus"}, `invalid value "minus" for flag -seed`},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(tc.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.say) || stdout.Len() > 0 {
+			t.Errorf("labrun-real %s: exit %d, stderr %q; want exit 2 saying %q", strings.Join(tc.args, " "), code, stderr.String(), tc.say)
+		}
+	}
+}
+
+// verifyOn runs labrun-real verify, skipping under -short when no
+// PostgreSQL server can be started here.
+func verifyOn(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"verify"}, args...), &stdout, &stderr)
+	if code == 1 && testing.Short() && strings.Contains(stderr.String(), "no PostgreSQL server") {
+		t.Skip(stderr.String())
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// TestARelayThatCannotRunIsBadUsage: a command the shell cannot find is
+// the user's mistake (exit 2, with the shell's own words), not a verdict.
+func TestARelayThatCannotRunIsBadUsage(t *testing.T) {
+	code, stdout, stderr := verifyOn(t, "--relay", "/no/such/relay --flag", "--round", "kill-before-answer")
+	if code != 2 || !strings.Contains(stderr, "the relay command cannot be run") || !strings.Contains(stderr, "not found") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestAFailingRoundPrintsACommandThatReplaysIt builds mark-before-send (a
+// relay that marks before it sends), lets kill-on-arrival find it LOST,
+// and runs the replay command the output names: the same round, the same
+// verdict.
+func TestAFailingRoundPrintsACommandThatReplaysIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a relay and plays three rounds; without -short it runs")
+	}
+	relay := filepath.Join(t.TempDir(), "mark-before-send")
+	if out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", relay, "../../verify/relays/mark-before-send").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	code, stdout, stderr := verifyOn(t, "--relay", relay, "--round", "kill-on-arrival", "--round", "kill-before-answer", "--seed", "3")
+	want := "replay: go run ./cmd/labrun-real verify --relay " + relay + " --seed 3 --round kill-on-arrival"
+	if code != 1 || !strings.Contains(stdout, "LOST") || !strings.Contains(stdout, want) {
+		t.Fatalf("exit %d, want 1 with LOST and %q\n%s\n%s", code, want, stdout, stderr)
+	}
+	replay := strings.Fields(strings.TrimPrefix(want, "replay: go run ./cmd/labrun-real "))
+	code, again, stderr := verifyOn(t, replay[1:]...)
+	if code != 1 || !strings.Contains(again, "round kill-on-arrival") || strings.Contains(again, "round kill-before-answer") || !strings.Contains(again, ": LOST") {
+		t.Fatalf("the replay: exit %d, want 1, kill-on-arrival alone, LOST\n%s\n%s", code, again, stderr)
 	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 const verifyUsage = `  labrun-real verify --relay 'CMD …' [--round R]... [--seed N] [--random N] [--lease D]
-                     [--id-header H] [--mapping FILE] [--timeline] [--lang en|de]
+                     [--id-header H] [--mapping FILE] [--workers N] [--timeline] [--lang en|de]
       grades a relay program in any language (verify/CONTRACT.md) on PostgreSQL and a
       Kafka-protocol broker: SIGKILL at the broker's moment, SIGSTOP past the lease,
       outages, publish timeouts, killed database connections`
@@ -34,6 +34,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	header := fs.String("id-header", verify.DefaultIDHeader, "the record header that carries the event id")
 	mapping := fs.String("mapping", "", "a SQL file run after the contract's schema: your names over the table")
 	timeline := fs.Bool("timeline", false, "print each round's whole timeline")
+	workers := fs.Int("workers", 1, "rounds played at once, each in a world of its own (>= 1)")
 	langFlag := fs.String("lang", "", "en or de (default: from LC_ALL or LANG)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -50,6 +51,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return bad(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	case strings.TrimSpace(*relay) == "":
 		return bad("--relay is missing: the command that starts your relay, e.g. --relay 'java -jar relay.jar'")
+	case *workers < 1:
+		return bad(fmt.Sprintf("--workers %d: want a number >= 1", *workers))
 	case *random < 0:
 		return bad(fmt.Sprintf("--random %d: want a number >= 0", *random))
 	case *lease < 200*time.Millisecond:
@@ -70,10 +73,17 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		cfg.Mapping = string(sql)
 	}
 	replay := func(r verify.Round) string { return replayCommand(args, r) }
-	return verifyRounds(cfg, selected, l, *timeline, replay, stdout, stderr)
+	return verifyRounds(cfg, selected, *workers, l, *timeline, replay, stdout, stderr)
 }
 
-func verifyRounds(cfg verify.Config, rounds []verify.Round, l lang.Lang, all bool, replay func(verify.Round) string, stdout, stderr io.Writer) int {
+type played struct {
+	res verify.Result
+	err error
+}
+
+// verifyRounds plays the rounds, workers at once, and prints each in
+// order as soon as it and those before it are done.
+func verifyRounds(cfg verify.Config, rounds []verify.Round, workers int, l lang.Lang, all bool, replay func(verify.Round) string, stdout, stderr io.Writer) int {
 	server, err := pglab.StartServer()
 	if err != nil {
 		fmt.Fprintln(stderr, "labrun-real verify:", err)
@@ -82,12 +92,27 @@ func verifyRounds(cfg verify.Config, rounds []verify.Round, l lang.Lang, all boo
 	defer server.Stop()
 	cfg.Server = server
 	start := time.Now()
+	done := make([]chan played, len(rounds))
+	slots := make(chan struct{}, workers)
+	for i, r := range rounds {
+		done[i] = make(chan played, 1)
+		go func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			res, err := verify.RunRound(cfg, r)
+			done[i] <- played{res, err}
+		}()
+	}
 	var results []verify.Result
 	code := 0
-	for _, r := range rounds {
-		res, err := verify.RunRound(cfg, r)
+	for i, r := range rounds {
+		p := <-done[i]
+		res, err := p.res, p.err
 		if err != nil {
 			fmt.Fprintf(stderr, "labrun-real verify: round %s: %v\n", r.Name, err)
+			for _, rest := range done[i+1:] {
+				<-rest // their worlds end before the server does
+			}
 			if errors.Is(err, verify.ErrCannotRun) || errors.Is(err, verify.ErrMapping) {
 				return 2
 			}

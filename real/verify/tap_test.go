@@ -1,0 +1,73 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestTheTapReadsProducesAndActsAtEachMoment produces through franz-go (a
+// real Kafka client, compressing its batches) to kfake behind the tap:
+// the tap reads every record with its key, partition and id header, asks
+// the hook at each moment in order, and a withheld answer makes the
+// client retry a batch the broker already stored, which the log keeps
+// once.
+func TestTheTapReadsProducesAndActsAtEachMoment(t *testing.T) {
+	tl := NewTimeline()
+	tap := NewTap(tl, "event-id")
+	var mu sync.Mutex
+	var moments []string
+	tap.SetHook(func(p *Produce, m Moment) Verdict {
+		mu.Lock()
+		moments = append(moments, fmt.Sprintf("#%d:%d", p.N, m))
+		mu.Unlock()
+		if p.N == 2 && m == Answering {
+			return Verdict{Withhold: true, After: 200 * time.Millisecond}
+		}
+		return Pass
+	}, nil)
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(Partitions, Topic), kfake.ListenFn(tap.Listen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	client, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.DefaultProduceTopic(Topic),
+		kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i, key := range []string{"o-1", "o-2", "o-1"} {
+		rec := &kgo.Record{Key: []byte(key), Value: []byte(`{"n":1}`), Headers: []kgo.RecordHeader{{Key: "event-id", Value: []byte(fmt.Sprintf("e-%d", i+1))}}}
+		if err := client.ProduceSync(ctx, rec).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stored []string
+	for _, s := range tap.Log() {
+		stored = append(stored, s.Record.EventID+" "+s.Record.Key)
+	}
+	if got := strings.Join(stored, ", "); got != "e-1 o-1, e-2 o-2, e-3 o-1" {
+		t.Errorf("log %q, want each record once with its key", got)
+	}
+	produces := tap.Produces()
+	if len(produces) != 4 || !produces[1].Withheld || produces[2].Records[0].EventID != "e-2" {
+		t.Errorf("%d produce requests (want 4: the retry of e-2 after its withheld answer), second withheld: %v", len(produces), len(produces) > 1 && produces[1].Withheld)
+	}
+	if p := produces[0]; p.Records[0].Partition != produces[3].Records[0].Partition || p.Acks == 0 {
+		t.Errorf("o-1's records in partitions %d and %d (want one), acks %d", p.Records[0].Partition, produces[3].Records[0].Partition, p.Acks)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(moments[:3], " "); got != "#1:0 #1:1 #1:2" {
+		t.Errorf("moments of produce #1: %s, want arrived, answering, answered", got)
+	}
+}

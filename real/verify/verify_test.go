@@ -1,0 +1,224 @@
+package verify_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"outboxlab/lab/check"
+	"outboxlab/real/pglab"
+	"outboxlab/real/verify"
+)
+
+// The tests here play rounds on real processes: the relays under relays/
+// built into a temporary directory, a PostgreSQL server of their own. One
+// round of the reference runs without -short; the whole set (every round
+// of the reference, each broken relay where it breaks, the Python relay)
+// runs with OUTBOXLAB_VERIFY=1, as CI's verify step does.
+
+var (
+	once      sync.Once
+	server    *pglab.Server
+	serverErr error
+	bin       string
+	binErr    error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if server != nil {
+		server.Stop()
+	}
+	if bin != "" {
+		os.RemoveAll(bin)
+	}
+	os.Exit(code)
+}
+
+// prepare starts the server and builds the relays, once, for the first
+// test that needs them.
+func prepare() {
+	server, serverErr = pglab.StartServer()
+	if bin, binErr = os.MkdirTemp("", "outboxlab-relays-"); binErr != nil {
+		return
+	}
+	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin+"/", "./relays/...").CombinedOutput()
+	if err != nil {
+		binErr = fmt.Errorf("go build ./relays/...: %v\n%s", err, out)
+	}
+}
+
+// long reports whether the whole set runs.
+func long() bool { return os.Getenv("OUTBOXLAB_VERIFY") == "1" }
+
+func config(t *testing.T) verify.Config {
+	t.Helper()
+	once.Do(prepare)
+	if serverErr != nil {
+		if testing.Short() {
+			t.Skip(serverErr)
+		}
+		t.Fatal(serverErr)
+	}
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return verify.Config{Server: server, Seed: 1, Lease: verify.DefaultLease, IDHeader: verify.DefaultIDHeader,
+		Pace: 30 * time.Millisecond, Quiesce: 8 * time.Second}
+}
+
+// play plays the named rounds in parallel subtests and hands each result
+// to want.
+func play(t *testing.T, cfg verify.Config, names []string, want func(t *testing.T, res verify.Result)) {
+	rounds, err := verify.Select(verify.Rounds(cfg.Seed, 2), names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rounds {
+		t.Run(r.Name, func(t *testing.T) {
+			t.Parallel()
+			res, err := verify.RunRound(cfg, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want(t, res)
+		})
+	}
+}
+
+func explain(res verify.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "round %s: %s, not reached %v\n", res.Round.Name, res.Outcome, res.NotReached)
+	for _, v := range res.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	for _, e := range res.Timeline {
+		fmt.Fprintf(&b, "    %s\n", e)
+	}
+	return b.String()
+}
+
+func passes(t *testing.T, res verify.Result) {
+	if !res.OK() {
+		t.Errorf("%s", explain(res))
+	}
+}
+
+// TestTheReferenceRelayPasses: the lab's reference relay, a program that
+// knows only the contract, passes every round.
+func TestTheReferenceRelayPasses(t *testing.T) {
+	if testing.Short() && !long() {
+		t.Skip("plays real processes for seconds; without -short it runs")
+	}
+	cfg := config(t)
+	cfg.Relay = filepath.Join(bin, "reference")
+	names := []string{"kill-before-answer"}
+	if long() {
+		names = nil
+	}
+	play(t, cfg, names, passes)
+}
+
+// TestEachBrokenRelayFailsAsNamed: each broken relay, the reference with
+// one step replaced, fails the round that shows its mistake with the
+// verdict its doc names. A race (two instances that claim at once) may
+// need more than one round to show: up to three tries.
+func TestEachBrokenRelayFailsAsNamed(t *testing.T) {
+	if !long() {
+		t.Skip("the broken relays run with OUTBOXLAB_VERIFY=1 (CI's verify step)")
+	}
+	cfg := config(t)
+	for _, tc := range []struct {
+		relay, round string
+		want         check.Outcome
+	}{
+		{"mark-before-send", "kill-on-arrival", check.Lost},
+		{"mark-before-send", "broker-outage", check.Lost},
+		{"recover-all", "relay-restart", check.Unsafe},
+		{"no-fencing", "stall", check.Unsafe},
+		{"no-fencing", "stall-outage", check.Unsafe},
+		{"claim-without-lock", "three-instances", check.Unsafe},
+		{"no-backoff", "broker-outage", check.Storm},
+		{"no-inflight-recovery", "kill-before-answer", check.Stuck},
+		{"unordered-claim", "publish-timeout-dropped", check.OutOfOrder},
+	} {
+		t.Run(tc.relay+"/"+tc.round, func(t *testing.T) {
+			t.Parallel()
+			cfg := cfg
+			cfg.Relay = filepath.Join(bin, tc.relay)
+			rounds, _ := verify.Select(verify.Rounds(cfg.Seed, 0), []string{tc.round})
+			var res verify.Result
+			for try := 1; try <= 3; try++ {
+				var err error
+				if res, err = verify.RunRound(cfg, rounds[0]); err != nil {
+					t.Fatal(err)
+				}
+				if res.Outcome != check.OK {
+					break
+				}
+			}
+			if res.Outcome != tc.want {
+				t.Errorf("%s at %s: %s, want %s\n%s", tc.relay, tc.round, res.Outcome, tc.want, explain(res))
+			}
+		})
+	}
+}
+
+// TestARelayInPython: a relay written in Python from the contract (chapter
+// 003's relay, on chapter 003's table through the mapping) passes every
+// standard round. It needs Python 3 with psycopg2 and confluent-kafka
+// (Debian: python3-psycopg2 python3-confluent-kafka).
+func TestARelayInPython(t *testing.T) {
+	if !long() {
+		t.Skip("the Python relay runs with OUTBOXLAB_VERIFY=1 (CI's verify step)")
+	}
+	python, err := pythonWithClients()
+	if err != nil {
+		t.Skip(err)
+	}
+	cfg := config(t)
+	cfg.Relay = python + " relays/python/relay.py"
+	mapping, err := os.ReadFile("relays/python/mapping.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Mapping = string(mapping)
+	var names []string
+	for _, r := range verify.Rounds(cfg.Seed, 0) {
+		names = append(names, r.Name)
+	}
+	play(t, cfg, names, passes)
+}
+
+// pythonWithClients finds a Python 3 that imports psycopg2 and
+// confluent_kafka: the one on PATH, else Debian's.
+func pythonWithClients() (string, error) {
+	var tried []string
+	for _, p := range []string{"python3", "/usr/bin/python3"} {
+		path, err := exec.LookPath(p)
+		if err != nil {
+			continue
+		}
+		out, err := exec.Command(path, "-c", "import psycopg2, confluent_kafka").CombinedOutput()
+		if err == nil {
+			return path, nil
+		}
+		tried = append(tried, fmt.Sprintf("%s: %s", path, strings.TrimSpace(lastLine(string(out)))))
+	}
+	if len(tried) == 0 {
+		return "", errors.New("no python3 here")
+	}
+	return "", fmt.Errorf("no Python 3 here imports psycopg2 and confluent_kafka (Debian: apt-get install python3-psycopg2 python3-confluent-kafka): %s", strings.Join(tried, "; "))
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
