@@ -54,7 +54,11 @@
 //	  sqlitelab   one process per part, SIGKILL at the crash points; SQLite files, or the orders on PostgreSQL
 //	  pglab       PostgreSQL: SKIP LOCKED relays, leases, the commit-visibility gap, the crash matrix
 //	  kafkalab    Kafka (kfake) as the broker: keys, partitions, a consumer group
-//	  cmd/labrun-real  the crash matrix on real parts, beside the simulator's
+//	  verify      a relay the lab did not write, any language, graded against CONTRACT.md
+//	    relays      relays that know only the contract: relay (the reference's steps), reference,
+//	                mark-before-send, recover-all, no-fencing, claim-without-lock, no-backoff,
+//	                no-inflight-recovery, unordered-claim, python
+//	  cmd/labrun-real  the crash matrix on real parts, beside the simulator's; verify
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash
 // matrix against the variants' declarations; brokenvariants_test.go keeps

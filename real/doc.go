@@ -15,6 +15,11 @@
 //   - kafkalab: Kafka as the broker (franz-go against kfake, its in-process
 //     Kafka-protocol cluster): the aggregate id as key, a consumer group that
 //     commits after it applied, a restarted relay's second copy absorbed.
+//   - verify: a relay the lab did not write, in any language, graded
+//     against a one-page contract (verify/CONTRACT.md) under kills at the
+//     broker's moments, stops past the lease, outages and publish
+//     timeouts; the reference and broken relays under verify/relays.
 //   - cmd/labrun-real: the real crash matrix in labrun's table format
-//     (go run ./cmd/labrun-real matrix, inside this module).
+//     (go run ./cmd/labrun-real matrix, inside this module), and
+//     labrun-real verify.
 package real

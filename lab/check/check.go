@@ -346,6 +346,14 @@ func Check(w World) []Violation {
 	for _, d := range w.Delays {
 		vs = append(vs, Violation{Late, d.AggregateID, d.Sequence, d.Detail})
 	}
+	Sort(vs)
+	return vs
+}
+
+// Sort orders violations as Check returns them: worst outcome first, then
+// by aggregate, sequence and detail. A caller that adds findings of its
+// own to Check's sorts the whole list with it.
+func Sort(vs []Violation) {
 	sort.Slice(vs, func(i, j int) bool {
 		a, b := vs[i], vs[j]
 		if a.Outcome != b.Outcome {
@@ -359,7 +367,6 @@ func Check(w World) []Violation {
 		}
 		return a.Detail < b.Detail
 	})
-	return vs
 }
 
 // acknowledged finds orders with fewer committed versions than commands

@@ -45,7 +45,7 @@ type driver struct {
 func (d *driver) hook(p *Produce, m Moment) Verdict {
 	for i, f := range d.faults {
 		def := defOf(f.Kind)
-		if f.At != p.N || def.moment != m {
+		if p.N < f.At || def.moment != m {
 			continue
 		}
 		d.mu.Lock()

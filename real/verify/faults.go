@@ -27,7 +27,10 @@ const (
 	ConnectionKilled FaultKind = "db-connection-killed"
 )
 
-// Fault is one fault of a round: Kind, at the At-th produce request.
+// Fault is one fault of a round: Kind, at the At-th produce request to
+// arrive, or at the first one after it that reaches the fault's moment (a
+// request pipelined behind one whose sender was killed is never answered,
+// and a fault aimed at its answer moves on to the next).
 type Fault struct {
 	Kind FaultKind
 	At   int

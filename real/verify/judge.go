@@ -74,7 +74,7 @@ func Judge(e Evidence) ([]check.Violation, error) {
 	w.WhileDownBudget = downBudget(e.Outages, e.Instances)
 	w.Unsafe = append(twoLiveSenders(e.Log, byID, e.Interruptions, e.Produces, e.Lease), historyBreaches(e.History)...)
 	vs := append(givenUp(check.Check(w), e.Unsent), extra...)
-	sortViolations(vs)
+	check.Sort(vs)
 	return vs, nil
 }
 
@@ -185,20 +185,4 @@ func unacknowledged(produces []*Produce) []check.Violation {
 		}
 	}
 	return vs
-}
-
-func sortViolations(vs []check.Violation) {
-	sort.SliceStable(vs, func(i, j int) bool {
-		a, b := vs[i], vs[j]
-		if a.Outcome != b.Outcome {
-			return a.Outcome > b.Outcome
-		}
-		if a.AggregateID != b.AggregateID {
-			return a.AggregateID < b.AggregateID
-		}
-		if a.Sequence != b.Sequence {
-			return a.Sequence < b.Sequence
-		}
-		return a.Detail < b.Detail
-	})
 }

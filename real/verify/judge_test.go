@@ -111,7 +111,12 @@ func TestTheJudgeFindsEachBrokenRound(t *testing.T) {
 			s.store("relay-1/1", "e-1", ms(15))
 			s.store("relay-2/1", "e-1", ms(16))
 			s.store("relay-1/1", "e-2", ms(25))
-		}, check.Unsafe, "two live instances sent one row"},
+		}, check.Unsafe, "two live instances held one row"},
+		{"a second copy a lease after the commit is not judged", func(s *story) {
+			s.store("relay-1/1", "e-1", ms(15)) // relay-1 was slow to mark it: its lease ran out
+			s.store("relay-2/1", "e-1", ms(10)+2*time.Second)
+			s.store("relay-1/1", "e-2", ms(25))
+		}, check.OK, ""},
 		{"the first sender was killed", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			s.interrupt("relay-1/1", ms(15), ms(15))
@@ -123,6 +128,11 @@ func TestTheJudgeFindsEachBrokenRound(t *testing.T) {
 			s.store("relay-1/1", "e-1", ms(15))
 			s.store("relay-2/1", "e-1", 3*time.Second)
 			s.store("relay-1/1", "e-2", ms(25))
+		}, check.OK, ""},
+		{"a request held while its sender was stopped counts when the broker got it", func(s *story) {
+			s.store("relay-2/1", "e-1", ms(1500))
+			s.store("relay-1/1", "e-1", 3*time.Second).Arrived = ms(15) // sent at 15 ms, stopped, stored at 3 s
+			s.store("relay-2/1", "e-2", ms(1600))
 		}, check.OK, ""},
 		{"a stop within the lease excuses nothing", func(s *story) {
 			s.interrupt("relay-2/1", ms(12), ms(1012))

@@ -32,10 +32,16 @@ type Config struct {
 	// long the rows may take to be sent after the last command and fault.
 	Pace    time.Duration
 	Quiesce time.Duration
+	// Stop, once closed, ends the round in progress: its relays are
+	// killed and RunRound returns ErrInterrupted. nil never closes.
+	Stop <-chan struct{}
 }
 
 // ErrMapping is wrapped by RunRound's error when the mapping SQL fails.
 var ErrMapping = errors.New("the mapping SQL failed")
+
+// ErrInterrupted is RunRound's error when Config.Stop closed.
+var ErrInterrupted = errors.New("interrupted")
 
 // Result is what one round came to.
 type Result struct {
@@ -64,6 +70,9 @@ func RunRound(cfg Config, r Round) (Result, error) {
 	}
 	defer w.close()
 	quiet, busy := w.play(cfg, r)
+	if stopped(cfg.Stop) {
+		return Result{}, ErrInterrupted
+	}
 	if err := w.fleet.Broken(); errors.Is(err, ErrCannotRun) {
 		return Result{}, err
 	}
@@ -146,23 +155,37 @@ func (w *world) close() {
 	w.pool.Close()
 }
 
+// MoreCommands is how many commands, drawn from the round's seed after
+// its workload, the service goes on with, slowly, while a fault of the
+// round has not fired: a relay that batches makes fewer produce requests
+// than the workload's commands.
+const MoreCommands = 40
+
 // play runs the workload, waits until every row is sent (or given up)
 // and no fault is in progress, and ends the relays. It reports whether
 // the round went quiet in time, and if not, what was left.
 func (w *world) play(cfg Config, r Round) (bool, string) {
 	ctx := context.Background()
-	for _, c := range Workload(r.Seed, r.Commands) {
-		if w.fleet.Broken() != nil {
+	commands := Workload(r.Seed, r.Commands+MoreCommands)
+	for i, c := range commands {
+		more := i >= len(commands)-MoreCommands
+		if w.fleet.Broken() != nil || stopped(cfg.Stop) || more && len(w.drv.notReached()) == 0 {
 			break
+		}
+		if i == len(commands)-MoreCommands {
+			w.tl.Add("harness", 0, "%v not reached yet: more commands, one each %s", w.drv.notReached(), 4*cfg.Pace)
 		}
 		if err := w.svc.Handle(ctx, c); err != nil {
 			w.tl.Add("service", 0, "%v", err)
+		}
+		if more {
+			time.Sleep(3 * cfg.Pace)
 		}
 		time.Sleep(cfg.Pace)
 	}
 	deadline := time.Now().Add(cfg.Quiesce)
 	left := 0
-	for quiet := 0; time.Now().Before(deadline) && w.fleet.Broken() == nil; time.Sleep(50 * time.Millisecond) {
+	for quiet := 0; time.Now().Before(deadline) && w.fleet.Broken() == nil && !stopped(cfg.Stop); time.Sleep(50 * time.Millisecond) {
 		if w.drv.busy() {
 			deadline = time.Now().Add(cfg.Quiesce)
 		}
@@ -182,4 +205,13 @@ func (w *world) play(cfg Config, r Round) (bool, string) {
 	}
 	w.fleet.Shutdown(3 * time.Second)
 	return false, fmt.Sprintf("%d row(s) neither SENT nor DEAD_LETTER %s after the last command and fault", left, cfg.Quiesce)
+}
+
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }

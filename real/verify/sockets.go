@@ -14,24 +14,35 @@ import (
 // the process that holds it (/proc/PID/fd). Linux only, as the real parts
 // are.
 
-// socketInode returns the inode of the established loopback TCP socket
-// from local port local to remote port remote (a closed socket of an
-// earlier connection may have had the same local port; it has no inode).
-func socketInode(local, remote int) (uint64, error) {
-	wantLocal, wantRemote := fmt.Sprintf(":%04X", local), fmt.Sprintf(":%04X", remote)
+// tcpSockets returns the rows of the kernel's TCP socket tables, split
+// into fields: local address, remote address, …, inode (the 10th).
+func tcpSockets() [][]string {
+	var out [][]string
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		data, err := os.ReadFile(table)
 		if err != nil {
 			continue
 		}
 		for _, line := range strings.Split(string(data), "\n") {
-			fields := strings.Fields(line)
-			if len(fields) < 10 || !strings.HasSuffix(fields[1], wantLocal) || !strings.HasSuffix(fields[2], wantRemote) {
-				continue
+			if fields := strings.Fields(line); len(fields) >= 10 {
+				out = append(out, fields)
 			}
-			if inode, err := strconv.ParseUint(fields[9], 10, 64); err == nil && inode != 0 {
-				return inode, nil
-			}
+		}
+	}
+	return out
+}
+
+// socketInode returns the inode of the established loopback TCP socket
+// from local port local to remote port remote (a closed socket of an
+// earlier connection may have had the same local port; it has no inode).
+func socketInode(local, remote int) (uint64, error) {
+	wantLocal, wantRemote := fmt.Sprintf(":%04X", local), fmt.Sprintf(":%04X", remote)
+	for _, fields := range tcpSockets() {
+		if !strings.HasSuffix(fields[1], wantLocal) || !strings.HasSuffix(fields[2], wantRemote) {
+			continue
+		}
+		if inode, err := strconv.ParseUint(fields[9], 10, 64); err == nil && inode != 0 {
+			return inode, nil
 		}
 	}
 	return 0, fmt.Errorf("verify: no TCP socket from port %d to port %d", local, remote)
@@ -49,24 +60,14 @@ func localPorts(pid int) []int {
 		}
 	}
 	var ports []int
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		data, err := os.ReadFile(table)
-		if err != nil {
+	for _, fields := range tcpSockets() {
+		inode, _ := strconv.ParseUint(fields[9], 10, 64)
+		if !inodes[inode] {
 			continue
 		}
-		for _, line := range strings.Split(string(data), "\n") {
-			fields := strings.Fields(line)
-			if len(fields) < 10 {
-				continue
-			}
-			inode, _ := strconv.ParseUint(fields[9], 10, 64)
-			if !inodes[inode] {
-				continue
-			}
-			_, hexPort, _ := strings.Cut(fields[1], ":")
-			if p, err := strconv.ParseUint(hexPort, 16, 32); err == nil {
-				ports = append(ports, int(p))
-			}
+		_, hexPort, _ := strings.Cut(fields[1], ":")
+		if p, err := strconv.ParseUint(hexPort, 16, 32); err == nil {
+			ports = append(ports, int(p))
 		}
 	}
 	return ports

@@ -112,16 +112,30 @@ func passes(t *testing.T, res verify.Result) {
 }
 
 // TestTheReferenceRelayPasses: the lab's reference relay, a program that
-// knows only the contract, passes every round.
+// knows only the contract, passes a round with a kill at the broker's
+// moment.
 func TestTheReferenceRelayPasses(t *testing.T) {
-	if testing.Short() && !long() {
+	if testing.Short() {
 		t.Skip("plays real processes for seconds; without -short it runs")
 	}
 	cfg := config(t)
 	cfg.Relay = filepath.Join(bin, "reference")
-	names := []string{"kill-before-answer"}
-	if long() {
-		names = nil
+	play(t, cfg, []string{"kill-before-answer"}, passes)
+}
+
+// TestTheReferenceRelayPassesEveryRound: and every other round, the
+// random ones of seed 1 too.
+func TestTheReferenceRelayPassesEveryRound(t *testing.T) {
+	if !long() {
+		t.Skip("every round runs with OUTBOXLAB_VERIFY=1 (CI's verify step)")
+	}
+	cfg := config(t)
+	cfg.Relay = filepath.Join(bin, "reference")
+	var names []string
+	for _, r := range verify.Rounds(cfg.Seed, 2) {
+		if r.Name != "kill-before-answer" {
+			names = append(names, r.Name)
+		}
 	}
 	play(t, cfg, names, passes)
 }

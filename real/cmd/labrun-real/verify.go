@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"outboxlab/lab/lang"
@@ -91,6 +94,12 @@ func verifyRounds(cfg verify.Config, rounds []verify.Round, workers int, l lang.
 	}
 	defer server.Stop()
 	cfg.Server = server
+	// An interrupt ends the rounds in progress, so that no relay, each in
+	// a process group of its own that the terminal's SIGINT does not
+	// reach, outlives the run, and the server stops.
+	interrupt, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	cfg.Stop = interrupt.Done()
 	start := time.Now()
 	done := make([]chan played, len(rounds))
 	slots := make(chan struct{}, workers)
@@ -109,6 +118,9 @@ func verifyRounds(cfg verify.Config, rounds []verify.Round, workers int, l lang.
 		p := <-done[i]
 		res, err := p.res, p.err
 		if err != nil {
+			if errors.Is(err, verify.ErrInterrupted) {
+				err = fmt.Errorf("%w: its relays were killed", err)
+			}
 			fmt.Fprintf(stderr, "labrun-real verify: round %s: %v\n", r.Name, err)
 			for _, rest := range done[i+1:] {
 				<-rest // their worlds end before the server does

@@ -9,20 +9,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"outboxlab/real/verify/relays/relay"
 )
-
-// due is the reference's selection of due rows, without its lock.
-const due = `
-SELECT id FROM outbox o
-WHERE ((status IN ('PENDING', 'FAILED') AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp()))
-       OR (status = 'IN_FLIGHT' AND lease_until < clock_timestamp()))
-  AND NOT EXISTS (SELECT 1 FROM outbox e
-                  WHERE e.aggregate_id = o.aggregate_id AND e.id < o.id AND e.status <> 'SENT')
-ORDER BY id LIMIT $1`
 
 func main() {
 	relay.Main(func(r *relay.Relay) {
@@ -31,7 +23,7 @@ func main() {
 			err := pgx.BeginFunc(ctx, r.DB, func(tx pgx.Tx) error {
 				// MISTAKE: no FOR UPDATE SKIP LOCKED: what another
 				// instance is claiming right now is due here too.
-				rows, err := tx.Query(ctx, due, r.Batch)
+				rows, err := tx.Query(ctx, strings.Replace(relay.DueSQL, relay.SkipLocked, "", 1), r.Batch)
 				if err != nil {
 					return err
 				}

@@ -10,21 +10,36 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// ClaimSQL takes the due rows: PENDING, FAILED whose next attempt is due,
-// and IN_FLIGHT whose lease ran out, each only if it is the oldest unsent
-// row of its aggregate (a later event waits until the one before it is
-// SENT, so that one key's events reach Kafka in order). FOR UPDATE SKIP
-// LOCKED: a row another instance's claim holds is skipped, not waited for
-// and never claimed twice.
+// The parts of the claim a broken relay leaves out (see its MISTAKE).
+const (
+	// ExpiredLease makes an IN_FLIGHT row whose lease ran out due again:
+	// the claim of a relay that died or stalled is taken over.
+	ExpiredLease = `OR (status = 'IN_FLIGHT' AND lease_until < clock_timestamp())`
+	// OldestOfAggregate makes a row wait while an earlier row of its
+	// aggregate is unsent, so that one key's events reach Kafka in order.
+	OldestOfAggregate = `AND NOT EXISTS (SELECT 1 FROM outbox e
+	                  WHERE e.aggregate_id = o.aggregate_id AND e.id < o.id AND e.status <> 'SENT')`
+	// SkipLocked locks the rows it selects and passes over rows another
+	// instance's claim holds, instead of waiting for them or taking them
+	// too.
+	SkipLocked = `FOR UPDATE SKIP LOCKED`
+)
+
+// DueSQL selects the ids of the due rows, $1 at most: PENDING, FAILED
+// whose next attempt is due, and IN_FLIGHT whose lease ran out, each only
+// if it is the oldest unsent row of its aggregate.
+const DueSQL = `
+SELECT id FROM outbox o
+WHERE ((status IN ('PENDING', 'FAILED') AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp()))
+       ` + ExpiredLease + `)
+  ` + OldestOfAggregate + `
+ORDER BY id LIMIT $1
+` + SkipLocked
+
+// ClaimSQL takes the due rows (DueSQL) under a lease in one statement:
+// IN_FLIGHT, owned by $2 until $3 milliseconds from now.
 const ClaimSQL = `
-WITH due AS (
-	SELECT id FROM outbox o
-	WHERE ((status IN ('PENDING', 'FAILED') AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp()))
-	       OR (status = 'IN_FLIGHT' AND lease_until < clock_timestamp()))
-	  AND NOT EXISTS (SELECT 1 FROM outbox e
-	                  WHERE e.aggregate_id = o.aggregate_id AND e.id < o.id AND e.status <> 'SENT')
-	ORDER BY id LIMIT $1
-	FOR UPDATE SKIP LOCKED)
+WITH due AS (` + DueSQL + `)
 UPDATE outbox o SET status = 'IN_FLIGHT', lease_owner = $2,
 	lease_until = clock_timestamp() + $3 * interval '1 millisecond'
 FROM due WHERE o.id = due.id

@@ -1,0 +1,32 @@
+package verify_test
+
+import (
+	"fmt"
+
+	"outboxlab/lab/lang"
+	"outboxlab/real/verify"
+)
+
+// The rounds of a run: three instances without a fault, one round for
+// each fault, aimed at the second produce request, then random rounds
+// drawn from the seed.
+func ExampleRounds() {
+	for _, r := range verify.Rounds(1, 1) {
+		fmt.Printf("%-24s %d  %v\n", r.Name, r.Instances, r.Faults)
+	}
+	fmt.Println(verify.Describe(verify.KillBeforeAnswer, lang.German))
+	// Output:
+	// three-instances          3  []
+	// kill-on-arrival          2  [kill-on-arrival@2]
+	// kill-before-answer       2  [kill-before-answer@2]
+	// kill-after-answer        2  [kill-after-answer@2]
+	// stall                    2  [stall@2]
+	// stall-outage             2  [stall-outage@2]
+	// relay-restart            2  [relay-restart@2]
+	// broker-outage            2  [broker-outage@2]
+	// publish-timeout-stored   2  [publish-timeout-stored@2]
+	// publish-timeout-dropped  2  [publish-timeout-dropped@2]
+	// db-connection-killed     2  [db-connection-killed@2]
+	// random-1                 2  [kill-before-answer@4 kill-after-answer@5]
+	// SIGKILL für den Absender, wenn der Broker sein Produce gespeichert hat und bevor die Antwort hinausgeht
+}
