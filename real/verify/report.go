@@ -11,7 +11,7 @@ import (
 
 var (
 	txtRound      = lang.Text{EN: "round %s: %s", DE: "Runde %s: %s"}
-	txtWorld      = lang.Text{EN: "  %d instance(s), %d command(s), %s", DE: "  %d Instanz(en), %d Kommando(s), %s"}
+	txtWorld      = lang.Text{EN: "  %d instance(s), %d committed event(s), %s", DE: "  %d Instanz(en), %d committete Ereignis(se), %s"}
 	txtNotReached = lang.Text{
 		EN: "  NOT REACHED: %s: the relay made fewer produce requests; the round tested nothing of it",
 		DE: "  NICHT ERREICHT: %s: der Relay hat weniger Produce-Anfragen gestellt; die Runde hat davon nichts geprüft"}
