@@ -213,6 +213,11 @@ type Attempts struct {
 	AggregateID string
 	Sequence    int
 	N           int
+	// Budget, when positive, is how many attempts this message is allowed
+	// in place of World.PublishBudget: for a run whose interruptions and
+	// waits touch its messages differently (real processes, whose leases
+	// run out while they wait).
+	Budget int
 }
 
 // Budget returns how many publish attempts of one message a retry policy
@@ -434,13 +439,15 @@ func liveness(w World) []Violation {
 		}
 	}
 	stormed := map[string]bool{}
-	if w.PublishBudget > 0 {
-		for _, a := range w.Publishes {
-			if a.N > w.PublishBudget {
-				stormed[a.MessageID] = true
-				vs = append(vs, Violation{Storm, a.AggregateID, a.Sequence,
-					fmt.Sprintf("message %s was published %d times, the retry policy allows %d: retries without backoff or limit hammer the broker", a.MessageID, a.N, w.PublishBudget)})
-			}
+	for _, a := range w.Publishes {
+		budget := w.PublishBudget
+		if a.Budget > 0 {
+			budget = a.Budget
+		}
+		if budget > 0 && a.N > budget {
+			stormed[a.MessageID] = true
+			vs = append(vs, Violation{Storm, a.AggregateID, a.Sequence,
+				fmt.Sprintf("message %s was published %d times, the retry policy allows %d: retries without backoff or limit hammer the broker", a.MessageID, a.N, budget)})
 		}
 	}
 	if w.WhileDownBudget > 0 && w.WhileDown > w.WhileDownBudget {

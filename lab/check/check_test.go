@@ -69,6 +69,10 @@ func TestCheck(t *testing.T) {
 		{"within the policy before the replay", check.World{Quiesced: true, PublishBudget: 20, BeforeReplayBudget: 10,
 			BeforeReplay: []check.Attempts{{MessageID: "e-1", AggregateID: "o-1", Sequence: 1, N: 10}},
 		}, nil},
+		{"a message's own budget stands for the run's", check.World{Quiesced: true, PublishBudget: 2,
+			Publishes: []check.Attempts{{MessageID: "e-1", AggregateID: "o-1", Sequence: 1, N: 5, Budget: 6},
+				{MessageID: "e-2", AggregateID: "o-1", Sequence: 2, N: 4, Budget: 3}},
+		}, []string{"STORM o-1#2: message e-2 was published 4 times, the retry policy allows 3: retries without backoff or limit hammer the broker"}},
 		{"busy at the horizon", check.World{Busy: "relay-1 wants to work"},
 			[]string{"STUCK: still busy at the end of the horizon: relay-1 wants to work"}},
 		{"acknowledged and not committed", check.World{

@@ -210,9 +210,15 @@ func (f *Fleet) Stop(p *Proc) { syscall.Kill(-p.PID, syscall.SIGSTOP) }
 func (f *Fleet) Cont(p *Proc) { syscall.Kill(-p.PID, syscall.SIGCONT) }
 
 // Owner returns the live relay process that holds the loopback TCP
-// socket from local port port to remote port remote, or nil.
+// socket from local port port to remote port remote, or nil. The kernel's
+// socket table is read a page at a time, and a socket may slip between
+// two pages while others come and go: it is read up to five times.
 func (f *Fleet) Owner(port, remote int) *Proc {
 	inode, err := socketInode(port, remote)
+	for try := 1; err != nil && try < 5; try++ {
+		time.Sleep(5 * time.Millisecond)
+		inode, err = socketInode(port, remote)
+	}
 	if err != nil {
 		return nil
 	}

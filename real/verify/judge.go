@@ -69,8 +69,7 @@ func Judge(e Evidence) ([]check.Violation, error) {
 				AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: "the relay gave it up"})
 		}
 	}
-	w.Publishes, w.WhileDown = attempts(e.Produces, byID)
-	w.PublishBudget = PublishBudget(len(e.Interruptions) + len(e.Outages))
+	w.Publishes, w.WhileDown = attempts(e.Produces, byID, len(e.Interruptions)+len(e.Outages), e.Lease)
 	w.WhileDownBudget = downBudget(e.Outages, e.Instances)
 	w.Unsafe = append(twoLiveSenders(e.Log, byID, e.Interruptions, e.Produces, e.Lease), historyBreaches(e.History)...)
 	vs := append(givenUp(check.Check(w), e.Unsent), extra...)
@@ -99,13 +98,17 @@ func givenUp(vs []check.Violation, unsent []outbox.Message) []check.Violation {
 	return out
 }
 
-// PublishBudget is how many produce requests may carry one row in a round
-// with the given number of interruptions and outages: one, and one more
-// after each (another instance takes the row over, or the interrupted one
-// tries again), each of them doubled, because a Kafka client may retry a
-// request whose answer it did not get (an idempotent producer's retry of a
-// batch the broker has is one request more, and no second copy).
-func PublishBudget(interruptions int) int { return 2 * (1 + interruptions) }
+// PublishBudget is how many produce requests may carry one row that
+// waited the given time after its commit, in a round with the given
+// number of interruptions and outages: one, and one more after each of
+// them and after each lease that ran out while the row waited (another
+// instance takes it over, or the interrupted one tries again), each of
+// them doubled, because a Kafka client may retry a request whose answer it
+// did not get (an idempotent producer's retry of a batch the broker has is
+// one request more, and no second copy).
+func PublishBudget(interruptions int, waited, lease time.Duration) int {
+	return 2 * (1 + interruptions + int(waited/lease))
+}
 
 // envelopes turns the broker's log into what billing reads: the event the
 // record's id names (its type, version, aggregate and sequence as

@@ -181,6 +181,12 @@ func TestTheJudgeFindsEachBrokenRound(t *testing.T) {
 			s.store("relay-1/1", "e-2", ms(25))
 			s.e.History = []StatusChange{{"e-1", "PENDING", "IN_FLIGHT"}, {"e-1", "IN_FLIGHT", "SENT"}, {"e-1", "SENT", "FAILED"}}
 		}, check.Unsafe, "SENT → FAILED"},
+		{"a row sent again after each lease it waited", func(s *story) {
+			for i := range 5 { // 2 × (1 + 2 leases waited) = 6 allowed
+				s.store("relay-1/1", "e-1", ms(10)+time.Duration(i)*time.Second)
+			}
+			s.store("relay-1/1", "e-2", ms(25)+4*time.Second)
+		}, check.OK, ""},
 		{"a row sent more often than any fault explains", func(s *story) {
 			for i := range 5 {
 				s.store("relay-1/1", "e-1", ms(15+i))

@@ -100,9 +100,11 @@ func historyBreaches(history []StatusChange) []string {
 
 // attempts counts, for each committed event, the produce requests that
 // carried it and were not refused by an outage (those count together, in
-// the second result): a storm is more of either than the contract allows.
-func attempts(produces []*Produce, byID map[string]Committed) ([]check.Attempts, int) {
-	n := map[string]int{}
+// the second result), with the row's budget (PublishBudget, by how long
+// after its commit its last request came): a storm is more of either than
+// the contract allows.
+func attempts(produces []*Produce, byID map[string]Committed, interruptions int, lease time.Duration) ([]check.Attempts, int) {
+	n, last := map[string]int{}, map[string]time.Duration{}
 	var order []string
 	refused := 0
 	for _, p := range produces {
@@ -122,12 +124,14 @@ func attempts(produces []*Produce, byID map[string]Committed) ([]check.Attempts,
 				order = append(order, r.EventID)
 			}
 			n[r.EventID]++
+			last[r.EventID] = max(last[r.EventID], p.Arrived)
 		}
 	}
 	var out []check.Attempts
 	for _, id := range order {
-		rec := byID[id].Record
-		out = append(out, check.Attempts{MessageID: id, AggregateID: rec.AggregateID, Sequence: rec.Sequence, N: n[id]})
+		c := byID[id]
+		out = append(out, check.Attempts{MessageID: id, AggregateID: c.Record.AggregateID, Sequence: c.Record.Sequence, N: n[id],
+			Budget: PublishBudget(interruptions, max(0, last[id]-c.At), lease)})
 	}
 	return out, refused
 }
