@@ -136,6 +136,29 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "relay-1: outbox: recover: store orders: commit: outbox/000000000002: write conflict",
 		},
 		{
+			// Judged by the owner names, relay-1's recovery released its
+			// own claims and this was OK: two processes sent the message
+			// under two live leases.
+			name:   "relays that all write the owner name \"relay\"",
+			v:      withRelayConfig("one-name-for-all", func(c *outbox.Config) { c.Owner = "relay" }),
+			point:  "relay-restart",
+			want:   "UNSAFE",
+			detail: "set PENDING by relay-1 at 00:00:09.000, while relay-2's lease ran until",
+		},
+		{
+			// Judged by the owner names, this was LATE at every point
+			// (relay-1 seemed to hold relay-2's claims) and OK here.
+			name: "a second relay deployed with the first one's name",
+			v: withRelayConfig("copied-name", func(c *outbox.Config) {
+				if c.Owner == "relay-2" {
+					c.Owner = "relay-1"
+				}
+			}),
+			point:  "relay-restart",
+			want:   "UNSAFE",
+			detail: "while relay-2's lease ran until",
+		},
+		{
 			name:   "a relay that takes a publish timeout for a success",
 			v:      timeoutMeansStored(),
 			point:  "publish-timeout-dropped",

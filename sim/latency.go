@@ -82,17 +82,51 @@ func (w *world) nextPoll(p *proc) time.Time {
 // error is reported on its own (Result.Unhandled).
 func (w *world) checkHeld(p *proc) {
 	now := w.clock.Now()
-	// A claim is dated by the relay's clock, which a clock-skew fault
-	// moves; one older than this incarnation or its last failed step
-	// (give or take the skew) waits for its lease by right.
-	born := later(p.started, p.erred).Add(abs(p.skew))
+	// A claim is dated by its commit, on the database's clock; one older
+	// than this incarnation or its last failed step waits for its lease
+	// by right. Whose claim it is, the commit says too: the process that
+	// made it, whatever owner name it wrote.
+	born := later(p.started, p.erred)
 	w.eachUnsent(func(m outbox.Message) {
-		if m.Status != outbox.InFlight || m.LeaseOwner != p.name || !now.Before(m.LeaseUntil) || m.ClaimedAt.Before(born) {
+		if m.Status != outbox.InFlight || !now.Before(m.LeaseUntil) {
+			return
+		}
+		if c, ok := w.claimOf(m.Key); !ok || c.process != p.name || c.at.Before(born) {
 			return
 		}
 		w.delay(m, fmt.Sprintf("%s ended a step at %s still holding it, claimed, under a lease until %s: no relay may send it before then (a failed batch's unsent rest goes back at once)",
 			p.name, FormatTime(now.Sub(Epoch)), FormatTime(m.LeaseUntil.Sub(Epoch))))
 	})
+}
+
+// claim is who holds an outbox row's claim by the commit log: the process
+// that committed it, and when.
+type claim struct {
+	process string
+	at      time.Time
+}
+
+// claimOf returns the claim of the outbox row key as the order database's
+// log tells it, reading the log on from where it last stopped.
+func (w *world) claimOf(key string) (claim, bool) {
+	for _, c := range w.orderDB.Log(w.claimsSeen) {
+		w.claimsSeen = c.Seq
+		for _, ch := range c.Changes {
+			if ch.Table != outbox.Table {
+				continue
+			}
+			if m, ok := ch.Value.(outbox.Message); ok && !ch.Deleted && m.Status == outbox.InFlight {
+				if w.claims == nil {
+					w.claims = map[string]claim{}
+				}
+				w.claims[ch.Key] = claim{process: committer(c), at: c.At}
+				continue
+			}
+			delete(w.claims, ch.Key)
+		}
+	}
+	c, ok := w.claims[key]
+	return c, ok
 }
 
 // eachUnsent calls fn with every message of the outbox that is not SENT,

@@ -571,7 +571,10 @@ func (w *world) wakeOf(p *proc) (time.Time, bool) {
 	if p.wake.valid && p.wake.state == state {
 		return p.wake.at, p.wake.ok
 	}
+	prev := w.running
+	w.running = p.name
 	t, ok := p.relay.NextWake()
+	w.running = prev
 	switch {
 	case ok && w.cfg.Poll:
 		t = w.nextPoll(p) // by the true time: a poll is a timer, not a reading of the clock
@@ -641,7 +644,8 @@ func (w *world) cleanup() error {
 		if w.cfg.Trace {
 			w.record(Event{Process: p.name, Kind: EventCommand, Action: "retention cleanup"})
 		}
-		_, err := c.Cleanup()
+		var err error
+		w.on(p, func() { _, err = c.Cleanup() })
 		if err != nil && !errors.Is(err, effect.ErrCrashed) {
 			return fmt.Errorf("sim: cleanup on %s: %w", p.name, err)
 		}
@@ -684,9 +688,9 @@ func (w *world) replayEachCause(horizon time.Duration) error {
 		w.settle(relayProc)
 		var err error
 		if i == len(rejections)-1 {
-			_, err = relay.ReplayDeadLetters() // no cause is left
+			w.on(relayProc, func() { _, err = relay.ReplayDeadLetters() }) // no cause is left
 		} else {
-			err = w.replayOne(selective, t)
+			w.on(relayProc, func() { err = w.replayOne(selective, t) })
 		}
 		if err != nil {
 			return fmt.Errorf("sim: replay after the fix of %s: %w", t, err)
@@ -765,12 +769,14 @@ func (w *world) replayDeadLetters() error {
 		}
 		w.settle(p)
 		var err error
-		switch {
-		case p.relay != nil:
-			_, err = p.relay.ReplayDeadLetters()
-		case p.consumer != nil:
-			_, err = p.consumer.ReplayDeadLetters()
-		}
+		w.on(p, func() {
+			switch {
+			case p.relay != nil:
+				_, err = p.relay.ReplayDeadLetters()
+			case p.consumer != nil:
+				_, err = p.consumer.ReplayDeadLetters()
+			}
+		})
 		if err != nil {
 			return fmt.Errorf("sim: replay on %s: %w", p.name, err)
 		}

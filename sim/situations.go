@@ -82,8 +82,10 @@ type SituationCount struct {
 func (w *world) situations() map[Situation]int {
 	out := map[Situation]int{}
 	last := map[string]outbox.Message{}
+	holder := map[string]string{} // key -> the process that committed its claim
 	highest := ""
 	for _, c := range w.orderDB.Log(0) {
+		by := committer(c)
 		for _, ch := range c.Changes {
 			if ch.Table != outbox.Table {
 				continue
@@ -99,13 +101,19 @@ func (w *world) situations() map[Situation]int {
 			m := ch.Value.(outbox.Message)
 			last[ch.Key] = m
 			if !seen {
+				if m.Status == outbox.InFlight {
+					holder[ch.Key] = by
+				}
 				if ch.Key < highest {
 					out[LateCommit]++
 				}
 				highest = max(highest, ch.Key)
 				continue
 			}
-			out[transition(prev, m, c)]++
+			out[transition(prev, m, holder[ch.Key], by)]++
+			if m.Status == outbox.InFlight {
+				holder[ch.Key] = by
+			}
 		}
 	}
 	delete(out, "")
@@ -133,9 +141,20 @@ func (w *world) situations() map[Situation]int {
 	return out
 }
 
-// transition names the situation an outbox row's change from prev to m by
-// commit c is, or "".
-func transition(prev, m outbox.Message, c store.Commit) Situation {
+// committer is the process that made commit c, as the database recorded
+// it (the simulator's session: see world.running).
+func committer(c store.Commit) string {
+	if c.Process != "" {
+		return c.Process
+	}
+	return c.Owner
+}
+
+// transition names the situation an outbox row's change from prev to m
+// is, or "": by is the process that committed it, holder the process
+// that committed prev's claim (if prev is IN_FLIGHT). Claims are told
+// apart by process, not by the owner names the relays write.
+func transition(prev, m outbox.Message, holder, by string) Situation {
 	switch {
 	case m.Status == outbox.Failed && prev.Status != outbox.Failed:
 		return Retried
@@ -143,9 +162,9 @@ func transition(prev, m outbox.Message, c store.Commit) Situation {
 		return DeadLettered
 	case prev.Status == outbox.DeadLetter && m.Status == outbox.Pending:
 		return DeadLetterReplayed
-	case prev.Status == outbox.InFlight && m.Status == outbox.Pending && prev.LeaseOwner == c.Owner:
+	case prev.Status == outbox.InFlight && m.Status == outbox.Pending && holder == by:
 		return ClaimReleased
-	case prev.Status == outbox.InFlight && m.Status == outbox.InFlight && prev.LeaseOwner != m.LeaseOwner:
+	case prev.Status == outbox.InFlight && m.Status == outbox.InFlight && holder != by:
 		return LeaseTakenOver
 	}
 	return ""

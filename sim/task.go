@@ -107,7 +107,10 @@ func (w *world) begin(p *proc, activity func() (bool, error)) bool {
 // whether the task is still running.
 func (w *world) resume(p *proc) bool {
 	wk := p.worker
+	prev := w.running
+	w.running = p.name
 	wk.next()
+	w.running = prev
 	if wk.job != nil {
 		return true // stopped at a boundary
 	}

@@ -103,7 +103,16 @@ type world struct {
 	acknowledged []string
 
 	commands int // in the workload (see stormCap)
-	trace    []Event
+	// running is the process whose code runs now, "" for the simulator's
+	// own: the databases record it with every transaction (store's
+	// SetSession), so that the checker knows who committed a write
+	// whatever name the writer gave.
+	running string
+	// claims are the outbox rows' claims by the order database's log,
+	// read up to commit claimsSeen (see claimOf).
+	claims     map[string]claim
+	claimsSeen uint64
+	trace      []Event
 	// outages are the broker outages as the trace tells them.
 	outages []outageWindow
 	seen    mark // how far the trace has described the durable systems
@@ -138,6 +147,9 @@ func newWorld(cfg Config) (*world, error) {
 	// Billing's log tells the situations billing went through, and the
 	// trace describes its commits.
 	w.billingDB.KeepLog()
+	session := func() string { return w.running }
+	w.orderDB.SetSession(session)
+	w.billingDB.SetSession(session)
 	w.broker = broker.New(w.clock)
 	w.broker.KeepHistory(cfg.Trace) // the trace is its only reader
 	if err := w.broker.Subscribe(variant.Subscription); err != nil {
@@ -443,9 +455,20 @@ func (w *world) clockOf(p *proc) variant.Clock {
 	return w.clock
 }
 
+// on runs f as process p: what f commits, the databases record as p's.
+func (w *world) on(p *proc, f func()) {
+	prev := w.running
+	w.running = p.name
+	f()
+	w.running = prev
+}
+
 // start builds a new incarnation of p: a relay begins its recovery as its
 // first task, a consumer polls once.
 func (w *world) start(p *proc) error {
+	prev := w.running
+	w.running = p.name
+	defer func() { w.running = prev }()
 	p.incarnation++
 	p.alive = true
 	p.started, p.failedSends, p.sendFailed, p.erred = w.clock.Now(), 0, false, time.Time{}

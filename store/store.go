@@ -46,6 +46,9 @@ type DB struct {
 	conflicts int
 	// now is the database's clock, for Commit.At.
 	now func() time.Time
+	// session names the process a new transaction runs for, as the
+	// database knows it (see SetSession).
+	session func() string
 	// spare buffers of finished transactions, reused by the next Begin: a
 	// relay commits thousands of small transactions, and garbage is what
 	// makes a large in-memory database slow.
@@ -71,8 +74,13 @@ type index struct {
 type Commit struct {
 	// Seq numbers commits 1, 2, 3, ... in the order they were applied.
 	Seq uint64
-	// Owner is the process that committed.
+	// Owner is the name the committing transaction was begun with: what
+	// the writer says it is (Begin's owner).
 	Owner string
+	// Process is the process whose connection committed, as the database
+	// knows it (see SetSession), whatever name the writer chose; "" for a
+	// database without a session hook.
+	Process string
 	// At is the commit's time by the database's clock (see SetClock), as
 	// PostgreSQL's track_commit_timestamp records it; zero without a clock.
 	At      time.Time
@@ -153,6 +161,9 @@ func (db *DB) Begin(owner string) *Tx {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	tx := &Tx{db: db, owner: owner, writes: db.spareWrites, start: db.seq}
+	if db.session != nil {
+		tx.process = db.session()
+	}
 	db.spareWrites = nil
 	db.open.add(tx)
 	return tx
@@ -173,14 +184,17 @@ func (db *DB) recycle(writes []write, latest map[tableKey]int) {
 }
 
 // Crash aborts every open transaction of owner, as a process crash does, and
-// returns how many it aborted. Committed state is untouched.
+// returns how many it aborted. With a session hook (SetSession) a
+// transaction belongs to the process it was begun in, whatever owner name
+// it was begun with: a crash closes the process's connections. Committed
+// state is untouched.
 func (db *DB) Crash(owner string) int {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	n := 0
 	for tx := db.open.first; tx != nil; {
 		next := tx.next // finish unlinks tx
-		if tx.owner == owner {
+		if tx.process == owner || tx.process == "" && tx.owner == owner {
 			tx.finish(ErrAborted)
 			n++
 		}
@@ -316,6 +330,18 @@ func (db *DB) SetClock(now func() time.Time) {
 	db.now = now
 }
 
+// SetSession tells the database which process each new transaction runs
+// for, as a database knows the connection a statement arrives on (in
+// PostgreSQL, the backend and its application): session is called at
+// every Begin, and every commit records its answer as Commit.Process. The
+// writer's own name (Begin's owner) may be anything; this one is a fact.
+// session must not use the database.
+func (db *DB) SetSession(session func() string) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.session = session
+}
+
 // Log returns the commits with Seq > after, oldest first. The slice and its
 // values belong to the store: read them, do not change them. Log panics if
 // KeepLog was not called, a bug in the reader.
@@ -340,11 +366,11 @@ func (db *DB) TruncateLog(upTo uint64) {
 
 // apply makes a transaction's writes durable, all at once. The caller holds
 // db.mu.
-func (db *DB) apply(owner string, writes []write) {
+func (db *DB) apply(owner, process string, writes []write) {
 	db.seq++
 	var c Commit
 	if db.keepLog {
-		c = Commit{Seq: db.seq, Owner: owner, Changes: make([]Change, 0, len(writes))}
+		c = Commit{Seq: db.seq, Owner: owner, Process: process, Changes: make([]Change, 0, len(writes))}
 		if db.now != nil {
 			c.At = db.now()
 		}

@@ -313,3 +313,35 @@ func TestCrashAbortsOnlyTheOwnersTransactions(t *testing.T) {
 		t.Fatalf("open transactions at the end = %d, want 0", n)
 	}
 }
+
+// TestTheSessionNamesWhoCommitted: with a session hook, every commit
+// records the process the database saw it come from, whatever owner name
+// the writer chose, and a crash of that process aborts its open
+// transactions under any name.
+func TestTheSessionNamesWhoCommitted(t *testing.T) {
+	db := newDB(t)
+	db.KeepLog()
+	running := "relay-1"
+	db.SetSession(func() string { return running })
+	tx := db.Begin("relay") // the name every instance writes
+	tx.Put("orders", "o-1", row{Status: "NEW"})
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	running = "relay-2"
+	open := db.Begin("relay")
+	open.Put("orders", "o-2", row{Status: "NEW"})
+	log := db.Log(0)
+	if got := log[0]; got.Owner != "relay" || got.Process != "relay-1" {
+		t.Errorf("commit by %q as %q, want relay-1 as relay", got.Process, got.Owner)
+	}
+	if n := db.Crash("relay-1"); n != 0 {
+		t.Errorf("relay-1's crash aborted %d transaction(s) of relay-2", n)
+	}
+	if n := db.Crash("relay-2"); n != 1 {
+		t.Errorf("relay-2's crash aborted %d transaction(s), want its one", n)
+	}
+	if err := open.Commit(); !errors.Is(err, store.ErrAborted) {
+		t.Errorf("commit after its process crashed: %v, want ErrAborted", err)
+	}
+}

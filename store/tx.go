@@ -10,6 +10,9 @@ import (
 type Tx struct {
 	db    *DB
 	owner string
+	// process is the session's process when the transaction began (see
+	// DB.SetSession).
+	process string
 	// start is the Seq of the last commit when the transaction began: a
 	// row another commit wrote after it is a write conflict.
 	start  uint64
@@ -310,7 +313,7 @@ func (tx *Tx) Commit() error {
 		}
 	}
 	if len(tx.writes) > 0 {
-		tx.db.apply(tx.owner, tx.writes)
+		tx.db.apply(tx.owner, tx.process, tx.writes)
 	}
 	tx.finish(ErrTxDone)
 	return nil

@@ -20,20 +20,66 @@ import (
 //   - no terminal state is left: a SENT message is never written again, a
 //     DEAD_LETTER only by an operator's replay to PENDING;
 //   - nothing but a SENT message is deleted, and that only once the
-//     retention period (outbox.Config.Retention) has passed since it was
-//     sent (chapter 001: retention must not destroy the evidence early),
-//     except by the relay that sends it and deletes it instead of marking
-//     it (see deletedOnSend);
+//     retention period has passed since it was sent (chapter 001:
+//     retention must not destroy the evidence early), except by the relay
+//     that sends it and deletes it instead of marking it (see
+//     deletedOnSend);
 //   - billing never charges an order more than was ordered: the running sum
 //     of an order's ledger entries never exceeds the order's total.
 //
-// It returns every breach in plain words, in the order they happened.
+// It judges a commit log without the database's record of who committed
+// by the writers' own names, and the course's retention period: see
+// SafetyOf. It returns every breach in plain words, in the order they
+// happened.
 func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Order) []string {
-	retention := outbox.DefaultConfig("").Retention
+	return SafetyOf(History{OrderLog: orderLog, Ledger: ledger, Orders: orders})
+}
+
+// History is what SafetyOf judges.
+type History struct {
+	// OrderLog is the order database's commit log. A lease belongs to the
+	// process that committed the claim (store.Commit.Process, as the
+	// database knows it), never to the owner name the relay wrote into
+	// the row; a log without Process trusts the commit's Owner.
+	OrderLog []store.Commit
+	Ledger   []billing.Entry
+	Orders   []domain.Order
+	// Retention is how long a SENT message must be kept after its send:
+	// the relay's declared retention (RelayPolicy.Retention) or the lab's
+	// least (MinRetention), whichever is longer; 0 is the course's seven
+	// days.
+	Retention time.Duration
+}
+
+// lease is a live claim as the commit log shows it: the process that
+// committed the claim, and until when it holds the message.
+type lease struct {
+	holder string
+	until  time.Time
+}
+
+// committer returns the process that made commit c: as the database
+// recorded it, or, without that record, the name the writer gave.
+func committer(c store.Commit) string {
+	if c.Process != "" {
+		return c.Process
+	}
+	return c.Owner
+}
+
+// SafetyOf is Safety on h: leases judged by the process that committed
+// each claim, retention by h.Retention.
+func SafetyOf(h History) []string {
+	retention := h.Retention
+	if retention <= 0 {
+		retention = outbox.DefaultConfig("").Retention
+	}
 	var out []string
 	last := map[string]outbox.Message{}
+	leases := map[string]lease{}     // key -> the claim's holder, by the commit log
 	writtenBy := map[string]uint64{} // key -> the commit that wrote last
-	for _, c := range orderLog {
+	for _, c := range h.OrderLog {
+		by := committer(c)
 		for _, ch := range c.Changes {
 			if ch.Table != outbox.Table {
 				continue
@@ -42,15 +88,16 @@ func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Ord
 			if ch.Deleted {
 				// A row inserted and deleted by one commit is the CDC
 				// pattern: the commit log carries the message.
-				if seen && prev.Status != outbox.Sent && writtenBy[ch.Key] != c.Seq && !deletedOnSend(prev, c) {
+				if seen && prev.Status != outbox.Sent && writtenBy[ch.Key] != c.Seq && !deletedOnSend(prev, leases[ch.Key], c) {
 					out = append(out, fmt.Sprintf("commit %d by %s: %s deleted while %s: only a SENT message may go; an unsent one is the evidence and the replay source",
-						c.Seq, c.Owner, prev.ID, prev.Status))
+						c.Seq, by, prev.ID, prev.Status))
 				}
 				if keep := prev.SentAt.Add(retention); seen && prev.Status == outbox.Sent && !c.At.IsZero() && c.At.Before(keep) {
 					out = append(out, fmt.Sprintf("commit %d by %s: %s deleted %s after it was SENT: retention keeps a SENT message %s, as the evidence",
-						c.Seq, c.Owner, prev.ID, c.At.Sub(prev.SentAt).Round(time.Second), retention))
+						c.Seq, by, prev.ID, c.At.Sub(prev.SentAt).Round(time.Second), retention))
 				}
 				delete(last, ch.Key)
+				delete(leases, ch.Key)
 				continue
 			}
 			m := ch.Value.(outbox.Message)
@@ -59,11 +106,26 @@ func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Ord
 			if !seen {
 				continue
 			}
-			if why := transitionBreach(prev, m, c); why != "" {
-				out = append(out, fmt.Sprintf("commit %d by %s: %s %s", c.Seq, c.Owner, m.ID, why))
+			held, claimed := leases[ch.Key]
+			if !claimed && prev.Status == outbox.InFlight {
+				held = lease{holder: prev.LeaseOwner, until: prev.LeaseUntil} // claimed before the log begins
+			}
+			if why := transitionBreach(prev, m, held, c); why != "" {
+				out = append(out, fmt.Sprintf("commit %d by %s: %s %s", c.Seq, by, m.ID, why))
+			}
+			delete(leases, ch.Key)
+			if m.Status == outbox.InFlight {
+				leases[ch.Key] = lease{holder: by, until: m.LeaseUntil}
 			}
 		}
 	}
+	return append(out, overcharged(h.Ledger, h.Orders)...)
+}
+
+// overcharged finds ledger entries after which an order was charged more
+// than its total.
+func overcharged(ledger []billing.Entry, orders []domain.Order) []string {
+	var out []string
 	totals := map[string]domain.Money{}
 	for _, o := range orders {
 		totals[o.ID] = o.Total
@@ -86,24 +148,32 @@ func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Ord
 // deletedOnSend reports whether a delete is a relay's record of a send
 // (outbox.Config.DeleteOnSend; chapter 004: "kann der Versandprozess den
 // Eintrag auch löschen"): the message was in flight under the deleting
-// relay's own live lease. As with marking it SENT, only the lease's owner
-// may, and only while the lease runs; whether the broker had it first, the
-// checker sees downstream (a message deleted unsent is LOST).
-func deletedOnSend(prev outbox.Message, c store.Commit) bool {
-	return prev.Status == outbox.InFlight && prev.LeaseOwner == c.Owner && !c.At.IsZero() && c.At.Before(prev.LeaseUntil)
+// process's own live lease. As with marking it SENT, only the lease's
+// holder may, and only while the lease runs; whether the broker had it
+// first, the checker sees downstream (a message deleted unsent is LOST).
+func deletedOnSend(prev outbox.Message, held lease, c store.Commit) bool {
+	if held.holder == "" {
+		held = lease{holder: prev.LeaseOwner, until: prev.LeaseUntil}
+	}
+	return prev.Status == outbox.InFlight && held.holder == committer(c) && !c.At.IsZero() && c.At.Before(held.until)
 }
 
 // transitionBreach says what is wrong with the change from prev to m made
-// by commit c, or "" if nothing is. Whether a lease was live when another
-// process took or released the message is judged by the database's clock
-// (c.At) where the log has it, never by the writer's own clock, which may
-// be wrong; a SENT mark is judged by the time its writer checked the lease.
-func transitionBreach(prev, m outbox.Message, c store.Commit) string {
+// by commit c, where held is prev's claim (if prev is IN_FLIGHT): the
+// process that committed it and until when. Whether a lease was live when
+// another process took or released the message is judged by the
+// database's clock (c.At) where the log has it, never by the writer's own
+// clock, which may be wrong; a SENT mark is judged by the time its writer
+// checked the lease. Who holds a lease is judged by the process that
+// committed the claim, never by the owner name written into the row,
+// which the relay chooses.
+func transitionBreach(prev, m outbox.Message, held lease, c store.Commit) string {
 	now := c.At
 	if now.IsZero() {
 		now = m.ClaimedAt
 	}
-	live := prev.Status == outbox.InFlight && now.Before(prev.LeaseUntil)
+	by := committer(c)
+	live := prev.Status == outbox.InFlight && now.Before(held.until)
 	switch {
 	case prev.Status == outbox.Sent:
 		return fmt.Sprintf("left the terminal state SENT for %s", m.Status)
@@ -111,14 +181,14 @@ func transitionBreach(prev, m outbox.Message, c store.Commit) string {
 		return fmt.Sprintf("left DEAD_LETTER for %s without a replay", m.Status)
 	case m.Status == outbox.Sent && prev.Status != outbox.InFlight:
 		return fmt.Sprintf("marked SENT from %s, without a claim", prev.Status)
-	case m.Status == outbox.Sent && (prev.LeaseOwner != c.Owner || !m.SentAt.Before(prev.LeaseUntil)):
+	case m.Status == outbox.Sent && (held.holder != by || !m.SentAt.Before(held.until)):
 		return fmt.Sprintf("marked SENT at %s by %s, but %s's lease ran until %s",
-			clock(m.SentAt), c.Owner, prev.LeaseOwner, clock(prev.LeaseUntil))
-	case m.Status == outbox.InFlight && live:
-		return fmt.Sprintf("claimed by %s while %s's lease ran until %s", m.LeaseOwner, prev.LeaseOwner, clock(prev.LeaseUntil))
-	case live && prev.LeaseOwner != c.Owner:
+			clock(m.SentAt), by, held.holder, clock(held.until))
+	case m.Status == outbox.InFlight && live && held.holder != by:
+		return fmt.Sprintf("claimed by %s while %s's lease ran until %s", by, held.holder, clock(held.until))
+	case live && held.holder != by:
 		return fmt.Sprintf("set %s by %s at %s, while %s's lease ran until %s: %s may be sending it",
-			m.Status, c.Owner, clock(now), prev.LeaseOwner, clock(prev.LeaseUntil), prev.LeaseOwner)
+			m.Status, by, clock(now), held.holder, clock(held.until), held.holder)
 	}
 	return ""
 }

@@ -73,6 +73,51 @@ func TestSafety(t *testing.T) {
 	}
 }
 
+// byProcess is commit with the process that committed it, as the
+// database recorded it, beside the owner name the writer chose.
+func byProcess(seq uint64, process, owner string, m outbox.Message) store.Commit {
+	c := commit(seq, owner, m)
+	c.Process = process
+	return c
+}
+
+// TestSafetyJudgesLeasesByTheCommittingProcess: two relays that write one
+// owner name ("relay") are two processes to the database. A lease belongs
+// to the process that committed the claim: another process that releases
+// or marks it while it runs breaks it, whatever name it wrote; the process
+// itself may. (Judged by the names, each of these was no breach: the
+// names are equal.)
+func TestSafetyJudgesLeasesByTheCommittingProcess(t *testing.T) {
+	pending := outbox.Message{ID: "e-1", Status: outbox.Pending}
+	sent := outbox.Message{ID: "e-1", Status: outbox.Sent, SentAt: at0.Add(time.Second)}
+	claimedBy2 := byProcess(2, "relay-2", "relay", inFlight("relay", 0, 30*time.Second))
+	cases := []struct {
+		name string
+		log  []store.Commit
+		want string
+	}{
+		{"released by another process under the holder's name", []store.Commit{commit(1, "s", pending), claimedBy2,
+			at(10*time.Second, byProcess(3, "relay-1", "relay", pending))}, "set PENDING by relay-1 at 00:00:10.000, while relay-2's lease ran until 00:00:30.000"},
+		{"marked SENT by another process under the holder's name", []store.Commit{commit(1, "s", pending), claimedBy2,
+			at(time.Second, byProcess(3, "relay-1", "relay", sent))}, "by relay-1, but relay-2's lease ran until"},
+		{"claimed by another process under the holder's name", []store.Commit{commit(1, "s", pending), claimedBy2,
+			at(10*time.Second, byProcess(3, "relay-1", "relay", inFlight("relay", 10*time.Second, 40*time.Second)))}, "claimed by relay-1 while relay-2's lease ran until"},
+		{"marked SENT by the holder under another name", []store.Commit{commit(1, "s", pending), claimedBy2,
+			at(time.Second, byProcess(3, "relay-2", "relay-9", sent))}, ""},
+		{"released by the holder", []store.Commit{commit(1, "s", pending), claimedBy2,
+			at(time.Second, byProcess(3, "relay-2", "relay", pending))}, ""},
+	}
+	for _, c := range cases {
+		got := check.Safety(c.log, nil, nil)
+		switch {
+		case c.want == "" && len(got) > 0:
+			t.Errorf("%s: breaches %v, want none", c.name, got)
+		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+			t.Errorf("%s: breaches %v, want one containing %q", c.name, got, c.want)
+		}
+	}
+}
+
 func TestSafetyChargesNeverExceedTheOrder(t *testing.T) {
 	eur := func(s string) domain.Money { return domain.MustMoney(s, "EUR") }
 	orders := []domain.Order{{ID: "o-1", Total: eur("12.00"), Version: 2}}
