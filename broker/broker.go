@@ -76,6 +76,8 @@ type subscription struct {
 	// redeliveries counts deliveries of a message id the subscriber had
 	// received before.
 	redeliveries int
+	// nacks counts, by message id, the deliveries the subscriber gave back.
+	nacks map[string]int
 }
 
 type inflight struct {
@@ -119,6 +121,11 @@ type PublishAttempts struct {
 // it had received before: a redelivery after a reconnect, a duplicate, or
 // a message published twice.
 func (b *Broker) Redeliveries(name string) int { return b.mustSub(name).redeliveries }
+
+// Nacks returns how many deliveries of a message the subscriber gave back
+// (Nack): the attempts it made and could not finish, as the broker saw
+// them, whatever the subscriber recorded of them.
+func (b *Broker) Nacks(name, messageID string) int { return b.mustSub(name).nacks[messageID] }
 
 // Attempts returns the publish attempts of every message, in the order of
 // each message's first attempt.
@@ -293,6 +300,10 @@ func (b *Broker) Nack(name string, tag uint64) error {
 			f.e.redelivered = true
 			f.e.availableAt = b.clock.Now()
 			s.queue = append(s.queue, f.e)
+			if s.nacks == nil {
+				s.nacks = map[string]int{}
+			}
+			s.nacks[f.e.env.ID]++
 			b.record(Action{Kind: Nacked, MessageID: f.e.env.ID, Event: f.e.env.Event, Subscriber: name, Tag: tag})
 			return nil
 		}

@@ -209,6 +209,9 @@ func TestNackGoesToTheBackAndRedeliverReplaysTheLog(t *testing.T) {
 	if diff := cmp.Diff([]string{"e-2", "e-1"}, drain(t, b)); diff != "" {
 		t.Fatalf("after nack (-want +got):\n%s", diff)
 	}
+	if n, m := b.Nacks("billing", "e-1"), b.Nacks("billing", "e-2"); n != 1 || m != 0 {
+		t.Fatalf("nacks of e-1, e-2: %d, %d, want 1, 0", n, m)
+	}
 	if err := b.Redeliver("billing", "e-1"); err != nil {
 		t.Fatal(err)
 	}

@@ -333,6 +333,14 @@ func Held(db *store.DB) []Parked {
 // DeadLetters returns the consumer's dead letters, by message id.
 func DeadLetters(db *store.DB) []Parked { return store.Values[Parked](db, TableDead) }
 
+// Held returns every message this consumer holds without having applied
+// it, as the function Held does for its database: an operator's view.
+func (c *Consumer) Held() []Parked { return Held(c.DB) }
+
+// DeadLetters returns this consumer's dead letters, by message id: what
+// an operator replays once the cause is fixed.
+func (c *Consumer) DeadLetters() []Parked { return DeadLetters(c.DB) }
+
 // BlockedAggregate is an aggregate whose later events wait for a missing one.
 type BlockedAggregate struct {
 	OrderID string

@@ -20,14 +20,24 @@ import (
 //     with the broker up, while a relay that is alive and idle sleeps on
 //     past it, longer than one idle poll (outbox.Config.IdlePoll) and
 //     longer than its own failures excuse: the pause after n refused
-//     publishes in a row (outbox.Config.Pause), as the lab counts them.
+//     publishes in a row its policy declares (check.RelayPolicy.Pause),
+//     as the lab counts them, and never more than the lab accepts
+//     (check.MaxPause).
 //
-// Both are judged by what the lab sees (the outbox table, the broker's
-// answers, the relay's NextWake), with the course's configuration, so a
-// relay that follows its own longer pause or leaves claims lying is LATE.
+// Both are judged by what the lab sees (the outbox table and its commit
+// log, the broker's answers, the relay's NextWake), with the course's
+// polling, so a relay that pauses longer than it declares or leaves
+// claims lying is LATE.
 
-// latencyPolicy is the relay configuration the check holds relays to.
+// latencyPolicy is the polling the check holds relays to: the course's
+// idle and busy polls (chapter 003: 500 ms and 50 ms). The pause after
+// refused publishes is the relay's own declared one (pause).
 var latencyPolicy = outbox.DefaultConfig("")
+
+// pause is how long relays may pause after n refused publishes in a row:
+// the declared policy's pause, and never longer than the lab accepts
+// (check.MaxPause).
+func (w *world) pause(n int) time.Duration { return min(w.relayPolicy.Pause(n), check.MaxPause) }
 
 // countSends updates p's count of refused publishes in a row after one of
 // its effects, given the broker's counts before it.
@@ -170,7 +180,7 @@ func (w *world) checkSleep(next time.Time) {
 		excused := later(due, p.stalledUntil)
 		why := ""
 		if p.failedSends > 0 {
-			pause := p.lastFailedSend.Add(latencyPolicy.Pause(p.failedSends))
+			pause := p.lastFailedSend.Add(w.pause(p.failedSends))
 			if pause.After(excused) {
 				excused = pause
 				why = fmt.Sprintf(", its pause after %d refused publish(es) in a row until %s", p.failedSends, FormatTime(pause.Sub(Epoch)))

@@ -7,23 +7,20 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/alternatives/cdc"
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/effect"
-	"outboxlab/inbox"
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/outbox"
-	"outboxlab/store"
 )
 
-// RetentionAge is how far the retention phase moves the clock: past the
-// reference relay's retention period (seven days), so that its cleanup
-// deletes every SENT message, and a cleanup that deletes by age alone
-// deletes the dead letters too.
-const RetentionAge = 7*24*time.Hour + time.Hour
+// RetentionAge is how far the retention phase moves the clock past the
+// relay's retention period (its declared one; the course's is seven days),
+// so that its cleanup deletes every SENT message, and a cleanup that
+// deletes by age alone deletes the dead letters too.
+const RetentionAge = time.Hour
 
 // maxSteps bounds the steps of one phase, a second guard next to the
 // virtual horizon: the lab's own runs take a few thousand at most (20,000
@@ -134,7 +131,7 @@ func Run(cfg Config) (Result, error) {
 	if err := w.cleanup(); err != nil {
 		return Result{}, err
 	}
-	w.clock.Set(w.clock.Now().Add(RetentionAge))
+	w.clock.Set(w.clock.Now().Add(w.relayPolicy.Retention + RetentionAge))
 	if err := w.cleanup(); err != nil {
 		return Result{}, err
 	}
@@ -170,31 +167,36 @@ func Run(cfg Config) (Result, error) {
 
 	// 5. check.
 	w.abandon()
+	w.notePark()
 	ledger, all := billing.Ledger(w.billingDB), orders.All(w.orderDB)
-	unsafe := check.Safety(w.orderDB.Log(0), ledger, all)
+	unsafe := check.SafetyOf(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention})
+	faults := w.plannedFaults()
 	vs := check.Check(check.World{
 		Orders:             all,
 		Ledger:             ledger,
 		Outbox:             afterQuiesce,
-		Held:               inbox.Held(w.billingDB),
+		Held:               w.held(),
 		Quiesced:           quiet,
 		Busy:               busy,
 		Changes:            check.Changes(w.orderDB.Log(0)),
 		Accounts:           billing.Accounts(w.billingDB),
 		Published:          w.broker.Log(),
 		DeadLetters:        deadLetters,
-		Transient:          w.transient(),
+		Transient:          faults.Transient(w.relayPolicy, w.consumerPolicy),
 		Publishes:          w.publishes(),
-		PublishBudget:      check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, len(w.fired)+w.stalled+w.killed+w.failed),
+		PublishBudget:      w.relayPolicy.PublishBudget(1, w.interruptions()),
 		BeforeReplay:       beforeReplay,
-		BeforeReplayBudget: check.Budget(outbox.DefaultConfig("").MaxAttempts, 0, len(w.fired)+w.stalled+w.killed+w.failed),
+		BeforeReplayBudget: w.relayPolicy.PublishBudget(0, w.interruptions()),
 		WhileDown:          w.broker.AttemptsWhileDown(),
-		WhileDownBudget:    w.downBudget(),
+		WhileDownBudget:    w.relayPolicy.DownBudget(faults, w.cfg.Relays+w.interruptions()),
+		Relay:              w.relayPolicy,
+		Consumer:           w.consumerPolicy,
+		Exercise:           w.exercise(),
 		Unsafe:             unsafe,
 		Acknowledged:       w.acknowledged,
 		Delays:             w.delays,
 		Unreplayed:         w.unreplayed,
-		BillingParked:      w.billingParked(),
+		BillingParked:      w.parks.parked,
 	})
 	return Result{
 		Unsafe:         unsafe,
@@ -210,131 +212,6 @@ func Run(cfg Config) (Result, error) {
 		Trace:          w.trace,
 		Duration:       w.clock.Since(),
 	}, nil
-}
-
-// deadLetters lists the dead letters in the outbox (from unsent, read
-// after quiesce), in the CDC relay's own table, and in billing.
-func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
-	var out []check.DeadLetter
-	for _, m := range unsent {
-		if m.Status == outbox.DeadLetter {
-			out = append(out, check.DeadLetter{Where: "the outbox", MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
-		}
-	}
-	if w.orderDB.HasTable(cdc.TableDead) {
-		for _, m := range store.Values[outbox.Message](w.orderDB, cdc.TableDead) {
-			out = append(out, check.DeadLetter{Where: "the CDC relay's dead-letter table", MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
-		}
-	}
-	for _, p := range inbox.DeadLetters(w.billingDB) {
-		out = append(out, check.DeadLetter{Where: "billing", MessageID: p.Envelope.ID, AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence, Reason: p.Reason})
-	}
-	return out
-}
-
-// transient reports whether every fault of the run heals by itself within
-// what the lab's retry policy outlasts: no rejected or poisoned message,
-// no message corrupted on every attempt billing makes, and the outages
-// together with one full backoff for every publish timeout shorter than
-// the reference relay's retry window. Faults
-// that ask more of the policy than it gives may end in a dead letter; that
-// is then not GAVE_UP, and the operator's replay must deliver it.
-func (w *world) transient() bool {
-	cfg := outbox.DefaultConfig("relay")
-	var demand time.Duration
-	corrupted := map[broker.Target]int{}
-	for _, f := range w.cfg.Faults {
-		switch f.Kind {
-		case FaultCorruptOnce:
-			// Corrupted on every attempt billing's policy makes, it is
-			// a dead letter by right.
-			if corrupted[f.Target]++; corrupted[f.Target] >= inbox.DefaultConfig("", "").MaxAttempts {
-				return false
-			}
-		case FaultRejected, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultWrongCurrency:
-			return false
-		case FaultOutage:
-			demand += f.For
-		case FaultTimeoutStored, FaultTimeoutDropped:
-			demand += cfg.BackoffCap
-		}
-	}
-	return demand < cfg.RetryWindow()
-}
-
-// downBudget is how many sends the broker may refuse while it is down
-// before the relays hammer it: each relay, and each relay again after every
-// interruption (a restarted relay starts its pause anew), pausing as the
-// reference relay does (outbox.Config.Pause) through every outage of the
-// run.
-func (w *world) downBudget() int {
-	pause := outbox.DefaultConfig("relay").Pause
-	per := 0
-	for _, f := range w.cfg.Faults {
-		if f.Kind == FaultOutage {
-			per += check.DownBudget(f.For, pause)
-		}
-	}
-	return per * (w.cfg.Relays + len(w.fired) + w.stalled + w.killed + w.failed)
-}
-
-// billingParked reads billing's own record of its attempts (its commit
-// log: a failure counted, a message parked as a dead letter, a replay)
-// and returns, for each message parked for a fault the lab planned, how
-// many attempts it took and how many billing's policy makes: a message
-// it cannot process (poison, wrong-currency) after inbox.Config.MaxAttempts,
-// one whose contract it does not know (unknown-version, unknown-type) at
-// once, and never one whose only fault is transient (corrupt-once, which
-// costs one more attempt beside a permanent fault).
-func (w *world) billingParked() []check.ParkAttempts {
-	allowed := map[broker.Target]int{} // the most any of its permanent faults allows
-	transient := map[broker.Target]int{}
-	for _, f := range w.cfg.Faults {
-		switch f.Kind {
-		case FaultCorruptOnce:
-			transient[f.Target]++
-		case FaultPoison, FaultWrongCurrency:
-			allowed[f.Target] = max(allowed[f.Target], inbox.DefaultConfig("", "").MaxAttempts)
-		case FaultUnknownVersion, FaultUnknownType:
-			allowed[f.Target] = max(allowed[f.Target], 1)
-		}
-	}
-	maxAttempts := inbox.DefaultConfig("", "").MaxAttempts
-	for t, n := range transient {
-		switch _, permanent := allowed[t]; {
-		case permanent:
-			allowed[t] += n
-		case n >= maxAttempts:
-			allowed[t] = maxAttempts // corrupted on every attempt its policy makes
-		default:
-			allowed[t] = 0 // no dead letter at all
-		}
-	}
-	if len(allowed) == 0 {
-		return nil
-	}
-	var out []check.ParkAttempts
-	// Failed attempts by message id since the last replay: a dead letter
-	// that arrives again (sent twice) is not tried again until replayed.
-	failed := map[string]int{}
-	for _, c := range w.billingDB.Log(0) {
-		for _, ch := range c.Changes {
-			switch {
-			case ch.Table == inbox.TableFailures && !ch.Deleted:
-				failed[ch.Key]++
-			case ch.Table == inbox.TableDead && ch.Deleted:
-				delete(failed, ch.Key) // replayed: the count starts anew
-			case ch.Table == inbox.TableDead:
-				p := ch.Value.(inbox.Parked)
-				t := broker.Target{AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence}
-				if n, ok := allowed[t]; ok {
-					failed[ch.Key]++ // the attempt that parked it
-					out = append(out, check.ParkAttempts{MessageID: ch.Key, AggregateID: t.AggregateID, Sequence: t.Sequence, Attempts: failed[ch.Key], Allowed: n})
-				}
-			}
-		}
-	}
-	return out
 }
 
 // publishes returns the broker's count of publish attempts per message.
@@ -774,6 +651,7 @@ func (w *world) replayDeadLetters() error {
 			case p.relay != nil:
 				_, err = p.relay.ReplayDeadLetters()
 			case p.consumer != nil:
+				w.replayingBilling()
 				_, err = p.consumer.ReplayDeadLetters()
 			}
 		})

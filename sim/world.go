@@ -103,6 +103,17 @@ type world struct {
 	acknowledged []string
 
 	commands int // in the workload (see stormCap)
+	// relayPolicy and consumerPolicy are the policies the run's budgets
+	// come from: the variant's declared ones (see budget.go).
+	relayPolicy    check.RelayPolicy
+	consumerPolicy check.ConsumerPolicy
+	// lastRelay and lastConsumer are the last relay and consumer built:
+	// the ports the lab reads dead letters and parked messages through
+	// (see deadletters.go).
+	lastRelay    variant.Relay
+	lastConsumer variant.Consumer
+	// parks counts billing's attempts at the messages it parked.
+	parks billingParks
 	// running is the process whose code runs now, "" for the simulator's
 	// own: the databases record it with every transaction (store's
 	// SetSession), so that the checker knows who committed a write
@@ -131,14 +142,16 @@ type FiredCrash struct {
 
 func newWorld(cfg Config) (*world, error) {
 	w := &world{
-		cfg:       cfg,
-		clock:     NewClock(),
-		rng:       rand.New(rand.NewPCG(cfg.Seed, 0x6f7574626f786c62)),
-		orderDB:   store.New("orders"),
-		billingDB: store.New("billing"),
-		plan:      append([]Crash(nil), cfg.Crashes...),
-		commands:  len(cfg.Workload),
-		crashing:  true,
+		cfg:            cfg,
+		clock:          NewClock(),
+		rng:            rand.New(rand.NewPCG(cfg.Seed, 0x6f7574626f786c62)),
+		orderDB:        store.New("orders"),
+		billingDB:      store.New("billing"),
+		plan:           append([]Crash(nil), cfg.Crashes...),
+		commands:       len(cfg.Workload),
+		crashing:       true,
+		relayPolicy:    cfg.Variant.RelayPolicy(),
+		consumerPolicy: cfg.Variant.ConsumerPolicy(),
 	}
 	// The checker reads the order database's history: the committed
 	// changes with their content, and the safety properties.
@@ -485,6 +498,7 @@ func (w *world) start(p *proc) error {
 	case roleRelay:
 		p.relay, err = v.NewRelay(env)
 		if err == nil {
+			w.lastRelay = p.relay
 			// Its recovery is its first task: another process may commit
 			// between what it reads and what it commits, as in any step.
 			relay := p.relay
@@ -494,6 +508,7 @@ func (w *world) start(p *proc) error {
 	case roleConsumer:
 		p.consumer, err = v.NewConsumer(env)
 		if err == nil {
+			w.lastConsumer = p.consumer
 			w.pollEmpty(p)
 		}
 	}

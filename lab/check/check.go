@@ -168,6 +168,14 @@ type World struct {
 	// one at a time after fixing its cause, that stayed dead letters: a
 	// replay that cannot put back what it is asked for leaves them STUCK.
 	Unreplayed []DeadLetter
+	// Relay and Consumer are the policies the variant declares (the
+	// course's where it declares none), and Exercise what the run put
+	// them to: what is wrong with a policy itself is a violation where the
+	// run puts it to the test (see Findings). Zero policies are not
+	// judged.
+	Relay    RelayPolicy
+	Consumer ConsumerPolicy
+	Exercise Exercise
 	// BillingParked are the messages billing parked as dead letters for a
 	// planned fault, with how many attempts it took and how many its
 	// policy allows: more is STORM. Fewer is a policy too (a consumer may
@@ -241,7 +249,7 @@ func DownBudget(down time.Duration, pause func(n int) time.Duration) int {
 	for at := time.Duration(0); at < down; {
 		n++
 		p := pause(n)
-		if p <= 0 {
+		if p <= 0 || n > maxCounted {
 			return math.MaxInt
 		}
 		at += p
@@ -343,6 +351,9 @@ func Check(w World) []Violation {
 			vs = append(vs, Violation{Storm, p.AggregateID, p.Sequence,
 				fmt.Sprintf("billing tried message %s %d times before it parked it, its policy parks it after %d", p.MessageID, p.Attempts, p.Allowed)})
 		}
+	}
+	for _, f := range Findings(w.Relay, w.Consumer, w.Exercise) {
+		vs = append(vs, f.Violation())
 	}
 	for _, d := range w.Unreplayed {
 		vs = append(vs, Violation{Stuck, d.AggregateID, d.Sequence,

@@ -8,6 +8,7 @@ import (
 	"outboxlab/alternatives/listen"
 	"outboxlab/billing"
 	"outboxlab/inbox"
+	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/store"
@@ -86,9 +87,23 @@ func CDC() Variant {
 			return &cdc.Service{DB: env.OrderDB, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
 		},
 		NewRelay: func(env Env) (Relay, error) {
-			return &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner,
-				Config: outbox.DefaultConfig(env.Owner)}, nil
+			return CDCRelay{&cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner,
+				Config: outbox.DefaultConfig(env.Owner)}}, nil
 		},
 		NewConsumer: NewBillingConsumer,
 	}
+}
+
+// CDCRelay is the CDC connector as a Relay that shows the lab the dead
+// letters it keeps in its own table (DeadLetterKeeper).
+type CDCRelay struct{ *cdc.Relay }
+
+// DeadLetters implements DeadLetterKeeper.
+func (r CDCRelay) DeadLetters() []check.DeadLetter {
+	var out []check.DeadLetter
+	for _, m := range store.Values[outbox.Message](r.DB, cdc.TableDead) {
+		out = append(out, check.DeadLetter{Where: "the CDC relay's dead-letter table", MessageID: m.ID,
+			AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/inbox"
+	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/store"
@@ -22,10 +23,21 @@ func Outbox() Variant {
 		Summary:     "order and outbox row in one transaction, leased relay, idempotent ordered consumer",
 		SummaryDE:   "Bestellung und Outbox-Zeile in einer Transaktion, Relay mit Lease, idempotenter, ordnender Consumer",
 		Chapter:     "000 sections 3-8, 001, 003, 004",
+		Policy:      ReferencePolicy(),
 		Install:     InstallAll,
 		NewService:  NewOutboxService,
 		NewRelay:    NewOutboxRelay,
 		NewConsumer: NewBillingConsumer,
+	}
+}
+
+// ReferencePolicy is what the reference declares: the relay's and the
+// consumer's default configurations (outbox.DefaultConfig,
+// inbox.DefaultConfig), the chapters' numbers.
+func ReferencePolicy() Policy {
+	return Policy{
+		Relay:    check.RelayPolicyOf(outbox.DefaultConfig("relay")),
+		Consumer: check.ConsumerPolicyOf(inbox.DefaultConfig("billing", Subscription)),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/effect"
+	"outboxlab/inbox"
 	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/store"
@@ -84,6 +85,29 @@ type SelectiveReplayer interface {
 	ReplayDeadLettersOf(aggregateID, eventType string) (int, error)
 }
 
+// DeadLetterKeeper is a Relay that keeps its dead letters outside the
+// outbox table (the CDC relay keeps them in a table of its own): the lab
+// reads them through it, and judges them as it judges the outbox's
+// (GAVE_UP under transient faults, replayed by the operator). The outbox
+// table's DEAD_LETTER rows, the contract every polling relay shares, the
+// lab reads itself.
+type DeadLetterKeeper interface {
+	DeadLetters() []check.DeadLetter
+}
+
+// Holder is a Consumer that tells what it holds without having applied
+// it: Held the messages it parked (behind a gap, and its dead letters),
+// DeadLetters its dead letters alone. The lab reads billing's dead
+// letters and parked messages through it (a dead letter explains a lost
+// change, one under a transient fault is GAVE_UP, one parked after more
+// attempts than its policy makes is STORM); from a consumer without it,
+// from the inbox's tables, which the course's consumers share
+// (inbox.Held).
+type Holder interface {
+	Held() []inbox.Parked
+	DeadLetters() []inbox.Parked
+}
+
 // Consumer is billing's consumer.
 type Consumer interface {
 	// Step handles at most one delivery and reports whether there was one.
@@ -106,6 +130,13 @@ type Variant struct {
 	// Expect maps crash point and fault ids to the outcome theory predicts;
 	// every point not listed is expected OK (or n/a if never reached).
 	Expect map[string]check.Outcome
+	// Policy declares how the relay retries, pauses and keeps messages and
+	// how the consumer retries before it parks one: the lab judges the
+	// variant by it (its budgets of STORM, GAVE_UP and LATE, the
+	// retention its cleanup must keep), within the bounds it sets every
+	// policy (check.Findings). A zero part is the course's policy
+	// (check.CourseRelayPolicy, check.CourseConsumerPolicy).
+	Policy Policy
 	// Install creates the variant's tables.
 	Install func(orderDB, billingDB *store.DB) error
 	// RelayRole names the processes NewRelay builds, in process names
@@ -133,6 +164,31 @@ type Variant struct {
 	NewService  func(Env) (Service, error)
 	NewRelay    func(Env) (Relay, error)
 	NewConsumer func(Env) (Consumer, error)
+}
+
+// Policy is what a variant declares of its relay's and its consumer's
+// policies.
+type Policy struct {
+	Relay    check.RelayPolicy
+	Consumer check.ConsumerPolicy
+}
+
+// RelayPolicy returns the relay policy v is judged by: its declared one,
+// or the course's.
+func (v Variant) RelayPolicy() check.RelayPolicy {
+	if v.Policy.Relay == (check.RelayPolicy{}) {
+		return check.CourseRelayPolicy()
+	}
+	return v.Policy.Relay
+}
+
+// ConsumerPolicy returns the consumer policy v is judged by: its declared
+// one, or the course's.
+func (v Variant) ConsumerPolicy() check.ConsumerPolicy {
+	if v.Policy.Consumer == (check.ConsumerPolicy{}) {
+		return check.CourseConsumerPolicy()
+	}
+	return v.Policy.Consumer
 }
 
 // Correct reports whether v claims to be correct: it declares OK at every

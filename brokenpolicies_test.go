@@ -1,0 +1,258 @@
+package outboxlab_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"outboxlab/billing"
+	"outboxlab/effect"
+	"outboxlab/inbox"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
+	"outboxlab/outbox"
+	"outboxlab/scenarios"
+	"outboxlab/store"
+)
+
+// TestAPolicyIsJudgedByItsOwnNumbers: a learner's relay that tries a
+// message 20 times with backoff capped at a minute is a legitimate policy.
+// Declared, it is judged by its own numbers and OK at every point; judged
+// by the reference's (ten attempts), it was STORM at broker-outage,
+// outage-backlog and rejected.
+func TestAPolicyIsJudgedByItsOwnNumbers(t *testing.T) {
+	patient := func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap = 20, time.Minute }
+	v := declaring(withRelayConfig("patient-relay", patient), patient)
+	m := scenarios.Matrix()
+	for _, p := range m.Points {
+		cell, err := m.RunCell(v, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cell.Matches() {
+			t.Errorf("%s at %s: %s %v, want OK", v.Name, p.ID, cell.Outcome, cell.Violations)
+		}
+	}
+}
+
+// TestTheLabBoundsEveryPolicy: a policy the variant declares is what its
+// budgets come from, and the lab bounds it: each case declares a policy
+// outside the lab's bounds (check.Findings), honestly (its relay or
+// consumer does what it declares) or not, and the row that puts it to the
+// test says so. Before the budgets came from the declaration, each
+// honest one was judged by the reference's numbers; the dishonest one, by
+// the same numbers it did not keep.
+func TestTheLabBoundsEveryPolicy(t *testing.T) {
+	cases := []struct {
+		name   string
+		v      variant.Variant
+		point  string
+		want   string
+		detail string
+	}{
+		{
+			name: "a relay that declares 20 attempts and gives up after ten",
+			v: declaring(withRelayConfig("says-20-does-10", func(c *outbox.Config) { c.BackoffCap = time.Minute }),
+				func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap = 20, time.Minute }),
+			point:  "broker-outage",
+			want:   "GAVE_UP",
+			detail: "was dead-lettered in the outbox (broker: publish",
+		},
+		{
+			name: "a relay that declares a retry every second, for ever",
+			v: honest("hammering-declared", func(c *outbox.Config) {
+				c.BackoffBase, c.BackoffCap, c.PauseCap, c.MaxAttempts = time.Second, time.Second, time.Second, 1<<30
+			}),
+			point:  "broker-outage",
+			want:   "STORM",
+			detail: "the relay's policy tries one message 600 times during a 10m outage (backoff from 1s, capped at 1s), the lab allows at most 30",
+		},
+		{
+			name:   "a relay that declares it pauses a second after a failed send",
+			v:      honest("short-pause-declared", func(c *outbox.Config) { c.PauseCap = time.Second }),
+			point:  "outage-backlog",
+			want:   "STORM",
+			detail: "the relay's policy sends requests 600 times into a 10m outage, all messages together (pause from 1s, capped at 1s), the lab allows at most 120",
+		},
+		{
+			name:   "a relay that declares it never gives up",
+			v:      honest("forever-declared", func(c *outbox.Config) { c.MaxAttempts = math.MaxInt }),
+			point:  "rejected",
+			want:   "STUCK",
+			detail: "the relay's policy retries a message for more than 24h before it gives it up",
+		},
+		{
+			name:   "a relay that declares two attempts",
+			v:      honest("impatient-declared", func(c *outbox.Config) { c.MaxAttempts = 2 }),
+			point:  "broker-outage",
+			want:   "GAVE_UP",
+			detail: "the relay's policy gives a message up after 2 attempts within 2s of failures, but the chapters call a 10m outage transient",
+		},
+		{
+			name:   "a relay that declares a pause of up to five minutes",
+			v:      honest("long-pause-declared", func(c *outbox.Config) { c.PauseCap = 5 * time.Minute }),
+			point:  "broker-outage",
+			want:   "LATE",
+			detail: "the relay's policy pauses up to 5m after failed sends, the lab allows at most 1m",
+		},
+		{
+			name:   "a relay that declares it keeps a SENT message an hour",
+			v:      honest("hour-retention", func(c *outbox.Config) { c.Retention = time.Hour }),
+			point:  "service.after-commit",
+			want:   "UNSAFE",
+			detail: "the relay's policy keeps a SENT message 1h, the chapters at least 72h",
+		},
+		{
+			name: "a consumer that declares it parks at the first failure",
+			v: func() variant.Variant {
+				v := withConsumerConfig("parks-at-once-declared", func(c *inbox.Config) { c.MaxAttempts = 1 })
+				v.Policy.Consumer = check.ConsumerPolicy{MaxAttempts: 1, UnknownAtOnce: true}
+				return v
+			}(),
+			point:  "corrupt-once",
+			want:   "GAVE_UP",
+			detail: "the consumer's policy parks a message after 1 attempt(s), the lab wants at least 2",
+		},
+		{
+			// Before the lab read billing's dead letters through its
+			// port, from the inbox's table alone, this was OK: the
+			// operator's replay put the message through.
+			name:   "a consumer whose dead letters live in its own table, parked at the first failure",
+			v:      quarantining("quarantine-at-once", func(c *inbox.Config) { c.MaxAttempts = 1 }, false),
+			point:  "corrupt-once",
+			want:   "GAVE_UP",
+			detail: "aside as a dead letter after 1 attempt(s), though its fault was transient",
+		},
+		{
+			// Judged blind (from the inbox's table), this was OK.
+			name:   "a consumer whose replay keeps the dead letter in its own table",
+			v:      quarantining("quarantine-kept", nil, true),
+			point:  "poison",
+			want:   "STUCK",
+			detail: "billing applied it and still holds message",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := scenarios.FindPoint(c.point)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cell, err := scenarios.Matrix().RunCell(c.v, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, v := range cell.Violations {
+				lines = append(lines, v.String())
+			}
+			if cell.Outcome != c.want {
+				t.Errorf("%s at %s: %s, want %s\n%s", c.v.Name, c.point, cell.Outcome, c.want, strings.Join(lines, "\n"))
+			}
+			if !strings.Contains(strings.Join(lines, "\n"), c.detail) {
+				t.Errorf("%s at %s: no violation says %q:\n%s", c.v.Name, c.point, c.detail, strings.Join(lines, "\n"))
+			}
+		})
+	}
+}
+
+// declaring is v declaring the policy of the reference relay configured
+// with change.
+func declaring(v variant.Variant, change func(*outbox.Config)) variant.Variant {
+	cfg := outbox.DefaultConfig("relay")
+	change(&cfg)
+	v.Policy.Relay = check.RelayPolicyOf(cfg)
+	return v
+}
+
+// honest is the reference relay configured with change, declaring what it
+// does.
+func honest(name string, change func(*outbox.Config)) variant.Variant {
+	return declaring(withRelayConfig(name, change), change)
+}
+
+// quarantining is the reference consumer (configured with change, if not
+// nil) that moves its dead letters into a table of its own after every
+// step, replays them from there (keeping them there, with keep) and shows
+// them through the lab's port (variant.Holder).
+func quarantining(name string, change func(*inbox.Config), keep bool) variant.Variant {
+	v := variant.Outbox()
+	v.Name = name
+	v.Install = func(orderDB, billingDB *store.DB) error {
+		if err := variant.InstallAll(orderDB, billingDB); err != nil {
+			return err
+		}
+		return billingDB.CreateTable(quarantine)
+	}
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		cfg := inbox.DefaultConfig(env.Owner, variant.Subscription)
+		if change != nil {
+			change(&cfg)
+		}
+		c, err := inbox.NewConsumer(cfg, inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
+		return quarantineConsumer{Consumer: c, env: env, keep: keep}, err
+	}
+	return v
+}
+
+const quarantine = "quarantine"
+
+type quarantineConsumer struct {
+	*inbox.Consumer
+	env  variant.Env
+	keep bool
+}
+
+func (c quarantineConsumer) Step() (bool, error) {
+	did, err := c.Consumer.Step()
+	if err != nil {
+		return did, err
+	}
+	tx := c.env.BillingDB.Begin(c.env.Owner)
+	defer tx.Rollback()
+	moved := false
+	tx.Scan(inbox.TableDead, func(key string, v any) bool {
+		tx.Delete(inbox.TableDead, key)
+		tx.Put(quarantine, key, v)
+		moved = true
+		return true
+	})
+	if !moved {
+		return did, nil
+	}
+	return did, c.env.Gate.Cross(effect.Boundary{Process: "consumer", Effect: "quarantine"}, tx.Commit)
+}
+
+func (c quarantineConsumer) ReplayDeadLetters() (int, error) {
+	tx := c.env.BillingDB.Begin(c.env.Owner)
+	defer tx.Rollback()
+	var ids []string
+	tx.Scan(quarantine, func(key string, _ any) bool {
+		if !c.keep {
+			tx.Delete(quarantine, key)
+		}
+		ids = append(ids, key)
+		return true
+	})
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	if err := c.env.Gate.Cross(inbox.BoundaryReplay, tx.Commit); err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		if err := c.env.Broker.Redeliver(variant.Subscription, id); err != nil {
+			return 0, err
+		}
+	}
+	return len(ids), nil
+}
+
+func (c quarantineConsumer) DeadLetters() []inbox.Parked {
+	return store.Values[inbox.Parked](c.env.BillingDB, quarantine)
+}
+
+func (c quarantineConsumer) Held() []inbox.Parked {
+	return append(store.Values[inbox.Parked](c.env.BillingDB, inbox.TableParked), c.DeadLetters()...)
+}

@@ -1,0 +1,158 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"outboxlab/lab/lang"
+)
+
+// Finding is something wrong with a declared policy itself, whatever the
+// run's messages did: a policy that hammers a down broker, retries for
+// ever, gives up within an outage the chapters call transient, pauses so
+// long that the broker's return goes unnoticed, keeps nothing for the
+// retention period, or parks a message at its first failure.
+type Finding struct {
+	Outcome Outcome
+	Text    lang.Text
+}
+
+// Violation returns the finding as a violation of the run, in English.
+func (f Finding) Violation() Violation { return Violation{Outcome: f.Outcome, Detail: f.Text.EN} }
+
+// Exercise is what a run put the policies to: a finding is reported only
+// in a run that puts its part of the policy to the test (a run without a
+// refused publish says nothing about backoff).
+type Exercise struct {
+	Faults Faults
+	// Refused counts the publishes the broker refused or that timed out.
+	Refused int
+}
+
+// Findings returns the findings on the policies r and c that run e puts
+// to the test, in the order of the policies' fields. A zero policy is not
+// judged.
+func Findings(r RelayPolicy, c ConsumerPolicy, e Exercise) []Finding {
+	var out []Finding
+	if r != (RelayPolicy{}) {
+		out = relayFindings(r, e)
+	}
+	if c != (ConsumerPolicy{}) {
+		out = append(out, consumerFindings(c, e.Faults)...)
+	}
+	return out
+}
+
+// relayFindings finds what is wrong with the relay's policy r where run e
+// puts it to the test.
+func relayFindings(r RelayPolicy, e Exercise) []Finding {
+	var out []Finding
+	add := func(o Outcome, t lang.Text, args ...any) { out = append(out, Finding{o, lang.Textf(t, args...)}) }
+	transient := len(e.Faults.Outages) > 0 || e.Faults.Timeouts > 0
+	window, ends := r.RetryWindow()
+	switch {
+	case e.Faults.Rejected && r.MaxAttempts < 1:
+		add(Stuck, lang.Text{
+			EN: "the relay's policy never gives a message up (MaxAttempts %d): one the broker refuses for good is retried for ever, never a visible dead letter (chapter 000, section 8: Retry ohne Grenze ist eine Produktionsgefahr)",
+			DE: "die Strategie des Relays gibt eine Nachricht nie auf (MaxAttempts %d): eine, die der Broker dauerhaft abweist, wird endlos wiederholt und nie ein sichtbarer Dead Letter (Kapitel 000, Abschnitt 8: Retry ohne Grenze ist eine Produktionsgefahr)",
+		}, r.MaxAttempts)
+	case e.Faults.Rejected && !ends:
+		add(Stuck, lang.Text{
+			EN: "the relay's policy retries a message for more than %s before it gives it up (MaxAttempts %d), the lab allows at most %s: a message the broker refuses for good must become a visible dead letter (chapter 000, section 8)",
+			DE: "die Strategie des Relays wiederholt eine Nachricht länger als %s, bevor sie sie aufgibt (MaxAttempts %d), das Lab erlaubt höchstens %s: eine Nachricht, die der Broker dauerhaft abweist, muss ein sichtbarer Dead Letter werden (Kapitel 000, Abschnitt 8)",
+		}, span(MaxRetryWindow), r.MaxAttempts, span(MaxRetryWindow))
+	}
+	if transient && e.Refused > 0 && ends && window < TransientOutage {
+		add(GaveUp, lang.Text{
+			EN: "the relay's policy gives a message up after %d attempts within %s of failures, but the chapters call a %s outage transient (chapter 001): its retries must outlast it",
+			DE: "die Strategie des Relays gibt eine Nachricht nach %d Versuchen innerhalb von %s Fehlschlägen auf, die Kapitel nennen aber einen Ausfall von %s vorübergehend (Kapitel 001): ihre Wiederholungen müssen ihn überdauern",
+		}, r.MaxAttempts, span(window), span(TransientOutage))
+	}
+	if e.Refused > 0 {
+		out = append(out, hammering(r)...)
+		if r.PauseCap > MaxPause {
+			add(Late, lang.Text{
+				EN: "the relay's policy pauses up to %s after failed sends, the lab allows at most %s: the broker's return goes unnoticed while messages wait (chapter 004)",
+				DE: "die Strategie des Relays pausiert nach gescheiterten Sendeversuchen bis zu %s, das Lab erlaubt höchstens %s: die Rückkehr des Brokers bleibt unbemerkt, während Nachrichten warten (Kapitel 004)",
+			}, span(r.PauseCap), span(MaxPause))
+		}
+	}
+	if r.Retention < MinRetention {
+		add(Unsafe, lang.Text{
+			EN: "the relay's policy keeps a SENT message %s, the chapters at least %s (chapter 003: reichen auch drei Tage): retention must not destroy the evidence early (chapter 001)",
+			DE: "die Strategie des Relays bewahrt eine gesendete Nachricht %s auf, die Kapitel mindestens %s (Kapitel 003: reichen auch drei Tage): die Bereinigung darf die Nachweisführung nicht vorzeitig zerstören (Kapitel 001)",
+		}, span(r.Retention), span(MinRetention))
+	}
+	return out
+}
+
+// hammering finds a relay policy that sends too often into a down broker,
+// per message or all together.
+func hammering(r RelayPolicy) []Finding {
+	var out []Finding
+	if n := r.TriesWithin(TransientOutage); n > MaxTriesPerOutage {
+		tries := times(n)
+		out = append(out, Finding{Storm, lang.Text{
+			EN: fmt.Sprintf("the relay's policy tries one message %s during a %s outage (backoff from %s, capped at %s), the lab allows at most %d: retry without backoff amplifies the fault (chapter 000: Retry läuft ohne Backoff und verstärkt Störungen)",
+				tries.EN, span(TransientOutage), span(r.BackoffBase), span(r.BackoffCap), MaxTriesPerOutage),
+			DE: fmt.Sprintf("die Strategie des Relays versucht eine Nachricht während eines Ausfalls von %s %s (Backoff ab %s, höchstens %s), das Lab erlaubt höchstens %d: Retry ohne Backoff verstärkt Störungen (Kapitel 000)",
+				span(TransientOutage), tries.DE, span(r.BackoffBase), span(r.BackoffCap), MaxTriesPerOutage),
+		}})
+	}
+	if n := DownBudget(TransientOutage, r.Pause); n > MaxDownTries {
+		requests := times(n)
+		out = append(out, Finding{Storm, lang.Text{
+			EN: fmt.Sprintf("the relay's policy sends requests %s into a %s outage, all messages together (pause from %s, capped at %s), the lab allows at most %d: a relay pauses as a whole after a failed send",
+				requests.EN, span(TransientOutage), span(r.PauseBase), span(r.PauseCap), MaxDownTries),
+			DE: fmt.Sprintf("die Strategie des Relays schickt während eines Ausfalls von %s %s eine Anfrage, alle Nachrichten zusammen (Pause ab %s, höchstens %s), das Lab erlaubt höchstens %d: ein Relay pausiert nach einem gescheiterten Senden als Ganzes",
+				span(TransientOutage), requests.DE, span(r.PauseBase), span(r.PauseCap), MaxDownTries),
+		}})
+	}
+	return out
+}
+
+// consumerFindings finds a consumer policy that parks a message at its
+// first failure, where a run corrupts one in transit, or never parks one,
+// where a run sends one it cannot process.
+func consumerFindings(c ConsumerPolicy, f Faults) []Finding {
+	corrupted, unprocessable := false, false
+	for _, m := range f.Billing {
+		corrupted = corrupted || m.Corrupted > 0
+		unprocessable = unprocessable || m.Unprocessable
+	}
+	switch {
+	case corrupted && c.MaxAttempts >= 1 && c.MaxAttempts < MinConsumerAttempts:
+		return []Finding{{GaveUp, lang.Textf(lang.Text{
+			EN: "the consumer's policy parks a message after %d attempt(s), the lab wants at least %d: a message corrupted once in transit is given up (chapter 000, section 8: Retry ist ein Schutz gegen transiente Fehler)",
+			DE: "die Strategie des Consumers legt eine Nachricht nach %d Versuch(en) beiseite, das Lab verlangt mindestens %d: eine Nachricht, die unterwegs einmal beschädigt wurde, wird aufgegeben (Kapitel 000, Abschnitt 8: Retry ist ein Schutz gegen transiente Fehler)",
+		}, c.MaxAttempts, MinConsumerAttempts)}}
+	case unprocessable && c.MaxAttempts < 1:
+		return []Finding{{Stuck, lang.Text{
+			EN: "the consumer's policy never parks a message it cannot process (MaxAttempts 0): it is retried for ever and blocks its order (chapter 000, section 8)",
+			DE: "die Strategie des Consumers legt eine Nachricht, die er nicht verarbeiten kann, nie beiseite (MaxAttempts 0): sie wird endlos wiederholt und blockiert ihre Bestellung (Kapitel 000, Abschnitt 8)",
+		}}}
+	}
+	return nil
+}
+
+// times says how often, "without end" for a count that has none.
+func times(n int) lang.Text {
+	if n == math.MaxInt || n >= maxCounted {
+		return lang.Text{EN: "without end", DE: "ohne Ende"}
+	}
+	return lang.Text{EN: fmt.Sprintf("%d times", n), DE: fmt.Sprintf("%d-mal", n)}
+}
+
+// span prints a duration without its zero units: "10m", "72h", "15m2s".
+func span(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

@@ -1,0 +1,142 @@
+package check_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"outboxlab/lab/check"
+)
+
+// TestTheCoursePolicyIsWithinTheLabsBounds: the chapters' numbers, as
+// the reference declares them: 9 tries of one message and 63 requests in
+// a ten-minute outage, a message given up after 13.5 minutes of failures,
+// and no finding whatever a run puts them to.
+func TestTheCoursePolicyIsWithinTheLabsBounds(t *testing.T) {
+	r, c := check.CourseRelayPolicy(), check.CourseConsumerPolicy()
+	if n := r.TriesWithin(check.TransientOutage); n != 9 {
+		t.Errorf("tries in ten minutes: %d, want 9", n)
+	}
+	if n := check.DownBudget(check.TransientOutage, r.Pause); n != 63 {
+		t.Errorf("requests in ten minutes: %d, want 63", n)
+	}
+	if w, ends := r.RetryWindow(); w != 810*time.Second || !ends {
+		t.Errorf("retry window: %s %v, want 13m30s", w, ends)
+	}
+	all := check.Exercise{Refused: 1, Faults: check.Faults{Outages: []time.Duration{time.Hour}, Timeouts: 1, Rejected: true,
+		Billing: []check.MessageFaults{{AggregateID: "o-1", Sequence: 1, Corrupted: 1, Unprocessable: true}}}}
+	if fs := check.Findings(r, c, all); len(fs) > 0 {
+		t.Errorf("findings on the course's policies: %v", fs)
+	}
+}
+
+// TestFindingsNeedARunThatPutsThePolicyToTheTest: a finding on backoff,
+// pause or giving up needs a refused publish, one on never giving up a
+// message the broker refuses for good, one on a consumer that parks at
+// once a corrupted delivery; retention is put to the test in every run.
+func TestFindingsNeedARunThatPutsThePolicyToTheTest(t *testing.T) {
+	course := check.CourseRelayPolicy()
+	hammer, forever, impatient, short := course, course, course, course
+	hammer.BackoffCap, hammer.PauseCap, hammer.MaxAttempts = time.Second, time.Second, 1<<30
+	forever.MaxAttempts = 0
+	impatient.MaxAttempts = 2
+	short.Retention = time.Hour
+	outage := check.Faults{Outages: []time.Duration{10 * time.Minute}}
+	cases := []struct {
+		name  string
+		r     check.RelayPolicy
+		c     check.ConsumerPolicy
+		e     check.Exercise
+		wants []check.Outcome
+	}{
+		{"hammer, nothing refused", hammer, check.ConsumerPolicy{}, check.Exercise{Faults: outage}, nil},
+		{"hammer in an outage", hammer, check.ConsumerPolicy{}, check.Exercise{Faults: outage, Refused: 1}, []check.Outcome{check.Storm, check.Storm}},
+		{"for ever, no rejection", forever, check.ConsumerPolicy{}, check.Exercise{Faults: outage, Refused: 1}, nil},
+		{"for ever, rejected", forever, check.ConsumerPolicy{}, check.Exercise{Faults: check.Faults{Rejected: true}, Refused: 1}, []check.Outcome{check.Stuck}},
+		{"two attempts, rejected only", impatient, check.ConsumerPolicy{}, check.Exercise{Faults: check.Faults{Rejected: true}, Refused: 1}, nil},
+		{"two attempts in an outage", impatient, check.ConsumerPolicy{}, check.Exercise{Faults: outage, Refused: 1}, []check.Outcome{check.GaveUp}},
+		{"an hour's retention", short, check.ConsumerPolicy{}, check.Exercise{}, []check.Outcome{check.Unsafe}},
+		{"a consumer that parks at once, nothing corrupted", check.RelayPolicy{}, check.ConsumerPolicy{MaxAttempts: 1}, check.Exercise{}, nil},
+		{"a consumer that parks at once, a delivery corrupted", check.RelayPolicy{}, check.ConsumerPolicy{MaxAttempts: 1},
+			check.Exercise{Faults: check.Faults{Billing: []check.MessageFaults{{Corrupted: 1}}}}, []check.Outcome{check.GaveUp}},
+		{"a consumer that never parks, poison", check.RelayPolicy{}, check.ConsumerPolicy{UnknownAtOnce: true},
+			check.Exercise{Faults: check.Faults{Billing: []check.MessageFaults{{Unprocessable: true}}}}, []check.Outcome{check.Stuck}},
+	}
+	for _, c := range cases {
+		var got []check.Outcome
+		for _, f := range check.Findings(c.r, c.c, c.e) {
+			got = append(got, f.Outcome)
+			if f.Text.EN == "" || f.Text.DE == "" || f.Text.EN == f.Text.DE {
+				t.Errorf("%s: %q: want the finding in English and German", c.name, f.Text)
+			}
+		}
+		if len(got) != len(c.wants) {
+			t.Errorf("%s: findings %v, want %v", c.name, got, c.wants)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.wants[i] {
+				t.Errorf("%s: findings %v, want %v", c.name, got, c.wants)
+			}
+		}
+	}
+}
+
+// TestBudgetsComeFromThePolicy: what a run allows is the declared
+// policy's: a transient outage is one its retries outlast (or the
+// chapters' ten minutes), billing's attempts are its MaxAttempts, a
+// policy without a pause or a limit sets no budget instead of an
+// overflowing one.
+func TestBudgetsComeFromThePolicy(t *testing.T) {
+	course, c := check.CourseRelayPolicy(), check.CourseConsumerPolicy()
+	outage := func(d time.Duration) check.Faults { return check.Faults{Outages: []time.Duration{d}} }
+	if !outage(13*time.Minute).Transient(course, c) || outage(14*time.Minute).Transient(course, c) {
+		t.Error("the course's policy outlasts 13 minutes and not 14")
+	}
+	impatient := course
+	impatient.MaxAttempts = 2
+	if !outage(10*time.Minute).Transient(impatient, c) || outage(11*time.Minute).Transient(impatient, c) {
+		t.Error("a policy that gives up in 2s: ten minutes are still transient, eleven not")
+	}
+	if outage(0).Transient(course, check.ConsumerPolicy{MaxAttempts: 3}) != true {
+		t.Error("no fault: transient")
+	}
+	for _, tc := range []struct {
+		m    check.MessageFaults
+		want int
+	}{
+		{check.MessageFaults{Unprocessable: true}, 3},
+		{check.MessageFaults{Unknown: true}, 1},
+		{check.MessageFaults{Unknown: true, Corrupted: 1}, 2},
+		{check.MessageFaults{Corrupted: 2}, 0},
+		{check.MessageFaults{Corrupted: 3}, 3},
+	} {
+		if got := c.Allowed(tc.m); got != tc.want {
+			t.Errorf("%+v: allowed %d, want %d", tc.m, got, tc.want)
+		}
+	}
+	if got := (check.ConsumerPolicy{MaxAttempts: 5}).Allowed(check.MessageFaults{Unknown: true}); got != 5 {
+		t.Errorf("a consumer that retries unknown contracts too: allowed %d, want 5", got)
+	}
+	if got := course.PublishBudget(1, 2); got != 22 {
+		t.Errorf("publish budget %d, want 22", got)
+	}
+	forever := course
+	forever.MaxAttempts = math.MaxInt
+	if got := forever.PublishBudget(1, 2); got != 0 {
+		t.Errorf("a policy without a limit: budget %d, want 0 (no check)", got)
+	}
+	if got := course.DownBudget(outage(10*time.Minute), 2); got != 126 {
+		t.Errorf("down budget for two relays %d, want 126", got)
+	}
+	nopause := course
+	nopause.PauseCap, nopause.PauseBase = 0, 0
+	if got := nopause.DownBudget(outage(10*time.Minute), 1); got != 0 {
+		t.Errorf("no pause: down budget %d, want 0 (no check)", got)
+	}
+	tiny := course
+	tiny.PauseBase, tiny.PauseCap = time.Nanosecond, time.Nanosecond
+	if got := check.DownBudget(time.Hour, tiny.Pause); got != math.MaxInt {
+		t.Errorf("a pause of a nanosecond: %d, want math.MaxInt, at once", got)
+	}
+}

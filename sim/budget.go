@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"outboxlab/broker"
+	"outboxlab/lab/check"
+)
+
+// The budgets of a run come from the policies the variant declares
+// (variant.Variant.Policy; the course's where it declares none), derived
+// in check from them and the faults the run plans: how often a message
+// may be published (STORM), whether a dead letter was giving up
+// (GAVE_UP), how long a relay may pause (LATE), how long a SENT message
+// must be kept (UNSAFE). The lab bounds every policy (check.Findings).
+
+// plannedFaults returns what the run's faults ask of the policies.
+func (w *world) plannedFaults() check.Faults {
+	var f check.Faults
+	billing := map[broker.Target]*check.MessageFaults{}
+	var order []broker.Target
+	message := func(t broker.Target) *check.MessageFaults {
+		m, ok := billing[t]
+		if !ok {
+			m = &check.MessageFaults{AggregateID: t.AggregateID, Sequence: t.Sequence}
+			billing[t] = m
+			order = append(order, t)
+		}
+		return m
+	}
+	for _, fault := range w.cfg.Faults {
+		switch fault.Kind {
+		case FaultOutage:
+			f.Outages = append(f.Outages, fault.For)
+		case FaultTimeoutStored, FaultTimeoutDropped:
+			f.Timeouts++
+		case FaultRejected:
+			f.Rejected = true
+		case FaultCorruptOnce:
+			message(fault.Target).Corrupted++
+		case FaultPoison, FaultWrongCurrency:
+			message(fault.Target).Unprocessable = true
+		case FaultUnknownVersion, FaultUnknownType:
+			message(fault.Target).Unknown = true
+		}
+	}
+	for _, t := range order {
+		f.Billing = append(f.Billing, *billing[t])
+	}
+	return f
+}
+
+// interruptions counts what may make a relay send a message once more
+// than its policy says, or start its pause anew: every crash, stall, kill
+// and failed commit of the run.
+func (w *world) interruptions() int { return len(w.fired) + w.stalled + w.killed + w.failed }
+
+// exercise is what the run put the policies to (check.Findings).
+func (w *world) exercise() check.Exercise {
+	_, refused := w.broker.Publishes()
+	return check.Exercise{Faults: w.plannedFaults(), Refused: refused}
+}
