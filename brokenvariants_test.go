@@ -42,7 +42,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			v:      withConsumerEffect("zero-amendments", billZeroForAmendments),
 			point:  "duplicate-delivery",
 			want:   "MISMATCH",
-			detail: "MISMATCH o-1#2: billed line +0.00 EUR, the change was line +2.50 EUR",
+			detail: "MISMATCH o-1#2: billed line +0.00 EUR, the change was line +19.99 EUR",
 		},
 		{
 			name:   "a relay that gives up after two attempts",

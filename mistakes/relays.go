@@ -575,9 +575,9 @@ func ClaimWithoutLock() variant.Variant {
 			// failed sends at once, and wherever the seeded
 			// interleaving lets one relay claim between the other's
 			// read and write.
-			"broker-outage":        check.Unsafe,
-			"rejected":             check.Unsafe, // both wake from their pause after o-1#1's refusal
-			"service.after-commit": check.Unsafe,
+			"broker-outage": check.Unsafe, // both wake from their pause after a refusal
+			"relay-restart": check.Unsafe,
+			"stall-release": check.Unsafe,
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

@@ -18,19 +18,25 @@ import (
 // MatrixSeed is the seed of every run of the default matrix.
 const MatrixSeed = 1
 
-// Workload is the standard matrix workload: three orders; o-1 amended
-// twice, o-2 cancelled, o-3 left alone, so that every event kind, two
-// amendments whose amounts differ, and per-order sequences of length one,
-// two and three are in play.
+// Workload is the standard matrix workload: three orders in three
+// currencies, so that every event kind, two amendments whose amounts
+// differ, and per-order sequences of length one, two and three are in
+// play, and the easy assumptions about money are each contradicted by one
+// run: o-1 (19.99 EUR, amended by a second 19.99 and by 0.10) sums cents
+// that floating point gets wrong (19.99 + 19.99 is 39.97 in float64 cents,
+// truncated); o-2 is in US dollars and cancelled, and an amendment after
+// its cancel is refused by the service; o-3 is in yen, a currency without
+// cents.
 func Workload() []sim.Command {
-	eur := func(s string) domain.Money { return domain.MustMoney(s, "EUR") }
+	money := func(amount, currency string) domain.Money { return domain.MustMoney(amount, currency) }
 	return []sim.Command{
-		{At: 0, Command: orders.Command{Kind: orders.Place, OrderID: "o-1", Amount: eur("10.00")}},
-		{At: 1 * time.Second, Command: orders.Command{Kind: orders.Place, OrderID: "o-2", Amount: eur("25.00")}},
-		{At: 2 * time.Second, Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: eur("2.50"), Text: "gift wrap"}},
-		{At: 3 * time.Second, Command: orders.Command{Kind: orders.Place, OrderID: "o-3", Amount: eur("7.00")}},
-		{At: 4 * time.Second, Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: eur("1.00"), Text: "express"}},
+		{At: 0, Command: orders.Command{Kind: orders.Place, OrderID: "o-1", Amount: money("19.99", "EUR")}},
+		{At: 1 * time.Second, Command: orders.Command{Kind: orders.Place, OrderID: "o-2", Amount: money("25.00", "USD")}},
+		{At: 2 * time.Second, Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: money("19.99", "EUR"), Text: "second copy"}},
+		{At: 3 * time.Second, Command: orders.Command{Kind: orders.Place, OrderID: "o-3", Amount: money("1200", "JPY")}},
+		{At: 4 * time.Second, Command: orders.Command{Kind: orders.Amend, OrderID: "o-1", Amount: money("0.10", "EUR"), Text: "gift wrap"}},
 		{At: 5 * time.Second, Command: orders.Command{Kind: orders.Cancel, OrderID: "o-2", Text: "customer changed mind"}},
+		{At: 6 * time.Second, Command: orders.Command{Kind: orders.Amend, OrderID: "o-2", Amount: money("5.00", "USD"), Text: "after the cancel"}},
 	}
 }
 

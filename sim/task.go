@@ -125,6 +125,8 @@ func (w *world) resume(p *proc) bool {
 		p.steps++ // its own state may have changed (see wakeOf)
 	case p.role == roleRelay:
 		w.endStep(p, wk.did, wk.err)
+	case p.role == roleService:
+		action = "command" // its error is its answer to a client: the command is refused
 	}
 	switch {
 	case errors.Is(wk.err, ErrCommitFailed):

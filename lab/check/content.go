@@ -67,8 +67,10 @@ func Changes(orderLog []store.Commit) []Change {
 
 // content compares what billing applied with what was committed, change by
 // change, for every change that was applied exactly once (the others are
-// LOST, PHANTOM or DUPLICATE already), and every account with its ledger
-// (its billed sum, and cancelled exactly when the ledger has the credit).
+// LOST, PHANTOM or DUPLICATE already), every account of an order whose
+// every change was applied once with the committed order (see accounts),
+// and every other account with its ledger (its billed sum, and cancelled
+// exactly when the ledger has the credit).
 // That the ledger nets to the order's final total (zero when cancelled)
 // follows: the changes are read as differences of the committed totals, so
 // when each was applied once with its amount, their sum is the final total.
@@ -93,7 +95,12 @@ func content(w World, effects map[change]int) []Violation {
 				fmt.Sprintf("billed %s %s, the change was %s", e.Kind, signed(e.Amount), c)})
 		}
 	}
+	judged, avs := accounts(w, effects)
+	vs = append(vs, avs...)
 	for _, a := range w.Accounts {
+		if judged[a.OrderID] {
+			continue // compared with its committed order
+		}
 		if a.Billed.Minor != net[a.OrderID] {
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
 				Detail: fmt.Sprintf("the account shows %s billed, its ledger nets to %s",
@@ -105,6 +112,70 @@ func content(w World, effects map[change]int) []Violation {
 		}
 	}
 	return vs
+}
+
+// accounts compares every account with the committed orders, for every
+// order whose every change billing applied exactly once (the others are
+// LOST, PHANTOM or DUPLICATE already): billing holds an account for it, in
+// the order's currency, showing the order's final total billed (nothing
+// once it is cancelled), and cancelled exactly when the order is. The
+// ledger's lines may each be right while the account is not: a consumer
+// that sums in floating point, or books every order in one currency, or
+// never writes the account. It returns the orders whose accounts it
+// judged.
+func accounts(w World, effects map[change]int) (map[string]bool, []Violation) {
+	byOrder := map[string]billing.Account{}
+	for _, a := range w.Accounts {
+		byOrder[a.OrderID] = a
+	}
+	var vs []Violation
+	judged := map[string]bool{}
+	for _, o := range w.Orders {
+		if w.Changes == nil || !appliedOnce(o, effects) {
+			continue
+		}
+		judged[o.ID] = true
+		want := o.Total
+		if o.Status == domain.Cancelled {
+			want = domain.Money{Currency: o.Total.Currency}
+		}
+		a, ok := byOrder[o.ID]
+		switch {
+		case !ok:
+			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+				Detail: fmt.Sprintf("billing applied all %d change(s) and holds no account for the order (want %s billed)", o.Version, want)})
+		case a.Billed.Currency != want.Currency:
+			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+				Detail: fmt.Sprintf("the account shows %s billed, in %s, the order is in %s (want %s)", a.Billed, a.Billed.Currency, want.Currency, want)})
+		case a.Billed != want:
+			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+				Detail: fmt.Sprintf("the account shows %s billed, the committed order %s", a.Billed, owes(o, want))})
+		case a.Cancelled != (o.Status == domain.Cancelled):
+			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+				Detail: fmt.Sprintf("the account says cancelled: %v, the order is %s", a.Cancelled, o.Status)})
+		}
+	}
+	return judged, vs
+}
+
+// appliedOnce reports whether billing applied every change of o exactly
+// once.
+func appliedOnce(o domain.Order, effects map[change]int) bool {
+	for seq := 1; seq <= o.Version; seq++ {
+		if effects[change{o.ID, seq}] != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// owes says what a committed order owes: its total, or nothing once
+// cancelled.
+func owes(o domain.Order, want domain.Money) string {
+	if o.Status == domain.Cancelled {
+		return fmt.Sprintf("is cancelled (want %s)", want)
+	}
+	return fmt.Sprintf("totals %s", want)
 }
 
 // contract checks the message contract on everything the broker stored:

@@ -66,8 +66,9 @@ var notDrawn = map[sim.FaultKind]string{
 // stallPoints are where a relay may freeze: just before one of its effects.
 var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.before-mark"}
 
-// Generate draws a schedule: 1 to 5 orders, 1 to 8 commands (place, amend,
-// cancel) a few seconds apart, 1 or 2 service instances, 1 to 3 relays, up
+// Generate draws a schedule: 1 to 5 orders, each in a currency of its own
+// (EUR, USD, CHF or JPY) with amounts of any cents, 1 to 8 commands
+// (place, amend, cancel) a few seconds apart, 1 or 2 service instances, 1 to 3 relays, up
 // to 3 faults (broker faults aimed at the events the workload produces,
 // stalls, slow commits, clock skews, kills), up to 3 crashes, or up to 10
 // in one schedule of four (crash loops), in one schedule of four a command
@@ -190,10 +191,35 @@ func Generate(src Source) Schedule {
 			Point:      sim.CommitBoundaries[src.Intn("commit-failure-at", len(sim.CommitBoundaries))],
 			Occurrence: 1 + src.Intn("occurrence", 4)})
 	}
+	priceInCurrencies(src, s.Workload)
 	return s
 }
 
-func money(euros int) domain.Money { return domain.Money{Minor: int64(euros) * 100, Currency: "EUR"} }
+// currencies are the currencies an order is drawn in: three with cents,
+// one without.
+var currencies = []domain.Currency{"EUR", "USD", "CHF", "JPY"}
+
+// priceInCurrencies draws, after everything else, a currency for each
+// order and the cents of each amount (any, so that sums floating point
+// gets wrong occur), and rewrites the workload's amounts with them: a
+// consumer may assume neither whole amounts nor one currency.
+func priceInCurrencies(src Source, workload []sim.Command) {
+	currency := map[string]domain.Currency{}
+	for i := range workload {
+		c := &workload[i].Command
+		if c.Kind == orders.Place {
+			currency[c.OrderID] = currencies[src.Intn("currency", len(currencies))]
+		}
+		if c.Kind == orders.Place || c.Kind == orders.Amend {
+			c.Amount.Minor += int64(src.Intn("cents", 100))
+			if cur, ok := currency[c.OrderID]; ok {
+				c.Amount.Currency = cur
+			}
+		}
+	}
+}
+
+func money(units int) domain.Money { return domain.Money{Minor: int64(units) * 100, Currency: "EUR"} }
 
 // Config returns the simulator configuration that runs s with v. A variant
 // that supports fewer relays than s asks for (Variant.MaxRelays) runs with

@@ -8,6 +8,7 @@ import (
 
 	"outboxlab/lab/lang"
 	"outboxlab/orders"
+	"outboxlab/scenarios"
 )
 
 // TestEveryFaultHasItsRoundAndBothLanguages: a fault kind added to the
@@ -60,16 +61,16 @@ func TestTheSeedDrawsTheSameRoundsAndWorkloads(t *testing.T) {
 	}
 }
 
-// TestTheWorkloadStartsWithTheStandardOneAndVaries: the matrix's six
+// TestTheWorkloadStartsWithTheStandardOneAndVaries: the matrix's
 // commands first, then places, amendments, cancels and refused commands
 // in two currencies.
 func TestTheWorkloadStartsWithTheStandardOneAndVaries(t *testing.T) {
-	w := Workload(3, 200)
-	if len(w) != 206 || w[0].OrderID != "o-1" || w[5].Kind != orders.Cancel {
-		t.Fatalf("workload starts %v", w[:6])
+	w, standard := Workload(3, 200), len(scenarios.Workload())
+	if len(w) != standard+200 || w[0].OrderID != "o-1" || w[5].Kind != orders.Cancel {
+		t.Fatalf("workload starts %v", w[:standard])
 	}
 	kinds, currencies := map[orders.Kind]int{}, map[string]int{}
-	for _, c := range w[6:] {
+	for _, c := range w[standard:] {
 		kinds[c.Kind]++
 		if c.Kind == orders.Place {
 			currencies[string(c.Amount.Currency)]++

@@ -10,7 +10,8 @@ import (
 )
 
 // Workload is the commands of a round: the matrix's standard workload
-// (three orders: o-1 amended twice, o-2 cancelled, o-3 left alone), then
+// (three orders in three currencies: o-1 amended twice, o-2 cancelled and
+// then amended, which the service refuses, o-3 left alone), then
 // n commands drawn from the seed on orders o-4 on: places, amendments
 // and cancels in every order, amounts with arbitrary cents in two
 // currencies, and now and then a command the service must refuse (an

@@ -1,0 +1,127 @@
+package outboxlab_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"outboxlab/billing"
+	"outboxlab/domain"
+	"outboxlab/scenarios"
+	"outboxlab/store"
+)
+
+// TestTheLabCatchesConsumersThatAssumeSomethingAboutMoney: billing's
+// effect with one easy assumption about money, each contradicted by the
+// standard workload (cents that floating point gets wrong, orders in
+// three currencies, one without cents) and caught by the checker, which
+// compares each ledger line and every account (exists, currency, balance)
+// with the committed orders. On the old workload (whole and quarter
+// amounts, all in EUR) and the old checker (each line, an account against
+// its ledger only) each of them was OK (tried).
+func TestTheLabCatchesConsumersThatAssumeSomethingAboutMoney(t *testing.T) {
+	cases := []struct {
+		name   string
+		effect func(*store.Tx, domain.Event, string, time.Time) error
+		detail string
+	}{
+		{"a consumer that sums the account in float64", floatAccount,
+			"MISMATCH o-1: the account shows 40.07 EUR billed, the committed order totals 40.08 EUR"},
+		{"a consumer that books every order in EUR", everythingInEUR,
+			"MISMATCH o-2: the account shows 0.00 EUR billed, in EUR, the order is in USD"},
+		{"a consumer that never creates the account row", noAccountRow,
+			"MISMATCH o-3: billing applied all 1 change(s) and holds no account for the order (want 1200 JPY billed)"},
+		{"a consumer that reads amounts through float64 and truncates to the cent", truncatedCents,
+			"MISMATCH o-1#1: billed invoice +19.98 EUR, the change was invoice +19.99 EUR"},
+	}
+	p, err := scenarios.FindPoint("duplicate-delivery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := withConsumerEffect(strings.ReplaceAll(c.name, " ", "-"), c.effect)
+			cell, err := scenarios.Matrix().RunCell(v, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, v := range cell.Violations {
+				lines = append(lines, v.String())
+			}
+			if cell.Outcome != "MISMATCH" || !strings.Contains(strings.Join(lines, "\n"), c.detail) {
+				t.Errorf("%s, want MISMATCH with %q:\n%s", cell.Outcome, c.detail, strings.Join(lines, "\n"))
+			}
+		})
+	}
+}
+
+// floatAccount is billing's effect keeping the account's sum in float64
+// units of the currency, converted back by truncation.
+func floatAccount(tx *store.Tx, e domain.Event, id string, now time.Time) error {
+	before := billing.LoadAccount(tx, e.AggregateID())
+	if err := billing.ApplyEffect(tx, e, id, now); err != nil {
+		return err
+	}
+	if a, ok := e.(domain.OrderAmended); ok {
+		acc := billing.LoadAccount(tx, e.AggregateID())
+		sum := float64(before.Billed.Minor)/100 + float64(a.Amount.Minor)/100
+		acc.Billed.Minor = int64(sum * 100)
+		tx.Put(billing.TableAccounts, acc.OrderID, acc)
+	}
+	return nil
+}
+
+// everythingInEUR is billing's effect booking every amount in euros.
+func everythingInEUR(tx *store.Tx, e domain.Event, id string, now time.Time) error {
+	switch ev := e.(type) {
+	case domain.OrderAccepted:
+		ev.Total.Currency = "EUR"
+		e = ev
+	case domain.OrderAmended:
+		ev.Amount.Currency = "EUR"
+		e = ev
+	}
+	return billing.ApplyEffect(tx, e, id, now)
+}
+
+// noAccountRow is billing's effect keeping no account row: the ledger is
+// the truth, and what the account would say is summed from it when an
+// effect needs it (a cancel's credit).
+func noAccountRow(tx *store.Tx, e domain.Event, id string, now time.Time) error {
+	acc := billing.Account{OrderID: e.AggregateID()}
+	tx.Scan(billing.TableLedger, func(_ string, v any) bool {
+		if l := v.(billing.Entry); l.OrderID == acc.OrderID {
+			acc.Billed = domain.Money{Minor: acc.Billed.Minor + l.Amount.Minor, Currency: l.Amount.Currency}
+		}
+		return true
+	})
+	if acc.Billed.Currency != "" {
+		tx.Put(billing.TableAccounts, acc.OrderID, acc)
+	}
+	if err := billing.ApplyEffect(tx, e, id, now); err != nil {
+		return err
+	}
+	tx.Delete(billing.TableAccounts, acc.OrderID)
+	return nil
+}
+
+// truncatedCents is billing's effect reading each amount as a float64
+// number of units and converting it to cents by truncation, as if every
+// currency had two decimals.
+func truncatedCents(tx *store.Tx, e domain.Event, id string, now time.Time) error {
+	cents := func(m domain.Money) domain.Money {
+		f, _ := strconv.ParseFloat(m.Amount(), 64)
+		return domain.Money{Minor: int64(f * 100), Currency: m.Currency}
+	}
+	switch ev := e.(type) {
+	case domain.OrderAccepted:
+		ev.Total = cents(ev.Total)
+		e = ev
+	case domain.OrderAmended:
+		ev.Amount = cents(ev.Amount)
+		e = ev
+	}
+	return billing.ApplyEffect(tx, e, id, now)
+}
