@@ -8,7 +8,6 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/domain"
-	"outboxlab/scenarios"
 	"outboxlab/store"
 )
 
@@ -35,23 +34,11 @@ func TestTheLabCatchesConsumersThatAssumeSomethingAboutMoney(t *testing.T) {
 		{"a consumer that reads amounts through float64 and truncates to the cent", truncatedCents,
 			"MISMATCH o-1#1: billed invoice +19.98 EUR, the change was invoice +19.99 EUR"},
 	}
-	p, err := scenarios.FindPoint("duplicate-delivery")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := withConsumerEffect(strings.ReplaceAll(c.name, " ", "-"), c.effect)
-			cell, err := scenarios.Matrix().RunCell(v, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var lines []string
-			for _, v := range cell.Violations {
-				lines = append(lines, v.String())
-			}
-			if cell.Outcome != "MISMATCH" || !strings.Contains(strings.Join(lines, "\n"), c.detail) {
-				t.Errorf("%s, want MISMATCH with %q:\n%s", cell.Outcome, c.detail, strings.Join(lines, "\n"))
+			outcome, lines := cellAt(t, withConsumerEffect(strings.ReplaceAll(c.name, " ", "-"), c.effect), "duplicate-delivery")
+			if outcome != "MISMATCH" || !strings.Contains(lines, c.detail) {
+				t.Errorf("%s, want MISMATCH with %q:\n%s", outcome, c.detail, lines)
 			}
 		})
 	}

@@ -12,7 +12,6 @@ import (
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
-	"outboxlab/scenarios"
 	"outboxlab/store"
 )
 
@@ -23,17 +22,7 @@ import (
 // outage-backlog and rejected.
 func TestAPolicyIsJudgedByItsOwnNumbers(t *testing.T) {
 	patient := func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap = 20, time.Minute }
-	v := declaring(withRelayConfig("patient-relay", patient), patient)
-	m := scenarios.Matrix()
-	for _, p := range m.Points {
-		cell, err := m.RunCell(v, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !cell.Matches() {
-			t.Errorf("%s at %s: %s %v, want OK", v.Name, p.ID, cell.Outcome, cell.Violations)
-		}
-	}
+	okEverywhere(t, declaring(withRelayConfig("patient-relay", patient), patient))
 }
 
 // TestTheLabBoundsEveryPolicy: a policy the variant declares is what its
@@ -135,23 +124,9 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := scenarios.FindPoint(c.point)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cell, err := scenarios.Matrix().RunCell(c.v, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var lines []string
-			for _, v := range cell.Violations {
-				lines = append(lines, v.String())
-			}
-			if cell.Outcome != c.want {
-				t.Errorf("%s at %s: %s, want %s\n%s", c.v.Name, c.point, cell.Outcome, c.want, strings.Join(lines, "\n"))
-			}
-			if !strings.Contains(strings.Join(lines, "\n"), c.detail) {
-				t.Errorf("%s at %s: no violation says %q:\n%s", c.v.Name, c.point, c.detail, strings.Join(lines, "\n"))
+			outcome, lines := cellAt(t, c.v, c.point)
+			if outcome != c.want || !strings.Contains(lines, c.detail) {
+				t.Errorf("%s at %s: %s, want %s with %q:\n%s", c.v.Name, c.point, outcome, c.want, c.detail, lines)
 			}
 		})
 	}

@@ -25,7 +25,7 @@ func TestTheLabCatchesSlipsItDoesNotShip(t *testing.T) {
 		// A replayed dead letter is older than the retention period when
 		// it is finally sent: the cleanup after the replay deletes it at
 		// once. Passed before that cleanup was part of a run.
-		{"cleanup-by-creation", "rejected", "UNSAFE", "deleted 0s after it was SENT: retention keeps a SENT message 168h0m0s, as the evidence"},
+		{"cleanup-by-creation", "rejected", "UNSAFE", "deleted 2h0m0s after it was SENT: retention keeps a SENT message 168h0m0s, as the evidence"},
 	}
 	m := scenarios.Matrix()
 	for _, c := range cases {

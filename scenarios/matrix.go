@@ -162,7 +162,7 @@ func points() []sim.Point {
 		fault(sim.FaultTimeoutDropped, sim.Fault{Target: first}, sim.Retried),
 		fault(sim.FaultDuplicate, sim.Fault{Target: first}, sim.Redelivered),
 		fault(sim.FaultReorder, sim.Fault{Target: first}, sim.GapParked),
-		fault(sim.FaultPoison, sim.Fault{Target: first}, sim.BillingDeadLettered, sim.DeadLetterReplayed),
+		fault(sim.FaultPoison, sim.Fault{Target: first}, sim.BillingDeadLettered, sim.ReplayedBeforeFix, sim.DeadLetterReplayed, sim.ReplayedTwice),
 		fault(sim.FaultCorruptOnce, sim.Fault{Target: first}, sim.Redelivered),
 		unknownContract(),
 		wrongCurrency(),
@@ -195,13 +195,6 @@ func wrongCurrency() sim.Point {
 	}, Situations: []sim.Situation{sim.GapParked, sim.BillingDeadLettered, sim.DeadLetterReplayed}}
 }
 
-// rejected is the rejected row: the broker refuses o-1#1 and o-3#1 until
-// their causes are fixed, so both become dead letters. The retention
-// cleanup runs while they are: it must keep them (the evidence, the replay
-// source) and delete the SENT messages around them. Then the operator
-// fixes o-1#1's cause and replays it, and then o-3#1's: a replay that puts
-// back more than the message whose cause was fixed sends o-3#1 into
-// another round of failed attempts (STORM).
 // unknownContract is the unknown-contract row: a producer deployed ahead
 // of billing sends o-1#2 in a version and o-2#1 as a type billing does not
 // know. Billing must put each aside at once, as a visible dead letter
@@ -215,11 +208,26 @@ func unknownContract() sim.Point {
 	}, Situations: []sim.Situation{sim.BillingDeadLettered, sim.GapParked, sim.DeadLetterReplayed}}
 }
 
+// rejected is the rejected row: the broker refuses o-1#1 and o-3#1 until
+// their causes are fixed, so both become dead letters, and it is the row
+// of the operator's work (sim.DefaultOperations). The operator replays
+// them before fixing anything: each must be a dead letter again. The
+// retention cleanup runs while they wait, hours later, just under and just
+// over the retention period and weeks later: it must keep them (the
+// evidence, the replay source) and the SENT messages younger than the
+// period, and delete the older ones around them. Then the operator fixes
+// o-1#1's cause and replays it, the broker down for a minute, and then
+// o-3#1's: a replay that puts back more than the message whose cause was
+// fixed sends o-3#1 into another round of failed attempts (STORM). What
+// the replay sent is kept for the retention period from its send, though
+// it was created weeks before; the replays run a second time change
+// nothing.
 func rejected() sim.Point {
 	return sim.Point{ID: string(sim.FaultRejected), Kind: sim.KindFault, Faults: []sim.Fault{
 		{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-1", Sequence: 1}},
 		{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-3", Sequence: 1}},
-	}, Situations: []sim.Situation{sim.DeadLettered, sim.CleanedUp, sim.DeadLetterReplayed}}
+	}, Situations: []sim.Situation{sim.DeadLettered, sim.CleanedUp, sim.RetentionKept, sim.DeadLetterKept, sim.ReplayedBeforeFix,
+		sim.DeadLetterReplayed, sim.ReplayRefused, sim.ReplayedKept, sim.ReplayedTwice}}
 }
 
 // outageBacklog is the outage-backlog row: the broker is down for ten

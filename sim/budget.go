@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"outboxlab/broker"
 	"outboxlab/lab/check"
 )
@@ -45,6 +47,13 @@ func (w *world) plannedFaults() check.Faults {
 	for _, t := range order {
 		f.Billing = append(f.Billing, *billing[t])
 	}
+	return f
+}
+
+// downFaults returns f with the outages the operator met (OpFix's) added:
+// the broker is down then too, for the relays' pause to outlast.
+func (w *world) downFaults(f check.Faults) check.Faults {
+	f.Outages = append(slices.Clone(f.Outages), w.ops.outages...)
 	return f
 }
 

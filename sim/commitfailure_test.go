@@ -134,8 +134,8 @@ func (r eagerCleanup) Cleanup() (int, error) {
 	return n, r.env.Gate.Cross(outbox.BoundaryCleanup, tx.Commit)
 }
 
-// TestACleanupThatForgetsTheAgeIsCaught: the retention phase runs the
-// cleanup first while every message is young; one that deletes SENT
+// TestACleanupThatForgetsTheAgeIsCaught: the operator runs the cleanup
+// first while every message is young; one that deletes SENT
 // messages at once destroys the evidence before its time: UNSAFE.
 func TestACleanupThatForgetsTheAgeIsCaught(t *testing.T) {
 	v := variant.Outbox()

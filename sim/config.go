@@ -193,6 +193,9 @@ type Config struct {
 	// Cleanups are the times (since Epoch) at which the first live relay
 	// runs its retention cleanup, if it has one (see Cleaner).
 	Cleanups []time.Duration
+	// Operations are the operator's work after quiesce, in order (see
+	// Operation); nil is DefaultOperations. Exactly one is OpFix.
+	Operations []Operation
 	// Poll drives every relay as its production loop does (outbox's
 	// Relay.Run): a step an idle poll after the last one, a busy poll
 	// after one that did something (outbox.Config's IdlePoll and
@@ -332,6 +335,21 @@ func (c Config) Validate() error {
 				valid = append(valid, string(k))
 			}
 			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s)", f.Kind, strings.Join(valid, ", ")))
+		}
+	}
+	if c.Operations != nil {
+		fixes := 0
+		for _, op := range c.Operations {
+			switch op.Kind {
+			case OpFix:
+				fixes++
+			case OpCleanup, OpReplayUnfixed, OpReplayAgain:
+			default:
+				errs = append(errs, fmt.Errorf("sim: unknown operation %q (valid: %s, %s, %s, %s)", op.Kind, OpCleanup, OpReplayUnfixed, OpFix, OpReplayAgain))
+			}
+		}
+		if fixes != 1 {
+			errs = append(errs, fmt.Errorf("sim: %d operations %q, want exactly one: the operator fixes the causes once", fixes, OpFix))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {

@@ -6,6 +6,7 @@ import (
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/store"
 )
 
 // The lab reads dead letters and what billing holds through the ports the
@@ -36,25 +37,36 @@ func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 
 // held returns what billing holds without having applied it: parked
 // behind a gap, and its dead letters.
-func (w *world) held() []inbox.Parked {
-	if h, ok := w.lastConsumer.(variant.Holder); ok {
-		return h.Held()
-	}
-	if w.billingDB.HasTable(inbox.TableDead) {
-		return inbox.Held(w.billingDB)
-	}
-	return nil
-}
+func (w *world) held() []inbox.Parked { return w.billingHolder().Held() }
 
 // billingDeadLetters returns billing's dead letters.
-func (w *world) billingDeadLetters() []inbox.Parked {
+func (w *world) billingDeadLetters() []inbox.Parked { return w.billingHolder().DeadLetters() }
+
+// billingHolder returns billing's port (variant.Holder), or the inbox's
+// tables for a consumer without one.
+func (w *world) billingHolder() variant.Holder {
 	if h, ok := w.lastConsumer.(variant.Holder); ok {
-		return h.DeadLetters()
+		return h
 	}
-	if w.billingDB.HasTable(inbox.TableDead) {
-		return inbox.DeadLetters(w.billingDB)
+	return inboxTables{w.billingDB}
+}
+
+// inboxTables reads what a consumer holds from the inbox's tables, which
+// the course's consumers share; nothing if the database has none.
+type inboxTables struct{ db *store.DB }
+
+func (t inboxTables) Held() []inbox.Parked {
+	if !t.db.HasTable(inbox.TableDead) {
+		return nil
 	}
-	return nil
+	return inbox.Held(t.db)
+}
+
+func (t inboxTables) DeadLetters() []inbox.Parked {
+	if !t.db.HasTable(inbox.TableDead) {
+		return nil
+	}
+	return inbox.DeadLetters(t.db)
 }
 
 // billingParks tracks the dead letters billing made, to count the

@@ -13,18 +13,22 @@
 //  2. quiesce: transient faults are healed and crashes stop; everything
 //     runs until nothing is due. A run that is still busy at the horizon
 //     is STUCK, not hung.
-//  3. retention: the retention cleanup runs at once, when every message
-//     is younger than the retention period, and must delete nothing; then
-//     a retention period later, and must leave the dead letters.
-//  4. replay: the causes of permanent faults are fixed and dead letters are
-//     replayed (a rejected message's cause one at a time, that message
-//     alone; after the last fix, everything left); everything runs until
-//     nothing is due again. When the replay sent something, the retention
-//     cleanup runs once more, and must keep what was sent just now,
-//     however old it is.
-//  5. check: package check judges what the durable systems hold, and what
+//  3. operate: the operator's work, in the order of Config.Operations
+//     (DefaultOperations; see operator.go): retention cleanups at several
+//     ages, which may delete only SENT messages older than the relay's
+//     declared retention; a replay before the causes are fixed, after
+//     which every dead letter must be one again; the fix of every cause
+//     and the replay of the dead letters (a rejected message's cause one
+//     at a time, that message alone; after the last fix, everything left;
+//     the broker down a while, so that the replay meets its error); the
+//     replays run a second time, which must change nothing.
+//  4. check: package check judges what the durable systems hold, and what
 //     the simulator saw on the way (latency.go: a claim held after a
-//     relay's step, a relay that slept past a due message, LATE).
+//     relay's step, a relay that slept past a due message, LATE), by the
+//     budgets of the policy the variant declares (budget.go), with dead
+//     letters and parked messages read through the variant's ports
+//     (deadletters.go), and leases judged by the process that committed
+//     each claim.
 //
 // A relay is woken when its NextWake says, or, with Config.Poll, polled
 // as its production loop polls it.

@@ -1,26 +1,17 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"outboxlab/billing"
-	"outboxlab/broker"
-	"outboxlab/effect"
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 )
-
-// RetentionAge is how far the retention phase moves the clock past the
-// relay's retention period (its declared one; the course's is seven days),
-// so that its cleanup deletes every SENT message, and a cleanup that
-// deletes by age alone deletes the dead letters too.
-const RetentionAge = time.Hour
 
 // maxSteps bounds the steps of one phase, a second guard next to the
 // virtual horizon: the lab's own runs take a few thousand at most (20,000
@@ -122,50 +113,17 @@ func Run(cfg Config) (Result, error) {
 		afterQuiesce = outbox.Unsent(w.orderDB)
 	}
 
-	// 3. retention: the retention cleanup runs at once, while every message
-	// is younger than the retention period, and must delete nothing; then
-	// again a retention period later, before anyone looked at the dead
-	// letters, and must leave them, the evidence and the replay source,
-	// where they are.
-	w.phase("retention")
-	if err := w.cleanup(); err != nil {
-		return Result{}, err
-	}
-	w.clock.Set(w.clock.Now().Add(w.relayPolicy.Retention + RetentionAge))
-	if err := w.cleanup(); err != nil {
-		return Result{}, err
-	}
-	var afterRetention []outbox.Message
-	if w.orderDB.HasTable(outbox.Table) {
-		afterRetention = outbox.Unsent(w.orderDB)
-	}
-	deadLetters := w.deadLetters(afterRetention)
+	// 3. operate: the operator's work after quiesce, in the order of
+	// cfg.Operations: retention cleanups at several ages, replays of the
+	// dead letters before and after their causes are fixed, a replay
+	// that meets a broker error, a replay run twice (see operator.go).
+	deadLetters := w.deadLetters(afterQuiesce)
 	beforeReplay := w.publishes()
-
-	// 4. replay: the operator fixes the rejected messages' causes one at
-	// a time and replays each, then fixes every other cause and replays
-	// the dead letters that are left.
-	w.phase("replay")
-	callsBeforeReplay, _ := w.broker.Publishes()
-	if err := w.replayEachCause(cfg.Horizon); err != nil {
+	if err := w.operate(cfg.operations()); err != nil {
 		return Result{}, err
 	}
-	w.broker.FixRejections()
-	w.broker.FixPoison()
-	if err := w.replayUntilSettled(cfg.Horizon); err != nil {
-		return Result{}, err
-	}
-	// A replay that published something ends with the retention cleanup
-	// once more: a replayed message was sent just now, though it may be
-	// older than the retention period, and it is the evidence of that send
-	// for the retention period from then on.
-	if calls, _ := w.broker.Publishes(); calls > callsBeforeReplay {
-		if err := w.cleanup(); err != nil {
-			return Result{}, err
-		}
-	}
 
-	// 5. check.
+	// 4. check.
 	w.abandon()
 	w.notePark()
 	ledger, all := billing.Ledger(w.billingDB), orders.All(w.orderDB)
@@ -184,11 +142,11 @@ func Run(cfg Config) (Result, error) {
 		DeadLetters:        deadLetters,
 		Transient:          faults.Transient(w.relayPolicy, w.consumerPolicy),
 		Publishes:          w.publishes(),
-		PublishBudget:      w.relayPolicy.PublishBudget(1, w.interruptions()),
+		PublishBudget:      w.relayPolicy.PublishBudget(1+w.ops.unfixedReplays, w.interruptions()),
 		BeforeReplay:       beforeReplay,
 		BeforeReplayBudget: w.relayPolicy.PublishBudget(0, w.interruptions()),
 		WhileDown:          w.broker.AttemptsWhileDown(),
-		WhileDownBudget:    w.relayPolicy.DownBudget(faults, w.cfg.Relays+w.interruptions()),
+		WhileDownBudget:    w.relayPolicy.DownBudget(w.downFaults(faults), w.cfg.Relays+w.interruptions()),
 		Relay:              w.relayPolicy,
 		Consumer:           w.consumerPolicy,
 		Exercise:           w.exercise(),
@@ -196,6 +154,7 @@ func Run(cfg Config) (Result, error) {
 		Acknowledged:       w.acknowledged,
 		Delays:             w.delays,
 		Unreplayed:         w.unreplayed,
+		Vanished:           w.ops.vanished,
 		BillingParked:      w.parks.parked,
 	})
 	return Result{
@@ -502,162 +461,4 @@ func (w *world) busy() string {
 		return "unknown"
 	}
 	return strings.Join(parts, "; ")
-}
-
-// Cleaner is a relay with a retention cleanup (the reference relay has
-// one: outbox.Relay.Cleanup).
-type Cleaner interface {
-	Cleanup() (int, error)
-}
-
-// cleanup runs the retention cleanup on the first live relay that has one.
-func (w *world) cleanup() error {
-	for _, p := range w.procs {
-		c, ok := p.relay.(Cleaner)
-		if !p.alive || !ok {
-			continue
-		}
-		w.settle(p)
-		if w.cfg.Trace {
-			w.record(Event{Process: p.name, Kind: EventCommand, Action: "retention cleanup"})
-		}
-		var err error
-		w.on(p, func() { _, err = c.Cleanup() })
-		if err != nil && !errors.Is(err, effect.ErrCrashed) {
-			return fmt.Errorf("sim: cleanup on %s: %w", p.name, err)
-		}
-		return nil
-	}
-	return nil
-}
-
-// replayEachCause is the operator who fixes the cause of one rejected
-// message at a time and, after each fix, has a relay replay that message's
-// dead letters (its order and event type), and lets the system run until
-// quiet before the next fix; after the last fix, with no cause left, the
-// operator replays everything that is left. It needs a relay that replays
-// selectively (variant.SelectiveReplayer); without one it does nothing,
-// and the replay of everything after every fix stands for it. A replay
-// that puts back more than it was asked to sends a message whose cause is
-// not fixed yet into another round of failed attempts, over its publish
-// budget.
-func (w *world) replayEachCause(horizon time.Duration) error {
-	if !w.orderDB.HasTable(outbox.Table) {
-		return nil
-	}
-	var relayProc *proc
-	var selective variant.SelectiveReplayer
-	for _, p := range w.procs {
-		if r, ok := p.relay.(variant.SelectiveReplayer); ok && p.alive {
-			relayProc, selective = p, r
-			break
-		}
-	}
-	if relayProc == nil {
-		return nil
-	}
-	relay := relayProc.relay
-	rejections := w.broker.Rejections()
-	for i, t := range rejections {
-		w.broker.FixRejection(t)
-		// The relay may be in the middle of a step (a run that ended
-		// busy): the operator's command waits for it.
-		w.settle(relayProc)
-		var err error
-		if i == len(rejections)-1 {
-			w.on(relayProc, func() { _, err = relay.ReplayDeadLetters() }) // no cause is left
-		} else {
-			w.on(relayProc, func() { err = w.replayOne(selective, t) })
-		}
-		if err != nil {
-			return fmt.Errorf("sim: replay after the fix of %s: %w", t, err)
-		}
-		if _, _, err := w.runUntilQuiet(w.clock.Now().Add(horizon)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// replayOne has relay replay the dead letters of t's order and event
-// type, and notes t's dead letter if it stays one (World.Unreplayed).
-func (w *world) replayOne(relay variant.SelectiveReplayer, t broker.Target) error {
-	for _, m := range outbox.Unsent(w.orderDB) {
-		if m.Status != outbox.DeadLetter || m.Event.AggregateID != t.AggregateID || m.Event.Sequence != t.Sequence {
-			continue
-		}
-		if _, err := relay.ReplayDeadLettersOf(m.Event.AggregateID, m.Event.Type); err != nil {
-			return err
-		}
-		tx := w.orderDB.Begin("operator")
-		cur, ok := outbox.Get(tx, m.Key)
-		tx.Rollback()
-		if ok && cur.Status == outbox.DeadLetter {
-			w.unreplayed = append(w.unreplayed, check.DeadLetter{Where: "outbox", MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
-		}
-	}
-	return nil
-}
-
-// maxReplays bounds the operator's rounds of replays once every cause is
-// fixed (see replayUntilSettled).
-const maxReplays = 3
-
-// replayUntilSettled is the operator's replay of the dead letters once
-// every cause is fixed, looked at again when the system is quiet: a replay
-// can make a new dead letter (a message parked behind a replayed one, kept
-// as it was delivered before the fix, fails when its turn comes), which
-// the operator replays in turn, up to maxReplays rounds. Dead letters that
-// are all old ones, replayed before, end the rounds: what failed again
-// after its replay stays.
-func (w *world) replayUntilSettled(horizon time.Duration) error {
-	replayed := map[string]bool{}
-	for round := 0; round < maxReplays; round++ {
-		var unsent []outbox.Message
-		if w.orderDB.HasTable(outbox.Table) {
-			unsent = outbox.Unsent(w.orderDB)
-		}
-		fresh := round == 0
-		for _, d := range w.deadLetters(unsent) {
-			fresh = fresh || !replayed[d.MessageID]
-			replayed[d.MessageID] = true
-		}
-		if !fresh {
-			return nil
-		}
-		if err := w.replayDeadLetters(); err != nil {
-			return err
-		}
-		if _, _, err := w.runUntilQuiet(w.clock.Now().Add(horizon)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// replayDeadLetters is the operator's replay, done by the first live relay
-// and the consumer.
-func (w *world) replayDeadLetters() error {
-	for _, p := range w.procs {
-		if !p.alive {
-			if err := w.start(p); err != nil {
-				return err
-			}
-		}
-		w.settle(p)
-		var err error
-		w.on(p, func() {
-			switch {
-			case p.relay != nil:
-				_, err = p.relay.ReplayDeadLetters()
-			case p.consumer != nil:
-				w.replayingBilling()
-				_, err = p.consumer.ReplayDeadLetters()
-			}
-		})
-		if err != nil {
-			return fmt.Errorf("sim: replay on %s: %w", p.name, err)
-		}
-	}
-	return nil
 }

@@ -23,6 +23,7 @@ func TestTheOperatorWaitsForARecoveryToEnd(t *testing.T) {
 	workload := []sim.Command{place(0, "o-1", "10.00"), place(2*time.Hour, "o-2", "20.00")}
 	cfg := sim.DefaultConfig(variant.Outbox(), workload, 1)
 	cfg.Faults = []sim.Fault{{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-1", Sequence: 1}}}
+	cfg.Operations = []sim.Operation{{Kind: sim.OpFix}} // the replay is the operator's first command
 	claims := run(t, cfg).Reached["relay.after-claim"]
 	cfg.Crashes = []sim.Crash{{Point: "relay.after-claim", Occurrence: claims, ForGood: true}}
 	res := run(t, cfg)

@@ -64,7 +64,7 @@ func TestHappyPathGoesOrderOutboxRelayBrokerBilling(t *testing.T) {
 		"relay-1 relay.mark",
 		"billing consumer.commit",
 		"billing consumer.ack",
-		"relay-1 relay.cleanup", // the retention phase, a week later
+		"relay-1 relay.cleanup", // the operator's cleanup, a week later
 	}
 	if diff := cmp.Diff(want, actions(res)); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)

@@ -45,6 +45,23 @@ const (
 	BillingDeadLettered Situation = "billing-dead-lettered"
 	// CleanedUp: retention deleted SENT messages.
 	CleanedUp Situation = "cleaned-up"
+	// RetentionKept: a retention cleanup ran less than two hours before a
+	// SENT message's retention period ended, and kept it.
+	RetentionKept Situation = "retention-kept"
+	// DeadLetterKept: a retention cleanup ran while a dead letter older
+	// than the retention period waited for its operator, and kept it.
+	DeadLetterKept Situation = "dead-letter-kept"
+	// ReplayedBeforeFix: the operator replayed a dead letter before its
+	// cause was fixed, and it became a dead letter again.
+	ReplayedBeforeFix Situation = "replayed-before-fix"
+	// ReplayRefused: the broker refused the send of a message the operator
+	// had replayed (it was down), and the message got through after it.
+	ReplayRefused Situation = "replay-refused"
+	// ReplayedKept: a retention cleanup kept a message a replay had sent
+	// within the retention period, though it was created before it.
+	ReplayedKept Situation = "replayed-kept"
+	// ReplayedTwice: the operator ran the replays a second time.
+	ReplayedTwice Situation = "replayed-twice"
 	// FailureReported: a commit that failed came back as an error from the
 	// activity that made it (a relay's step or recovery, a delivery, a
 	// command): the process knows, and whoever runs it can see it. The
@@ -56,7 +73,8 @@ const (
 // Situations returns every situation, in the order of a message's life.
 func Situations() []Situation {
 	return []Situation{LateCommit, WriteConflict, ClaimReleased, LeaseTakenOver, Retried, DeadLettered,
-		Redelivered, GapParked, BillingDeadLettered, DeadLetterReplayed, CleanedUp, FailureReported}
+		Redelivered, GapParked, BillingDeadLettered, CleanedUp, RetentionKept, DeadLetterKept, ReplayedBeforeFix,
+		DeadLetterReplayed, ReplayRefused, ReplayedKept, ReplayedTwice, FailureReported}
 }
 
 // SortedSituations returns the situations of counts in the order of
@@ -117,6 +135,9 @@ func (w *world) situations() map[Situation]int {
 		}
 	}
 	delete(out, "")
+	for s, n := range w.ops.situations {
+		out[s] += n
+	}
 	if w.reported > 0 {
 		out[FailureReported] = w.reported
 	}

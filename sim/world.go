@@ -114,6 +114,8 @@ type world struct {
 	lastConsumer variant.Consumer
 	// parks counts billing's attempts at the messages it parked.
 	parks billingParks
+	// ops is what the operator's work after quiesce leaves for the checks.
+	ops operatorLog
 	// running is the process whose code runs now, "" for the simulator's
 	// own: the databases record it with every transaction (store's
 	// SetSession), so that the checker knows who committed a write

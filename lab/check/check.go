@@ -168,6 +168,12 @@ type World struct {
 	// one at a time after fixing its cause, that stayed dead letters: a
 	// replay that cannot put back what it is asked for leaves them STUCK.
 	Unreplayed []DeadLetter
+	// Vanished are the dead letters the operator replayed that then were
+	// neither dead letters again, nor delivered, nor waiting to be sent:
+	// a replay that let go of a message before it was on its way (it
+	// deleted the dead letter before the broker confirmed the send) lost
+	// it.
+	Vanished []DeadLetter
 	// Relay and Consumer are the policies the variant declares (the
 	// course's where it declares none), and Exercise what the run put
 	// them to: what is wrong with a policy itself is a violation where the
@@ -357,7 +363,11 @@ func Check(w World) []Violation {
 	}
 	for _, d := range w.Unreplayed {
 		vs = append(vs, Violation{Stuck, d.AggregateID, d.Sequence,
-			fmt.Sprintf("the operator fixed its cause and had the relay replay message %s, and it stayed a dead letter", d.MessageID)})
+			fmt.Sprintf("the operator fixed its cause and replayed message %s (in %s), and it stayed a dead letter", d.MessageID, d.Where)})
+	}
+	for _, d := range w.Vanished {
+		vs = append(vs, Violation{Lost, d.AggregateID, d.Sequence,
+			fmt.Sprintf("the operator replayed message %s (a dead letter in %s), and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent", d.MessageID, d.Where)})
 	}
 	for _, d := range w.Delays {
 		vs = append(vs, Violation{Late, d.AggregateID, d.Sequence, d.Detail})

@@ -98,7 +98,7 @@ func TestCheck(t *testing.T) {
 		}, []string{"GAVE_UP o-1#1: billing put message e-1 aside as a dead letter after 1 attempt(s), though its fault was transient: the next attempt would have worked (retry is the protection against transient errors)"}},
 		{"a replay that left its dead letter dead", check.World{Quiesced: true,
 			Unreplayed: []check.DeadLetter{{Where: "outbox", MessageID: "e-1", AggregateID: "o-1", Sequence: 1}},
-		}, []string{"STUCK o-1#1: the operator fixed its cause and had the relay replay message e-1, and it stayed a dead letter"}},
+		}, []string{"STUCK o-1#1: the operator fixed its cause and replayed message e-1 (in outbox), and it stayed a dead letter"}},
 		{"billing holds a change it applied", check.World{
 			Orders: []domain.Order{order("o-1", 1)}, Ledger: []billing.Entry{entry("o-1", 1)}, Quiesced: true,
 			Held: []inbox.Parked{{Envelope: broker.Envelope{ID: "e-1", Event: domain.Record{AggregateID: "o-1", Sequence: 1}}, Reason: "waiting for #1"}},

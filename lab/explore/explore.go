@@ -168,7 +168,8 @@ func candidates(s Schedule) []Schedule {
 	var out []Schedule
 	with := func(change func(*Schedule)) {
 		c := Schedule{Seed: s.Seed, Relays: s.Relays, Services: s.Services,
-			Workload: slices.Clone(s.Workload), Faults: slices.Clone(s.Faults), Crashes: slices.Clone(s.Crashes)}
+			Workload: slices.Clone(s.Workload), Faults: slices.Clone(s.Faults), Crashes: slices.Clone(s.Crashes),
+			Operations: slices.Clone(s.Operations)}
 		change(&c)
 		out = append(out, c)
 	}
@@ -177,6 +178,14 @@ func candidates(s Schedule) []Schedule {
 	}
 	for i := range s.Faults {
 		with(func(c *Schedule) { c.Faults = slices.Delete(c.Faults, i, i+1) })
+	}
+	for i, o := range s.Operations {
+		switch {
+		case o.Kind != sim.OpFix:
+			with(func(c *Schedule) { c.Operations = slices.Delete(c.Operations, i, i+1) })
+		case o.Outage > 0:
+			with(func(c *Schedule) { c.Operations[i].Outage = 0 })
+		}
 	}
 	for i := len(s.Workload) - 1; i >= 0; i-- {
 		with(func(c *Schedule) { c.Workload = slices.Delete(c.Workload, i, i+1) })

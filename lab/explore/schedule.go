@@ -27,6 +27,9 @@ type Schedule struct {
 	Workload []sim.Command
 	Faults   []sim.Fault
 	Crashes  []sim.Crash
+	// Operations are the operator's work after quiesce (nil: the
+	// default, sim.DefaultOperations).
+	Operations []sim.Operation
 }
 
 // CrashPoints are the points a schedule may crash at: both sides of every
@@ -192,7 +195,52 @@ func Generate(src Source) Schedule {
 			Occurrence: 1 + src.Intn("occurrence", 4)})
 	}
 	priceInCurrencies(src, s.Workload)
+	s.Operations = operations(src)
 	return s
+}
+
+// cleanupWaits are the waits before a cleanup exploration draws from:
+// at once, hours, just under and just over the retention period (from
+// the last cleanup), weeks.
+var cleanupWaits = []sim.Operation{
+	{Kind: sim.OpCleanup},
+	{Kind: sim.OpCleanup, Wait: 2 * time.Hour},
+	{Kind: sim.OpCleanup, Retentions: 1, Wait: -time.Hour},
+	{Kind: sim.OpCleanup, Retentions: 1, Wait: time.Hour},
+	{Kind: sim.OpCleanup, Retentions: 4},
+}
+
+// replayOutages are how long the broker may be down when the operator
+// fixes the causes: never, a minute, five (every one of them shorter
+// than the course's retry window: a replay into a longer outage ends as
+// a dead letter again by right, and the operator would replay it again).
+var replayOutages = []time.Duration{0, time.Minute, 5 * time.Minute}
+
+// operations draws the operator's work after quiesce: up to three
+// cleanups at drawn waits, and a replay before the fix or not, in any
+// order; the fix, the broker down for a drawn time; up to three cleanups
+// and a second replay or not, in any order.
+func operations(src Source) []sim.Operation {
+	var ops []sim.Operation
+	around := func(extra sim.OperationKind) {
+		n := src.Intn("cleanups", 4)
+		at := -1
+		if src.Intn(string(extra), 2) == 0 {
+			at = src.Intn(string(extra)+"-at", n+1)
+		}
+		for i := 0; i <= n; i++ {
+			if i == at {
+				ops = append(ops, sim.Operation{Kind: extra})
+			}
+			if i < n {
+				ops = append(ops, cleanupWaits[src.Intn("cleanup-wait", len(cleanupWaits))])
+			}
+		}
+	}
+	around(sim.OpReplayUnfixed)
+	ops = append(ops, sim.Operation{Kind: sim.OpFix, Outage: replayOutages[src.Intn("replay-outage", len(replayOutages))]})
+	around(sim.OpReplayAgain)
+	return ops
 }
 
 // currencies are the currencies an order is drawn in: three with cents,
@@ -246,6 +294,7 @@ func (s Schedule) Config(v variant.Variant) sim.Config {
 		c.ForGood = c.ForGood && cfg.Relays > 1 // the variant's only relay comes back
 		cfg.Crashes = append(cfg.Crashes, c)
 	}
+	cfg.Operations = s.Operations
 	cfg.Trace = false
 	return cfg
 }
@@ -253,7 +302,7 @@ func (s Schedule) Config(v variant.Variant) sim.Config {
 // Size is the number of commands, faults and crashes, and the relays beyond
 // the first: what shrinking makes small.
 func (s Schedule) Size() int {
-	return len(s.Workload) + len(s.Faults) + len(s.Crashes) + s.Relays - 1 + max(s.Services, 1) - 1
+	return len(s.Workload) + len(s.Faults) + len(s.Crashes) + s.Relays - 1 + max(s.Services, 1) - 1 + max(len(s.Operations)-1, 0)
 }
 
 // Lines describes the schedule, one line per item.
@@ -270,6 +319,9 @@ func (s Schedule) Lines() []string {
 	}
 	for _, c := range s.Crashes {
 		out = append(out, "crash "+c.String())
+	}
+	for _, o := range s.Operations {
+		out = append(out, "operator: "+o.String())
 	}
 	return out
 }

@@ -1,0 +1,225 @@
+package outboxlab_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"outboxlab/alternatives/cdc"
+	"outboxlab/broker"
+	"outboxlab/effect"
+	"outboxlab/lab/variant"
+	"outboxlab/outbox"
+	"outboxlab/store"
+)
+
+// TestTheLabCatchesBrokenOperatorCode: the operator's work after quiesce
+// (sim.DefaultOperations) runs in every run; at the rejected row it meets
+// two dead letters. Each case is the reference's operator code (its
+// retention cleanup, its replay) with one plausible slip, caught on the
+// path of the operator's work it breaks. Each was OK when the operator
+// cleaned up twice (at once and just past the retention period) and
+// replayed once, after every fix, the broker up (tried). (A cleanup by
+// creation age is a slip of mistakes' own: TestTheLabCatchesSlips.)
+func TestTheLabCatchesBrokenOperatorCode(t *testing.T) {
+	cases := []struct {
+		name   string
+		v      variant.Variant
+		want   string
+		detail string
+	}{
+		{
+			name: "a cleanup that deletes SENT messages two hours early",
+			v: cleaning("cleanup-early", func(m outbox.Message, cutoff time.Time) bool {
+				return m.Status == outbox.Sent && m.SentAt.Before(cutoff.Add(2*time.Hour))
+			}),
+			want:   "UNSAFE",
+			detail: "deleted 167h0m0s after it was SENT",
+		},
+		{
+			name: "a cleanup that archives every message older than four retention periods",
+			v: cleaning("cleanup-archives", func(m outbox.Message, cutoff time.Time) bool {
+				old := cutoff.Add(-3 * outbox.DefaultConfig("").Retention)
+				return m.Status == outbox.Sent && m.SentAt.Before(cutoff) || m.CreatedAt.Before(old)
+			}),
+			want:   "LOST",
+			detail: "deleted while DEAD_LETTER: only a SENT message may go",
+		},
+		{
+			name:   "a CDC replay that deletes the dead letter before the broker confirmed its send",
+			v:      cdcDeletingReplay(),
+			want:   "LOST",
+			detail: "and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent",
+		},
+		{
+			name:   "a replay that puts a dead letter back without resetting its attempts",
+			v:      replaying("replay-keeps-attempts", keepAttempts, false),
+			want:   "STUCK",
+			detail: "the operator fixed its cause and replayed message",
+		},
+		{
+			name:   "a selective replay by order and type that does not ask for DEAD_LETTER",
+			v:      replaying("replay-any-status", anyStatus, true),
+			want:   "UNSAFE",
+			detail: "left the terminal state SENT for PENDING",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			outcome, lines := cellAt(t, c.v, "rejected")
+			if outcome != c.want || !strings.Contains(lines, c.detail) {
+				t.Errorf("%s at rejected: %s, want %s with %q:\n%s", c.v.Name, outcome, c.want, c.detail, lines)
+			}
+		})
+	}
+}
+
+// cleaning is the reference whose retention cleanup deletes what goes
+// says goes, given the reference's cutoff (now minus the retention).
+func cleaning(name string, goes func(m outbox.Message, cutoff time.Time) bool) variant.Variant {
+	v := variant.Outbox()
+	v.Name = name
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		return cleaner{RelayAdapter: variant.RelayAdapter{Relay: r}, env: env, goes: goes}, err
+	}
+	return v
+}
+
+type cleaner struct {
+	variant.RelayAdapter
+	env  variant.Env
+	goes func(outbox.Message, time.Time) bool
+}
+
+func (c cleaner) Cleanup() (int, error) {
+	cutoff := c.env.DBClock.Now().Add(-outbox.DefaultConfig("").Retention)
+	tx := c.env.OrderDB.Begin(c.env.Owner)
+	defer tx.Rollback()
+	n := 0
+	tx.Scan(outbox.Table, func(key string, v any) bool {
+		if c.goes(v.(outbox.Message), cutoff) {
+			tx.Delete(outbox.Table, key)
+			n++
+		}
+		return true
+	})
+	if n == 0 {
+		return 0, nil
+	}
+	return n, c.env.Gate.Cross(outbox.BoundaryCleanup, tx.Commit)
+}
+
+// replaying is the reference whose operator's replay puts back what put
+// says, in the rows that match its filter: its selective replay, and with
+// selectiveOnly not its replay of everything.
+func replaying(name string, put func(m *outbox.Message, now time.Time) bool, selectiveOnly bool) variant.Variant {
+	v := variant.Outbox()
+	v.Name = name
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		return replayer{RelayAdapter: variant.RelayAdapter{Relay: r}, env: env, put: put, selectiveOnly: selectiveOnly}, err
+	}
+	return v
+}
+
+type replayer struct {
+	variant.RelayAdapter
+	env           variant.Env
+	put           func(*outbox.Message, time.Time) bool
+	selectiveOnly bool
+}
+
+func (r replayer) ReplayDeadLetters() (int, error) {
+	if r.selectiveOnly {
+		return r.RelayAdapter.ReplayDeadLetters()
+	}
+	return r.ReplayDeadLettersOf("", "")
+}
+
+func (r replayer) ReplayDeadLettersOf(aggregateID, eventType string) (int, error) {
+	now := r.env.DBClock.Now()
+	tx := r.env.OrderDB.Begin(r.env.Owner)
+	defer tx.Rollback()
+	n := 0
+	tx.Scan(outbox.Table, func(key string, v any) bool {
+		m := v.(outbox.Message)
+		if (aggregateID == "" || m.Event.AggregateID == aggregateID) && (eventType == "" || m.Event.Type == eventType) && r.put(&m, now) {
+			tx.Put(outbox.Table, key, m)
+			n++
+		}
+		return true
+	})
+	if n == 0 {
+		return 0, nil
+	}
+	return n, r.env.Gate.Cross(effect.Boundary{Process: "relay", Effect: "replay"}, tx.Commit)
+}
+
+// keepAttempts replays a dead letter as the reference does, but keeps
+// its count of failed attempts: the first failure after the replay makes
+// it a dead letter again.
+func keepAttempts(m *outbox.Message, now time.Time) bool {
+	attempts := m.Attempts
+	if m.Replay(now) != nil {
+		return false
+	}
+	m.Attempts = attempts
+	return true
+}
+
+// anyStatus replays every message of the order and type ("UPDATE outbox
+// SET status = 'PENDING' WHERE aggregate_id = ? AND type = ?"), whatever
+// its status: harmless the first time, when the one that matches is the
+// dead letter; run again, it sends what was sent.
+func anyStatus(m *outbox.Message, now time.Time) bool {
+	m.Status, m.Attempts, m.NextAttemptAt, m.Replays = outbox.Pending, 0, now, m.Replays+1
+	m.LeaseOwner, m.LastError = "", ""
+	return true
+}
+
+// cdcDeletingReplay is the CDC relay whose replay takes each dead letter
+// out of its table first and then publishes it, and goes on when the
+// broker refuses: a refused message is gone.
+func cdcDeletingReplay() variant.Variant {
+	v := variant.CDC()
+	v.Name = "cdc-replay-deletes-first"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r := &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: outbox.DefaultConfig(env.Owner)}
+		return deletingReplay{CDCRelay: variant.CDCRelay{Relay: r}, env: env}, nil
+	}
+	return v
+}
+
+type deletingReplay struct {
+	variant.CDCRelay
+	env variant.Env
+}
+
+func (r deletingReplay) ReplayDeadLetters() (int, error) {
+	tx := r.env.OrderDB.Begin(r.env.Owner)
+	defer tx.Rollback()
+	dead := store.Values[outbox.Message](r.env.OrderDB, cdc.TableDead)
+	for _, m := range dead {
+		tx.Delete(cdc.TableDead, m.ID)
+	}
+	if len(dead) == 0 {
+		return 0, nil
+	}
+	if err := r.env.Gate.Cross(cdc.BoundaryOffset, tx.Commit); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range dead {
+		err := r.env.Gate.Cross(cdc.BoundarySend, func() error { return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event}) })
+		if errors.Is(err, effect.ErrCrashed) {
+			return n, fmt.Errorf("cdc: replay: %w", err)
+		}
+		if err == nil {
+			n++
+		}
+	}
+	return n, nil
+}
