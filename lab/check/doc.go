@@ -27,5 +27,16 @@
 //
 // Content, not labels: the committed changes are read from the order
 // database's commit log (Changes), never from the events a variant wrote, and
-// billing's ledger is compared with them one by one, kind and amount.
+// billing's ledger is compared with them one by one, kind and amount, and
+// every account with its committed order (it exists, in the order's
+// currency, at the order's total).
+//
+// Facts, not claims: a lease belongs to the process that committed the
+// claim (store.Commit.Process), not to the owner name a relay wrote
+// (SafetyOf). The budgets of STORM, GAVE_UP and LATE and the retention a
+// cleanup must keep come from the policy the variant declares
+// (RelayPolicy, ConsumerPolicy; the course's when it declares none), and
+// the lab bounds every policy (the limits in policy.go): a policy outside
+// them is a finding of its own where a run puts it to the test (Findings,
+// in English and German).
 package check

@@ -45,9 +45,9 @@ type History struct {
 	Ledger   []billing.Entry
 	Orders   []domain.Order
 	// Retention is how long a SENT message must be kept after its send:
-	// the relay's declared retention (RelayPolicy.Retention) or the lab's
-	// least (MinRetention), whichever is longer; 0 is the course's seven
-	// days.
+	// the relay's declared retention (RelayPolicy.Retention; a declared
+	// one under MinRetention is a finding of its own); 0 is the course's
+	// seven days.
 	Retention time.Duration
 }
 
