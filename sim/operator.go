@@ -260,10 +260,11 @@ func (w *world) replayAgain() error {
 		if relayProc == nil {
 			break
 		}
+		_, refused := w.broker.Publishes()
 		var err error
 		w.on(relayProc, func() { _, err = selective.ReplayDeadLettersOf(t.AggregateID, t.Type) })
 		if err != nil && !errors.Is(err, effect.ErrCrashed) {
-			return fmt.Errorf("sim: replay again %s: %w", t.AggregateID, err)
+			w.replayFailed(relayProc, err, refused)
 		}
 	}
 	if w.ops.full > 0 {

@@ -40,6 +40,7 @@ func (w *world) replayEachCause(horizon time.Duration) error {
 		// The relay may be in the middle of a step (a run that ended
 		// busy): the operator's command waits for it.
 		w.settle(relayProc)
+		_, refused := w.broker.Publishes()
 		var err error
 		if i == len(rejections)-1 {
 			w.ops.full++
@@ -47,8 +48,8 @@ func (w *world) replayEachCause(horizon time.Duration) error {
 		} else {
 			w.on(relayProc, func() { err = w.replayOne(selective, t) })
 		}
-		if err != nil && !w.replayFailed(relayProc, err) {
-			return fmt.Errorf("sim: replay after the fix of %s: %w", t, err)
+		if err != nil {
+			w.replayFailed(relayProc, err, refused)
 		}
 		if _, _, err := w.runUntilQuiet(w.clock.Now().Add(horizon)); err != nil {
 			return err
@@ -80,15 +81,19 @@ func (w *world) replayOne(relay interface {
 	return nil
 }
 
-// replayFailed records in the trace that the operator's replay on p
-// returned err, and reports whether it is a failure the operator meets
-// and tries again later (a broker's error, a crash) rather than a bug of
-// the lab's own.
-func (w *world) replayFailed(p *proc, err error) bool {
+// replayFailed records that the operator's replay on p returned err,
+// where the broker had refused refused publishes before it began: the
+// operator sees the error and tries again once the broker is back. An
+// error without a refused publish during the replay is no failure the
+// operator can act on: the replay misreports what happened, and that is
+// an error the process should not return (Result.Unhandled).
+func (w *world) replayFailed(p *proc, err error, refused int) {
 	if w.cfg.Trace {
 		w.record(Event{Process: p.name, Kind: EventError, Action: "replay", Result: "error: " + err.Error()})
 	}
-	return !errors.Is(err, errNotStarted)
+	if _, now := w.broker.Publishes(); now == refused {
+		w.unhandled = append(w.unhandled, p.name+": the operator's replay, with nothing refused: "+err.Error())
+	}
 }
 
 // errNotStarted is a process the operator's replay could not start.
@@ -186,6 +191,7 @@ func (w *world) replayDeadLetters() error {
 			}
 		}
 		w.settle(p)
+		_, refused := w.broker.Publishes()
 		var err error
 		w.on(p, func() {
 			switch {
@@ -197,7 +203,7 @@ func (w *world) replayDeadLetters() error {
 			}
 		})
 		if err != nil && !errors.Is(err, effect.ErrCrashed) {
-			w.replayFailed(p, err)
+			w.replayFailed(p, err, refused)
 			failed = replayError{fmt.Errorf("sim: replay on %s: %w", p.name, err)}
 		}
 	}

@@ -1,6 +1,8 @@
 package sim_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,5 +44,45 @@ func TestAReplayThatMakesADeadLetterIsReplayedToo(t *testing.T) {
 	}
 	if replays != 2 {
 		t.Errorf("billing replayed %d time(s), want 2: #1's dead letter, then #2's", replays)
+	}
+}
+
+// misreportingReplay is the reference relay whose replay returns an error
+// after it committed: the operator is told the replay failed.
+type misreportingReplay struct{ variant.RelayAdapter }
+
+func (r misreportingReplay) ReplayDeadLetters() (int, error) {
+	n, err := r.RelayAdapter.ReplayDeadLetters()
+	if err == nil && n > 0 {
+		err = errors.New("replay: timed out") // it did not
+	}
+	return n, err
+}
+
+// TestAReplayThatMisreportsIsNamed: the operator's replay may return an
+// error when the broker refused what it sent, and the operator tries again
+// later; a replay that returns one with nothing refused misreports what
+// happened, and the run names it as an error the relay should not return.
+// (When replay errors ended the run, a mutant that returns its commit's
+// nil as an error was caught that way; tolerated, it went unseen until
+// this check: tried.)
+func TestAReplayThatMisreportsIsNamed(t *testing.T) {
+	v := variant.Outbox()
+	v.Name = "misreporting-replay"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		return misreportingReplay{variant.RelayAdapter{Relay: r}}, err
+	}
+	cfg := sim.DefaultConfig(v, threeOrders(), 1)
+	cfg.Faults = []sim.Fault{{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-1", Sequence: 1}}}
+	cfg.Operations = []sim.Operation{{Kind: sim.OpFix}} // no outage: nothing is refused during the replay
+	res := run(t, cfg)
+	if len(res.Unhandled) == 0 || !strings.Contains(res.Unhandled[0], "the operator's replay, with nothing refused: replay: timed out") {
+		t.Errorf("unhandled %q, want the replay's error named", res.Unhandled)
+	}
+	cfg.Operations = []sim.Operation{{Kind: sim.OpFix, Outage: time.Minute}}
+	cfg.Variant = variant.Outbox()
+	if res := run(t, cfg); len(res.Unhandled) > 0 || res.Outcome != check.OK {
+		t.Errorf("the reference, its replay meeting an outage: %s, unhandled %q", res.Outcome, res.Unhandled)
 	}
 }

@@ -2,6 +2,8 @@ package explore
 
 import (
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -194,9 +196,23 @@ func Generate(src Source) Schedule {
 			Point:      sim.CommitBoundaries[src.Intn("commit-failure-at", len(sim.CommitBoundaries))],
 			Occurrence: 1 + src.Intn("occurrence", 4)})
 	}
-	priceInCurrencies(src, s.Workload)
-	s.Operations = operations(src)
+	// The currencies, the cents and the operator's work come from a source
+	// of their own, seeded by everything drawn above: drawn from src, they
+	// would shift every later schedule of an exploration, and the seeds
+	// that found a mistake would stop finding it.
+	own := ownSource(s)
+	priceInCurrencies(own, s.Workload)
+	s.Operations = operations(own)
 	return s
+}
+
+// ownSource returns a source seeded by the schedule s drawn so far.
+func ownSource(s Schedule) Source {
+	h := fnv.New64a()
+	for _, line := range s.Lines() {
+		h.Write([]byte(line))
+	}
+	return randSource{rand.New(rand.NewPCG(h.Sum64(), 0x63757272656e6379))}
 }
 
 // cleanupWaits are the waits before a cleanup exploration draws from:
