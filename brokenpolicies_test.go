@@ -12,6 +12,8 @@ import (
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
 	"outboxlab/store"
 )
 
@@ -230,4 +232,16 @@ func (c quarantineConsumer) DeadLetters() []inbox.Parked {
 
 func (c quarantineConsumer) Held() []inbox.Parked {
 	return append(store.Values[inbox.Parked](c.env.BillingDB, inbox.TableParked), c.DeadLetters()...)
+}
+
+// TestAPolicyNoRelayCanHaveIsRefused: a declared policy no relay can have
+// (a negative attempt limit) is a configuration error that names the
+// field and what is valid, not a run judged against nonsense.
+func TestAPolicyNoRelayCanHaveIsRefused(t *testing.T) {
+	v := variant.Outbox()
+	v.Policy.Relay.MaxAttempts = -1
+	_, err := sim.Run(scenarios.Matrix().Config(v))
+	if err == nil || !strings.Contains(err.Error(), "variant outbox: relay policy: MaxAttempts = -1, want >= 0") {
+		t.Errorf("%v, want the field named", err)
+	}
 }

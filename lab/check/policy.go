@@ -1,6 +1,8 @@
 package check
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -81,6 +83,46 @@ const (
 	// gegen transiente Fehler" (chapter 000 section 8). GAVE_UP.
 	MinConsumerAttempts = 2
 )
+
+// Validate names every field of a declared relay policy that no relay can
+// have: a negative count or duration, a cap below its base, jitter outside
+// [0, 1). (A policy within these that hammers, retries for ever or keeps
+// nothing is valid, and a finding: Findings.)
+func (p RelayPolicy) Validate() error {
+	var errs []error
+	bad := func(field string, value any, want string) {
+		errs = append(errs, fmt.Errorf("relay policy: %s = %v, want %s", field, value, want))
+	}
+	if p.MaxAttempts < 0 {
+		bad("MaxAttempts", p.MaxAttempts, ">= 0 (0: never gives a message up)")
+	}
+	for _, d := range []struct {
+		field string
+		v     time.Duration
+	}{{"BackoffBase", p.BackoffBase}, {"PauseBase", p.PauseBase}, {"Retention", p.Retention}} {
+		if d.v < 0 {
+			bad(d.field, d.v, ">= 0")
+		}
+	}
+	if p.BackoffCap < p.BackoffBase {
+		bad("BackoffCap", p.BackoffCap, ">= BackoffBase")
+	}
+	if p.PauseCap < p.PauseBase {
+		bad("PauseCap", p.PauseCap, ">= PauseBase")
+	}
+	if p.Jitter < 0 || p.Jitter >= 1 {
+		bad("Jitter", p.Jitter, "in [0, 1)")
+	}
+	return errors.Join(errs...)
+}
+
+// Validate names a declared consumer policy no consumer can have.
+func (p ConsumerPolicy) Validate() error {
+	if p.MaxAttempts < 0 {
+		return fmt.Errorf("consumer policy: MaxAttempts = %d, want >= 0 (0: never parks a message)", p.MaxAttempts)
+	}
+	return nil
+}
 
 // RelayPolicyOf returns the policy of the reference relay configured
 // with c.

@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +139,27 @@ func TestBudgetsComeFromThePolicy(t *testing.T) {
 	tiny.PauseBase, tiny.PauseCap = time.Nanosecond, time.Nanosecond
 	if got := check.DownBudget(time.Hour, tiny.Pause); got != math.MaxInt {
 		t.Errorf("a pause of a nanosecond: %d, want math.MaxInt, at once", got)
+	}
+}
+
+// TestAPolicyNoRelayCanHaveIsAnError: a negative count or duration, a cap
+// below its base, jitter outside [0, 1): each named with what is valid.
+// A policy that hammers or never gives up is valid (and a finding).
+func TestAPolicyNoRelayCanHaveIsAnError(t *testing.T) {
+	bad := check.CourseRelayPolicy()
+	bad.MaxAttempts, bad.BackoffCap, bad.Jitter, bad.Retention = -1, 0, 1, -time.Hour
+	err := bad.Validate()
+	for _, want := range []string{"MaxAttempts = -1, want >= 0", "BackoffCap = 0s, want >= BackoffBase", "Jitter = 1, want in [0, 1)", "Retention = -1h0m0s, want >= 0"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: want it to say %q", err, want)
+		}
+	}
+	hammer := check.CourseRelayPolicy()
+	hammer.MaxAttempts, hammer.PauseBase, hammer.PauseCap = 0, 0, 0
+	if err := hammer.Validate(); err != nil {
+		t.Errorf("a policy that never gives up and never pauses: %v, want valid", err)
+	}
+	if err := (check.ConsumerPolicy{MaxAttempts: -2}).Validate(); err == nil || !strings.Contains(err.Error(), "MaxAttempts = -2, want >= 0") {
+		t.Errorf("consumer: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package variant
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -228,6 +229,9 @@ func (v Variant) Validate() error {
 		return fmt.Errorf("variant: no Name")
 	case v.Install == nil || v.NewService == nil || v.NewConsumer == nil:
 		return fmt.Errorf("variant %s: Install, NewService and NewConsumer are required", v.Name)
+	}
+	if err := errors.Join(v.Policy.Relay.Validate(), v.Policy.Consumer.Validate()); err != nil {
+		return fmt.Errorf("variant %s: %w", v.Name, err)
 	}
 	return nil
 }
