@@ -289,8 +289,6 @@ var Survivors = map[string]Reason{
 		"writes of two tables in one transaction: in either order the same"},
 	"inbox/consumer.go:countFailure:swap:tx.Put(TableDead, env.ID, Parked{Envelope: env, Reason: fmt.Sprintf(\"failed %d times: %v\", n, f.err), At: now}) b, parked = c.boundary(BoundaryCommit), true": {"equivalent",
 		"a write and two local variables that touch nothing of each other's"},
-	"inbox/consumer.go:countFailure:delete:b, parked = c.boundary(BoundaryCommit), true": {"equivalent",
-		"the new dead letter is then handed back once more, is found a dead letter and acknowledged: one delivery more, nothing else"},
 	"inbox/consumer.go:ReplayDeadLetters:swap:tx.Delete(TableDead, key) tx.Delete(TableFailures, key)": {"equivalent",
 		"deletes of two tables in one transaction: in either order the same"},
 	"inbox/consumer.go:ReplayDeadLetters:swap:tx.Delete(TableFailures, key) ids = append(ids, key)": {"equivalent",
