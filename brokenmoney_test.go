@@ -8,6 +8,7 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/domain"
+	"outboxlab/lab/check"
 	"outboxlab/store"
 )
 
@@ -37,7 +38,7 @@ func TestTheLabCatchesConsumersThatAssumeSomethingAboutMoney(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			outcome, lines := cellAt(t, withConsumerEffect(strings.ReplaceAll(c.name, " ", "-"), c.effect), "duplicate-delivery")
-			if outcome != "MISMATCH" || !strings.Contains(lines, c.detail) {
+			if outcome != check.Mismatch || !strings.Contains(lines, c.detail) {
 				t.Errorf("%s, want MISMATCH with %q:\n%s", outcome, c.detail, lines)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"outboxlab/alternatives/cdc"
 	"outboxlab/broker"
 	"outboxlab/effect"
+	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
@@ -27,7 +28,7 @@ func TestTheLabCatchesBrokenOperatorCode(t *testing.T) {
 	cases := []struct {
 		name   string
 		v      variant.Variant
-		want   string
+		want   check.Outcome
 		detail string
 	}{
 		{
@@ -35,7 +36,7 @@ func TestTheLabCatchesBrokenOperatorCode(t *testing.T) {
 			v: cleaning("cleanup-early", func(m outbox.Message, cutoff time.Time) bool {
 				return m.Status == outbox.Sent && m.SentAt.Before(cutoff.Add(2*time.Hour))
 			}),
-			want:   "UNSAFE",
+			want:   check.Unsafe,
 			detail: "deleted 167h0m0s after it was SENT",
 		},
 		{
@@ -44,25 +45,25 @@ func TestTheLabCatchesBrokenOperatorCode(t *testing.T) {
 				old := cutoff.Add(-3 * outbox.DefaultConfig("").Retention)
 				return m.Status == outbox.Sent && m.SentAt.Before(cutoff) || m.CreatedAt.Before(old)
 			}),
-			want:   "LOST",
+			want:   check.Lost,
 			detail: "deleted while DEAD_LETTER: only a SENT message may go",
 		},
 		{
 			name:   "a CDC replay that deletes the dead letter before the broker confirmed its send",
 			v:      cdcDeletingReplay(),
-			want:   "LOST",
+			want:   check.Lost,
 			detail: "and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent",
 		},
 		{
 			name:   "a replay that puts a dead letter back without resetting its attempts",
 			v:      replaying("replay-keeps-attempts", keepAttempts, false),
-			want:   "STUCK",
+			want:   check.Stuck,
 			detail: "the operator fixed its cause and replayed message",
 		},
 		{
 			name:   "a selective replay by order and type that does not ask for DEAD_LETTER",
 			v:      replaying("replay-any-status", anyStatus, true),
-			want:   "UNSAFE",
+			want:   check.Unsafe,
 			detail: "left the terminal state SENT for PENDING",
 		},
 	}

@@ -39,7 +39,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 		name   string
 		v      variant.Variant
 		point  string
-		want   string
+		want   check.Outcome
 		detail string
 	}{
 		{
@@ -47,7 +47,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			v: declaring(withRelayConfig("says-20-does-10", func(c *outbox.Config) { c.BackoffCap = time.Minute }),
 				func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap = 20, time.Minute }),
 			point:  "broker-outage",
-			want:   "GAVE_UP",
+			want:   check.GaveUp,
 			detail: "was dead-lettered in the outbox (broker: publish",
 		},
 		{
@@ -56,42 +56,42 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 				c.BackoffBase, c.BackoffCap, c.PauseCap, c.MaxAttempts = time.Second, time.Second, time.Second, 1<<30
 			}),
 			point:  "broker-outage",
-			want:   "STORM",
+			want:   check.Storm,
 			detail: "the relay's policy tries one message 600 times during a 10m outage (backoff from 1s, capped at 1s), the lab allows at most 30",
 		},
 		{
 			name:   "a relay that declares it pauses a second after a failed send",
 			v:      honest("short-pause-declared", func(c *outbox.Config) { c.PauseCap = time.Second }),
 			point:  "outage-backlog",
-			want:   "STORM",
+			want:   check.Storm,
 			detail: "the relay's policy sends requests 600 times into a 10m outage, all messages together (pause from 1s, capped at 1s), the lab allows at most 120",
 		},
 		{
 			name:   "a relay that declares it never gives up",
 			v:      honest("forever-declared", func(c *outbox.Config) { c.MaxAttempts = math.MaxInt }),
 			point:  "rejected",
-			want:   "STUCK",
+			want:   check.Stuck,
 			detail: "the relay's policy retries a message for more than 24h before it gives it up",
 		},
 		{
 			name:   "a relay that declares two attempts",
 			v:      honest("impatient-declared", func(c *outbox.Config) { c.MaxAttempts = 2 }),
 			point:  "broker-outage",
-			want:   "GAVE_UP",
+			want:   check.GaveUp,
 			detail: "the relay's policy gives a message up after 2 attempts within 2s of failures, but the chapters call a 10m outage transient",
 		},
 		{
 			name:   "a relay that declares a pause of up to five minutes",
 			v:      honest("long-pause-declared", func(c *outbox.Config) { c.PauseCap = 5 * time.Minute }),
 			point:  "broker-outage",
-			want:   "LATE",
+			want:   check.Late,
 			detail: "the relay's policy pauses up to 5m after failed sends, the lab allows at most 1m",
 		},
 		{
 			name:   "a relay that declares it keeps a SENT message an hour",
 			v:      honest("hour-retention", func(c *outbox.Config) { c.Retention = time.Hour }),
 			point:  "service.after-commit",
-			want:   "UNSAFE",
+			want:   check.Unsafe,
 			detail: "the relay's policy keeps a SENT message 1h, the chapters at least 72h",
 		},
 		{
@@ -102,7 +102,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 				return v
 			}(),
 			point:  "corrupt-once",
-			want:   "GAVE_UP",
+			want:   check.GaveUp,
 			detail: "the consumer's policy parks a message after 1 attempt(s), the lab wants at least 2",
 		},
 		{
@@ -112,7 +112,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			name:   "a consumer whose dead letters live in its own table, parked at the first failure",
 			v:      quarantining("quarantine-at-once", func(c *inbox.Config) { c.MaxAttempts = 1 }, false),
 			point:  "corrupt-once",
-			want:   "GAVE_UP",
+			want:   check.GaveUp,
 			detail: "aside as a dead letter after 1 attempt(s), though its fault was transient",
 		},
 		{
@@ -120,7 +120,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			name:   "a consumer whose replay keeps the dead letter in its own table",
 			v:      quarantining("quarantine-kept", nil, true),
 			point:  "poison",
-			want:   "STUCK",
+			want:   check.Stuck,
 			detail: "billing applied it and still holds message",
 		},
 	}

@@ -33,22 +33,22 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 		name   string
 		v      variant.Variant
 		point  string
-		want   string // the cell's outcome
-		detail string // a violation line that must appear
-		polled bool   // run with every relay polled as its production loop polls it
+		want   check.Outcome // the cell's outcome
+		detail string        // a violation line that must appear
+		polled bool          // run with every relay polled as its production loop polls it
 	}{
 		{
 			name:   "a consumer that bills amendments as 0.00",
 			v:      withConsumerEffect("zero-amendments", billZeroForAmendments),
 			point:  "duplicate-delivery",
-			want:   "MISMATCH",
+			want:   check.Mismatch,
 			detail: "MISMATCH o-1#2: billed line +0.00 EUR, the change was line +19.99 EUR",
 		},
 		{
 			name:   "a relay that gives up after two attempts",
 			v:      withRelayConfig("impatient-relay", func(c *outbox.Config) { c.MaxAttempts = 2 }),
 			point:  "broker-outage",
-			want:   "GAVE_UP",
+			want:   check.GaveUp,
 			detail: "was dead-lettered in the outbox (broker: publish",
 		},
 		{
@@ -57,35 +57,35 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 				c.BackoffBase, c.BackoffCap, c.PauseCap, c.MaxAttempts = time.Second, time.Second, time.Second, 1<<30
 			}),
 			point:  "broker-outage",
-			want:   "STORM",
+			want:   check.Storm,
 			detail: "the retry policy allows 20: retries without backoff or limit hammer the broker",
 		},
 		{
 			name:   "a relay started afresh for every poll, which forgets its pause after a failed send",
 			v:      freshRelayEveryPoll(),
 			point:  "outage-backlog",
-			want:   "STORM",
+			want:   check.Storm,
 			detail: "sends while it was down, a relay that pauses after a failed send allows 63",
 		},
 		{
 			name:   "an operator's replay that selects dead letters by event type alone",
 			v:      replayByTypeAlone(),
 			point:  "rejected",
-			want:   "STORM",
+			want:   check.Storm,
 			detail: "was published 31 times, the retry policy allows 30",
 		},
 		{
 			name:   "a relay that resends under a new message id",
 			v:      newIDOnEverySend(),
 			point:  "relay.after-send",
-			want:   "DUPLICATE",
+			want:   check.Duplicate,
 			detail: "a consumer that deduplicates by message id applies it twice",
 		},
 		{
 			name:   "a relay that judges leases by its own host's clock",
 			v:      hostClockLeases(),
 			point:  "clock-skew",
-			want:   "UNSAFE",
+			want:   check.Unsafe,
 			detail: "while relay-1's lease ran until",
 		},
 		{
@@ -94,14 +94,14 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 				c.Lease = 100 * 365 * 24 * time.Hour
 			}),
 			point:  "relay-lost",
-			want:   "STUCK",
+			want:   check.Stuck,
 			detail: "is IN_FLIGHT after quiesce (claimed by relay-1, never released)",
 		},
 		{
 			name:   "a relay that marks a failed send and keeps the rest of its batch claimed",
 			v:      keepsTheRest(),
 			point:  "broker-outage",
-			want:   "LATE",
+			want:   check.Late,
 			detail: "LATE o-1#2: relay-1 ended a step at 00:00:03.066 still holding it, claimed, under a lease until 00:00:33.036",
 		},
 		{
@@ -109,7 +109,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			v:      pausesOnlyInNextWake(),
 			point:  "outage-backlog",
 			polled: true,
-			want:   "STORM",
+			want:   check.Storm,
 			detail: "sends while it was down, a relay that pauses after a failed send allows 63",
 		},
 		{
@@ -118,21 +118,21 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 				c.PauseCap = 5 * time.Minute
 			}),
 			point:  "broker-outage",
-			want:   "LATE",
+			want:   check.Late,
 			detail: "the broker up, but relay-1 slept until",
 		},
 		{
 			name:   "a consumer that puts a message aside at its first failure",
 			v:      withConsumerConfig("no-second-try", func(c *inbox.Config) { c.MaxAttempts = 1 }),
 			point:  "corrupt-once",
-			want:   "GAVE_UP",
+			want:   check.GaveUp,
 			detail: "aside as a dead letter after 1 attempt(s), though its fault was transient",
 		},
 		{
 			name:   "a relay whose recovery hands its caller the refusal of its release",
 			v:      learner("recovery-conflict-is-an-error", func(r *learnerRelay) { r.recoverStrictly = true }),
 			point:  "recover-conflict",
-			want:   "OK",
+			want:   check.OK,
 			detail: "relay-1: outbox: recover: store orders: commit: outbox/000000000002: write conflict",
 		},
 		{
@@ -142,7 +142,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			name:   "relays that all write the owner name \"relay\"",
 			v:      withRelayConfig("one-name-for-all", func(c *outbox.Config) { c.Owner = "relay" }),
 			point:  "relay-restart",
-			want:   "UNSAFE",
+			want:   check.Unsafe,
 			detail: "set PENDING by relay-1 at 00:00:09.000, while relay-2's lease ran until",
 		},
 		{
@@ -155,14 +155,14 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 				}
 			}),
 			point:  "relay-restart",
-			want:   "UNSAFE",
+			want:   check.Unsafe,
 			detail: "while relay-2's lease ran until",
 		},
 		{
 			name:   "a relay that takes a publish timeout for a success",
 			v:      timeoutMeansStored(),
 			point:  "publish-timeout-dropped",
-			want:   "LOST",
+			want:   check.Lost,
 			detail: "LOST o-1#1: committed, but billing never applied it",
 		},
 	}
@@ -543,7 +543,7 @@ func okEverywhere(t *testing.T, v variant.Variant) {
 
 // cellAt runs v at the matrix row point and returns the cell's outcome
 // and its violations, one a line.
-func cellAt(t *testing.T, v variant.Variant, point string) (string, string) {
+func cellAt(t *testing.T, v variant.Variant, point string) (check.Outcome, string) {
 	t.Helper()
 	p, err := scenarios.FindPoint(point)
 	if err != nil {
@@ -575,7 +575,7 @@ func TestSleepingWhileTheBrokerIsDownIsNotLate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cell.Outcome != "OK" {
+	if cell.Outcome != check.OK {
 		t.Errorf("%s: %s, want OK: %v", p.ID, cell.Outcome, cell.Violations)
 	}
 }

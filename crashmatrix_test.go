@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"outboxlab/broker"
+	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
@@ -36,7 +37,7 @@ func TestCrashMatrix(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if cell.Outcome == sim.NotApplicable && cell.Expected != "OK" {
+					if cell.Outcome == check.NotApplicable && cell.Expected != check.OK {
 						t.Fatalf("%s declares %s at %s, but the workload never reaches that point: the row tests nothing", v.Name, cell.Expected, p.ID)
 					}
 					if !cell.Matches() {
@@ -150,7 +151,7 @@ func TestARowThatMissesItsSituationIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cell.Outcome != "OK" || !slices.Equal(cell.Missing(), []sim.Situation{sim.GapParked}) {
+	if cell.Outcome != check.OK || !slices.Equal(cell.Missing(), []sim.Situation{sim.GapParked}) {
 		t.Fatalf("outcome %s, missing %v; want OK with %s missing", cell.Outcome, cell.Missing(), sim.GapParked)
 	}
 }

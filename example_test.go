@@ -88,7 +88,7 @@ func Example_gradeYourOwnRelay() {
 		case len(cell.Unhandled) > 0:
 			verdict = "returned: " + cell.Unhandled[0]
 		case !cell.Matches():
-			verdict = "declared " + cell.Expected
+			verdict = "declared " + cell.Expected.String()
 		}
 		fmt.Printf("%-23s %-5s %s\n", p.ID, cell.Outcome, verdict)
 	}

@@ -3,6 +3,7 @@ package outboxlab_test
 import (
 	"testing"
 
+	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
@@ -38,8 +39,8 @@ func TestOnlyPollingCatchesAPauseKeptInNextWake(t *testing.T) {
 	}
 	for _, c := range []struct {
 		m    sim.Matrix
-		want string
-	}{{scenarios.Matrix(), "OK"}, {polled(), "STORM"}} {
+		want check.Outcome
+	}{{scenarios.Matrix(), check.OK}, {polled(), check.Storm}} {
 		cell, err := c.m.RunCell(pausesOnlyInNextWake(), p)
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +67,7 @@ func TestTheLearnerRelayIsOKWithoutItsSlip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cell.Outcome != "OK" {
+			if cell.Outcome != check.OK {
 				t.Errorf("%s, polled %v: %s, want OK: %v", id, m.Config(v).Poll, cell.Outcome, cell.Violations)
 			}
 		}

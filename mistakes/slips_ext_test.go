@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/lab/check"
 	"outboxlab/mistakes"
 	"outboxlab/scenarios"
 )
@@ -14,18 +15,20 @@ import (
 // wrong. The reference passes every row (TestCrashMatrix).
 func TestTheLabCatchesSlipsItDoesNotShip(t *testing.T) {
 	cases := []struct {
-		slip, point, want, detail string
+		slip, point string
+		want        check.Outcome
+		detail      string
 	}{
 		// An id recorded at parking time makes the parked event look
 		// applied: when its turn comes the inbox refuses it.
-		{"park-and-record", "reorder", "GAVE_UP", "dead-lettered in billing (store billing: insert inbox/"},
+		{"park-and-record", "reorder", check.GaveUp, "dead-lettered in billing (store billing: insert inbox/"},
 		// Only the next parked event is applied after a gap closes: the
 		// one behind it waits for ever.
-		{"drain-one", "poison", "LOST", "LOST o-1#3: committed, but billing never applied it"},
+		{"drain-one", "poison", check.Lost, "LOST o-1#3: committed, but billing never applied it"},
 		// A replayed dead letter is older than the retention period when
 		// it is finally sent: the cleanup after the replay deletes it at
 		// once. Passed before that cleanup was part of a run.
-		{"cleanup-by-creation", "rejected", "UNSAFE", "deleted 2h0m0s after it was SENT: retention keeps a SENT message 168h0m0s, as the evidence"},
+		{"cleanup-by-creation", "rejected", check.Unsafe, "deleted 2h0m0s after it was SENT: retention keeps a SENT message 168h0m0s, as the evidence"},
 	}
 	m := scenarios.Matrix()
 	for _, c := range cases {

@@ -264,7 +264,7 @@ func TestACleanupThatDeletesNothingIsCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cell.Outcome != "OK" {
+		if cell.Outcome != check.OK {
 			t.Errorf("%s: %s, want OK", v.Name, cell.Outcome)
 		}
 		return cell.Missing()

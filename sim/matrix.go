@@ -68,19 +68,16 @@ func (p Point) Apply(cfg *Config) {
 	}
 }
 
-// NotApplicable is the outcome word of a cell whose crash point the variant
-// never reaches.
-const NotApplicable = "n/a"
-
 // Cell is one variant at one point: the worst outcome over every run behind
 // it, and the first run that showed it.
 type Cell struct {
 	Variant string
 	Point   Point
-	// Outcome is an outcome word, or NotApplicable.
-	Outcome string
+	// Outcome is the worst outcome of the cell's runs, or
+	// check.NotApplicable when no run reached the point.
+	Outcome check.Outcome
 	// Expected is the outcome the variant declares.
-	Expected string
+	Expected check.Outcome
 	// Violations of the counterexample run.
 	Violations []check.Violation
 	// Counterexample is the first run that showed Outcome; nil for OK and
@@ -120,8 +117,8 @@ func (c Cell) Matches() bool { return c.OutcomeMatches() && len(c.Unhandled) == 
 // OutcomeMatches reports whether the cell's outcome is the one declared,
 // whatever errors were returned.
 func (c Cell) OutcomeMatches() bool {
-	if c.Outcome == NotApplicable {
-		return c.Expected == check.OK.String()
+	if c.Outcome == check.NotApplicable {
+		return c.Expected == check.OK
 	}
 	return c.Outcome == c.Expected
 }
@@ -207,16 +204,14 @@ func (m Matrix) Config(v variant.Variant) Config {
 // the variant has no relay or supports only one): a second relay is what
 // tests claims, leases and recovery against each other.
 func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
-	cell := Cell{Variant: v.Name, Point: p, Expected: v.Expected(p.ID).String(), Outcome: NotApplicable, Situations: map[Situation]int{}}
+	cell := Cell{Variant: v.Name, Point: p, Expected: v.Expected(p.ID), Outcome: check.NotApplicable, Situations: map[Situation]int{}}
 	worst := check.OK
 	consider := func(cfg Config, res Result, sched []string, scenario string) {
 		cell.Runs++
 		for s, n := range res.Situations {
 			cell.Situations[s] += n
 		}
-		if cell.Outcome == NotApplicable {
-			cell.Outcome = check.OK.String()
-		}
+		cell.Outcome = max(cell.Outcome, check.OK)
 		example := func() *Counterexample {
 			c := &Counterexample{Seed: m.Seed, Schedule: sched, Scenario: scenario, Poll: cfg.Poll}
 			if base := m.Config(v); p.Relays == 0 && cfg.Relays != base.Relays {
@@ -227,7 +222,7 @@ func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 		}
 		if res.Outcome > worst {
 			worst = res.Outcome
-			cell.Outcome = worst.String()
+			cell.Outcome = worst
 			cell.Violations = res.Violations
 			cell.Counterexample = example()
 		}

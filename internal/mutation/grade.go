@@ -168,7 +168,7 @@ func firstDisagreement(m sim.Matrix, v variant.Variant, label string) string {
 
 // cellRow names a failing cell as labrun scenario replays it.
 func cellRow(c sim.Cell) string {
-	run, verdict := c.Counterexample, c.Outcome
+	run, verdict := c.Counterexample, c.Outcome.String()
 	if len(c.Unhandled) > 0 && c.OutcomeMatches() {
 		run, verdict = c.UnhandledRun, "unhandled error "+c.Unhandled[0]
 	}

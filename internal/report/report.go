@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/sim"
 )
 
@@ -22,7 +23,11 @@ type Run struct {
 	Summary   string
 	Narrative string
 	Outcome   check.Outcome
-	Expected  check.Outcome
+	// Expected is what the variant declares for the run, or
+	// check.NotApplicable when it declares nothing for it (an exploration
+	// of a variant that does not claim to be correct): the page then says
+	// nothing of an expectation.
+	Expected check.Outcome
 	// Violations are the run's, as check found them.
 	Violations []check.Violation
 	// Replay is the command that plays the run again.
@@ -33,11 +38,18 @@ type Run struct {
 
 // Options say how a page speaks.
 type Options struct {
-	// German selects the page's own words in German.
+	// German selects the page's own words, and the outcomes' meanings
+	// (check.Outcome.Meaning), in German.
 	German bool
-	// Meanings say in a few words what each outcome word means
-	// ("LOST": "a committed change has no effect downstream").
-	Meanings map[string]string
+}
+
+// meaning says what o means, in the page's language.
+func (o Options) meaning(out check.Outcome) string {
+	l := lang.English
+	if o.German {
+		l = lang.German
+	}
+	return out.Meaning().In(l)
 }
 
 // WriteRun writes a page with one run.
@@ -106,16 +118,16 @@ func WriteMatrix(w io.Writer, m Matrix, opts Options) error {
 			switch {
 			case !ok:
 				b.WriteString(`<td></td>`)
-			case c.Outcome == sim.NotApplicable:
+			case c.Outcome == check.NotApplicable:
 				b.WriteString(`<td class="na">n/a</td>`)
-			case c.Outcome == check.OK.String() && c.Matches():
+			case c.Outcome == check.OK && c.Matches():
 				b.WriteString(`<td class="ok">✓</td>`)
 			default:
 				class := "bad"
 				if !c.Matches() {
 					class += " disagrees"
 				}
-				text := c.Outcome
+				text := c.Outcome.String()
 				if m.Mark != nil {
 					text = m.Mark(c)
 				} else if !c.Matches() {
@@ -222,10 +234,13 @@ func runView(r Run, opts Options) (runPage, error) {
 	}
 	words := wordsFor(opts)
 	v := runPage{ID: r.ID, Title: r.Title, Summary: r.Summary, Narrative: r.Narrative,
-		Outcome: r.Outcome.String(), Expected: r.Expected.String(), Meaning: opts.Meanings[r.Outcome.String()],
+		Outcome: r.Outcome.String(), Meaning: opts.meaning(r.Outcome),
 		Good: r.Outcome == r.Expected, Replay: r.Replay, Last: len(r.Trace) - 1}
+	if r.Expected != check.NotApplicable {
+		v.Expected = r.Expected.String()
+	}
 	for _, viol := range r.Violations {
-		vv := violationView{Text: viol.String(), Meaning: opts.Meanings[viol.Outcome.String()], Run: r.ID}
+		vv := violationView{Text: viol.String(), Meaning: opts.meaning(viol.Outcome), Run: r.ID}
 		if i, ok := Where(r.Trace, viol); ok {
 			vv.Linked, vv.Step, vv.Href = true, i, fmt.Sprintf("%s-e%d", r.ID, i)
 			vv.At = fmt.Sprintf("%s %d (%s, %s %s)", words.EventWord, i+1, sim.FormatTime(r.Trace[i].At), r.Trace[i].Process, r.Trace[i].Action)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
 
 	"outboxlab/billing"
@@ -46,8 +45,12 @@ const (
 
 var outcomeWords = [...]string{"OK", "LATE", "STORM", "GAVE_UP", "STUCK", "UNSAFE", "MISMATCH", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST"}
 
-// String returns the outcome's public word, e.g. "OUT_OF_ORDER".
+// String returns the outcome's public word, e.g. "OUT_OF_ORDER", and
+// "n/a" for NotApplicable.
 func (o Outcome) String() string {
+	if o == NotApplicable {
+		return "n/a"
+	}
 	if o < 0 || int(o) >= len(outcomeWords) {
 		return fmt.Sprintf("Outcome(%d)", int(o))
 	}
@@ -57,16 +60,6 @@ func (o Outcome) String() string {
 // Outcomes lists every outcome, mildest first.
 func Outcomes() []Outcome {
 	return []Outcome{OK, Late, Storm, GaveUp, Stuck, Unsafe, Mismatch, OutOfOrder, Duplicate, Phantom, Lost}
-}
-
-// ParseOutcome turns a public word back into an Outcome.
-func ParseOutcome(word string) (Outcome, error) {
-	for i, w := range outcomeWords {
-		if w == word {
-			return Outcome(i), nil
-		}
-	}
-	return OK, fmt.Errorf("unknown outcome %q (valid: %s)", word, strings.Join(outcomeWords[:], ", "))
 }
 
 // Violation is one broken invariant, in plain words with numbers.

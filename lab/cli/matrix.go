@@ -183,8 +183,8 @@ func cellAt(cells []sim.Cell, v, p string) sim.Cell {
 // mark renders a cell: ✓ for OK, the outcome word otherwise, and a trailing
 // "!" where the cell disagrees with the variant's declaration.
 func mark(c sim.Cell) string {
-	s := c.Outcome
-	if s == "OK" {
+	s := c.Outcome.String()
+	if c.Outcome == check.OK {
 		s = "✓"
 	}
 	if !c.Matches() {
@@ -208,8 +208,8 @@ func useColour(w io.Writer) bool {
 func colourize(text string) string {
 	const reset = "\x1b[0m"
 	paint := map[string]string{"✓": "\x1b[32m", "n/a": "\x1b[2m", "-": "\x1b[2m"}
-	for _, o := range outcomeLetters {
-		paint[o.word], paint[o.letter] = "\x1b[31m", "\x1b[31m"
+	for _, o := range badOutcomes() {
+		paint[o.String()], paint[o.Letter()] = "\x1b[31m", "\x1b[31m"
 	}
 	variants := map[string]bool{}
 	for _, n := range scenarios.VariantNames() {
@@ -275,8 +275,8 @@ func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, 
 		fmt.Fprintln(w)
 	}
 	fmt.Fprint(w, tr(w, "\n### Legend\n\n"))
-	for _, l := range legend {
-		fmt.Fprintf(w, "- `%s` %s\n", l.word, tr(w, l.meaning))
+	for _, l := range legend(w) {
+		fmt.Fprintf(w, "- `%s` %s\n", l.word, l.meaning)
 	}
 	fmt.Fprint(w, tr(w, "\n### Findings\n\n"))
 	for _, c := range cells {
@@ -329,21 +329,37 @@ var nextSteps = [][2]string{
 	{"explore --variant outbox", "random schedules against the reference"},
 }
 
-// legend is what the words and marks of a matrix mean.
-var legend = []struct{ word, meaning string }{
-	{"✓", "all invariants hold"},
-	{"n/a", "the variant never reaches this point"},
-	{"LOST", "a committed (or acknowledged) change has no effect downstream"},
-	{"PHANTOM", "a downstream effect for a change never committed"},
-	{"DUPLICATE", "a business effect applied more than once"},
-	{"OUT_OF_ORDER", "an older event applied after a newer one of the same order"},
-	{"STUCK", "a message neither SENT nor DEAD_LETTER after quiesce"},
-	{"MISMATCH", "an effect that differs from the committed change (amount, kind)"},
-	{"UNSAFE", "a safety breach during the run (two live owners, a write after SENT)"},
-	{"GAVE_UP", "a dead letter although every fault was transient"},
-	{"STORM", "more publishes than the retry policy allows"},
-	{"LATE", "a message waited although a relay could have sent it"},
-	{"!", "the cell disagrees with what the variant declares"},
+// disagrees is what the "!" of a matrix cell means.
+const disagrees = "the cell disagrees with what the variant declares"
+
+// badOutcomes are the outcomes other than OK, worst first: the order of
+// every legend and key.
+func badOutcomes() []check.Outcome {
+	out := check.Outcomes()[1:]
+	slices.Reverse(out)
+	return out
+}
+
+// legendEntry is one line of a matrix's legend: a mark or outcome word,
+// its letter in the compact table ("" for none) and what it means in w's
+// language.
+type legendEntry struct{ word, letter, meaning string }
+
+// legend is what the words and marks of a matrix mean, from the outcomes
+// themselves (check.Outcome.Meaning).
+func legend(w io.Writer) []legendEntry {
+	l := lang.English
+	if german(w) {
+		l = lang.German
+	}
+	out := []legendEntry{
+		{"✓", "", check.OK.Meaning().In(l)},
+		{check.NotApplicable.String(), "", check.NotApplicable.Meaning().In(l)},
+	}
+	for _, o := range badOutcomes() {
+		out = append(out, legendEntry{o.String(), o.Letter(), o.Meaning().In(l)})
+	}
+	return append(out, legendEntry{"!", "", tr(w, disagrees)})
 }
 
 // writeMatrixHTML writes the matrix as a page whose cells link to their
@@ -356,14 +372,12 @@ func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 		Runs:   map[string]report.Run{},
 		Mark:   letter,
 	}
-	for _, l := range legend {
+	for _, l := range legend(w) {
 		word := l.word
-		for _, o := range outcomeLetters {
-			if o.word == l.word {
-				word = o.letter + " " + l.word
-			}
+		if l.letter != "" {
+			word = l.letter + " " + l.word
 		}
-		page.Legend = append(page.Legend, [2]string{word, tr(w, l.meaning)})
+		page.Legend = append(page.Legend, [2]string{word, l.meaning})
 	}
 	for _, v := range variants {
 		page.Variants = append(page.Variants, v.Name)
@@ -390,10 +404,9 @@ func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 			if err != nil {
 				return err
 			}
-			expected, _ := check.ParseOutcome(c.Expected)
 			page.Runs[report.Key(v.Name, c.Point.ID)] = report.Run{
 				Title:   strings.TrimSpace(trf(w, "%s at %s: %s (%s)\n", v.Name, c.Point.ID, res.Outcome, trf(w, "expected %s", c.Expected))),
-				Summary: summary, Outcome: res.Outcome, Expected: expected, Violations: res.Violations,
+				Summary: summary, Outcome: res.Outcome, Expected: c.Expected, Violations: res.Violations,
 				Replay: ce.Replay(programName(), v.Name), Trace: res.Trace,
 			}
 		}
@@ -401,13 +414,9 @@ func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 	return report.WriteMatrix(w, page, reportOptions(w))
 }
 
-// reportOptions are the HTML report's language and outcome meanings for w.
+// reportOptions are the HTML report's language for w.
 func reportOptions(w io.Writer) report.Options {
-	opts := report.Options{German: german(w), Meanings: map[string]string{}}
-	for _, l := range legend {
-		opts.Meanings[l.word] = tr(w, l.meaning)
-	}
-	return opts
+	return report.Options{German: german(w)}
 }
 
 // sweepMeaning explains the sweep where the summary first names it.
@@ -417,9 +426,10 @@ var sweepMeaning = lang.Text{
 }
 
 func writeLegend(w io.Writer) {
-	fmt.Fprintf(w, "\n%s %s %s   %s %s\n", tr(w, "Legend:"), legend[0].word, tr(w, legend[0].meaning), legend[1].word, tr(w, legend[1].meaning))
-	for _, l := range legend[2:] {
-		fmt.Fprintf(w, "  %-13s %s\n", l.word, tr(w, l.meaning))
+	l := legend(w)
+	fmt.Fprintf(w, "\n%s %s %s   %s %s\n", tr(w, "Legend:"), l[0].word, l[0].meaning, l[1].word, l[1].meaning)
+	for _, e := range l[2:] {
+		fmt.Fprintf(w, "  %-13s %s\n", e.word, e.meaning)
 	}
 }
 
@@ -479,8 +489,8 @@ type jsonPoint struct {
 type jsonCell struct {
 	Variant        string         `json:"variant"`
 	Point          string         `json:"point"`
-	Outcome        string         `json:"outcome"`
-	Expected       string         `json:"expected"`
+	Outcome        check.Outcome  `json:"outcome"`
+	Expected       check.Outcome  `json:"expected"`
 	Runs           int            `json:"runs"`
 	Violations     []string       `json:"violations"`
 	Counterexample *jsonCounterex `json:"counterexample"`
@@ -534,28 +544,11 @@ func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 // width is what labrun's default outputs fit in.
 const width = 100
 
-// outcomeLetters abbreviate the outcome words in the compact table.
-var outcomeLetters = []struct{ word, letter string }{
-	{"LOST", "L"}, {"PHANTOM", "P"}, {"DUPLICATE", "D"}, {"OUT_OF_ORDER", "O"}, {"MISMATCH", "M"},
-	{"UNSAFE", "U"}, {"STUCK", "S"}, {"GAVE_UP", "G"}, {"STORM", "R"}, {"LATE", "T"},
-}
-
 // letter renders a cell in one or two characters: ✓, -, an outcome's
-// letter, and "!" where the cell disagrees with the declaration.
+// letter (check.Outcome.Letter), and "!" where the cell disagrees with
+// the declaration.
 func letter(c sim.Cell) string {
-	s := "?"
-	switch c.Outcome {
-	case "OK":
-		s = "✓"
-	case sim.NotApplicable:
-		s = "-"
-	default:
-		for _, o := range outcomeLetters {
-			if o.word == c.Outcome {
-				s = o.letter
-			}
-		}
-	}
+	s := c.Outcome.Letter()
 	if !c.Matches() {
 		s += "!"
 	}
@@ -608,8 +601,8 @@ func writeCompactTable(w io.Writer, m sim.Matrix, variants []variant.Variant, ce
 	writeColumns(w, key, 2)
 	fmt.Fprintln(w, tr(w, "\n✓ all invariants hold   - never reached   ! disagrees with what the variant declares"))
 	line := ""
-	for _, o := range outcomeLetters {
-		item := o.letter + " " + o.word
+	for _, o := range badOutcomes() {
+		item := o.Letter() + " " + o.String()
 		if line != "" && len(line)+2+len(item) > width {
 			fmt.Fprintln(w, line)
 			line = ""
@@ -685,15 +678,15 @@ func summaryVerdict(w io.Writer, v variant.Variant, m sim.Matrix, cells []sim.Ce
 		first string
 		n     int
 	}
-	byOutcome := map[string]*seen{}
-	var order []string
+	byOutcome := map[check.Outcome]*seen{}
+	var order []check.Outcome
 	bad := ""
 	for _, p := range m.Points {
 		c := cellAt(cells, v.Name, p.ID)
 		if !c.Matches() {
 			bad = "! "
 		}
-		if c.Outcome == "OK" || c.Outcome == sim.NotApplicable {
+		if c.Outcome <= check.OK {
 			continue
 		}
 		if s, ok := byOutcome[c.Outcome]; ok {

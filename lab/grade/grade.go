@@ -115,11 +115,7 @@ func Report(v variant.Variant) ([]Failure, error) {
 			Line:   fmt.Sprintf("%s at %s: %s, but %s declares %s", v.Name, p.ID, c.Outcome, v.Name, c.Expected),
 			LineDE: fmt.Sprintf("%s bei %s: %s, %s erwartet aber %s", v.Name, p.ID, c.Outcome, v.Name, c.Expected),
 		}
-		for _, o := range check.Outcomes() {
-			if o.String() == c.Outcome {
-				f.Outcome = o
-			}
-		}
+		f.Outcome = c.Outcome
 		if len(c.Unhandled) > 0 {
 			if c.OutcomeMatches() {
 				f.Line = fmt.Sprintf("%s at %s: %s as declared", v.Name, p.ID, c.Outcome)

@@ -329,7 +329,7 @@ func simulatorSays(t *testing.T, variantName, point string, want check.Outcome) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cell.Outcome != want.String() {
+	if cell.Outcome != want {
 		t.Errorf("the simulator's %s at %s is %s; PostgreSQL's %s", variantName, point, cell.Outcome, want)
 	}
 }

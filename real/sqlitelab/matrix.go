@@ -11,9 +11,9 @@ import (
 	"outboxlab/sim"
 )
 
-// NotApplicable is the outcome word of a cell whose crash point the variant
-// never reaches (as labrun says it).
-const NotApplicable = sim.NotApplicable
+// NotApplicable is the verdict of a cell whose crash point the variant
+// never reaches (labrun's n/a).
+const NotApplicable = check.NotApplicable
 
 // Cell is one variant at one crash point on real parts, beside the
 // simulator's verdict of the same cell.
@@ -22,9 +22,9 @@ type Cell struct {
 	// Outcome is the worst outcome over every run of the cell (every
 	// occurrence of the point, with one relay and with two where the
 	// simulator runs two), or NotApplicable.
-	Outcome string
+	Outcome check.Outcome
 	// Sim is the simulator's outcome of the cell.
-	Sim string
+	Sim check.Outcome
 	// Runs is how many runs on real parts the cell took.
 	Runs int
 	// OnPostgres says the order database was on PostgreSQL.
@@ -159,12 +159,10 @@ func runCell(cfg MatrixConfig, postgres, variantName, point string) (Cell, error
 				break
 			}
 			cell.Runs++
-			if cell.Outcome == NotApplicable {
-				cell.Outcome = check.OK.String()
-			}
+			cell.Outcome = max(cell.Outcome, check.OK)
 			if res.Outcome > worst {
 				worst = res.Outcome
-				cell.Outcome = worst.String()
+				cell.Outcome = worst
 				cell.Worst, cell.WorstConfig = &res, rc
 			}
 		}

@@ -195,16 +195,6 @@ func matrix(stdout, stderr io.Writer, cfg sqlitelab.MatrixConfig) int {
 	return 1
 }
 
-// letter is the matrix's one-character form of an outcome word, as labrun
+// letter is the matrix's one-character form of an outcome, as labrun
 // prints it.
-func letter(word string) string {
-	if word == sqlitelab.NotApplicable {
-		return "-"
-	}
-	o, err := check.ParseOutcome(word)
-	if err != nil {
-		return "?"
-	}
-	return map[check.Outcome]string{check.OK: "✓", check.Lost: "L", check.Phantom: "P", check.Duplicate: "D",
-		check.OutOfOrder: "O", check.Mismatch: "M", check.Unsafe: "U", check.Stuck: "S", check.GaveUp: "G", check.Storm: "R"}[o]
-}
+func letter(o check.Outcome) string { return o.Letter() }

@@ -1,0 +1,58 @@
+package check
+
+import "outboxlab/lab/lang"
+
+// NotApplicable is the verdict of a matrix cell whose point the variant
+// never reaches: no run was judged there. It is no run's outcome (Outcomes
+// leaves it out, Worst never returns it) and sorts below OK.
+const NotApplicable Outcome = -1
+
+// Letter returns the outcome's one-character mark in the compact matrix:
+// ✓ for OK, - for NotApplicable, a letter for every other outcome.
+func (o Outcome) Letter() string {
+	if t, ok := outcomeTexts[o]; ok {
+		return t.letter
+	}
+	return "?"
+}
+
+// Meaning says in a few words, in both languages, what the outcome means:
+// the legend of every matrix (text, Markdown, HTML) and the meaning of a
+// violation in a report come from here.
+func (o Outcome) Meaning() lang.Text {
+	return outcomeTexts[o].meaning
+}
+
+// outcomeTexts are the letter and meaning of each outcome and of
+// NotApplicable.
+var outcomeTexts = map[Outcome]struct {
+	letter  string
+	meaning lang.Text
+}{
+	NotApplicable: {"-", lang.Text{EN: "the variant never reaches this point", DE: "die Variante erreicht diesen Punkt nie"}},
+	OK:            {"✓", lang.Text{EN: "all invariants hold", DE: "alle Invarianten gelten"}},
+	Lost: {"L", lang.Text{EN: "a committed (or acknowledged) change has no effect downstream",
+		DE: "eine committete (oder bestätigte) Änderung hat nachgelagert keine Wirkung"}},
+	Phantom: {"P", lang.Text{EN: "a downstream effect for a change never committed",
+		DE: "eine nachgelagerte Wirkung für eine nie committete Änderung"}},
+	Duplicate: {"D", lang.Text{EN: "a business effect applied more than once",
+		DE: "eine fachliche Wirkung mehr als einmal angewendet"}},
+	OutOfOrder: {"O", lang.Text{EN: "an older event applied after a newer one of the same order",
+		DE: "ein älteres Ereignis nach einem neueren derselben Bestellung angewendet"}},
+	Mismatch: {"M", lang.Text{EN: "an effect that differs from the committed change (amount, kind)",
+		DE: "eine Wirkung, die von der committeten Änderung abweicht (Betrag, Art)"}},
+	Unsafe: {"U", lang.Text{EN: "a safety breach during the run (two live owners, a write after SENT)",
+		DE: "eine Sicherheitsverletzung im Lauf (zwei lebende Besitzer, ein Schreiben nach SENT)"}},
+	Stuck: {"S", lang.Text{EN: "a message neither SENT nor DEAD_LETTER after quiesce",
+		DE: "eine Nachricht nach dem Abklingen weder SENT noch DEAD_LETTER"}},
+	GaveUp: {"G", lang.Text{EN: "a dead letter although every fault was transient",
+		DE: "ein Dead Letter, obwohl jede Störung vorübergehend war"}},
+	Storm: {"R", lang.Text{EN: "more publishes than the retry policy allows",
+		DE: "mehr Sendeversuche, als die Wiederholungsstrategie erlaubt"}},
+	Late: {"T", lang.Text{EN: "a message waited although a relay could have sent it",
+		DE: "eine Nachricht wartete, obwohl ein Relay sie hätte senden können"}},
+}
+
+// MarshalText writes the outcome's public word, so that JSON carries
+// "LOST", not a number.
+func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
