@@ -94,6 +94,11 @@ type Cell struct {
 	// with one disagrees with any declaration.
 	Unhandled    []string
 	UnhandledRun *Counterexample
+	// Swallowed are the crashes a process went on from in the first run
+	// of the cell that had any (see Result.Swallowed), and SwallowedRun
+	// replays that run. A cell with one disagrees with any declaration.
+	Swallowed    []string
+	SwallowedRun *Counterexample
 }
 
 // Missing returns the situations the row declares that no run of the cell
@@ -109,10 +114,12 @@ func (c Cell) Missing() []Situation {
 }
 
 // Matches reports whether the cell agrees with the variant's declaration:
-// its outcome is the one declared, and no relay or consumer returned an
-// error it should have handled itself (no declaration allows one:
-// Relay.Run stops at it).
-func (c Cell) Matches() bool { return c.OutcomeMatches() && len(c.Unhandled) == 0 }
+// its outcome is the one declared, no relay or consumer returned an error
+// it should have handled itself (no declaration allows one: Relay.Run
+// stops at it), and no process went on after its crash.
+func (c Cell) Matches() bool {
+	return c.OutcomeMatches() && len(c.Unhandled) == 0 && len(c.Swallowed) == 0
+}
 
 // OutcomeMatches reports whether the cell's outcome is the one declared,
 // whatever errors were returned.
@@ -228,6 +235,9 @@ func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 		}
 		if len(res.Unhandled) > 0 && len(cell.Unhandled) == 0 {
 			cell.Unhandled, cell.UnhandledRun = res.Unhandled, example()
+		}
+		if len(res.Swallowed) > 0 && len(cell.Swallowed) == 0 {
+			cell.Swallowed, cell.SwallowedRun = res.Swallowed, example()
 		}
 	}
 	for _, relays := range m.relayCounts(v, p) {
@@ -360,10 +370,21 @@ type SweepFailure struct {
 	// not: FailureReported, in a FailureSweep's run whose process
 	// swallowed the failed commit.
 	Missing []Situation
-	// Unhandled are the errors a relay or consumer returned in a
-	// FailureSweep's run that it should have handled itself (see
-	// Result.Unhandled).
+	// Unhandled are the errors a relay or consumer returned that it
+	// should have handled itself (see Result.Unhandled), and Swallowed
+	// the crashes a process went on from (Result.Swallowed).
 	Unhandled []string
+	Swallowed []string
+}
+
+// failed returns the sweep failure res makes, or nil when res is OK, safe,
+// and every process handled and handed back what it should have.
+func failed(res Result, relays int, missing []Situation) *SweepFailure {
+	if res.Outcome == check.OK && len(res.Unsafe) == 0 && len(missing) == 0 && len(res.Unhandled) == 0 && len(res.Swallowed) == 0 {
+		return nil
+	}
+	return &SweepFailure{Relays: relays, Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe,
+		Missing: missing, Unhandled: res.Unhandled, Swallowed: res.Swallowed}
 }
 
 // Sweep runs the sweep for v on the matrix's workload; the points run in
@@ -450,9 +471,9 @@ func (m Matrix) failureSweep(v variant.Variant, row Point, relays int, sw *Sweep
 		if res.Situations[FailureReported] == 0 {
 			missing = []Situation{FailureReported}
 		}
-		if res.Outcome != check.OK || len(res.Unsafe) > 0 || len(missing) > 0 || len(res.Unhandled) > 0 {
-			failures[i] = &SweepFailure{Relays: relays, Row: row.ID, Failure: &planned[i], Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe,
-				Missing: missing, Unhandled: res.Unhandled}
+		if f := failed(res, relays, missing); f != nil {
+			f.Row, f.Failure = row.ID, &planned[i]
+			failures[i] = f
 		}
 		return nil
 	})
@@ -480,8 +501,9 @@ func (m Matrix) sweep(v variant.Variant, relays int) (Sweep, error) {
 		cfg.Crashes = crashes
 		o.runs++
 		res, err := Run(cfg)
-		if err == nil && len(res.Fired) == len(crashes) && (res.Outcome != check.OK || len(res.Unsafe) > 0) {
-			o.failures = append(o.failures, SweepFailure{Relays: relays, Crashes: crashes, Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe})
+		if f := failed(res, relays, nil); err == nil && len(res.Fired) == len(crashes) && f != nil {
+			f.Crashes = crashes
+			o.failures = append(o.failures, *f)
 		}
 		return res, err
 	}

@@ -58,6 +58,14 @@ type Result struct {
 	// itself (a broker's error, a race another relay won, a lease it took
 	// over), for Relay.Run stops at a step's error.
 	Unhandled []string
+	// Swallowed are the crashes a process's activity did not hand back:
+	// its command, step, recovery or delivery crashed at a boundary
+	// (which returned effect.ErrCrashed) and went on to return nil or
+	// another error, as "process crashed at POINT, and ...". A crashed
+	// process is dead: in production nothing after its crash happens,
+	// so a run with one says nothing of the variant until it returns
+	// the crash, and a cell with one disagrees with any declaration.
+	Swallowed []string
 	// Situations counts what the run went through (see Situation).
 	Situations map[Situation]int
 }
@@ -167,6 +175,7 @@ func Run(cfg Config) (Result, error) {
 		Kills:          w.killed,
 		CommitFailures: w.failed,
 		Unhandled:      w.unhandled,
+		Swallowed:      w.swallowed,
 		Reached:        w.reached(),
 		Trace:          w.trace,
 		Duration:       w.clock.Since(),
@@ -304,9 +313,10 @@ func (w *world) startActivity(p *proc) bool {
 			w.record(Event{Process: p.name, Kind: EventCommand, Action: cmd.Command.String()})
 		}
 		svc := p.service
+		incarnation := p.incarnation
 		w.begin(p, func() (bool, error) {
 			err := svc.Handle(cmd.Command)
-			if err == nil {
+			if err == nil && p.alive && p.incarnation == incarnation { // a dead process answers nobody
 				w.acknowledged = append(w.acknowledged, cmd.Command.OrderID)
 			}
 			return true, err

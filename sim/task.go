@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 	"iter"
 	"sync"
 
@@ -30,6 +31,8 @@ type worker struct {
 	// did and err are the last activity's result, once it finished.
 	did bool
 	err error
+	// incarnation is the incarnation of p the activity began in.
+	incarnation int
 }
 
 // idle are the workers between activities that no process holds: at most
@@ -98,6 +101,7 @@ func (w *world) begin(p *proc, activity func() (bool, error)) bool {
 		p.worker = getWorker(p)
 	}
 	p.worker.job = activity
+	p.worker.incarnation = p.incarnation
 	p.task = true
 	wk := p.worker
 	return w.resume(p) || wk.did || errors.Is(wk.err, effect.ErrCrashed)
@@ -116,6 +120,7 @@ func (w *world) resume(p *proc) bool {
 	}
 	p.task = false
 	action := "step"
+	w.checkSwallowed(p, wk)
 	switch {
 	case p.recovering:
 		// A recovery is not a step: Relay.Run steps at once after it,
@@ -170,4 +175,28 @@ func (w *world) abandon() {
 	for _, p := range w.procs {
 		stopWorker(p)
 	}
+}
+
+// checkSwallowed runs when p's activity ended: if p crashed during it (at
+// a boundary, which returned effect.ErrCrashed) and the activity returned
+// anything but that error, it went on as if alive. That is recorded (see
+// Result.Swallowed), and the activity's result becomes the crash it
+// should have returned: a dead process does nothing more in production,
+// so nothing it did after its crash is judged as its own (a claim it
+// "held" when it ended, an answer to a client).
+func (w *world) checkSwallowed(p *proc, wk *worker) {
+	if p.alive && p.incarnation == wk.incarnation || errors.Is(wk.err, effect.ErrCrashed) {
+		return
+	}
+	activity := map[string]string{roleService: "command", roleRelay: "step", roleConsumer: "delivery"}[p.role]
+	if p.recovering {
+		activity = "recovery"
+	}
+	returned := "no error"
+	if wk.err != nil {
+		returned = "another error (" + wk.err.Error() + ")"
+	}
+	w.swallowed = append(w.swallowed, fmt.Sprintf("%s crashed at %s, and its %s went on and returned %s instead of effect.ErrCrashed",
+		p.name, p.crashedAt, activity, returned))
+	wk.err = effect.ErrCrashed
 }

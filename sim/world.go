@@ -62,6 +62,8 @@ type proc struct {
 	// recovering is set while a relay's task is its recovery (Recover,
 	// run when it starts), not a step.
 	recovering bool
+	// crashedAt is the crash point (or "kill") of its last crash.
+	crashedAt string
 
 	service  variant.Service
 	relay    variant.Relay
@@ -92,6 +94,9 @@ type world struct {
 	// unhandled are the errors relays and consumers returned that they
 	// should have handled themselves (see Result.Unhandled).
 	unhandled []string
+	// swallowed are the crashes an activity did not hand back (see
+	// Result.Swallowed).
+	swallowed []string
 	// delays are the messages that waited for no reason, the first time
 	// each did (see latency.go); delayed marks them by message id.
 	delays  []check.Delay
@@ -425,6 +430,7 @@ func (w *world) crash(p *proc, point string, down time.Duration) {
 		down = w.cfg.RestartDelay
 	}
 	p.alive = false
+	p.crashedAt = point
 	p.stalledUntil, p.frozen = time.Time{}, "" // a freeze ends with the process
 	p.service, p.relay, p.consumer = nil, nil, nil
 	p.restartAt = w.clock.Now().Add(down)

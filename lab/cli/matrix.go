@@ -776,7 +776,10 @@ func writeSweepFailures(w io.Writer, sw sim.Sweep) {
 	seen := map[string]bool{}
 	shown := 0
 	for _, f := range failures {
-		var points, parts []string
+		points, parts := []string{"happy-path"}, []string{"happy-path"} // the sweep's run without a crash
+		if len(f.Crashes) > 0 {
+			points, parts = nil, nil
+		}
 		for _, c := range f.Crashes {
 			points = append(points, c.Point)
 			parts = append(parts, fmt.Sprintf("%s@%d", c.Point, c.Occurrence))

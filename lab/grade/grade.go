@@ -150,12 +150,16 @@ func Report(v variant.Variant) ([]Failure, error) {
 	slices.SortStableFunc(failures, func(a, b sim.SweepFailure) int { return len(a.Crashes) - len(b.Crashes) })
 	shown := 0
 	for _, f := range failures {
-		var parts []string
+		parts, points := []string{"happy-path"}, []string{"happy-path"} // the sweep's run without a crash
+		if len(f.Crashes) > 0 {
+			parts, points = nil, nil
+		}
 		for _, c := range f.Crashes {
 			parts = append(parts, fmt.Sprintf("%s@%d", c.Point, c.Occurrence))
+			points = append(points, c.Point)
 		}
-		first := fmt.Sprint(f.Relays, f.Crashes[0].Point, f.Outcome)
-		key := fmt.Sprint(f.Relays, f.Crashes[len(f.Crashes)-1].Point, f.Outcome)
+		first := fmt.Sprint(f.Relays, points[0], f.Outcome)
+		key := fmt.Sprint(f.Relays, points[len(points)-1], f.Outcome)
 		relayFlag := ""
 		if f.Relays > 1 {
 			relayFlag = fmt.Sprintf(" -lab.relays=%d", f.Relays)
