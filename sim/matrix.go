@@ -88,17 +88,12 @@ type Cell struct {
 	Runs int
 	// Situations counts what the cell's runs went through, together.
 	Situations map[Situation]int
-	// Unhandled are the errors a relay or consumer returned in the first
-	// run of the cell that had any, which it should have handled itself
-	// (see Result.Unhandled), and UnhandledRun replays that run. A cell
-	// with one disagrees with any declaration.
-	Unhandled    []string
-	UnhandledRun *Counterexample
-	// Swallowed are the crashes a process went on from in the first run
-	// of the cell that had any (see Result.Swallowed), and SwallowedRun
-	// replays that run. A cell with one disagrees with any declaration.
-	Swallowed    []string
-	SwallowedRun *Counterexample
+	// Missteps are those of the first run of the cell that had any (an
+	// error a relay or consumer should have handled itself, a crash it
+	// went on from, a panic), and MisstepRun replays that run. A cell with
+	// one disagrees with any declaration.
+	Missteps
+	MisstepRun *Counterexample
 }
 
 // Missing returns the situations the row declares that no run of the cell
@@ -117,9 +112,7 @@ func (c Cell) Missing() []Situation {
 // its outcome is the one declared, no relay or consumer returned an error
 // it should have handled itself (no declaration allows one: Relay.Run
 // stops at it), and no process went on after its crash.
-func (c Cell) Matches() bool {
-	return c.OutcomeMatches() && len(c.Unhandled) == 0 && len(c.Swallowed) == 0
-}
+func (c Cell) Matches() bool { return c.OutcomeMatches() && !c.Missteps.Any() }
 
 // OutcomeMatches reports whether the cell's outcome is the one declared,
 // whatever errors were returned.
@@ -233,11 +226,8 @@ func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 			cell.Violations = res.Violations
 			cell.Counterexample = example()
 		}
-		if len(res.Unhandled) > 0 && len(cell.Unhandled) == 0 {
-			cell.Unhandled, cell.UnhandledRun = res.Unhandled, example()
-		}
-		if len(res.Swallowed) > 0 && len(cell.Swallowed) == 0 {
-			cell.Swallowed, cell.SwallowedRun = res.Swallowed, example()
+		if res.Missteps.Any() && !cell.Missteps.Any() {
+			cell.Missteps, cell.MisstepRun = res.Missteps, example()
 		}
 	}
 	for _, relays := range m.relayCounts(v, p) {
@@ -370,21 +360,18 @@ type SweepFailure struct {
 	// not: FailureReported, in a FailureSweep's run whose process
 	// swallowed the failed commit.
 	Missing []Situation
-	// Unhandled are the errors a relay or consumer returned that it
-	// should have handled itself (see Result.Unhandled), and Swallowed
-	// the crashes a process went on from (Result.Swallowed).
-	Unhandled []string
-	Swallowed []string
+	// Missteps are the run's (see Result.Missteps).
+	Missteps
 }
 
 // failed returns the sweep failure res makes, or nil when res is OK, safe,
 // and every process handled and handed back what it should have.
 func failed(res Result, relays int, missing []Situation) *SweepFailure {
-	if res.Outcome == check.OK && len(res.Unsafe) == 0 && len(missing) == 0 && len(res.Unhandled) == 0 && len(res.Swallowed) == 0 {
+	if res.Outcome == check.OK && len(res.Unsafe) == 0 && len(missing) == 0 && !res.Missteps.Any() {
 		return nil
 	}
 	return &SweepFailure{Relays: relays, Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe,
-		Missing: missing, Unhandled: res.Unhandled, Swallowed: res.Swallowed}
+		Missing: missing, Missteps: res.Missteps}
 }
 
 // Sweep runs the sweep for v on the matrix's workload; the points run in

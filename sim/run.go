@@ -52,20 +52,9 @@ type Result struct {
 	// Unsafe lists the breaches of check.Safety (each is also an UNSAFE
 	// violation).
 	Unsafe []string
-	// Unhandled are the errors a relay's step or a consumer's delivery
-	// returned that were neither a crash nor a failed commit, as
-	// "process: error", in order: what the process should have handled
-	// itself (a broker's error, a race another relay won, a lease it took
-	// over), for Relay.Run stops at a step's error.
-	Unhandled []string
-	// Swallowed are the crashes a process's activity did not hand back:
-	// its command, step, recovery or delivery crashed at a boundary
-	// (which returned effect.ErrCrashed) and went on to return nil or
-	// another error, as "process crashed at POINT, and ...". A crashed
-	// process is dead: in production nothing after its crash happens,
-	// so a run with one says nothing of the variant until it returns
-	// the crash, and a cell with one disagrees with any declaration.
-	Swallowed []string
+	// Missteps are what a process did that no declaration allows: an
+	// error it should have handled, a crash it went on from, a panic.
+	Missteps
 	// Situations counts what the run went through (see Situation).
 	Situations map[Situation]int
 }
@@ -83,7 +72,12 @@ func (r Result) ReachedPoints() []string {
 // Run executes one run and checks it. It returns an error only for a
 // configuration that cannot run or a variant that failed to build; every
 // misbehaviour of the system under test is a violation in the Result.
-func Run(cfg Config) (Result, error) {
+//
+// A panic of the variant's code inside an activity kills its process, as
+// in production, and is a misstep of the run (Missteps.Panics); anywhere
+// else (building a process, NextWake, an operator's command) Run returns
+// an error wrapping ErrPanicked.
+func Run(cfg Config) (_ Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, err
 	}
@@ -91,6 +85,7 @@ func Run(cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	defer w.recoverPanic(&err)
 	for _, p := range w.procs {
 		if err := w.start(p); err != nil {
 			return Result{}, err
@@ -174,8 +169,7 @@ func Run(cfg Config) (Result, error) {
 		Stalls:         w.stalled,
 		Kills:          w.killed,
 		CommitFailures: w.failed,
-		Unhandled:      w.unhandled,
-		Swallowed:      w.swallowed,
+		Missteps:       Missteps{Unhandled: w.unhandled, Swallowed: w.swallowed, Panics: w.panics},
 		Reached:        w.reached(),
 		Trace:          w.trace,
 		Duration:       w.clock.Since(),

@@ -33,6 +33,8 @@ type worker struct {
 	err error
 	// incarnation is the incarnation of p the activity began in.
 	incarnation int
+	// panicked is what the activity panicked with, if it did.
+	panicked any
 }
 
 // idle are the workers between activities that no process holds: at most
@@ -82,7 +84,7 @@ func newWorker() *worker {
 		for {
 			p := wk.p
 			p.yield = yield
-			wk.did, wk.err = wk.job()
+			wk.run()
 			p.yield = nil
 			wk.job = nil
 			if !yield(struct{}{}) { // finished: wait for the next job
@@ -120,6 +122,7 @@ func (w *world) resume(p *proc) bool {
 	}
 	p.task = false
 	action := "step"
+	w.checkPanicked(p, wk)
 	w.checkSwallowed(p, wk)
 	switch {
 	case p.recovering:
@@ -199,4 +202,36 @@ func (w *world) checkSwallowed(p *proc, wk *worker) {
 	w.swallowed = append(w.swallowed, fmt.Sprintf("%s crashed at %s, and its %s went on and returned %s instead of effect.ErrCrashed",
 		p.name, p.crashedAt, activity, returned))
 	wk.err = effect.ErrCrashed
+}
+
+// run runs the worker's job and keeps its result; a panic of the job is
+// kept too (see checkPanicked), so that it cannot unwind the simulator.
+func (wk *worker) run() {
+	wk.panicked = nil
+	defer func() {
+		if r := recover(); r != nil {
+			wk.did, wk.err, wk.panicked = true, nil, r
+		}
+	}()
+	wk.did, wk.err = wk.job()
+}
+
+// checkPanicked runs when p's activity ended: if it panicked, the process
+// dies of it where it stood, as it would in production (its open
+// transactions aborted, its deliveries handed back, a restart later), and
+// the panic is recorded (see Missteps.Panics). The activity's result is
+// the crash.
+func (w *world) checkPanicked(p *proc, wk *worker) {
+	if wk.panicked == nil {
+		return
+	}
+	activity := map[string]string{roleService: "command", roleRelay: "step", roleConsumer: "delivery"}[p.role]
+	if p.recovering {
+		activity = "recovery"
+	}
+	w.panics = append(w.panics, fmt.Sprintf("%s panicked in its %s: %v", p.name, activity, wk.panicked))
+	if p.alive && p.incarnation == wk.incarnation {
+		w.crash(p, "panic", 0)
+	}
+	wk.err, wk.panicked = effect.ErrCrashed, nil
 }

@@ -94,9 +94,9 @@ type world struct {
 	// unhandled are the errors relays and consumers returned that they
 	// should have handled themselves (see Result.Unhandled).
 	unhandled []string
-	// swallowed are the crashes an activity did not hand back (see
-	// Result.Swallowed).
-	swallowed []string
+	// swallowed are the crashes an activity did not hand back, panics
+	// the panics of activities (see Missteps).
+	swallowed, panics []string
 	// delays are the messages that waited for no reason, the first time
 	// each did (see latency.go); delayed marks them by message id.
 	delays  []check.Delay

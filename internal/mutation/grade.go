@@ -170,7 +170,7 @@ func firstDisagreement(m sim.Matrix, v variant.Variant, label string) string {
 func cellRow(c sim.Cell) string {
 	run, verdict := c.Counterexample, c.Outcome.String()
 	if len(c.Unhandled) > 0 && c.OutcomeMatches() {
-		run, verdict = c.UnhandledRun, "unhandled error "+c.Unhandled[0]
+		run, verdict = c.MisstepRun, "unhandled error "+c.Unhandled[0]
 	}
 	row := c.Point.ID
 	if run != nil {

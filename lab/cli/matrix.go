@@ -293,8 +293,8 @@ func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, 
 		for _, u := range c.Unhandled {
 			fmt.Fprint(w, trf(w, "  - %s: an error the process should have handled itself (Relay.Run stops at it)\n", u))
 		}
-		if c.UnhandledRun != nil {
-			fmt.Fprint(w, trf(w, "  - replay: `%s`\n", c.UnhandledRun.Replay(programName(), c.Variant)))
+		if c.MisstepRun != nil {
+			fmt.Fprint(w, trf(w, "  - replay: `%s`\n", c.MisstepRun.Replay(programName(), c.Variant)))
 		}
 	}
 }
@@ -316,8 +316,8 @@ func writeUnhandled(w io.Writer, c sim.Cell) {
 	for _, u := range c.Unhandled {
 		fmt.Fprintln(w, hanging("  ", "    ", trf(w, "%s: an error the process should have handled itself (Relay.Run stops at it)", u)))
 	}
-	if c.UnhandledRun != nil {
-		fmt.Fprintln(w, command(tr(w, "  replay: "), c.UnhandledRun.Replay(programName(), c.Variant)))
+	if c.MisstepRun != nil {
+		fmt.Fprintln(w, command(tr(w, "  replay: "), c.MisstepRun.Replay(programName(), c.Variant)))
 	}
 }
 
@@ -384,7 +384,7 @@ func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 		for _, c := range cells {
 			run := c.Counterexample
 			if run == nil {
-				run = c.UnhandledRun
+				run = c.MisstepRun
 			}
 			if c.Variant != v.Name || run == nil {
 				continue
@@ -529,7 +529,7 @@ func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 		if ce := c.Counterexample; ce != nil {
 			jc.Counterexample = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(programName(), c.Variant)}
 		}
-		if ce := c.UnhandledRun; ce != nil {
+		if ce := c.MisstepRun; ce != nil {
 			jc.Unhandled = c.Unhandled
 			jc.UnhandledRun = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(programName(), c.Variant)}
 		}

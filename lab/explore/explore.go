@@ -18,11 +18,10 @@ type randSource struct{ r *rand.Rand }
 func (s randSource) Intn(_ string, n int) int { return s.r.IntN(n) }
 
 // Broken reports whether a run broke something: an invariant at the end, a
-// safety property during the run, a relay or consumer returned an error
-// it should have handled itself (sim.Result.Unhandled), or a process went
-// on after its crash (sim.Result.Swallowed).
+// safety property during the run, or a process misstepped (an error it
+// should have handled, a crash it went on from, a panic: sim.Missteps).
 func Broken(res sim.Result) bool {
-	return res.Outcome != check.OK || len(res.Unsafe) > 0 || len(res.Unhandled) > 0 || len(res.Swallowed) > 0
+	return res.Outcome != check.OK || len(res.Unsafe) > 0 || res.Missteps.Any()
 }
 
 // Finding is a schedule that broke an invariant, shrunk.

@@ -123,7 +123,7 @@ func Report(v variant.Variant) ([]Failure, error) {
 			}
 			f.Line += ", but " + c.Unhandled[0] + unhandledWhy
 			f.LineDE += ", aber " + c.Unhandled[0] + unhandledWhyDE
-			f.Replay = replayFlags(*c.UnhandledRun)
+			f.Replay = replayFlags(*c.MisstepRun)
 		}
 		if c.Counterexample != nil && (len(c.Unhandled) == 0 || !c.OutcomeMatches()) {
 			if len(c.Violations) > 0 {
