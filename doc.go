@@ -28,7 +28,9 @@
 //	  check       the invariant checker (LOST, PHANTOM, DUPLICATE, ...)
 //	  variant     what a variant provides; the reference and the alternatives
 //	  explore     random schedules, shrunk counterexamples, the fuzz target
-//	  grade       one call that grades a learner's variant in a Go test
+//	  verdict     the one grader: a variant at a depth, a typed verdict
+//	    verdicttest  broken frames (relay, consumer, service) to test graders with
+//	  grade       the grader as one call in a Go test, with replay flags
 //	  cli         labrun, the command line, as a library a course's own labrun uses
 //	  lang        the one way to speak two languages: Text, Lang, Detect
 //	cmd/labrun  the lab's labrun: one line
@@ -45,6 +47,7 @@
 //	exercises   the course's exercises: starters, hints, solutions
 //	  dedup, ordering, recovery, sendfirst
 //	  frame       the consumer around the learner's handle (dedup, ordering)
+//	  internal/startertest  what a learner reads of each starter, kept as golden files
 //	examples/courselab  a course's own labrun with a learner's variant
 //	  course      the course's variant, as a learner hands it in
 //

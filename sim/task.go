@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"sync"
+	"time"
 
 	"outboxlab/effect"
 )
@@ -204,6 +205,11 @@ func (w *world) checkSwallowed(p *proc, wk *worker) {
 	wk.err = effect.ErrCrashed
 }
 
+// CrashLoopCap bounds how long a process that panics again and again
+// stays down before its next restart, as a supervisor's crash-loop
+// backoff does (Kubernetes: five minutes).
+const CrashLoopCap = 5 * time.Minute
+
 // run runs the worker's job and keeps its result; a panic of the job is
 // kept too (see checkPanicked), so that it cannot unwind the simulator.
 func (wk *worker) run() {
@@ -221,8 +227,16 @@ func (wk *worker) run() {
 // transactions aborted, its deliveries handed back, a restart later), and
 // the panic is recorded (see Missteps.Panics). The activity's result is
 // the crash.
+//
+// A process that panics again and again is restarted later and later, as
+// a supervisor backs off a crash loop (RestartDelay, doubled per panic in
+// a row, up to CrashLoopCap): a run of a variant that panics at every
+// delivery ends in a few hundred restarts, not thousands.
 func (w *world) checkPanicked(p *proc, wk *worker) {
 	if wk.panicked == nil {
+		if wk.err == nil {
+			p.panics = 0
+		}
 		return
 	}
 	activity := map[string]string{roleService: "command", roleRelay: "step", roleConsumer: "delivery"}[p.role]
@@ -231,7 +245,9 @@ func (w *world) checkPanicked(p *proc, wk *worker) {
 	}
 	w.panics = append(w.panics, fmt.Sprintf("%s panicked in its %s: %v", p.name, activity, wk.panicked))
 	if p.alive && p.incarnation == wk.incarnation {
-		w.crash(p, "panic", 0)
+		p.panics++
+		down := w.cfg.RestartDelay << min(p.panics-1, 16)
+		w.crash(p, "panic", min(down, CrashLoopCap))
 	}
 	wk.err, wk.panicked = effect.ErrCrashed, nil
 }

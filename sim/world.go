@@ -62,8 +62,11 @@ type proc struct {
 	// recovering is set while a relay's task is its recovery (Recover,
 	// run when it starts), not a step.
 	recovering bool
-	// crashedAt is the crash point (or "kill") of its last crash.
+	// crashedAt is the crash point (or "kill") of its last crash, and
+	// panics counts the panics it died of since it last finished an
+	// activity (see checkPanicked).
 	crashedAt string
+	panics    int
 
 	service  variant.Service
 	relay    variant.Relay

@@ -36,6 +36,3 @@ func (c *consumer) handle(id string, rec domain.Record) error {
 	}
 	return err
 }
-
-// solved says whether this build is the reference solution.
-const solved = true

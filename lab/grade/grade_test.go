@@ -2,7 +2,8 @@ package grade_test
 
 import (
 	"errors"
-	"strconv"
+	"flag"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,11 +11,56 @@ import (
 	"outboxlab/broker"
 	"outboxlab/effect/effecttest"
 	"outboxlab/inbox"
+	"outboxlab/lab/check"
 	"outboxlab/lab/grade"
 	"outboxlab/lab/variant"
+	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
 	"outboxlab/sim"
 )
+
+// recorder is a test that keeps what Grade reports instead of failing.
+type recorder struct {
+	testing.TB
+	errors, logs []string
+	fatal        string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, fmt.Sprint(args...)) }
+func (r *recorder) Name() string      { return "TestMine" }
+func (r *recorder) Helper()           {}
+func (r *recorder) Fatal(args ...any) { r.fatal = fmt.Sprint(args...); panic(r) }
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.fatal = fmt.Sprintf(format, args...)
+	panic(r)
+}
+
+// gradeWith grades v as grade.Grade does with the flags set, and returns
+// what a learner reads. (It sets flags: the tests that call it do not run
+// in parallel.)
+func gradeWith(t *testing.T, v variant.Variant, opts grade.Options, flags map[string]string) *recorder {
+	t.Helper()
+	for name, value := range flags {
+		old := flag.Lookup(name).Value.String()
+		if err := flag.Set(name, value); err != nil {
+			t.Fatal(err)
+		}
+		defer flag.Set(name, old)
+	}
+	r := &recorder{TB: t}
+	func() {
+		defer func() {
+			if p := recover(); p != nil && p != r {
+				panic(p)
+			}
+		}()
+		grade.Grade(r, v, opts)
+	}()
+	return r
+}
 
 // swallowing is a learner's relay: the reference relay behind a broker
 // client that reports every failed publish as a success ("the broker is
@@ -37,64 +83,51 @@ func (s swallow) Publish(e broker.Envelope) error {
 	return nil
 }
 
-// TestGradingAFaultyRelay: one call grades the learner's relay; every
-// failure is a line with the flags that replay it, and each replay shows
-// the same outcome again.
-func TestGradingAFaultyRelay(t *testing.T) {
-	failures, err := grade.Report(swallowing())
-	if err != nil {
-		t.Fatal(err)
+// TestGradingPrintsOneFindingPerCause: the learner reads one finding per
+// cause, each with its headline, its first run, a hint and the command
+// that replays it, in lines of at most 100 columns; the replay shows the
+// same outcome again.
+func TestGradingPrintsOneFindingPerCause(t *testing.T) {
+	hint := grade.Hint{EN: "send it again until the broker confirmed it", DE: "sende sie erneut, bis der Broker sie bestätigt"}
+	r := gradeWith(t, swallowing(), grade.Options{Hints: map[check.Outcome]grade.Hint{check.Lost: hint}}, map[string]string{"lab.depth": "quick", "lab.lang": "en"})
+	if len(r.errors) != 1 {
+		t.Fatalf("%d findings, want one (LOST):\n%s", len(r.errors), strings.Join(r.errors, "\n"))
 	}
-	want := "swallowing-relay at broker-outage: LOST, but swallowing-relay declares OK (LOST o-1#1: committed, but billing never applied it)"
-	found := false
-	for _, f := range failures {
-		found = found || f.Line == want
-	}
-	if !found {
-		var lines []string
-		for _, f := range failures {
-			lines = append(lines, f.Line)
+	got := r.errors[0]
+	for _, want := range []string{
+		"LOST, a committed (or acknowledged) change has no effect downstream, in 5 runs: matrix at",
+		"first at broker-outage (broker-outage): LOST o-1#1: committed, but billing never applied it",
+		"hint: send it again until the broker confirmed it",
+		"replay: go test ./lab/grade -run '^TestMine$' -lab.replay=broker-outage",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
 		}
-		t.Fatalf("no line %q among:\n%s", want, strings.Join(lines, "\n"))
 	}
-	for _, f := range failures {
-		if f.Replay == "" {
-			t.Errorf("%q has no replay", f.Line)
-			continue
+	for _, l := range strings.Split(got, "\n") {
+		if len([]rune(l)) > 100 {
+			t.Errorf("a line of %d columns: %q", len([]rune(l)), l)
 		}
-		name, relays := replayArgs(t, f.Replay)
-		t.Run(name, func(t *testing.T) {
-			err := grade.Replay(t, swallowing(), name, relays)
-			if err == nil || !strings.HasPrefix(err.Error(), f.Outcome.String()+", declared OK") {
-				t.Errorf("replay of %q: %v, want %s again", f.Line, err, f.Outcome)
-			}
-		})
+	}
+	if err := grade.Replay(t, swallowing(), verdict.Run{Scenario: "broker-outage"}); err == nil || !strings.HasPrefix(err.Error(), "LOST, declared OK") {
+		t.Errorf("replay: %v, want LOST again", err)
 	}
 }
 
-// replayArgs reads "-lab.replay=X -lab.relays=N".
-func replayArgs(t *testing.T, flags string) (string, int) {
-	t.Helper()
-	name, relays := "", 0
-	for _, f := range strings.Fields(flags) {
-		switch {
-		case strings.HasPrefix(f, "-lab.replay="):
-			name = strings.TrimPrefix(f, "-lab.replay=")
-		case strings.HasPrefix(f, "-lab.relays="):
-			n, err := strconv.Atoi(strings.TrimPrefix(f, "-lab.relays="))
-			if err != nil {
-				t.Fatal(err)
-			}
-			relays = n
+// TestAPassingGradeSaysSoUnderV: a variant that passes is told so, in one
+// line, in the test's log (go test -v prints it).
+func TestAPassingGradeSaysSoUnderV(t *testing.T) {
+	for l, want := range map[string]string{"en": "graded 129 runs at depth quick: OK", "de": "129 Läufe bewertet, Tiefe quick: OK"} {
+		r := gradeWith(t, variant.Outbox(), grade.Options{}, map[string]string{"lab.depth": "quick", "lab.lang": l})
+		if len(r.errors) > 0 || len(r.logs) != 1 || r.logs[0] != want {
+			t.Errorf("%s: errors %q, log %q; want the log %q", l, r.errors, r.logs, want)
 		}
 	}
-	return name, relays
 }
 
 // forgetful is a learner's billing: the reference consumer behind a broker
 // client that drops every Nack, so a delivery whose commit failed is
-// neither acknowledged nor handed back (nor one it could not process: the
-// matrix's poison row catches that side). It claims to be correct.
+// neither acknowledged nor handed back. It claims to be correct.
 func forgetful() variant.Variant {
 	v := variant.Outbox()
 	v.Name = "forgetful-billing"
@@ -109,35 +142,32 @@ type dropsNacks struct{ *broker.Broker }
 
 func (dropsNacks) Nack(string, uint64) error { return nil }
 
-// TestGradingABillingThatKeepsAFailedDelivery: the failure sweep reports a
-// failed commit at consumer.commit with the flags that replay it, and the
-// replay shows the outcome again.
+// TestGradingABillingThatKeepsAFailedDelivery: the failure sweep finds a
+// failed commit at consumer.commit LOST, and its replay shows it again.
 func TestGradingABillingThatKeepsAFailedDelivery(t *testing.T) {
-	failures, err := grade.Report(forgetful())
+	t.Parallel()
+	v, err := verdict.Grade(forgetful(), verdict.Options{Depth: verdict.Course})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
-	for _, f := range failures {
-		lines = append(lines, f.Line)
-		if !strings.Contains(f.Replay, "-lab.replay=commit-failure:consumer.commit@") {
+	for _, f := range v.Findings {
+		if f.Stage != verdict.StageFailureSweep || !strings.HasPrefix(f.Run.Scenario, "commit-failure:consumer.commit@") {
 			continue
 		}
-		if !strings.Contains(f.Line, "forgetful-billing when commit consumer.commit@") || f.Outcome.String() != "LOST" {
-			t.Errorf("line %q, outcome %s", f.Line, f.Outcome)
+		if f.Cause != verdict.CauseOutcome || f.Outcome != check.Lost {
+			t.Errorf("%+v, want LOST", f)
 		}
-		name, relays := replayArgs(t, f.Replay)
-		if err := grade.Replay(t, forgetful(), name, relays); err == nil || !strings.HasPrefix(err.Error(), "LOST, declared OK") {
-			t.Errorf("replay of %q: %v, want LOST again", f.Line, err)
+		if err := grade.Replay(t, forgetful(), f.Run); err == nil || !strings.HasPrefix(err.Error(), "LOST, declared OK") {
+			t.Errorf("replay of %s: %v, want LOST again", f.Run.TestFlags(), err)
 		}
 		return
 	}
-	t.Fatalf("no failed commit at consumer.commit among:\n%s", strings.Join(lines, "\n"))
+	t.Fatalf("no failed commit at consumer.commit among %+v", v.Findings)
 }
 
 func TestAReplayOfAFailedCommitNamesWhatIsValid(t *testing.T) {
 	for _, name := range []string{"commit-failure:relay.send@1", "commit-failure:relay.claim", "commit-failure:relay.claim@0"} {
-		err := grade.Replay(t, variant.Outbox(), name, 0)
+		err := grade.Replay(t, variant.Outbox(), verdict.Run{Scenario: name})
 		if err == nil || !strings.Contains(err.Error(), "want commit-failure:BOUNDARY@K, e.g. commit-failure:relay.claim@2 (boundaries: service.commit,") || !strings.HasPrefix(err.Error(), "-lab.replay="+name) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -169,25 +199,30 @@ func (r swallows) Step() (bool, error) {
 
 // TestGradingARelayThatSwallowsAFailedCommit: every outcome stays OK (the
 // claim or mark that failed is done again after the lease), so only the
-// missing error tells; the grade says so and its replay fails the same way.
+// missing error tells (and a claim it then held for nothing, LATE); the
+// grade says so first, with the lab's hint, and its replay fails the same
+// way where the reference's passes.
 func TestGradingARelayThatSwallowsAFailedCommit(t *testing.T) {
-	failures, err := grade.Report(quietRelay())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(failures) == 0 {
+	r := gradeWith(t, quietRelay(), grade.Options{}, map[string]string{"lab.lang": "en"})
+	if len(r.errors) == 0 {
 		t.Fatal("a relay that swallows failed commits passed")
 	}
-	f := failures[0]
-	if !strings.Contains(f.Line, "quiet-relay when commit relay.claim@1 fails") || !strings.Contains(f.Line, "never reached failure-reported") || f.Replay != "-lab.replay=commit-failure:relay.claim@1" {
-		t.Fatalf("first failure %q (%s), want the unreported failed claim", f.Line, f.Replay)
+	for _, want := range []string{
+		"a failed commit that never came back as an error in 238 runs: failure sweep 238",
+		"first when commit relay.claim@1 fails: the failed commit never came back",
+		"hint: return the error of a commit that failed",
+		"-lab.replay=commit-failure:relay.claim@1",
+	} {
+		if !strings.Contains(r.errors[0], want) {
+			t.Errorf("no %q in:\n%s", want, r.errors[0])
+		}
 	}
-	name, relays := replayArgs(t, f.Replay)
-	if err := grade.Replay(t, quietRelay(), name, relays); err == nil || !strings.Contains(err.Error(), "never came back as an error") {
-		t.Errorf("replay of %q: %v, want the unreported failure again", f.Line, err)
+	run := verdict.Run{Scenario: "commit-failure:relay.claim@1"}
+	if err := grade.Replay(t, quietRelay(), run); err == nil || !strings.Contains(err.Error(), "never came back as an error") {
+		t.Errorf("replay: %v, want the unreported failure again", err)
 	}
-	if err := grade.Replay(t, variant.Outbox(), name, relays); err != nil {
-		t.Errorf("the reference at %s: %v", name, err)
+	if err := grade.Replay(t, variant.Outbox(), run); err != nil {
+		t.Errorf("the reference: %v", err)
 	}
 }
 
@@ -205,44 +240,43 @@ func conflictBlind() variant.Variant {
 	return v
 }
 
-// TestAReplayNamesAnUnhandledError: a replay of the failure sweep's
-// run with two relays shows the lost race the relay returned as an error,
-// and fails, as the sweep did.
+// TestAReplayNamesAnUnhandledError: a replay of the failure sweep's run
+// with two relays shows the lost race the relay returned as an error, and
+// fails, as the sweep did.
 func TestAReplayNamesAnUnhandledError(t *testing.T) {
-	v := conflictBlind()
-	err := grade.Replay(t, v, "commit-failure:consumer.commit@1", 2)
+	run := verdict.Run{Scenario: "commit-failure:consumer.commit@1", Relays: 2}
+	err := grade.Replay(t, conflictBlind(), run)
 	if err == nil || !strings.Contains(err.Error(), "outbox: claim: driver: serialization failure") || !strings.Contains(err.Error(), "an error the process should have handled itself") {
 		t.Fatalf("replay: %v, want the unhandled claim conflict", err)
 	}
-	if err := grade.Replay(t, variant.Outbox(), "commit-failure:consumer.commit@1", 2); err != nil {
+	if err := grade.Replay(t, variant.Outbox(), run); err != nil {
 		t.Fatalf("the reference: %v", err)
 	}
 }
 
 // TestGradingAMatrixCellWithAnUnhandledError: a relay that takes a lost
 // race for an error keeps every outcome of the matrix as declared, and
-// fails cells all the same: the grader says the outcome is as declared,
-// names the error, and replays the run that returned it.
+// fails cells all the same: the finding names the error, and its run
+// replays it.
 func TestGradingAMatrixCellWithAnUnhandledError(t *testing.T) {
-	v := conflictBlind()
-	failures, err := grade.Report(v)
+	t.Parallel()
+	v, err := verdict.Grade(conflictBlind(), verdict.Options{Depth: verdict.Quick})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f *grade.Failure
-	for i := range failures {
-		if strings.HasPrefix(failures[i].Line, "conflict-blind at mark-conflict:") {
-			f = &failures[i]
+	var f *verdict.Finding
+	for i := range v.Findings {
+		if v.Findings[i].Point == "mark-conflict" && v.Findings[i].Cause == verdict.CauseUnhandled {
+			f = &v.Findings[i]
 		}
 	}
 	if f == nil {
-		t.Fatalf("no failure at mark-conflict among %d", len(failures))
+		t.Fatalf("no unhandled error at mark-conflict among %+v", v.Findings)
 	}
-	if !strings.Contains(f.Line, "OK as declared, but relay-1: outbox: claim: driver: serialization failure") || !strings.Contains(f.Line, "an error the process should have handled itself") || f.Replay != "-lab.replay=mark-conflict" {
-		t.Fatalf("%q (%s), want the refused claim named, with its replay", f.Line, f.Replay)
+	if !strings.HasPrefix(f.Detail, "relay-1: outbox: claim: driver: serialization failure") || f.Run.TestFlags() != "-lab.replay=mark-conflict" {
+		t.Fatalf("%q (%s), want the refused claim named, with its replay", f.Detail, f.Run.TestFlags())
 	}
-	name, relays := replayArgs(t, f.Replay)
-	if err := grade.Replay(t, v, name, relays); err == nil || !strings.Contains(err.Error(), "driver: serialization failure") {
-		t.Errorf("replay of %q: %v, want the unhandled error again", f.Line, err)
+	if err := grade.Replay(t, conflictBlind(), f.Run); err == nil || !strings.Contains(err.Error(), "driver: serialization failure") {
+		t.Errorf("replay: %v, want the unhandled error again", err)
 	}
 }

@@ -1,0 +1,68 @@
+// Package startertest keeps what a learner reads when an exercise's
+// starter, as shipped, is graded: in English and in German, as golden
+// files under the exercise's testdata/ (starter.en.txt, starter.de.txt),
+// at most twenty lines of at most a hundred columns each. It runs only
+// when OUTBOXLAB_STARTERS is set (.ci/run sets it, without -tags
+// solution): a learner's solved starter passes, and is green without it.
+package startertest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"outboxlab/internal/golden"
+	"outboxlab/lab/check"
+	"outboxlab/lab/grade"
+	"outboxlab/lab/variant"
+)
+
+// maxLines is how many lines a starter's grading may print.
+const maxLines = 20
+
+// Check grades the exercise's variant v as its test does with -exercise,
+// in both languages, and compares what a learner reads with the golden
+// files.
+func Check(t *testing.T, v variant.Variant, hints map[check.Outcome]grade.Hint) {
+	if os.Getenv("OUTBOXLAB_STARTERS") == "" {
+		t.Skip("grades the shipped starter: set OUTBOXLAB_STARTERS=1 (.ci/run does)")
+	}
+	for _, lang := range []string{"en", "de"} {
+		t.Run(lang, func(t *testing.T) {
+			if err := flag.Set("lab.lang", lang); err != nil {
+				t.Fatal(err)
+			}
+			defer flag.Set("lab.lang", "")
+			r := &recorder{TB: t}
+			grade.Grade(r, v, grade.Options{Hints: hints, Flags: "-exercise"})
+			if len(r.errors) == 0 {
+				t.Fatalf("the starter of %s passed its grading", v.Name)
+			}
+			got := strings.Join(r.errors, "\n") + "\n"
+			lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+			if len(lines) > maxLines {
+				t.Errorf("%d lines, want at most %d:\n%s", len(lines), maxLines, got)
+			}
+			for _, l := range lines {
+				if n := len([]rune(l)); n > 100 {
+					t.Errorf("a line of %d columns: %q", n, l)
+				}
+			}
+			golden.Check(t, "starter."+lang+".txt", got)
+		})
+	}
+}
+
+// recorder is a test that keeps what Grade reports instead of failing.
+type recorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
+
+func (r *recorder) Name() string { return "TestExercise" }

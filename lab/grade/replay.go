@@ -1,0 +1,100 @@
+package grade
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"outboxlab/lab/check"
+	"outboxlab/lab/explore"
+	"outboxlab/lab/variant"
+	"outboxlab/lab/verdict"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+)
+
+// runOf is the run the replay flags name: -lab.replay=NAME (a scenario,
+// or explore:RUNS:SEED), -lab.relays=N, -lab.poll.
+func runOf(name string, relays int, poll bool) (verdict.Run, error) {
+	rest, ok := strings.CutPrefix(name, "explore:")
+	if !ok {
+		return verdict.Run{Scenario: name, Relays: relays, Poll: poll}, nil
+	}
+	runs, seed, found := strings.Cut(rest, ":")
+	n, err1 := strconv.Atoi(runs)
+	s, err2 := strconv.ParseUint(seed, 10, 64)
+	if !found || err1 != nil || err2 != nil || n < 1 {
+		return verdict.Run{}, fmt.Errorf("-lab.replay=%s: want explore:RUNS:SEED, e.g. explore:300:1", name)
+	}
+	return verdict.Run{Explore: true, ExploreRuns: n, ExploreSeed: s}, nil
+}
+
+// Replay plays one run of v as a grading found it, logs its timeline and
+// returns an error if the run breaks what v declares: an outcome other
+// than the declared one, a failed commit never handed back, a misstep.
+func Replay(t testing.TB, v variant.Variant, run verdict.Run) error {
+	t.Helper()
+	if run.Explore {
+		f, err := explore.Explore(v, run.ExploreRuns, run.ExploreSeed, explore.Options{})
+		if err != nil || f == nil {
+			return fmt.Errorf("-lab.replay=explore:%d:%d: %v: no counterexample in %d schedules", run.ExploreRuns, run.ExploreSeed, err, run.ExploreRuns)
+		}
+		cfg := f.Schedule.Config(v)
+		cfg.Trace = true
+		return logRun(t, cfg, check.OK, strings.Join(f.Schedule.Lines(), "\n"))
+	}
+	sc, err := scenarios.FindScenario(run.Scenario)
+	if err != nil {
+		return fmt.Errorf("-lab.replay=%s: %w", run.Scenario, err)
+	}
+	cfg := sc.Configure(v, sc.Seed)
+	if run.Relays > 0 {
+		cfg.Relays = run.Relays
+	}
+	cfg.Poll = run.Poll
+	return logRun(t, cfg, sc.Expected(v), sc.Summary)
+}
+
+// logRun runs cfg and logs its timeline; what breaks the declaration
+// want is an error.
+func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) error {
+	t.Helper()
+	res, err := sim.Run(cfg)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\n", title)
+	for _, e := range res.Trace {
+		fmt.Fprintln(&b, e)
+	}
+	fmt.Fprintf(&b, "\nOutcome: %s (declared %s)\n", res.Outcome, want)
+	for _, v := range res.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	unreported := res.CommitFailures > res.Situations[sim.FailureReported]
+	if unreported {
+		fmt.Fprintf(&b, "  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n", sim.FailureReported)
+	}
+	for _, u := range res.Unhandled {
+		fmt.Fprintf(&b, "  %s: an error the process should have handled itself\n", u)
+	}
+	for _, s := range append(res.Swallowed, res.Panics...) {
+		fmt.Fprintf(&b, "  %s\n", s)
+	}
+	t.Log(b.String())
+	switch {
+	case res.Outcome != want:
+		return fmt.Errorf("%s, declared %s", res.Outcome, want)
+	case unreported:
+		return fmt.Errorf("%s, declared %s, but a failed commit never came back as an error (never reached %s)", res.Outcome, want, sim.FailureReported)
+	case len(res.Unhandled) > 0:
+		return fmt.Errorf("%s, declared %s, but %s: an error the process should have handled itself", res.Outcome, want, res.Unhandled[0])
+	case len(res.Swallowed) > 0:
+		return fmt.Errorf("%s, declared %s, but %s", res.Outcome, want, res.Swallowed[0])
+	case len(res.Panics) > 0:
+		return fmt.Errorf("%s, declared %s, but %s", res.Outcome, want, res.Panics[0])
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package verdict
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Depth says how hard a variant is graded.
+type Depth int
+
+// The depths, from the quickest.
+const (
+	// Quick is the crash matrix.
+	Quick Depth = iota
+	// Course is the matrix, the double-crash sweep, the failure sweep,
+	// the matrix polled as Relay.Run polls, and exploration at several
+	// seeds: what a course grades with.
+	Course
+	// Full is Course with many more random schedules and seeds.
+	Full
+)
+
+// Depths are the depths' names, as --depth and -lab.depth take them.
+var Depths = []string{"quick", "course", "full"}
+
+// String returns the depth's name.
+func (d Depth) String() string {
+	if d < 0 || int(d) >= len(Depths) {
+		return fmt.Sprintf("Depth(%d)", int(d))
+	}
+	return Depths[d]
+}
+
+// ParseDepth turns a name into a Depth; an unknown name is an error that
+// names the valid ones.
+func ParseDepth(name string) (Depth, error) {
+	for i, n := range Depths {
+		if n == name {
+			return Depth(i), nil
+		}
+	}
+	return Quick, fmt.Errorf("%q is not a depth (valid: %s)", name, strings.Join(Depths, ", "))
+}
+
+// plan is what a depth runs beyond the matrix, for a variant that claims
+// to be correct.
+type plan struct {
+	// sweeps: the double-crash sweep and the failure sweep; polled: the
+	// matrix polled as Relay.Run polls.
+	sweeps, polled bool
+	// runs random schedules at each of seeds seeds (1, 2, ...), until a
+	// seed finds something.
+	runs, seeds int
+}
+
+// The exploration of Course and Full. Course's catches every slip of
+// package verdicttest that only exploration catches at each of ten seeds
+// (see TestCourseExplorationCatchesTheLateSlips); Full explores ten times
+// as much.
+const (
+	CourseRuns, CourseSeeds = 1000, 4
+	FullRuns, FullSeeds     = 4000, 10
+)
+
+func (d Depth) plan() plan {
+	switch d {
+	case Course:
+		return plan{sweeps: true, polled: true, runs: CourseRuns, seeds: CourseSeeds}
+	case Full:
+		return plan{sweeps: true, polled: true, runs: FullRuns, seeds: FullSeeds}
+	}
+	return plan{}
+}

@@ -1,0 +1,28 @@
+// Package verdict is the lab's one grader: it grades a variant at a named
+// depth and returns a typed verdict, every finding with its stage, its
+// cause, its outcome and the run that replays it, as values. It prints
+// nothing.
+//
+//	v, err := verdict.Grade(myRelay(), verdict.Options{Depth: verdict.Course})
+//	for _, g := range v.Groups() { // one per cause
+//		fmt.Println(g.Text().In(lang.English), g.First().Run.Labrun("labrun", v.Variant))
+//	}
+//
+// Every door grades through it, so that a variant gets the same verdict
+// whichever it comes through: labrun (its summary, matrix and grade
+// commands), a course's own labrun (cli.Lab), grade.Variant and
+// grade.Exercise in a Go test, the exercises, and the mutation analysis
+// (cmd/labwhy).
+//
+// The depths:
+//
+//	quick   the crash matrix
+//	course  the matrix, the double-crash sweep, the failure sweep, the
+//	        matrix polled as Relay.Run polls, and exploration at several seeds
+//	full    the same with many more random schedules and seeds
+//
+// Every variant is graded by the matrix against what it declares. The
+// stages beyond it ask more of a variant that claims to be correct (it
+// declares OK everywhere): they have no declaration to compare with, and
+// every run must be OK.
+package verdict

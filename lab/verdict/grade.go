@@ -1,0 +1,328 @@
+package verdict
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"outboxlab/lab/check"
+	"outboxlab/lab/explore"
+	"outboxlab/lab/variant"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+)
+
+// Stop says when a grading ends before its last stage.
+type Stop int
+
+const (
+	// StopNever runs every stage of the depth: what a learner sees.
+	StopNever Stop = iota
+	// StopAfterRedStage runs a stage only when the ones before it found
+	// nothing: every finding of the first stage that has any.
+	StopAfterRedStage
+	// StopAtFirstRed ends the grading at its first finding (in the
+	// matrix, the first red cell in row order, whatever the workers):
+	// for the mutation analysis, which asks only whether a mutant is
+	// caught.
+	StopAtFirstRed
+)
+
+// Options say how to grade.
+type Options struct {
+	Depth Depth
+	Stop  Stop
+	// Situations asks of every matrix cell the situations its row exists
+	// to produce (a claim released by a recovery, a gap parked, ...).
+	// They are the reference's mechanics: the crash matrix test and the
+	// mutation analysis ask them of the reference, not of a learner's
+	// variant, whose mechanics may differ.
+	Situations bool
+	// Workers is how many runs go at once: 0 for every core. The verdict
+	// is the same, byte for byte.
+	Workers int
+}
+
+// Grade grades v at opts.Depth: every matrix cell against what v
+// declares, and, for a variant that claims to be correct, the stages
+// the depth adds. Every failing run becomes findings, one per cause, with
+// the run that replays it; a variant that panics or fails to build is a
+// finding too. The error is for what cannot be graded at all: a variant
+// that does not validate.
+func Grade(v variant.Variant, opts Options) (Verdict, error) {
+	if err := v.Validate(); err != nil {
+		return Verdict{}, fmt.Errorf("verdict: %w", err)
+	}
+	g := &grader{v: v, opts: opts, m: scenarios.Matrix()}
+	g.m.Workers = opts.Workers
+	g.out = Verdict{Variant: v.Name, Depth: opts.Depth, Correct: v.Correct()}
+	g.out.Cells = g.cells(StageMatrix, g.m)
+	p := opts.Depth.plan()
+	stages := []struct {
+		on  bool
+		run func()
+	}{
+		{p.sweeps, g.sweep},
+		{p.sweeps, g.failureSweep},
+		{p.polled, g.polled},
+		{p.runs > 0, func() { g.explore(p.runs, p.seeds) }},
+	}
+	for _, s := range stages {
+		if !s.on || !g.out.Correct {
+			continue
+		}
+		if g.stopped() {
+			g.out.Stopped = true
+			break
+		}
+		s.run()
+	}
+	return g.out, nil
+}
+
+// grader is one grading in progress.
+type grader struct {
+	v    variant.Variant
+	opts Options
+	m    sim.Matrix
+	out  Verdict
+}
+
+// stopped reports whether the grading ends here (Options.Stop).
+func (g *grader) stopped() bool { return g.opts.Stop != StopNever && len(g.out.Findings) > 0 }
+
+// add adds the findings of one stage's run.
+func (g *grader) add(fs ...Finding) { g.out.Findings = append(g.out.Findings, fs...) }
+
+// cells runs m's cells for the variant and adds their findings as stage
+// s's; with StopAtFirstRed it stops at the first red cell in row order.
+func (g *grader) cells(s Stage, m sim.Matrix) []sim.Cell {
+	points := m.Points
+	cells := make([]sim.Cell, len(points))
+	errs := make([]error, len(points))
+	chunk := len(points)
+	if g.opts.Stop == StopAtFirstRed {
+		chunk = max(1, g.opts.Workers) // a few at once, then look
+		if g.opts.Workers < 1 {
+			chunk = 2
+		}
+	}
+	result := StageResult{Stage: s}
+	defer func() { g.out.Stages = append(g.out.Stages, result) }()
+	for lo := 0; lo < len(points); lo += chunk {
+		hi := min(lo+chunk, len(points))
+		_ = sim.Parallel(hi-lo, g.opts.Workers, func(i int) error {
+			cells[lo+i], errs[lo+i] = m.RunCell(g.v, points[lo+i])
+			return nil
+		})
+		for i := lo; i < hi; i++ {
+			result.Runs += cells[i].Runs
+			fs := g.cellFindings(s, points[i], cells[i], errs[i])
+			if len(fs) > 0 {
+				result.Failed++
+			}
+			g.add(g.news(fs)...)
+			if g.opts.Stop == StopAtFirstRed && len(g.out.Findings) > 0 {
+				return cells[:i+1]
+			}
+		}
+	}
+	return cells
+}
+
+// news drops from a polled cell's findings those the plain matrix found
+// at the same row, for the same cause and outcome: the polled matrix
+// reports what only polling shows.
+func (g *grader) news(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		seen := f.Stage == StagePolled && slices.ContainsFunc(g.out.Findings, func(m Finding) bool {
+			return m.Stage == StageMatrix && m.Point == f.Point && m.Cause == f.Cause && m.Outcome == f.Outcome
+		})
+		if !seen {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// cellFindings are what one cell shows: its outcome against the
+// declaration, its missteps, and (Options.Situations) what its row never
+// reached.
+func (g *grader) cellFindings(s Stage, p sim.Point, c sim.Cell, err error) []Finding {
+	base := Finding{Stage: s, Outcome: c.Outcome, Expected: c.Expected, Point: p.ID, Run: Run{Scenario: p.ID, Seed: g.m.Seed}}
+	if s == StagePolled {
+		base.Run.Poll = true
+	}
+	if err != nil {
+		return []Finding{errorFinding(base, err)}
+	}
+	var out []Finding
+	if !c.OutcomeMatches() {
+		f := base
+		f.Cause = CauseOutcome
+		if ce := c.Counterexample; ce != nil {
+			f.Run = counterexampleRun(*ce)
+		}
+		switch {
+		case len(c.Violations) > 0:
+			f.Detail = c.Violations[0].String()
+		case c.Outcome == check.NotApplicable:
+			f.Detail = "the workload never reaches the point: the row tests nothing for this variant"
+		}
+		out = append(out, f)
+	}
+	if c.MisstepRun != nil {
+		out = append(out, misstepFindings(base, c.Missteps, counterexampleRun(*c.MisstepRun))...)
+	}
+	if missing := c.Missing(); g.opts.Situations && len(missing) > 0 {
+		f := base
+		f.Cause, f.Detail = CauseMissingSituation, fmt.Sprintf("never reached %v", missing)
+		if ce := c.Counterexample; ce != nil {
+			f.Run = counterexampleRun(*ce)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// counterexampleRun is a matrix counterexample as a Run.
+func counterexampleRun(c sim.Counterexample) Run {
+	return Run{Scenario: c.Scenario, Seed: c.Seed, Relays: c.Relays, Poll: c.Poll, Schedule: c.Schedule}
+}
+
+// misstepFindings are one finding per kind of misstep, each with run.
+func misstepFindings(base Finding, m sim.Missteps, run Run) []Finding {
+	var out []Finding
+	for _, k := range []struct {
+		cause Cause
+		list  []string
+	}{{CauseUnhandled, m.Unhandled}, {CauseSwallowedCrash, m.Swallowed}, {CausePanic, m.Panics}} {
+		if len(k.list) > 0 {
+			f := base
+			f.Cause, f.Detail, f.Run = k.cause, k.list[0], run
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// errorFinding is the finding of a run that could not be made.
+func errorFinding(base Finding, err error) Finding {
+	base.Cause, base.Detail = CauseError, err.Error()
+	if errors.Is(err, sim.ErrPanicked) {
+		base.Cause = CausePanic
+	}
+	return base
+}
+
+// sweep runs the double-crash sweep.
+func (g *grader) sweep() {
+	sw, err := g.m.Sweep(g.v)
+	result := StageResult{Stage: StageSweep, Runs: sw.Runs, Points: sw.Points, Failed: len(sw.Failures)}
+	g.out.Stages = append(g.out.Stages, result)
+	if err != nil {
+		g.add(errorFinding(Finding{Stage: StageSweep, Run: Run{Scenario: "happy-path", Seed: g.m.Seed}}, err))
+		return
+	}
+	for _, f := range sw.Failures {
+		run := Run{Scenario: "happy-path", Seed: g.m.Seed, Relays: extraRelays(f.Relays)}
+		if len(f.Crashes) > 0 {
+			run.Scenario = ""
+			for i, c := range f.Crashes {
+				if i > 0 {
+					run.Scenario += "+"
+				}
+				run.Scenario += fmt.Sprintf("%s@%d", c.Point, c.Occurrence)
+				run.Schedule = append(run.Schedule, "crash "+c.String())
+			}
+		}
+		g.add(runFindings(Finding{Stage: StageSweep, Outcome: f.Outcome, Expected: check.OK, Run: run}, f)...)
+	}
+}
+
+// failureSweep runs the failure sweep.
+func (g *grader) failureSweep() {
+	sw, err := g.m.FailureSweep(g.v)
+	g.out.Stages = append(g.out.Stages, StageResult{Stage: StageFailureSweep, Runs: sw.Runs, Points: sw.Points, Failed: len(sw.Failures)})
+	if err != nil {
+		g.add(errorFinding(Finding{Stage: StageFailureSweep, Run: Run{Scenario: "happy-path", Seed: g.m.Seed}}, err))
+		return
+	}
+	for _, f := range sw.Failures {
+		run := Run{Scenario: scenarios.FailureName(f.Row, *f.Failure), Seed: g.m.Seed, Relays: extraRelays(f.Relays),
+			Schedule: []string{"fault " + f.Failure.String()}}
+		g.add(runFindings(Finding{Stage: StageFailureSweep, Outcome: f.Outcome, Expected: check.OK, Point: f.Row, Run: run}, f)...)
+	}
+}
+
+// extraRelays is a run's relays as a replay states them: 0 for the one
+// relay every scenario runs by default.
+func extraRelays(n int) int {
+	if n > 1 {
+		return n
+	}
+	return 0
+}
+
+// runFindings are the causes of one failing sweep run: its outcome, a
+// failed commit it never reported, its missteps.
+func runFindings(base Finding, f sim.SweepFailure) []Finding {
+	var out []Finding
+	if f.Outcome != check.OK {
+		o := base
+		o.Cause = CauseOutcome
+		if len(f.Violations) > 0 {
+			o.Detail = f.Violations[0].String()
+		}
+		out = append(out, o)
+	}
+	if len(f.Missing) > 0 {
+		u := base
+		u.Cause = CauseUnreported
+		u.Detail = fmt.Sprintf("the failed commit never came back as an error from the step, the delivery or the command that made it (never reached %s)", sim.FailureReported)
+		out = append(out, u)
+	}
+	return append(out, misstepFindings(base, f.Missteps, base.Run)...)
+}
+
+// polled runs the matrix with every relay polled as Relay.Run polls it.
+func (g *grader) polled() {
+	g.cells(StagePolled, g.m.Polled())
+}
+
+// explore runs random schedules at seeds 1, 2, ..., up to seeds, until a
+// seed finds something: one counterexample is enough; the other seeds
+// are there to find what one seed misses.
+func (g *grader) explore(runs, seeds int) {
+	result := StageResult{Stage: StageExplore}
+	defer func() { g.out.Stages = append(g.out.Stages, result) }()
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		base := Finding{Stage: StageExplore, Expected: check.OK, Run: Run{Explore: true, ExploreRuns: runs, ExploreSeed: seed}}
+		f, err := explore.Explore(g.v, runs, seed, explore.Options{Workers: g.opts.Workers})
+		if err != nil {
+			result.Runs += runs
+			g.add(errorFinding(base, err))
+			return
+		}
+		if f == nil {
+			result.Runs += runs
+			continue
+		}
+		result.Runs += f.Runs
+		result.Failed += f.Found
+		base.Outcome, base.Found, base.Tried = f.Result.Outcome, f.Found, f.Runs
+		base.Run.ExploreRuns, base.Run.Schedule = f.Runs, f.Schedule.Lines()
+		var fs []Finding
+		if f.Result.Outcome != check.OK {
+			o := base
+			o.Cause = CauseOutcome
+			if len(f.Result.Violations) > 0 {
+				o.Detail = f.Result.Violations[0].String()
+			}
+			fs = append(fs, o)
+		}
+		g.add(append(fs, misstepFindings(base, f.Result.Missteps, base.Run)...)...)
+		return
+	}
+}

@@ -1,0 +1,254 @@
+package verdict
+
+import (
+	"fmt"
+	"strings"
+
+	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
+)
+
+// textf formats format in each language; an argument that is a
+// lang.Text is taken in the same language.
+func textf(format lang.Text, args ...any) lang.Text {
+	in := func(l lang.Lang) []any {
+		out := make([]any, len(args))
+		for i, a := range args {
+			if t, ok := a.(lang.Text); ok {
+				out[i] = t.In(l)
+			} else {
+				out[i] = a
+			}
+		}
+		return out
+	}
+	return lang.Text{EN: fmt.Sprintf(format.EN, in(lang.English)...), DE: fmt.Sprintf(format.In(lang.German), in(lang.German)...)}
+}
+
+// causeTexts say what each cause other than an outcome is, in a few words.
+var causeTexts = map[Cause]lang.Text{
+	CauseUnhandled:        {EN: "an error the process should have handled itself", DE: "ein Fehler, den der Prozess selbst hätte behandeln müssen"},
+	CauseUnreported:       {EN: "a failed commit that never came back as an error", DE: "ein gescheiterter Commit, der nie als Fehler zurückkam"},
+	CauseSwallowedCrash:   {EN: "a crash the process went on from (effect.ErrCrashed swallowed)", DE: "ein Absturz, nach dem der Prozess weitermachte (effect.ErrCrashed verschluckt)"},
+	CausePanic:            {EN: "a panic of the variant's code", DE: "eine Panic im Code der Variante"},
+	CauseMissingSituation: {EN: "a row that never produced what it exists to produce", DE: "eine Zeile, die nie herbeiführte, wofür sie da ist"},
+	CauseError:            {EN: "a run that could not be made", DE: "ein Lauf, der sich nicht machen ließ"},
+}
+
+// causeHints are the lab's own hints for the causes other than an
+// outcome: what every variant must do, whatever it is.
+var causeHints = map[Cause]lang.Text{
+	CauseUnhandled: {
+		EN: "Relay.Run stops at a step's error: only a failed commit is the caller's business. A broker's error, a race another relay won (store.ErrConflict), a lease another relay took over are the process's own: record them and return nil.",
+		DE: "Relay.Run hört beim Fehler eines Schritts auf: nur ein gescheiterter Commit geht den Aufrufer an. Ein Fehler des Brokers, ein verlorener Wettlauf (store.ErrConflict), eine von einem anderen Relay übernommene Lease sind Sache des Prozesses: halte sie fest und gib nil zurück.",
+	},
+	CauseUnreported: {
+		EN: "return the error of a commit that failed (a lost connection; in the lab sim.ErrCommitFailed): the claim, the mark or the delivery did not happen, and the caller must know. Do not log it and go on.",
+		DE: "gib den Fehler eines gescheiterten Commits zurück (eine verlorene Verbindung; im Lab sim.ErrCommitFailed): Claim, Markierung oder Zustellung sind nicht geschehen, und der Aufrufer muss es wissen. Nicht nur loggen und weitermachen.",
+	},
+	CauseSwallowedCrash: {
+		EN: "when an effect returns effect.ErrCrashed, the process is dead: return that error at once (errors.Is(err, effect.ErrCrashed)). Do not take it for a broker's error, nor log it and go on.",
+		DE: "wenn ein Effekt effect.ErrCrashed zurückgibt, ist der Prozess tot: gib genau diesen Fehler sofort zurück (errors.Is(err, effect.ErrCrashed)). Nicht für einen Fehler des Brokers halten, nicht loggen und weitermachen.",
+	},
+	CausePanic: {
+		EN: "the process died of the panic and restarted, again and again: the replay's timeline shows where. Handle the case instead of panicking.",
+		DE: "der Prozess starb an der Panic und startete neu, immer wieder: die Zeitleiste der Wiederholung zeigt, wo. Behandle den Fall, statt eine Panic auszulösen.",
+	},
+	CauseMissingSituation: {
+		EN: "the row no longer produces what it exists to produce, so it tests nothing there: the change took away what the row needs.",
+		DE: "die Zeile führt nicht mehr herbei, wofür sie da ist, und prüft dort nichts: die Änderung nahm ihr, was sie braucht.",
+	},
+	CauseError: {
+		EN: "the run could not be made: the error says why (a process the variant fails to build, a configuration the lab refuses).",
+		DE: "der Lauf ließ sich nicht machen: der Fehler sagt, warum (ein Prozess, den die Variante nicht bauen kann, eine Konfiguration, die das Lab ablehnt).",
+	},
+}
+
+// Hint returns the lab's own hint for the group's cause; none for an
+// outcome, whose hint depends on the exercise (see package grade).
+func (g Group) Hint() lang.Text { return causeHints[g.Cause] }
+
+// Headline says in one line what the group is and where it was found:
+// "UNSAFE (a safety breach ...) in 13 runs: matrix at relay.after-claim,
+// stall-release; sweep 5; failure sweep 4; exploration 5 of 138
+// schedules".
+func (g Group) Headline() lang.Text {
+	what := causeTexts[g.Cause]
+	if g.Cause == CauseOutcome {
+		what = textf(lang.Plain("%s, %s,"), g.Outcome, g.Outcome.Meaning())
+		if e := g.First().Expected; g.sameExpected() && e != check.OK {
+			what = textf(lang.Text{EN: "%s where the variant declares %s,", DE: "%s wo die Variante %s erwartet,"}, what, e)
+		}
+	}
+	runs := textf(lang.Text{EN: "in %d runs", DE: "in %d Läufen"}, g.runs())
+	if g.runs() == 1 {
+		runs = lang.Text{EN: "in 1 run", DE: "in 1 Lauf"}
+	}
+	return textf(lang.Plain("%s %s: %s"), what, runs, g.where())
+}
+
+// sameExpected reports whether every finding of the group has the same
+// declaration.
+func (g Group) sameExpected() bool {
+	for _, f := range g.Findings {
+		if f.Expected != g.First().Expected {
+			return false
+		}
+	}
+	return true
+}
+
+// runs counts the group's failing runs: an exploration's finding counts
+// the schedules that broke.
+func (g Group) runs() int {
+	n := 0
+	for _, f := range g.Findings {
+		n += max(f.Found, 1)
+	}
+	return n
+}
+
+// maxPoints bounds the matrix rows a headline names.
+const maxPoints = 3
+
+// where lists the stages that found the group's cause, and where.
+func (g Group) where() lang.Text {
+	var parts []lang.Text
+	for s := StageMatrix; s <= StageExplore; s++ {
+		var points []string
+		count, found, tried := 0, 0, 0
+		for _, f := range g.Findings {
+			if f.Stage != s {
+				continue
+			}
+			count++
+			points = append(points, f.Point)
+			found, tried = found+f.Found, tried+f.Tried
+		}
+		switch {
+		case count == 0:
+		case s == StageMatrix || s == StagePolled:
+			more := ""
+			if len(points) > maxPoints {
+				more = fmt.Sprintf(" (+%d)", len(points)-maxPoints)
+				points = points[:maxPoints]
+			}
+			parts = append(parts, textf(lang.Text{EN: "%s at %s%s", DE: "%s bei %s%s"}, s.Text(), strings.Join(points, ", "), more))
+		case s == StageExplore:
+			parts = append(parts, textf(lang.Text{EN: "exploration %d of %d schedules", DE: "Exploration %d von %d Abläufen"}, found, tried))
+		default:
+			parts = append(parts, textf(lang.Plain("%s %d"), s.Text(), count))
+		}
+	}
+	return lang.Join(parts, "; ")
+}
+
+// RunText says what happens in the finding's run: "at relay.after-claim
+// (relay.after-claim@1, 2 relays)", "after a crash at P@1, then at Q@1",
+// "when commit relay.mark@1 fails under broker-outage", "in a random
+// schedule: ...".
+func (f Finding) RunText() lang.Text {
+	r := f.Run
+	relays := lang.Plain("")
+	if r.Relays > 1 {
+		relays = textf(lang.Text{EN: ", %d relays", DE: ", %d Relays"}, r.Relays)
+	}
+	var t lang.Text
+	switch f.Stage {
+	case StageMatrix, StagePolled:
+		t = textf(lang.Text{EN: "at %s (%s%s)", DE: "bei %s (%s%s)"}, f.Point, r.Scenario, relays)
+		if f.Stage == StagePolled {
+			t = lang.Join([]lang.Text{t, {EN: "with the relays polled as Relay.Run polls them", DE: "mit Relays, die gepollt werden wie in Relay.Run"}}, " ")
+		}
+	case StageSweep:
+		t = textf(lang.Text{EN: "after a crash at %s%s", DE: "nach einem Absturz bei %s%s"},
+			lang.Text{EN: strings.ReplaceAll(r.Scenario, "+", ", then at "), DE: strings.ReplaceAll(r.Scenario, "+", ", dann bei ")}, relays)
+		if r.Scenario == "happy-path" {
+			t = textf(lang.Text{EN: "without a crash%s", DE: "ohne Absturz%s"}, relays)
+		}
+	case StageFailureSweep:
+		commit := r.Scenario[strings.Index(r.Scenario, "commit-failure:")+len("commit-failure:"):]
+		t = textf(lang.Text{EN: "when commit %s fails%s", DE: "wenn der Commit %s scheitert%s"}, commit, relays)
+		if f.Point != "" {
+			t = textf(lang.Text{EN: "when commit %s fails under %s%s", DE: "wenn der Commit %s unter %s scheitert%s"}, commit, f.Point, relays)
+		}
+	case StageExplore:
+		t = textf(lang.Text{EN: "in a random schedule, shrunk: %s", DE: "in einem zufälligen Ablauf, geschrumpft: %s"}, strings.Join(r.Schedule, "; "))
+	}
+	return t
+}
+
+// Report is the group as a learner reads it: the headline, its first run
+// with what went wrong, the hint (the given one, else the lab's own for
+// the cause) and the command that replays that run, each line wrapped at
+// width; the lines after the first are indented.
+func (g Group) Report(l lang.Lang, hint lang.Text, replay string, width int) string {
+	if hint.EN == "" {
+		hint = g.Hint()
+	}
+	first := g.First()
+	detail := lang.Join([]lang.Text{{EN: "first", DE: "zuerst"}, first.RunText()}, " ")
+	if first.Detail != "" {
+		detail = lang.Join([]lang.Text{detail, lang.Plain(first.Detail)}, ": ")
+	}
+	var b strings.Builder
+	b.WriteString(Wrap("", "  ", g.Headline().In(l), width))
+	b.WriteString("\n" + Wrap("    ", "      ", detail.In(l), width))
+	if hint.EN != "" {
+		b.WriteString("\n" + Wrap("    "+(lang.Text{EN: "hint", DE: "Hinweis"}).In(l)+": ", "      ", hint.In(l), width))
+	}
+	b.WriteString("\n" + Command("    "+(lang.Text{EN: "replay", DE: "wiederholen"}).In(l)+": ", replay, width))
+	return b.String()
+}
+
+// Wrap wraps text at width: the first line after first, the others after
+// rest. A word longer than a line stays whole.
+func Wrap(first, rest, text string, width int) string {
+	var b strings.Builder
+	line := first
+	fresh := true
+	for _, word := range strings.Fields(text) {
+		if !fresh && len([]rune(line))+1+len([]rune(word)) > width {
+			b.WriteString(line + "\n")
+			line, fresh = rest, true
+		}
+		if !fresh {
+			line += " "
+		}
+		line += word
+		fresh = false
+	}
+	return b.String() + line
+}
+
+// Command writes a shell command after prefix, continued with a backslash
+// where it would pass width, so that it still pastes as one command. A
+// flag and its value stay together ("--variant V", "-run '^TestX$'").
+func Command(prefix, cmd string, width int) string {
+	var words []string
+	for _, f := range strings.Fields(cmd) {
+		if n := len(words); n > 0 && isFlagWithoutValue(words[n-1]) && !strings.HasPrefix(f, "-") {
+			words[n-1] += " " + f
+			continue
+		}
+		words = append(words, f)
+	}
+	var b strings.Builder
+	line := prefix
+	for i, word := range words {
+		if i > 0 && len([]rune(line))+1+len([]rune(word))+2 > width {
+			b.WriteString(line + " \\\n")
+			line = strings.Repeat(" ", len([]rune(prefix))+4)
+		} else if i > 0 {
+			line += " "
+		}
+		line += word
+	}
+	return b.String() + line
+}
+
+// isFlagWithoutValue reports whether word is a flag whose value follows
+// as the next word.
+func isFlagWithoutValue(word string) bool {
+	return strings.HasPrefix(word, "-") && !strings.Contains(word, "=") && !strings.Contains(word, " ")
+}

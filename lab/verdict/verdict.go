@@ -1,0 +1,244 @@
+package verdict
+
+import (
+	"fmt"
+	"strconv"
+
+	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
+	"outboxlab/sim"
+)
+
+// Stage is one part of a grading.
+type Stage int
+
+// The stages, in the order a grading runs them.
+const (
+	// StageMatrix is the crash matrix, every cell against the variant's
+	// declaration.
+	StageMatrix Stage = iota
+	// StageSweep is the double-crash sweep: a crash at every point the
+	// workload reaches, then another at every point after it.
+	StageSweep
+	// StageFailureSweep fails every commit of the workload once, alone
+	// and under the matrix's failure rows.
+	StageFailureSweep
+	// StagePolled is the matrix with every relay polled as Relay.Run
+	// polls it, instead of woken when its NextWake says.
+	StagePolled
+	// StageExplore is random schedules: workloads, faults, crashes and
+	// interleavings, shrunk to a short counterexample.
+	StageExplore
+)
+
+var stageTexts = [...]lang.Text{
+	{EN: "matrix", DE: "Matrix"},
+	{EN: "sweep", DE: "Sweep"},
+	{EN: "failure sweep", DE: "Fehler-Sweep"},
+	{EN: "polled matrix", DE: "gepollte Matrix"},
+	{EN: "exploration", DE: "Exploration"},
+}
+
+// Text names the stage in both languages.
+func (s Stage) Text() lang.Text {
+	if s < 0 || int(s) >= len(stageTexts) {
+		return lang.Plain(fmt.Sprintf("Stage(%d)", int(s)))
+	}
+	return stageTexts[s]
+}
+
+// String returns the stage's English name.
+func (s Stage) String() string { return s.Text().EN }
+
+// Cause is why a run fails its grading.
+type Cause int
+
+// The causes. A run can have several (an outcome and a misstep); each
+// is a finding of its own.
+const (
+	// CauseOutcome: the run's outcome is not what the variant declares
+	// (Finding.Outcome and Finding.Expected say which).
+	CauseOutcome Cause = iota
+	// CauseUnhandled: a relay or consumer returned an error it should
+	// have handled itself (Relay.Run stops at a step's error).
+	CauseUnhandled
+	// CauseUnreported: a commit failed and the process went on as if it
+	// had committed: the error never came back from its step, delivery or
+	// command.
+	CauseUnreported
+	// CauseSwallowedCrash: a process whose effect returned
+	// effect.ErrCrashed went on instead of returning it.
+	CauseSwallowedCrash
+	// CausePanic: the variant's code panicked.
+	CausePanic
+	// CauseMissingSituation: a matrix row never produced what it exists
+	// to produce (asked only with Options.Situations).
+	CauseMissingSituation
+	// CauseError: the run could not be made (the variant failed to build,
+	// or the lab refused its configuration).
+	CauseError
+)
+
+var causeNames = [...]string{"outcome", "unhandled-error", "unreported-failure", "swallowed-crash", "panic", "missing-situation", "error"}
+
+// String returns the cause's name, as JSON writes it.
+func (c Cause) String() string {
+	if c < 0 || int(c) >= len(causeNames) {
+		return fmt.Sprintf("Cause(%d)", int(c))
+	}
+	return causeNames[c]
+}
+
+// MarshalText writes the cause's name.
+func (c Cause) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// Run is one run a finding came from, as it replays.
+type Run struct {
+	// Scenario names a run of the matrix, a sweep or the failure sweep as
+	// labrun scenario and -lab.replay take it ("relay.after-send@2",
+	// "P@1+Q@1", "poison+commit-failure:consumer.count-failure@1",
+	// "happy-path"); empty for an exploration.
+	Scenario string
+	// Seed is the run's seed, Relays how many relays it ran when not the
+	// scenario's own (0), Poll whether relays were polled as Relay.Run
+	// polls them.
+	Seed   uint64
+	Relays int
+	Poll   bool
+	// Explore says the run is an exploration's: ExploreRuns random
+	// schedules from ExploreSeed find it again.
+	Explore     bool
+	ExploreRuns int
+	ExploreSeed uint64
+	// Schedule says what happens in the run (crashes, faults, the shrunk
+	// schedule), for the reader.
+	Schedule []string
+}
+
+// Labrun returns the labrun command that replays the run; program runs
+// labrun ("go run ./cmd/labrun", or a course's own).
+func (r Run) Labrun(program, variantName string) string {
+	if r.Explore {
+		return fmt.Sprintf("%s explore --variant %s --runs %d --seed %d", program, variantName, r.ExploreRuns, r.ExploreSeed)
+	}
+	c := sim.Counterexample{Seed: r.Seed, Relays: r.Relays, Scenario: r.Scenario, Poll: r.Poll}
+	return c.Replay(program, variantName)
+}
+
+// TestFlags returns the flags that replay the run in a test that grades
+// with package grade: "-lab.replay=relay.after-send@2 -lab.relays=2".
+func (r Run) TestFlags() string {
+	if r.Explore {
+		return fmt.Sprintf("-lab.replay=explore:%d:%d", r.ExploreRuns, r.ExploreSeed)
+	}
+	flags := "-lab.replay=" + r.Scenario
+	if r.Relays > 0 {
+		flags += " -lab.relays=" + strconv.Itoa(r.Relays)
+	}
+	if r.Poll {
+		flags += " -lab.poll"
+	}
+	return flags
+}
+
+// Finding is one cause of one failing run.
+type Finding struct {
+	Stage Stage
+	Cause Cause
+	// Outcome is the run's outcome, and Expected what the variant
+	// declares for it (OK beyond the matrix). For a matrix cell Outcome
+	// is the cell's worst, check.NotApplicable if no run reached it.
+	Outcome, Expected check.Outcome
+	// Point is the matrix row of a matrix or polled finding.
+	Point string
+	// Detail is what went wrong, as the checker or the simulator said it:
+	// the first violation, the error, the panic.
+	Detail string
+	// Run replays it.
+	Run Run
+	// Found and Tried count, for an exploration, the schedules that broke
+	// something and those tried.
+	Found, Tried int
+}
+
+// Verdict is what a grading found.
+type Verdict struct {
+	Variant string
+	Depth   Depth
+	// Correct says the variant claims to be correct (it declares OK
+	// everywhere): only then do the stages beyond the matrix run.
+	Correct bool
+	// Cells are the matrix's, row by row (fewer when the grading
+	// stopped early).
+	Cells []sim.Cell
+	// Stages are the stages that ran, in order.
+	Stages []StageResult
+	// Findings are every cause of every failing run, stage by stage.
+	Findings []Finding
+	// Stopped says the grading stopped early (Options.Stop).
+	Stopped bool
+}
+
+// StageResult says how one stage went.
+type StageResult struct {
+	Stage Stage
+	// Runs is how many runs it made, Points how many crash points or
+	// commits it covered (sweeps), Failed how many runs failed.
+	Runs, Points, Failed int
+}
+
+// Passed reports whether nothing was found.
+func (v Verdict) Passed() bool { return len(v.Findings) == 0 }
+
+// Runs returns how many runs the grading made.
+func (v Verdict) Runs() int {
+	n := 0
+	for _, s := range v.Stages {
+		n += s.Runs
+	}
+	return n
+}
+
+// Stage returns how stage s went, and whether it ran.
+func (v Verdict) Stage(s Stage) (StageResult, bool) {
+	for _, r := range v.Stages {
+		if r.Stage == s {
+			return r, true
+		}
+	}
+	return StageResult{}, false
+}
+
+// Group is every finding of one cause (for CauseOutcome, of one outcome):
+// what a learner fixes at once.
+type Group struct {
+	Cause   Cause
+	Outcome check.Outcome
+	// Findings are in stage order; the first is the one to replay.
+	Findings []Finding
+}
+
+// First returns the group's first finding: the simplest run that shows
+// the cause (the stages go from single crashes to random schedules).
+func (g Group) First() Finding { return g.Findings[0] }
+
+// Groups returns the findings by cause, in the order each cause was first
+// found.
+func (v Verdict) Groups() []Group {
+	var out []Group
+	for _, f := range v.Findings {
+		outcome := check.NotApplicable
+		if f.Cause == CauseOutcome {
+			outcome = f.Outcome
+		}
+		i := 0
+		for i < len(out) && (out[i].Cause != f.Cause || out[i].Outcome != outcome) {
+			i++
+		}
+		if i == len(out) {
+			out = append(out, Group{Cause: f.Cause, Outcome: outcome})
+		}
+		out[i].Findings = append(out[i].Findings, f)
+	}
+	return out
+}

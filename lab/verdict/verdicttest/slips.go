@@ -1,0 +1,71 @@
+package verdicttest
+
+import (
+	"fmt"
+
+	"outboxlab/lab/variant"
+)
+
+// A Slip is one frame with one thing switched off or wrong.
+type Slip struct {
+	// Frame is "relay", "consumer" or "service"; Name the slip's, e.g.
+	// "swallows-commit-errors".
+	Frame, Name string
+	// Does says in a line what the frame then does wrong.
+	Does string
+	// build returns the variant with the slip acting from its from-th
+	// occasion on (its from-th failed commit, rejected send, ...).
+	build func(from int) variant.Variant
+}
+
+// Variant returns the frame's variant with the slip acting from its
+// from-th occasion on (1: at once), named "FRAME-NAME" (and "@FROM" past
+// 1). It claims to be correct: it declares OK everywhere.
+func (s Slip) Variant(from int) variant.Variant {
+	v := s.build(max(from, 1))
+	v.Name = s.Frame + "-" + s.Name
+	if from > 1 {
+		v.Name += fmt.Sprintf("@%d", from)
+	}
+	v.Summary = "a learner's " + s.Frame + " that " + s.Does
+	v.SummaryDE, v.Expect = "", nil
+	return v
+}
+
+// Slips returns every slip, relays first, then consumers, then services.
+func Slips() []Slip {
+	out := relaySlips()
+	out = append(out, consumerSlips()...)
+	return append(out, serviceSlips()...)
+}
+
+// Find returns the slip FRAME-NAME.
+func Find(name string) (Slip, error) {
+	for _, s := range Slips() {
+		if s.Frame+"-"+s.Name == name {
+			return s, nil
+		}
+	}
+	return Slip{}, fmt.Errorf("verdicttest: no slip %q", name)
+}
+
+// Frames returns the variant built of the three frames without a slip:
+// it holds everywhere.
+func Frames() variant.Variant {
+	v := variant.Outbox()
+	v.Name, v.Summary, v.SummaryDE = "learner-frames", "the learner's relay, consumer and service, without a slip", ""
+	v.NewRelay = newRelay(relaySlip{}, 1)
+	v.NewConsumer = newConsumer(consumerSlip{}, 1)
+	v.NewService = newService(serviceSlip{}, 1)
+	return v
+}
+
+// occasions counts a slip's occasions in one incarnation of a process and
+// says from which one on it acts.
+type occasions struct{ from, seen int }
+
+// now counts one occasion and reports whether the slip acts on it.
+func (o *occasions) now() bool {
+	o.seen++
+	return o.seen >= o.from
+}
