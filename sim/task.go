@@ -200,10 +200,18 @@ func (w *world) checkSwallowed(p *proc, wk *worker) {
 	if wk.err != nil {
 		returned = "another error (" + wk.err.Error() + ")"
 	}
+	if len(w.swallowed) == maxMissteps {
+		wk.err = effect.ErrCrashed
+		return
+	}
 	w.swallowed = append(w.swallowed, fmt.Sprintf("%s crashed at %s, and its %s went on and returned %s instead of effect.ErrCrashed",
 		p.name, p.crashedAt, activity, returned))
 	wk.err = effect.ErrCrashed
 }
+
+// maxMissteps bounds the swallowed crashes and panics a run records: the
+// first ones say what a learner needs.
+const maxMissteps = 10
 
 // CrashLoopCap bounds how long a process that panics again and again
 // stays down before its next restart, as a supervisor's crash-loop
@@ -229,22 +237,26 @@ func (wk *worker) run() {
 // the crash.
 //
 // A process that panics again and again is restarted later and later, as
-// a supervisor backs off a crash loop (RestartDelay, doubled per panic in
-// a row, up to CrashLoopCap): a run of a variant that panics at every
-// delivery ends in a few hundred restarts, not thousands.
+// a supervisor backs off a crash loop: RestartDelay, doubled per panic
+// of an incarnation that lived less than CrashLoopCap, up to
+// CrashLoopCap. A run of a variant that panics at every delivery ends in
+// a few hundred restarts, not thousands. The first panics are recorded
+// (maxMissteps), not all of them.
 func (w *world) checkPanicked(p *proc, wk *worker) {
 	if wk.panicked == nil {
-		if wk.err == nil {
-			p.panics = 0
-		}
 		return
 	}
 	activity := map[string]string{roleService: "command", roleRelay: "step", roleConsumer: "delivery"}[p.role]
 	if p.recovering {
 		activity = "recovery"
 	}
-	w.panics = append(w.panics, fmt.Sprintf("%s panicked in its %s: %v", p.name, activity, wk.panicked))
+	if len(w.panics) < maxMissteps {
+		w.panics = append(w.panics, fmt.Sprintf("%s panicked in its %s: %v", p.name, activity, wk.panicked))
+	}
 	if p.alive && p.incarnation == wk.incarnation {
+		if w.clock.Now().Sub(p.started) >= CrashLoopCap {
+			p.panics = 0 // it ran long enough: not a loop
+		}
 		p.panics++
 		down := w.cfg.RestartDelay << min(p.panics-1, 16)
 		w.crash(p, "panic", min(down, CrashLoopCap))

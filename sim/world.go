@@ -63,8 +63,7 @@ type proc struct {
 	// run when it starts), not a step.
 	recovering bool
 	// crashedAt is the crash point (or "kill") of its last crash, and
-	// panics counts the panics it died of since it last finished an
-	// activity (see checkPanicked).
+	// panics counts the panics it died of in a loop (see checkPanicked).
 	crashedAt string
 	panics    int
 
