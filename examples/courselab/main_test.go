@@ -75,38 +75,48 @@ func TestACourseLabrunGradesItsOwnVariant(t *testing.T) {
 	if code != 1 || i < 0 {
 		t.Fatalf("explore: exit %d, want a counterexample with its replay:\n%s", code, stdout)
 	}
+	// The counterexample is an error the relay returned: the first line
+	// says so, where it once said "the smallest counterexample: OK".
+	if first := strings.SplitN(stdout, "\n", 2)[0]; !strings.HasSuffix(first, "the smallest counterexample: OK, but a process returned an error it should have handled itself") {
+		t.Errorf("explore's first line %q does not name the error", first)
+	}
 	command := strings.TrimSpace(strings.SplitN(stdout[i+len("Replay: "):], "\n", 2)[0])
 	if code, again := replay(t, command); code != 1 || again != stdout {
 		t.Fatalf("explore's replay %q: exit %d, and another output than the first", command, code)
 	}
 }
 
-// TestSweepFailuresReplay: the double-crash sweep of a variant that claims
-// to be correct lists its failures one line each, and each printed replay
-// command reproduces its outcome.
-func TestSweepFailuresReplay(t *testing.T) {
-	code, stdout, _ := run("matrix", "--variant", "eager-relay")
+// TestEveryReplayOfAGradeReproducesIt: labrun grade finds the course's
+// variant wrong in every stage; each finding's replay command, printed
+// for this labrun, fails again (exit 1), and a scenario's shows the
+// finding's outcome.
+func TestEveryReplayOfAGradeReproducesIt(t *testing.T) {
+	code, stdout, _ := run("grade", "--variant", "eager-relay", "--format", "json")
 	if code != 1 {
-		t.Fatalf("exit %d, want 1", code)
+		t.Fatalf("grade: exit %d, want 1", code)
 	}
-	_, sweep, ok := strings.Cut(stdout, "Beyond the rows")
-	if !ok {
-		t.Fatalf("no sweep:\n%s", stdout)
+	var v struct {
+		Findings []struct{ Stage, Cause, Outcome, Replay string }
 	}
-	// Join the replay commands' continued lines.
-	sweep = strings.ReplaceAll(sweep, " \\\n", " ")
-	var replays []string
-	for _, l := range strings.Split(sweep, "\n") {
-		if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "replay: "); ok {
-			replays = append(replays, strings.Join(strings.Fields(cmd), " "))
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	stages := map[string]bool{}
+	replayed := map[string]bool{}
+	for _, f := range v.Findings {
+		stages[f.Stage] = true
+		if replayed[f.Replay] || len(replayed) == 12 {
+			continue
+		}
+		replayed[f.Replay] = true
+		code, out := replay(t, f.Replay)
+		if code != 1 || f.Stage != "exploration" && f.Cause == "outcome" && !strings.Contains(out, "Outcome: "+f.Outcome+" (expected OK)") {
+			t.Errorf("%s %s: replay %q: exit %d, want 1 with %s:\n%s", f.Stage, f.Cause, f.Replay, code, f.Outcome, out)
 		}
 	}
-	if len(replays) == 0 || len(replays) > 10 {
-		t.Fatalf("%d replay commands, want 1 to 10:\n%s", len(replays), sweep)
-	}
-	for _, r := range replays {
-		if code, out := replay(t, r); code != 1 || !strings.Contains(out, "Outcome: LOST (expected OK)") {
-			t.Errorf("%s: exit %d:\n%s", r, code, out)
+	for _, s := range []string{"matrix", "sweep", "failure sweep", "exploration"} {
+		if !stages[s] {
+			t.Errorf("no finding of the %s", s)
 		}
 	}
 }

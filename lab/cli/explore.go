@@ -78,7 +78,11 @@ func runExplore(args []string, stdout io.Writer) error {
 	case "json":
 		err = writeExploreJSON(stdout, v.Name, runs, f, trace, reached)
 	case "html":
-		err = writeExploreHTML(stdout, v.Name, runs, seed, f, trace)
+		expected := check.NotApplicable // a mistake declares nothing for a random schedule
+		if v.Correct() {
+			expected = check.OK
+		}
+		err = writeExploreHTML(stdout, v.Name, runs, seed, f, trace, expected)
 	default:
 		writeExploreText(stdout, v.Name, runs, seed, f, trace, reached)
 	}
@@ -93,16 +97,16 @@ func runExplore(args []string, stdout io.Writer) error {
 
 // writeExploreHTML writes the shrunk counterexample as a page, or a page
 // that says there was none.
-func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result) error {
+func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, expected check.Outcome) error {
 	if f == nil {
 		return report.WriteText(w, strings.TrimSpace(trf(w, "No counterexample for %s in %d random schedules (seed %d).\n", variantName, runs, seed)), reportOptions(w))
 	}
 	return report.WriteRun(w, report.Run{
 		ID:         "run",
-		Title:      strings.TrimSpace(trf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, f.Result.Outcome)),
+		Title:      strings.TrimSpace(trf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, brokeWith(w, f.Result))),
 		Summary:    strings.TrimSpace(trf(w, "Shrunk from %d to %d items:\n", f.Original.Size(), f.Schedule.Size())) + " " + strings.Join(f.Schedule.Lines(), "; "),
 		Outcome:    trace.Outcome,
-		Expected:   check.OK,
+		Expected:   expected,
 		Violations: trace.Violations,
 		Replay:     f.Replay(programName()) + " --format html",
 		Trace:      trace.Trace,
@@ -127,7 +131,7 @@ func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f 
 		writeSituations(w, runs, reached)
 		return
 	}
-	fmt.Fprint(w, trf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, f.Result.Outcome))
+	fmt.Fprint(w, trf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, brokeWith(w, f.Result)))
 	fmt.Fprint(w, trf(w, "Shrunk from %d to %d items:\n", f.Original.Size(), f.Schedule.Size()))
 	for _, l := range f.Schedule.Lines() {
 		fmt.Fprintf(w, "  %s\n", l)
@@ -140,8 +144,8 @@ func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f 
 	for _, v := range f.Result.Violations {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
-	for _, u := range f.Result.Unhandled {
-		fmt.Fprint(w, trf(w, "  %s: an error the process should have handled itself\n", u))
+	for _, m := range missteps(w, f.Result.Missteps) {
+		fmt.Fprintf(w, "  %s\n", m)
 	}
 	fmt.Fprint(w, trf(w, "Replay: %s\n", f.Replay(programName())))
 	writeSituations(w, f.Runs, reached)
@@ -195,4 +199,21 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// brokeWith says how a counterexample broke: its outcome, or, when that
+// is OK, the misstep that broke it (an error the process returned, a
+// crash it went on from, a panic).
+func brokeWith(w io.Writer, res sim.Result) string {
+	switch {
+	case res.Outcome != check.OK:
+		return res.Outcome.String()
+	case len(res.Unhandled) > 0:
+		return in(w, lang.Text{EN: "OK, but a process returned an error it should have handled itself", DE: "OK, aber ein Prozess gab einen Fehler zurück, den er selbst hätte behandeln müssen"})
+	case len(res.Swallowed) > 0:
+		return in(w, lang.Text{EN: "OK, but a process went on after its crash", DE: "OK, aber ein Prozess machte nach seinem Absturz weiter"})
+	case len(res.Panics) > 0:
+		return in(w, lang.Text{EN: "OK, but a process panicked", DE: "OK, aber ein Prozess löste eine Panic aus"})
+	}
+	return res.Outcome.String()
 }

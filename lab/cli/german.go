@@ -5,11 +5,11 @@ package cli
 var catalogue = map[string]string{
 	// summary
 	"outboxlab: %d variants at %d crash points and faults (%d runs, seed %d)\n\n": "outboxlab: %d Varianten an %d Absturzpunkten und Störungen (%d Läufe, Seed %d)\n\n",
-	"✓ at every point":              "✓ an jedem Punkt",
-	"; sweep: %d runs, all OK":      "; Sweep: %d Läufe, alle OK",
-	"; sweep: %d of %d runs FAILED": "; Sweep: %d von %d Läufen FEHLGESCHLAGEN",
-	"%s at %s":                      "%s bei %s",
-	" (+%d more)":                   " (+%d weitere)",
+	"✓ at every point":           "✓ an jedem Punkt",
+	"; %s: %d runs, all OK":      "; %s: %d Läufe, alle OK",
+	"; %s: %d of %d runs FAILED": "; %s: %d von %d Läufen FEHLGESCHLAGEN",
+	"%s at %s":                   "%s bei %s",
+	" (+%d more)":                " (+%d weitere)",
 	"Every cell matches its variant's declaration: the mistakes fail where the chapters say.": "Jede Zelle stimmt mit ihrer Variante überein: die Fehler scheitern, wo die Kapitel es sagen.",
 	"%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n":     "%d Zelle(n) widersprechen der Erwartung ihrer Variante (mit ! markiert): siehe `%s matrix`.\n",
 	"\nNext:": "\nAls Nächstes:",
@@ -37,18 +37,7 @@ var catalogue = map[string]string{
 	"  replay: ":                                              "  wiederholen: ",
 	"Every cell matches its variant's declaration.":           "Jede Zelle stimmt mit der Erwartung ihrer Variante überein.",
 	"%d cell(s) disagree with their variant's declaration.\n": "%d Zelle(n) widersprechen der Erwartung ihrer Variante.\n",
-	sweepIntro: `
-Über die Zeilen hinaus stürzen die korrekten Varianten an jedem Punkt ab, den sie erreichen, bei
-jedem Vorkommen, und danach noch einmal an jedem Punkt, den sie danach erreichen (doppelte
-Abstürze, die Wiederherstellung eingeschlossen), mit einem Relay und mit zweien, wo möglich:
-`,
-	"all OK":                             "alle OK",
-	"%d FAILED":                          "%d FEHLGESCHLAGEN",
-	"  %-20s %3d points, %4d runs, %s\n": "  %-20s %3d Punkte, %4d Läufe, %s\n",
-	"%s after a crash at %s%s":           "%s nach einem Absturz bei %s%s",
-	", then at ":                         ", dann bei ",
-	"      replay: ":                     "      wiederholen: ",
-	"    ... and %d more (%d failing runs in all)\n": "    ... und %d weitere (%d fehlgeschlagene Läufe insgesamt)\n",
+	"      replay: ":                                          "      wiederholen: ",
 
 	// scenario
 	"Scenario %s, variant %s, seed %d\n":                      "Szenario %s, Variante %s, Seed %d\n",
@@ -88,13 +77,11 @@ Abstürze, die Wiederherstellung eingeschlossen), mit einem Relay und mit zweien
 
 	// markdown
 	"## Crash matrix\n\n%d variant(s) at %d points, standard workload (%d commands), seed %d.\n\n": "## Crash-Matrix\n\n%d Variante(n) an %d Punkten, Standard-Arbeitslast (%d Befehle), Seed %d.\n\n",
-	"| point | kind |":                          "| Punkt | Art |",
-	"\n### Legend\n\n":                          "\n### Legende\n\n",
-	"\n### Findings\n\n":                        "\n### Befunde\n\n",
-	"- **%s** at `%s`: %s (%s)\n":               "- **%s** bei `%s`: %s (%s)\n",
-	"  - replay: `%s`\n":                        "  - wiederholen: `%s`\n",
-	"\n### Sweeps\n\n":                          "\n### Sweeps\n\n",
-	"- **%s**: %d points, %d runs, %d failed\n": "- **%s**: %d Punkte, %d Läufe, %d fehlgeschlagen\n",
+	"| point | kind |":            "| Punkt | Art |",
+	"\n### Legend\n\n":            "\n### Legende\n\n",
+	"\n### Findings\n\n":          "\n### Befunde\n\n",
+	"- **%s** at `%s`: %s (%s)\n": "- **%s** bei `%s`: %s (%s)\n",
+	"  - replay: `%s`\n":          "  - wiederholen: `%s`\n",
 
 	// html
 	"expected %s": "erwartet %s",

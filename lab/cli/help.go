@@ -135,6 +135,10 @@ var glossary = []struct{ word, text lang.Text }{
 		EN: "beyond the points, for the correct variants: a crash at every point the workload reaches, at every occurrence, then a second crash at every point reached after it (recovery included); and the failure sweep, every commit of the workload failed once",
 		DE: "über die Punkte hinaus, für die korrekten Varianten: ein Absturz an jedem Punkt, den die Arbeitslast erreicht, bei jedem Vorkommen, dann ein zweiter an jedem Punkt danach (die Wiederherstellung eingeschlossen); und der Failure-Sweep, jeder Commit der Arbeitslast einmal gescheitert",
 	}},
+	{lang.Text{EN: "depth", DE: "Tiefe"}, lang.Text{
+		EN: "how hard the lab's one grader grades (--depth, -lab.depth): quick is the matrix; course, the default at every door, adds for a variant that claims to be correct the sweeps, the matrix polled as Relay.Run polls, and exploration at up to eight seeds; full explores much more",
+		DE: "wie streng der eine Bewerter des Labs bewertet (--depth, -lab.depth): quick ist die Matrix; course, der Standard an jeder Tür, fügt für eine Variante, die behauptet, korrekt zu sein, die Sweeps hinzu, die gepollte Matrix wie in Relay.Run und Exploration mit bis zu acht Seeds; full erkundet viel mehr",
+	}},
 	{lang.Text{EN: "quiesce", DE: "Abklingen"}, lang.Text{
 		EN: "after the run: the faults healed, no more crashes, everything runs until nothing is due; then the retention cleanup, the operator's replay of dead letters, and the checker",
 		DE: "nach dem Lauf: die Störungen behoben, keine Abstürze mehr, alles läuft, bis nichts mehr fällig ist; dann die Aufbewahrungsbereinigung, das Wiedereinspielen der Dead Letters durch den Betrieb und die Prüfung",

@@ -67,7 +67,7 @@ func TestEveryTranslatedTextIsInTheCatalogue(t *testing.T) {
 		t.Errorf("found %d texts marked for translation; the scan is broken", marked)
 	}
 	// The texts tr gets from variables and constants.
-	dynamic := []string{sweepIntro, "crash", "fault", disagrees}
+	dynamic := []string{"crash", "fault", disagrees}
 	for _, n := range nextSteps {
 		dynamic = append(dynamic, n[1])
 	}

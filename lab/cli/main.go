@@ -5,7 +5,8 @@
 // run as a timeline, explores random schedules and computes backlogs.
 //
 //	labrun [summary]                one line per variant
-//	labrun matrix [--variant V]... [--format table|markdown|json|html] [--wide]
+//	labrun matrix [--variant V]... [--depth quick|course|full] [--format table|markdown|json|html] [--wide]
+//	labrun grade --variant V [--depth quick|course|full] [--format text|json]
 //	labrun list [--format text|json]
 //	labrun scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html]
 //	labrun explore --variant V [--runs N] [--seed N] [--format text|json|html]
@@ -138,6 +139,7 @@ type subcommand struct {
 var commands = []subcommand{
 	{"summary", runSummary},
 	{"matrix", runMatrix},
+	{"grade", runGrade},
 	{"list", runList},
 	{"scenario", runScenario},
 	{"explore", runExplore},

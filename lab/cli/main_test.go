@@ -14,51 +14,52 @@ import (
 
 	goldenfile "outboxlab/internal/golden"
 	"outboxlab/lab/variant"
+	"outboxlab/lab/verdict"
 	"outboxlab/mistakes"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
 
-// runLabrun runs the command line in-process and returns its exit code,
-// stdout and stderr.
-// unshared is labrun's own runCells, which TestMain replaces.
-var unshared = runCells
+// unshared is labrun's own gradeAll, which TestMain replaces.
+var unshared = gradeAll
 
-// TestMain shares one run of the matrix and its sweeps between the
-// outputs of the same variants (labrun's summary and matrix, in two
-// languages): they differ only in how they write it. TestSameOutputTwice
-// runs it twice for real.
+// TestMain shares one grading per variant and depth between the outputs
+// that show it (labrun's summary and matrix, in two languages): they
+// differ only in how they write it. TestSameOutputTwice grades twice for
+// real.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	run := unshared
 	var mu sync.Mutex
 	type result struct {
-		once   sync.Once
-		cells  []sim.Cell
-		sweeps []sim.Sweep
-		err    error
+		once    sync.Once
+		verdict verdict.Verdict
+		err     error
 	}
-	// One run per variant, shared by every output that shows it: the
-	// cells come variant by variant, and the sweeps in the variants' order.
 	shared := map[string]*result{}
-	runCells = func(mx sim.Matrix, selected []variant.Variant) ([]sim.Cell, []sim.Sweep, error) {
-		var cells []sim.Cell
-		var sweeps []sim.Sweep
+	gradeAll = func(selected []variant.Variant, d verdict.Depth) ([]verdict.Verdict, error) {
+		var out []verdict.Verdict
 		for _, v := range selected {
 			mu.Lock()
-			r, ok := shared[v.Name]
+			key := v.Name + "@" + d.String()
+			r, ok := shared[key]
 			if !ok {
 				r = &result{}
-				shared[v.Name] = r
+				shared[key] = r
 			}
 			mu.Unlock()
-			r.once.Do(func() { r.cells, r.sweeps, r.err = run(mx, []variant.Variant{v}) })
+			r.once.Do(func() {
+				vs, err := unshared([]variant.Variant{v}, d)
+				if err == nil {
+					r.verdict = vs[0]
+				}
+				r.err = err
+			})
 			if r.err != nil {
-				return nil, nil, r.err
+				return nil, r.err
 			}
-			cells, sweeps = append(cells, r.cells...), append(sweeps, r.sweeps...)
+			out = append(out, r.verdict)
 		}
-		return cells, sweeps, nil
+		return out, nil
 	}
 	os.Exit(m.Run())
 }
@@ -100,6 +101,9 @@ func TestGolden(t *testing.T) {
 		{"de/scenario-mistake-dual-write.txt", []string{"scenario", "mistake/dual-write", "--lang", "de"}},
 		{"de/explore-max-version-only.txt", []string{"explore", "--variant", "max-version-only", "--runs", "50", "--lang", "de"}},
 		{"de/backlog-chapter004.txt", []string{"backlog", "--rate", "0.023", "--outage", "10m", "--relay", "1", "--simulate", "--lang", "de"}},
+		{"grade-outbox.txt", []string{"grade", "--variant", "outbox"}},
+		{"grade-dual-write-quick.json", []string{"grade", "--variant", "dual-write", "--depth", "quick", "--format", "json"}},
+		{"de/grade-outbox.txt", []string{"grade", "--variant", "outbox", "--lang", "de"}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -174,11 +178,15 @@ func TestSameOutputTwice(t *testing.T) {
 	for i := range out {
 		m := scenarios.Matrix()
 		selected := []variant.Variant{mistakes.ClaimWithoutLock(), mistakes.RecoverAll(), variant.Outbox()}
-		cells, err := m.Run(selected)
+		verdicts, err := unshared(selected, verdict.Quick)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := writeMatrixJSON(&out[i], m, selected, cells, nil); err != nil {
+		var cells []sim.Cell
+		for _, v := range verdicts {
+			cells = append(cells, v.Cells...)
+		}
+		if err := writeMatrixJSON(&out[i], m, selected, cells, verdicts); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -192,7 +200,10 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: summary, matrix, list, scenario`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: summary, matrix, grade, list, scenario`},
+		{[]string{"matrix", "--depth", "deep"}, `"deep" is not a depth (valid: quick, course, full)`},
+		{[]string{"grade"}, "missing --variant (valid: outbox,"},
+		{[]string{"grade", "--variant", "nope"}, `unknown variant "nope" (valid: outbox,`},
 		{[]string{"matrix", "--variant", "nope"}, `unknown variant "nope" (valid: outbox,`},
 		{[]string{"matrix", "--format", "xml"}, `"xml" is not one of table, markdown, json`},
 		{[]string{"matrix", "extra"}, `unexpected argument "extra"`},
@@ -215,7 +226,7 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"scenario", "happy-path", "--nope"}, "unknown flag --nope (valid: --variant, --seed, --file, --relays, --poll, --format, --lang; `labrun scenario -h` says what each does)"},
 		{[]string{"list", "-x"}, "unknown flag --x (valid: --format, --lang;"},
 		{[]string{"scenario", "happy-path", "--seed"}, "--seed needs a value"},
-		{[]string{"help", "nope"}, `unknown command "nope" (valid: summary, matrix, list, scenario, explore, backlog)`},
+		{[]string{"help", "nope"}, `unknown command "nope" (valid: summary, matrix, grade, list, scenario, explore, backlog)`},
 		{[]string{"explore"}, "missing --variant (valid: outbox,"},
 		{[]string{"explore", "--variant", "outbox", "--runs", "0"}, `--runs "0" is not a whole number >= 1`},
 		{[]string{"explore", "--variant", "outbox", "--runs", "many"}, `--runs "many" is not a whole number`},

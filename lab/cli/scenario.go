@@ -85,7 +85,7 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if res.Outcome != expected || len(res.Unhandled) > 0 {
+	if res.Outcome != expected || res.Missteps.Any() || res.CommitFailures > res.Situations[sim.FailureReported] {
 		return errMismatch
 	}
 	return nil
@@ -196,6 +196,9 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 	}
 	for _, u := range res.Unhandled {
 		fmt.Fprint(w, trf(w, "  %s: an error the process should have handled itself\n", u))
+	}
+	for _, m := range missteps(w, sim.Missteps{Swallowed: res.Swallowed, Panics: res.Panics}) {
+		fmt.Fprintf(w, "  %s\n", m)
 	}
 	fmt.Fprint(w, trf(w, "Replay: %s\n", replay))
 }

@@ -225,7 +225,10 @@ func (g *grader) sweep() {
 		g.add(errorFinding(Finding{Stage: StageSweep, Run: Run{Scenario: "happy-path", Seed: g.m.Seed}}, err))
 		return
 	}
-	for _, f := range sw.Failures {
+	// Single crashes first: the simplest run of a cause is its first.
+	failures := slices.Clone(sw.Failures)
+	slices.SortStableFunc(failures, func(a, b sim.SweepFailure) int { return len(a.Crashes) - len(b.Crashes) })
+	for _, f := range failures {
 		run := Run{Scenario: "happy-path", Seed: g.m.Seed, Relays: extraRelays(f.Relays)}
 		if len(f.Crashes) > 0 {
 			run.Scenario = ""

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"io"
+	"strings"
+
+	"outboxlab/internal/report"
+	"outboxlab/lab/variant"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+)
+
+// writeMatrixHTML writes the matrix as a page whose cells link to their
+// counterexamples, each run again with its trace.
+func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) error {
+	page := report.Matrix{
+		Title:  strings.TrimSpace(trf(w, "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n", len(variants), len(m.Points), len(m.Workload), m.Seed)),
+		Points: m.Points,
+		Cells:  cells,
+		Runs:   map[string]report.Run{},
+		Mark:   letter,
+	}
+	for _, l := range legend(w) {
+		word := l.word
+		if l.letter != "" {
+			word = l.letter + " " + l.word
+		}
+		page.Legend = append(page.Legend, [2]string{word, l.meaning})
+	}
+	for _, v := range variants {
+		page.Variants = append(page.Variants, v.Name)
+		for _, c := range cells {
+			run := c.Counterexample
+			if run == nil {
+				run = c.MisstepRun
+			}
+			if c.Variant != v.Name || run == nil {
+				continue
+			}
+			ce := *run
+			sc, err := scenarios.FindScenario(ce.Scenario)
+			if err != nil {
+				return err
+			}
+			summary, _ := scenarioText(w, sc)
+			cfg := sc.Configure(v, ce.Seed)
+			if ce.Relays > 0 {
+				cfg.Relays = ce.Relays
+			}
+			cfg.Trace = true
+			res, err := sim.Run(cfg)
+			if err != nil {
+				return err
+			}
+			page.Runs[report.Key(v.Name, c.Point.ID)] = report.Run{
+				Title:   strings.TrimSpace(trf(w, "%s at %s: %s (%s)\n", v.Name, c.Point.ID, res.Outcome, trf(w, "expected %s", c.Expected))),
+				Summary: summary, Outcome: res.Outcome, Expected: c.Expected, Violations: res.Violations,
+				Replay: ce.Replay(programName(), v.Name), Trace: res.Trace,
+			}
+		}
+	}
+	return report.WriteMatrix(w, page, reportOptions(w))
+}
+
+// reportOptions are the HTML report's language for w.
+func reportOptions(w io.Writer) report.Options {
+	return report.Options{German: german(w)}
+}

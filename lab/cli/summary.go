@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
+	"outboxlab/lab/variant"
+	"outboxlab/lab/verdict"
+	"outboxlab/sim"
+)
+
+// nextSteps are the commands the summary suggests, with what each shows.
+var nextSteps = [][2]string{
+	{"matrix", "every cell, every violation, its replay"},
+	{"scenario mistake/dual-write", "one mistake's story as a timeline"},
+	{"list", "the variants, points and stories"},
+	{"explore --variant outbox", "random schedules against the reference"},
+}
+
+// depthMeaning explains the depth where the summary names it.
+var depthMeaning = lang.Text{
+	EN: "beyond the points, for a variant that claims to be correct: crashed twice at every point, every commit failed once, the relays polled as Relay.Run polls them, random schedules (labrun help)",
+	DE: "über die Punkte hinaus, für eine Variante, die behauptet, korrekt zu sein: zweimal an jedem Punkt abgestürzt, jeder Commit einmal gescheitert, die Relays gepollt wie in Relay.Run, zufällige Abläufe (labrun help)",
+}
+
+// writeSummary is what labrun prints without a command: every variant on
+// one line (wrapped, never cut), where it breaks and how, and what to run
+// next. It fits 100 columns and one screen.
+func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdicts []verdict.Verdict) {
+	runs, mismatches := 0, 0
+	for _, v := range verdicts {
+		for _, c := range v.Cells {
+			runs += c.Runs
+			if !c.Matches() {
+				mismatches++
+			}
+		}
+	}
+	fmt.Fprint(w, trf(w, "outboxlab: %d variants at %d crash points and faults (%d runs, seed %d)\n\n", len(variants), len(m.Points), runs, m.Seed))
+	for _, v := range verdicts {
+		fmt.Fprintln(w, hanging(fmt.Sprintf("%-24s ", v.Variant), strings.Repeat(" ", 27), summaryVerdict(w, m, v)))
+	}
+	fmt.Fprintln(w)
+	if mismatches == 0 {
+		fmt.Fprintln(w, tr(w, "Every cell matches its variant's declaration: the mistakes fail where the chapters say."))
+	} else {
+		fmt.Fprint(w, trf(w, "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", mismatches, programName()))
+	}
+	writeLegend(w)
+	if len(verdicts) > 0 && verdicts[0].Depth != verdict.Quick {
+		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-13s ", verdicts[0].Depth), strings.Repeat(" ", 16), in(w, depthMeaning)))
+	}
+	fmt.Fprintln(w, tr(w, "\nNext:"))
+	for _, next := range nextSteps {
+		fmt.Fprintf(w, "  %-49s %s\n", programName()+" "+next[0], tr(w, next[1]))
+	}
+}
+
+// summaryVerdict says in a few words how v fared: ✓ everywhere (and what
+// the stages beyond the matrix found), or each outcome with the first
+// point that showed it.
+func summaryVerdict(w io.Writer, m sim.Matrix, v verdict.Verdict) string {
+	type seen struct {
+		first string
+		n     int
+	}
+	byOutcome := map[check.Outcome]*seen{}
+	var order []check.Outcome
+	bad := ""
+	for _, p := range m.Points {
+		c := cellAt(v.Cells, v.Variant, p.ID)
+		if !c.Matches() {
+			bad = "! "
+		}
+		if c.Outcome <= check.OK {
+			continue
+		}
+		if s, ok := byOutcome[c.Outcome]; ok {
+			s.n++
+			continue
+		}
+		byOutcome[c.Outcome] = &seen{first: p.ID, n: 1}
+		order = append(order, c.Outcome)
+	}
+	beyond := ""
+	if v.Correct && v.Depth != verdict.Quick {
+		runs, failed := 0, 0
+		for _, s := range v.Stages {
+			if s.Stage != verdict.StageMatrix {
+				runs, failed = runs+s.Runs, failed+s.Failed
+			}
+		}
+		beyond = trf(w, "; %s: %d runs, all OK", v.Depth, runs)
+		if failed > 0 {
+			beyond = trf(w, "; %s: %d of %d runs FAILED", v.Depth, failed, runs)
+		}
+	}
+	if len(order) == 0 {
+		return bad + tr(w, "✓ at every point") + beyond
+	}
+	var parts []string
+	for _, o := range order {
+		s := byOutcome[o]
+		part := trf(w, "%s at %s", o, s.first)
+		if s.n > 1 {
+			part += trf(w, " (+%d more)", s.n-1)
+		}
+		parts = append(parts, part)
+	}
+	return bad + strings.Join(parts, "; ") + beyond
+}
