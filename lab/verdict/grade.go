@@ -53,21 +53,13 @@ func Grade(v variant.Variant, opts Options) (Verdict, error) {
 	if err := v.Validate(); err != nil {
 		return Verdict{}, fmt.Errorf("verdict: %w", err)
 	}
-	g := &grader{v: v, opts: opts, m: scenarios.Matrix()}
-	g.m.Workers = opts.Workers
-	g.out = Verdict{Variant: v.Name, Depth: opts.Depth, Correct: v.Correct()}
-	g.out.Cells = g.cells(StageMatrix, g.m)
+	g := newGrader(v, opts)
+	g.run(StageMatrix)
 	p := opts.Depth.plan()
-	stages := []struct {
-		on  bool
-		run func()
-	}{
-		{p.sweeps, g.sweep},
-		{p.sweeps, g.failureSweep},
-		{p.polled, g.polled},
-		{p.runs > 0, func() { g.explore(p.runs, p.seeds) }},
-	}
-	for _, s := range stages {
+	for _, s := range []struct {
+		stage Stage
+		on    bool
+	}{{StageSweep, p.sweeps}, {StageFailureSweep, p.sweeps}, {StagePolled, p.polled}, {StageExplore, p.runs > 0}} {
 		if !s.on || !g.out.Correct {
 			continue
 		}
@@ -75,9 +67,34 @@ func Grade(v variant.Variant, opts Options) (Verdict, error) {
 			g.out.Stopped = true
 			break
 		}
-		s.run()
+		g.run(s.stage)
 	}
 	return g.out, nil
+}
+
+// newGrader starts a grading of v.
+func newGrader(v variant.Variant, opts Options) *grader {
+	g := &grader{v: v, opts: opts, m: scenarios.Matrix()}
+	g.m.Workers = opts.Workers
+	g.out = Verdict{Variant: v.Name, Depth: opts.Depth, Correct: v.Correct()}
+	return g
+}
+
+// run runs stage s and adds what it found.
+func (g *grader) run(s Stage) {
+	switch s {
+	case StageMatrix:
+		g.out.Cells = g.cells(StageMatrix, g.m)
+	case StageSweep:
+		g.sweep()
+	case StageFailureSweep:
+		g.failureSweep()
+	case StagePolled:
+		g.cells(StagePolled, g.m.Polled())
+	case StageExplore:
+		p := g.opts.Depth.plan()
+		g.explore(p.runs, p.seeds)
+	}
 }
 
 // grader is one grading in progress.
@@ -286,12 +303,16 @@ func runFindings(base Finding, f sim.SweepFailure) []Finding {
 		u.Detail = fmt.Sprintf("the failed commit never came back as an error from the step, the delivery or the command that made it (never reached %s)", sim.FailureReported)
 		out = append(out, u)
 	}
-	return append(out, misstepFindings(base, f.Missteps, base.Run)...)
-}
-
-// polled runs the matrix with every relay polled as Relay.Run polls it.
-func (g *grader) polled() {
-	g.cells(StagePolled, g.m.Polled())
+	out = append(out, misstepFindings(base, f.Missteps, base.Run)...)
+	if len(out) == 0 { // a breach with no other name: still a finding
+		o := base
+		o.Cause = CauseOutcome
+		if len(f.Unsafe) > 0 {
+			o.Detail = f.Unsafe[0]
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // explore runs random schedules at seeds 1, 2, ..., up to seeds, until a
@@ -316,16 +337,7 @@ func (g *grader) explore(runs, seeds int) {
 		result.Failed += f.Found
 		base.Outcome, base.Found, base.Tried = f.Result.Outcome, f.Found, f.Runs
 		base.Run.ExploreRuns, base.Run.Schedule = f.Runs, f.Schedule.Lines()
-		var fs []Finding
-		if f.Result.Outcome != check.OK {
-			o := base
-			o.Cause = CauseOutcome
-			if len(f.Result.Violations) > 0 {
-				o.Detail = f.Result.Violations[0].String()
-			}
-			fs = append(fs, o)
-		}
-		g.add(append(fs, misstepFindings(base, f.Result.Missteps, base.Run)...)...)
+		g.add(runFindings(base, sim.SweepFailure{Outcome: f.Result.Outcome, Violations: f.Result.Violations, Unsafe: f.Result.Unsafe, Missteps: f.Result.Missteps})...)
 		return
 	}
 }

@@ -34,6 +34,8 @@ func relaySlips() []Slip {
 		{"pauses-five-minutes", "pauses up to five minutes after failed sends"},
 		{"panics-on-a-rejection", "panics when the broker refuses a message"},
 		{"recovers-every-claim", "releases every IN_FLIGHT message when it restarts, not only its own"},
+		{"panics-in-next-wake", "panics when asked when it wants to wake (NextWake not written yet)"},
+		{"cannot-be-built", "fails to build (its configuration is refused)"},
 	}
 	var out []Slip
 	for _, s := range slips {
@@ -61,6 +63,9 @@ func newRelay(slip relaySlip, from int) func(variant.Env) (variant.Relay, error)
 		}
 		cfg := outbox.DefaultConfig(env.Owner)
 		change(&cfg)
+		if slip.name == "cannot-be-built" {
+			return nil, errors.New("relay: the broker's address is not configured")
+		}
 		var ref *outbox.Relay
 		var err error
 		if slip.name == "reads-the-host-clock" {
@@ -220,6 +225,9 @@ func (r *relay) commit(b effect.Boundary, tx *store.Tx) error {
 }
 
 func (r *relay) NextWake() (time.Time, bool) {
+	if r.slipped("panics-in-next-wake") {
+		panic("NextWake: not written yet")
+	}
 	at, ok := r.RelayAdapter.NextWake()
 	if ok && at.Before(r.pausedUntil) {
 		at = r.pausedUntil
