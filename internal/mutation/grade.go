@@ -35,11 +35,11 @@ const maxStageRows = 3
 func (d Depth) options() verdict.Options {
 	switch d {
 	case FirstRed:
-		return verdict.Options{Depth: verdict.Quick, Stop: verdict.StopAtFirstRed, Situations: true, Workers: 1}
+		return verdict.Options{Depth: verdict.Quick, Stop: verdict.StopAtFirstRed, Workers: 1}
 	case Matrix:
-		return verdict.Options{Depth: verdict.Quick, Situations: true, Workers: 1}
+		return verdict.Options{Depth: verdict.Quick, Workers: 1}
 	}
-	return verdict.Options{Depth: verdict.Course, Stop: verdict.StopAfterRedStage, Situations: true, Workers: 1}
+	return verdict.Options{Depth: verdict.Course, Stop: verdict.StopAfterRedStage, Workers: 1}
 }
 
 // GradeMutant grades the reference variant with mutant id on, in this
@@ -54,7 +54,12 @@ func GradeMutant(id int, depth Depth) (r Result) {
 			r.Crashed = fmt.Sprintf("panic: %v", p)
 		}
 	}()
-	r = GradeVariant(variant.Outbox(), depth)
+	// The reference's matrix rows exist to produce their situations: a
+	// mutant that keeps a row from it is caught there, as the crash
+	// matrix test catches it.
+	opts := depth.options()
+	opts.Situations = true
+	r = gradeWith(variant.Outbox(), opts)
 	r.ID = id
 	if depth != Full || r.Killed() {
 		return r
@@ -79,10 +84,15 @@ func GradeMutant(id int, depth Depth) (r Result) {
 }
 
 // GradeVariant grades v as a mutant of the reference is graded, through
-// the lab's grader (package verdict) at depth's options: a variant that
-// the grader fails is killed, one it passes survives.
-func GradeVariant(v variant.Variant, depth Depth) Result {
-	vd, err := verdict.Grade(v, depth.options())
+// the lab's grader (package verdict) at depth's options, but without
+// asking the matrix rows' situations, which are the reference's
+// mechanics: a variant that the grader fails is killed, one it passes
+// survives.
+func GradeVariant(v variant.Variant, depth Depth) Result { return gradeWith(v, depth.options()) }
+
+// gradeWith grades v with opts and names what went red.
+func gradeWith(v variant.Variant, opts verdict.Options) Result {
+	vd, err := verdict.Grade(v, opts)
 	if err != nil {
 		return Result{Crashed: err.Error()}
 	}

@@ -1,0 +1,178 @@
+package verdict_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"outboxlab/examples/courselab/course"
+	"outboxlab/exercises/dedup"
+	"outboxlab/exercises/ordering"
+	"outboxlab/exercises/recovery"
+	"outboxlab/exercises/sendfirst"
+	"outboxlab/internal/mutation"
+	"outboxlab/lab/cli"
+	"outboxlab/lab/grade"
+	"outboxlab/lab/variant"
+	"outboxlab/lab/verdict"
+	"outboxlab/lab/verdict/verdicttest"
+	"outboxlab/scenarios"
+)
+
+// TestOneVerdictThroughEveryDoor grades variants through every door the
+// lab has, and each door must say what the grader says: the same pass or
+// fail, and (where the door writes them) the same findings, stage, cause
+// and outcome. The doors: a course's labrun (cli.Lab, as examples/courselab
+// builds it) with matrix and grade, grade.Variant in a test (the
+// exercises' door too), and the mutation analysis; labrun itself is a
+// cli.Lab without extra variants. At depth quick: the reference, two
+// mistakes, an exercise's starter, the course's eager-relay, and a broken
+// frame for each cause; at depth course the relay that logs a failed
+// commit and goes on, which a course's labrun passed at exit 0 while
+// grade.Variant and labrun explore failed it. OUTBOXLAB_LONG=1: every
+// shipped variant, every exercise, every broken frame, at both depths.
+func TestOneVerdictThroughEveryDoor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grades variants through five doors")
+	}
+	long := os.Getenv("OUTBOXLAB_LONG") != ""
+	variants := []variant.Variant{variant.Outbox(), recovery.Variant(), course.EagerRelay()}
+	for _, name := range []string{"dual-write", "recover-all"} {
+		v, err := scenarios.FindVariant(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		variants = append(variants, v)
+	}
+	slips := []string{"relay-swallows-commit-errors", "relay-swallows-its-crash", "relay-panics-on-a-rejection", "relay-returns-broker-errors",
+		"relay-cannot-be-built", "consumer-bills-amendments-as-zero", "service-says-ok-on-failed-commits", "relay-pauses-only-in-next-wake"}
+	if long {
+		variants = append(scenarios.Variants()[1:], variant.Outbox(), recovery.Variant(), sendfirst.Variant(), dedup.Variant(), ordering.Variant(), course.EagerRelay())
+		slips = nil
+		for _, s := range verdicttest.Slips() {
+			slips = append(slips, s.Frame+"-"+s.Name)
+		}
+	}
+	for _, name := range slips {
+		s, err := verdicttest.Find(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		variants = append(variants, s.Variant(1))
+	}
+	for _, v := range variants {
+		depths := []verdict.Depth{verdict.Quick}
+		if long || v.Name == "relay-swallows-commit-errors" {
+			depths = append(depths, verdict.Course)
+		}
+		for _, d := range depths {
+			t.Run(v.Name+"/"+d.String(), func(t *testing.T) { throughEveryDoor(t, v, d) })
+		}
+	}
+}
+
+// throughEveryDoor grades v at depth d through each door and compares.
+func throughEveryDoor(t *testing.T, v variant.Variant, d verdict.Depth) {
+	want, err := verdict.Grade(v, verdict.Options{Depth: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFindings := findingKeys(want)
+	lab := cli.Lab{Command: "go run ./examples/courselab", Variants: []variant.Variant{v}}
+	if _, err := scenarios.FindVariant(v.Name); err == nil {
+		lab.Variants = nil // a shipped variant: labrun's own
+	}
+	for _, command := range []string{"matrix", "grade"} {
+		var stdout, stderr bytes.Buffer
+		code := lab.Run([]string{command, "--variant", v.Name, "--depth", d.String(), "--format", "json"}, &stdout, &stderr)
+		if code != exitCode(want) {
+			t.Errorf("labrun %s: exit %d, the grader says %d (passed %v); stderr %q", command, code, exitCode(want), want.Passed(), stderr.String())
+		}
+		var got struct {
+			Verdicts []jsonVerdict `json:"verdicts"`
+			jsonVerdict
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+			t.Fatalf("labrun %s: %v", command, err)
+		}
+		jv := got.jsonVerdict
+		if command == "matrix" && len(got.Verdicts) == 1 {
+			jv = got.Verdicts[0]
+		}
+		if keys := jv.keys(); !slices.Equal(keys, wantFindings) {
+			t.Errorf("labrun %s: findings\n%s\nthe grader's:\n%s", command, strings.Join(keys, "\n"), strings.Join(wantFindings, "\n"))
+		}
+	}
+	r := &recorder{TB: t}
+	setFlag(t, "lab.depth", d.String())
+	grade.Grade(r, v, grade.Options{})
+	if len(r.errors) != len(want.Groups()) || want.Passed() != (len(r.logs) == 1) {
+		t.Errorf("grade.Variant: %d findings and log %q, the grader's %d groups (passed %v)", len(r.errors), r.logs, len(want.Groups()), want.Passed())
+	}
+	depth := mutation.Matrix
+	if d != verdict.Quick {
+		depth = mutation.Full
+	}
+	if res := mutation.GradeVariant(v, depth); res.Killed() == want.Passed() {
+		t.Errorf("the mutation grader: killed %v (%v), the grader passed %v", res.Killed(), res.Failed, want.Passed())
+	}
+}
+
+// exitCode is what labrun exits with for a verdict.
+func exitCode(v verdict.Verdict) int {
+	if v.Passed() {
+		return 0
+	}
+	return 1
+}
+
+// findingKeys are v's findings as "stage cause outcome", sorted.
+func findingKeys(v verdict.Verdict) []string {
+	var out []string
+	for _, f := range v.Findings {
+		out = append(out, fmt.Sprintf("%s %s %s", f.Stage, f.Cause, f.Outcome))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// jsonVerdict is a verdict as labrun's JSON writes it.
+type jsonVerdict struct {
+	Findings []struct{ Stage, Cause, Outcome string }
+}
+
+func (v jsonVerdict) keys() []string {
+	var out []string
+	for _, f := range v.Findings {
+		out = append(out, fmt.Sprintf("%s %s %s", f.Stage, f.Cause, f.Outcome))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// recorder is a test that keeps what grade.Grade reports instead of
+// failing.
+type recorder struct {
+	testing.TB
+	errors, logs []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Log(args ...any) { r.logs = append(r.logs, fmt.Sprint(args...)) }
+func (r *recorder) Name() string    { return "TestDoors" }
+
+// setFlag sets a flag for the rest of the test.
+func setFlag(t *testing.T, name, value string) {
+	old := flag.Lookup(name).Value.String()
+	if err := flag.Set(name, value); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { flag.Set(name, old) })
+}
