@@ -108,6 +108,7 @@ func throughEveryDoor(t *testing.T, v variant.Variant, d verdict.Depth) {
 			t.Errorf("labrun %s: findings\n%s\nthe grader's:\n%s", command, strings.Join(keys, "\n"), strings.Join(wantFindings, "\n"))
 		}
 	}
+	replayEveryGroup(t, lab, v, want)
 	r := &recorder{TB: t}
 	setFlag(t, "lab.depth", d.String())
 	grade.Grade(r, v, grade.Options{})
@@ -122,6 +123,28 @@ func throughEveryDoor(t *testing.T, v variant.Variant, d verdict.Depth) {
 		t.Errorf("the mutation grader: killed %v (%v), the grader passed %v", res.Killed(), res.Failed, want.Passed())
 	}
 }
+
+// replayEveryGroup plays the first run of each of want's groups through
+// the doors' replay commands: the course labrun's (scenario, explore) and
+// grade's (-lab.replay, -lab.relays, -lab.poll). Each must fail again.
+func replayEveryGroup(t *testing.T, lab cli.Lab, v variant.Variant, want verdict.Verdict) {
+	for _, g := range want.Groups() {
+		run := g.First().Run
+		command := run.Labrun(lab.Command, v.Name)
+		var stdout, stderr bytes.Buffer
+		if code := lab.Run(strings.Fields(strings.TrimPrefix(command, lab.Command+" ")), &stdout, &stderr); code != 1 {
+			t.Errorf("%s: exit %d, want 1 (it failed the grading); stderr %q", command, code, stderr.String())
+		}
+		if err := grade.Replay(quiet{t}, v, run); err == nil {
+			t.Errorf("go test ... %s: the run passes, but it failed the grading", run.TestFlags())
+		}
+	}
+}
+
+// quiet is a test whose log is dropped: a replay logs a whole timeline.
+type quiet struct{ *testing.T }
+
+func (quiet) Log(...any) {}
 
 // exitCode is what labrun exits with for a verdict.
 func exitCode(v verdict.Verdict) int {
@@ -176,3 +199,57 @@ func setFlag(t *testing.T, name, value string) {
 	}
 	t.Cleanup(func() { flag.Set(name, old) })
 }
+
+// TestAPolledFindingReplaysThroughEveryDoor: a run of the polled matrix
+// replays with --poll through a course's labrun and with -lab.poll
+// through grade, and fails again (a relay that keeps its pause only in
+// NextWake hammers the broker when polled); without the poll it passes.
+func TestAPolledFindingReplaysThroughEveryDoor(t *testing.T) {
+	s, err := verdicttest.Find("relay-pauses-only-in-next-wake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := s.Variant(1)
+	p, err := scenarios.FindPoint("outage-backlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := scenarios.Matrix().Polled().RunCell(v, p)
+	if err != nil || c.Counterexample == nil || !c.Counterexample.Poll {
+		t.Fatalf("the polled cell: %v, %+v", err, c.Counterexample)
+	}
+	run := verdict.Run{Scenario: c.Counterexample.Scenario, Seed: c.Counterexample.Seed, Poll: true}
+	lab := cli.Lab{Command: "go run ./examples/courselab", Variants: []variant.Variant{v}}
+	for _, poll := range []bool{true, false} {
+		run.Poll = poll
+		command := run.Labrun(lab.Command, v.Name)
+		var stdout, stderr bytes.Buffer
+		code := lab.Run(strings.Fields(strings.TrimPrefix(command, lab.Command+" ")), &stdout, &stderr)
+		err := grade.Replay(quiet{t}, v, run)
+		if poll != (code == 1) || poll != (err != nil) {
+			t.Errorf("%s: exit %d; %s: %v; want a failure only with the poll", command, code, run.TestFlags(), err)
+		}
+	}
+	setFlag(t, "lab.replay", run.Scenario)
+	setFlag(t, "lab.poll", "true")
+	r := &fatalRecorder{TB: t}
+	func() {
+		defer func() { _ = recover() }()
+		grade.Grade(r, v, grade.Options{})
+	}()
+	if !strings.HasPrefix(r.fatal, "STORM, declared OK") {
+		t.Errorf("go test ... -lab.replay=%s -lab.poll: %q, want STORM", run.Scenario, r.fatal)
+	}
+}
+
+// fatalRecorder keeps the message of Fatal and stops the test's function.
+type fatalRecorder struct {
+	testing.TB
+	fatal string
+}
+
+func (r *fatalRecorder) Fatal(args ...any) {
+	r.fatal = fmt.Sprint(args...)
+	panic("fatal")
+}
+func (r *fatalRecorder) Log(...any) {}
