@@ -18,24 +18,18 @@ type consumerSlip struct{ name string }
 
 // consumerSlips are the consumer frame's slips.
 func consumerSlips() []Slip {
-	slips := []struct{ name, does string }{
+	return slipsOf("consumer", [][2]string{
 		{"bills-amendments-as-zero", "bills an amendment's line with a zero amount"},
 		{"drops-its-nacks", "neither acknowledges nor hands back a delivery whose commit failed"},
 		{"swallows-commit-errors", "logs the error of a delivery and goes on"},
 		{"swallows-its-crash", "takes a delivery that returned effect.ErrCrashed for one it can log"},
 		{"gives-up-at-once", "puts a message aside as a dead letter at its first failure"},
 		{"panics-on-a-cancel", "panics on a cancellation it was never taught"},
-	}
-	var out []Slip
-	for _, s := range slips {
-		slip := consumerSlip{s.name}
-		out = append(out, Slip{Frame: "consumer", Name: s.name, Does: s.does, build: func(from int) variant.Variant {
-			v := variant.Outbox()
-			v.NewConsumer = newConsumer(slip, from)
-			return v
-		}})
-	}
-	return out
+	}, func(name string, from int) variant.Variant {
+		v := variant.Outbox()
+		v.NewConsumer = newConsumer(consumerSlip{name}, from)
+		return v
+	})
 }
 
 // newConsumer builds the consumer frame, the reference inbox consumer

@@ -17,7 +17,7 @@ type relaySlip struct{ name string }
 
 // relaySlips are the relay frame's slips.
 func relaySlips() []Slip {
-	slips := []struct{ name, does string }{
+	return slipsOf("relay", [][2]string{
 		{"swallows-commit-errors", "logs the error of a claim or mark commit and goes on"},
 		{"swallows-its-crash", "takes a send that returned effect.ErrCrashed for a failed send and goes on"},
 		{"marks-before-sending", "marks a message SENT before the broker confirmed it"},
@@ -36,17 +36,11 @@ func relaySlips() []Slip {
 		{"recovers-every-claim", "releases every IN_FLIGHT message when it restarts, not only its own"},
 		{"panics-in-next-wake", "panics when asked when it wants to wake (NextWake not written yet)"},
 		{"cannot-be-built", "fails to build (its configuration is refused)"},
-	}
-	var out []Slip
-	for _, s := range slips {
-		slip := relaySlip{s.name}
-		out = append(out, Slip{Frame: "relay", Name: s.name, Does: s.does, build: func(from int) variant.Variant {
-			v := variant.Outbox()
-			v.NewRelay = newRelay(slip, from)
-			return v
-		}})
-	}
-	return out
+	}, func(name string, from int) variant.Variant {
+		v := variant.Outbox()
+		v.NewRelay = newRelay(relaySlip{name}, from)
+		return v
+	})
 }
 
 // newRelay builds the relay frame with slip acting from its from-th

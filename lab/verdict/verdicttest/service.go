@@ -13,21 +13,15 @@ type serviceSlip struct{ name string }
 
 // serviceSlips are the service frame's slips.
 func serviceSlips() []Slip {
-	slips := []struct{ name, does string }{
+	return slipsOf("service", [][2]string{
 		{"says-ok-on-failed-commits", "tells its client a command succeeded whose commit failed"},
 		{"swallows-its-crash", "answers its client although its process crashed under the command"},
 		{"panics-on-an-amendment", "panics on an amendment it was never taught"},
-	}
-	var out []Slip
-	for _, s := range slips {
-		slip := serviceSlip{s.name}
-		out = append(out, Slip{Frame: "service", Name: s.name, Does: s.does, build: func(from int) variant.Variant {
-			v := variant.Outbox()
-			v.NewService = newService(slip, from)
-			return v
-		}})
-	}
-	return out
+	}, func(name string, from int) variant.Variant {
+		v := variant.Outbox()
+		v.NewService = newService(serviceSlip{name}, from)
+		return v
+	})
 }
 
 // newService builds the service frame, the reference order service

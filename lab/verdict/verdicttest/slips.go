@@ -60,6 +60,17 @@ func Frames() variant.Variant {
 	return v
 }
 
+// slipsOf returns the slips of one frame, named with what each does, each
+// built by build (the slip's name, and from which occasion on it acts).
+func slipsOf(frame string, slips [][2]string, build func(name string, from int) variant.Variant) []Slip {
+	var out []Slip
+	for _, s := range slips {
+		name := s[0]
+		out = append(out, Slip{Frame: frame, Name: name, Does: s[1], build: func(from int) variant.Variant { return build(name, from) }})
+	}
+	return out
+}
+
 // occasions counts a slip's occasions in one incarnation of a process and
 // says from which one on it acts.
 type occasions struct{ from, seen int }
