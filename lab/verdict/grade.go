@@ -55,7 +55,7 @@ func Grade(v variant.Variant, opts Options) (Verdict, error) {
 	}
 	g := newGrader(v, opts)
 	g.run(StageMatrix)
-	p := opts.Depth.plan()
+	p := g.plan
 	for _, s := range []struct {
 		stage Stage
 		on    bool
@@ -74,7 +74,7 @@ func Grade(v variant.Variant, opts Options) (Verdict, error) {
 
 // newGrader starts a grading of v.
 func newGrader(v variant.Variant, opts Options) *grader {
-	g := &grader{v: v, opts: opts, m: scenarios.Matrix()}
+	g := &grader{v: v, opts: opts, m: scenarios.Matrix(), plan: opts.Depth.plan()}
 	g.m.Workers = opts.Workers
 	g.out = Verdict{Variant: v.Name, Depth: opts.Depth, Correct: v.Correct()}
 	return g
@@ -92,8 +92,7 @@ func (g *grader) run(s Stage) {
 	case StagePolled:
 		g.cells(StagePolled, g.m.Polled())
 	case StageExplore:
-		p := g.opts.Depth.plan()
-		g.explore(p.runs, p.seeds)
+		g.explore(g.plan.runs, g.plan.seeds)
 	}
 }
 
@@ -102,6 +101,7 @@ type grader struct {
 	v    variant.Variant
 	opts Options
 	m    sim.Matrix
+	plan plan // what the depth runs beyond the matrix
 	out  Verdict
 }
 

@@ -108,6 +108,7 @@ type fataler interface {
 // finding's run, played again, breaks v's declaration again.
 func checkStage(t fataler, v variant.Variant, stage Stage) {
 	g := newGrader(v, Options{Depth: Course})
+	g.plan.runs, g.plan.seeds = 200, 2 // the findings are the point here, not how far exploration looks
 	g.run(stage)
 	res := g.out.Stages[0]
 	found := g.out.Findings
@@ -191,8 +192,15 @@ func rawCauses(g *grader, stage Stage) []cause {
 		if stage == StagePolled {
 			m = m.Polled()
 		}
-		for _, p := range m.Points {
-			c, err := m.RunCell(g.v, p)
+		for i, p := range m.Points {
+			// The matrix's cells are the grader's own, as the simulator
+			// gave them; the polled matrix's are run again.
+			c, err := sim.Cell{}, error(nil)
+			if stage == StageMatrix && i < len(g.out.Cells) && g.out.Cells[i].Runs > 0 {
+				c = g.out.Cells[i]
+			} else {
+				c, err = m.RunCell(g.v, p)
+			}
 			if err != nil {
 				out = append(out, errorCause(p.ID+"/0", err))
 				continue
@@ -230,9 +238,8 @@ func rawCauses(g *grader, stage Stage) []cause {
 			out = append(out, causesOf(fmt.Sprintf("%s/%d", name, extraRelays(f.Relays)), f.Outcome, check.OK, f.Missteps, len(f.Missing) > 0)...)
 		}
 	case StageExplore:
-		p := g.opts.Depth.plan()
-		for seed := uint64(1); seed <= uint64(p.seeds); seed++ {
-			f, err := explore.Explore(g.v, p.runs, seed, explore.Options{})
+		for seed := uint64(1); seed <= uint64(g.plan.seeds); seed++ {
+			f, err := explore.Explore(g.v, g.plan.runs, seed, explore.Options{})
 			if err != nil {
 				return []cause{errorCause(fmt.Sprintf("explore:%d", seed), err)}
 			}
