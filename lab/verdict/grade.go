@@ -239,6 +239,7 @@ func (g *grader) sweep() {
 	result := StageResult{Stage: StageSweep, Runs: sw.Runs, Points: sw.Points, Failed: len(sw.Failures)}
 	g.out.Stages = append(g.out.Stages, result)
 	if err != nil {
+		g.out.Stages[len(g.out.Stages)-1].Failed = 1 // a run that could not be made
 		g.add(errorFinding(Finding{Stage: StageSweep, Run: Run{Scenario: "happy-path", Seed: g.m.Seed}}, err))
 		return
 	}
@@ -266,6 +267,7 @@ func (g *grader) failureSweep() {
 	sw, err := g.m.FailureSweep(g.v)
 	g.out.Stages = append(g.out.Stages, StageResult{Stage: StageFailureSweep, Runs: sw.Runs, Points: sw.Points, Failed: len(sw.Failures)})
 	if err != nil {
+		g.out.Stages[len(g.out.Stages)-1].Failed = 1 // a run that could not be made
 		g.add(errorFinding(Finding{Stage: StageFailureSweep, Run: Run{Scenario: "happy-path", Seed: g.m.Seed}}, err))
 		return
 	}
@@ -325,7 +327,7 @@ func (g *grader) explore(runs, seeds int) {
 		base := Finding{Stage: StageExplore, Expected: check.OK, Run: Run{Explore: true, ExploreRuns: runs, ExploreSeed: seed}}
 		f, err := explore.Explore(g.v, runs, seed, explore.Options{Workers: g.opts.Workers})
 		if err != nil {
-			result.Runs += runs
+			result.Runs, result.Failed = result.Runs+runs, result.Failed+1 // a run that could not be made
 			g.add(errorFinding(base, err))
 			return
 		}
