@@ -249,8 +249,6 @@ var Survivors = map[string]Reason{
 		"it changes only the step's report (StepReport), which the caller reads only without an error"},
 	"outbox/relay.go:recordSent:swap:if !ok { return true, nil } if err := cur.MarkSent(r.cfg.Owner, now); err != nil { if errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrIllegalTransition) { return true, nil } return false, fmt.Errorf(\"outbox: %w\", err) }": {"equivalent",
 		"a message that is gone reads as the zero message, which MarkSent refuses as an illegal transition: the same lost=true"},
-	"inbox/consumer.go:Step:delete:if err != nil { return true, fmt.Errorf(\"inbox: ack %s: %w\", d.Envelope.ID, err) }": {"blind spot",
-		"an ack never fails in the lab: billing runs only while the broker is up, and the broker acks every delivery it handed out (a crashed consumer's deliveries go back by themselves)"},
 	"inbox/consumer.go:handBack:delete:if errors.Is(err, effect.ErrCrashed) { return err }": {"equivalent",
 		"a crashed consumer's Nack finds its deliveries already given back by the broker, and the error returned still says it crashed"},
 	"inbox/consumer.go:handle:drop-left:err != nil": {"equivalent",
