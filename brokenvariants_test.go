@@ -61,25 +61,11 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "the retry policy allows 20: retries without backoff or limit hammer the broker",
 		},
 		{
-			name:   "a relay started afresh for every poll, which forgets its pause after a failed send",
-			v:      freshRelayEveryPoll(),
-			point:  "outage-backlog",
-			want:   "STORM",
-			detail: "sends while it was down, a relay that pauses after a failed send allows 63",
-		},
-		{
 			name:   "an operator's replay that selects dead letters by event type alone",
 			v:      replayByTypeAlone(),
 			point:  "rejected",
 			want:   "STORM",
 			detail: "was published 31 times, the retry policy allows 30",
-		},
-		{
-			name:   "a relay that resends under a new message id",
-			v:      newIDOnEverySend(),
-			point:  "relay.after-send",
-			want:   "DUPLICATE",
-			detail: "a consumer that deduplicates by message id applies it twice",
 		},
 		{
 			name:   "a relay that judges leases by its own host's clock",
@@ -247,33 +233,6 @@ func withRelayConfig(name string, change func(*outbox.Config)) variant.Variant {
 	return v
 }
 
-// freshRelayEveryPoll is the reference relay run as a job that starts
-// afresh for every poll (a cron job, a serverless function): everything it
-// keeps in memory between polls, its pause after a failed send among them,
-// is gone each time. Each message still waits out its own backoff.
-func freshRelayEveryPoll() variant.Variant {
-	v := variant.Outbox()
-	v.Name = "fresh-relay-every-poll"
-	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		r, err := variant.ReferenceRelay(env, nil)
-		return freshRelay{RelayAdapter: variant.RelayAdapter{Relay: r}, env: env}, err
-	}
-	return v
-}
-
-type freshRelay struct {
-	variant.RelayAdapter
-	env variant.Env
-}
-
-func (f freshRelay) Step() (bool, error) {
-	r, err := variant.ReferenceRelay(f.env, nil)
-	if err != nil {
-		return false, err
-	}
-	return variant.RelayAdapter{Relay: r}.Step()
-}
-
 // keepsTheRest is a learner's relay (see learnerRelay) that, when a send
 // fails, marks that message FAILED and stops, leaving the rest of the
 // batch claimed: nobody sends those until their lease runs out, though the
@@ -419,31 +378,6 @@ func (r typeAloneReplay) ReplayDeadLettersOf(_, eventType string) (int, error) {
 	return r.Relay.ReplayDeadLetters(outbox.Filter{EventType: eventType})
 }
 
-// newIDOnEverySend is the reference relay talking to the broker through a
-// client that stamps every send with a fresh message id, as a relay does
-// that builds the envelope's id at send time instead of storing it with
-// the outbox row.
-func newIDOnEverySend() variant.Variant {
-	v := variant.Outbox()
-	v.Name = "new-id-on-resend"
-	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
-			DB: env.OrderDB, Broker: &freshIDs{to: env.Broker, ids: env.IDs}, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
-		return variant.RelayAdapter{Relay: r}, err
-	}
-	return v
-}
-
-type freshIDs struct {
-	to  broker.Publisher
-	ids variant.IDs
-}
-
-func (f *freshIDs) Publish(e broker.Envelope) error {
-	e.ID = fmt.Sprintf("%s-%s", e.ID, f.ids.NewID())
-	return f.to.Publish(e)
-}
-
 // timeoutMeansStored is the reference relay talking to the broker through
 // a client that reports a publish timeout as success ("it usually
 // arrives"). When the broker stored the message, nothing shows; when the
@@ -511,18 +445,6 @@ func hostClockLeases() variant.Variant {
 		return variant.RelayAdapter{Relay: r}, err
 	}
 	return v
-}
-
-// TestDeletingOnSendIsOKEverywhere: chapter 004 lets the relay delete a
-// message once the broker confirmed it instead of marking it SENT
-// (outbox.Config.DeleteOnSend). The reference so configured holds at
-// every row (or never reaches it: n/a); the safety check called every
-// such delete UNSAFE ("only a SENT message may go") before it knew the
-// relay's own record of a send.
-// Its rejected cell deletes nothing at retention (the relay did), so it
-// misses that row's cleaned-up, which is the reference's to reach.
-func TestDeletingOnSendIsOKEverywhere(t *testing.T) {
-	okEverywhere(t, variant.DeleteOnSend())
 }
 
 // okEverywhere fails t at every row of the matrix where v's cell does not

@@ -35,6 +35,7 @@
 //	cmd/labwhy  the mutation analysis and the annotated reference
 //	internal    what nobody outside the module imports
 //	  backlog     chapter 001's backlog arithmetic and its simulation
+//	  metrics     what an operator watches over a run: statuses, oldest unsent age, alerts
 //	  report      HTML pages of a run and of the matrix, drawn in SVG
 //	  mutation    the lab judged by the mutants of the reference it catches
 //	    on          the switch the mutated copies ask (never in the reference)

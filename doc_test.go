@@ -21,7 +21,7 @@ var labPackages = []string{
 	"examples/courselab", "examples/courselab/course",
 	"exercises", "exercises/dedup", "exercises/frame", "exercises/ordering", "exercises/recovery", "exercises/sendfirst",
 	"inbox", "insurance",
-	"internal/backlog", "internal/golden", "internal/mutation", "internal/mutation/on", "internal/report",
+	"internal/backlog", "internal/golden", "internal/metrics", "internal/mutation", "internal/mutation/on", "internal/report",
 	"lab/check", "lab/cli", "lab/explore", "lab/grade", "lab/lang", "lab/variant",
 	"mistakes", "orders", "outbox", "scenarios", "sim", "store",
 	"real", "real/cmd/labrun-real", "real/kafkalab", "real/pglab", "real/sqlitelab",

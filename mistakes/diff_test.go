@@ -72,6 +72,11 @@ var changes = []change{
 	{"dual-write", fn{"../orders/service.go", "Service", "Handle"}, fn{"dualwrite.go", "dualWriteService", "Handle"}, ""},
 	{"publish-first", fn{"../orders/service.go", "Service", "Handle"}, fn{"services.go", "publishFirstService", "Handle"}, ""},
 	{"separate-tx", fn{"../orders/service.go", "Service", "Handle"}, fn{"services.go", "separateTxService", "Handle"}, ""},
+	// dual-write-retry is dual-write with one change: the retry.
+	{"dual-write-retry", fn{"dualwrite.go", "dualWriteService", "Handle"}, fn{"retry.go", "dualWriteRetryService", "Handle"},
+		"the retry loop builds the envelope once, so that every retry resends under the same id: dual-write's publish helper written out"},
+	{"gross-to-net", fn{"../orders/service.go", "Service", "Handle"}, fn{"contract.go", "netService", "Handle"}, ""},
+	{"cron-relay", fn{"../lab/variant/outbox.go", "RelayAdapter", "Step"}, fn{"retry.go", "cronRelay", "Step"}, ""},
 }
 
 // frameHooks are the lines where a frame differs from the reference on

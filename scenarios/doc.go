@@ -20,13 +20,16 @@
 //	summary-de die erste Änderung von o-1 verspätet sich um eine Minute   (optional)
 //	variant outbox                  the variant when none is chosen (default outbox)
 //	point reorder                   the matrix row whose declaration judges the run (default: expected OK)
+//	expect MISMATCH                 what the story's own variant ends with, when no row says it
+//	ids e-5531 e-5532               the message ids handed out first (then drawn from the seed)
 //	seed 1                          the seed when none is chosen (default 1)
 //	relays 2                        relay instances (default 1, at most 100)
 //	services 2                      service instances (default 1, at most 100)
 //	restart-delay 1h                how long a crashed process stays down (default 5s)
 //	workload standard               the matrix's workload (or one-order: o-1 placed, then amended)
 //	at 0s place o-1 10.00 EUR       a command at a virtual time; place, amend and
-//	at 2s amend o-1 2.50 EUR gift wrap     cancel take a text at the end
+//	at 2s amend o-1 2.50 EUR gift wrap     cancel take a text at the end (the insurance
+//	                                  story's claims service releases: release claim-4711 1250.00 EUR)
 //	at 4s cancel o-1 changed mind
 //	cleanup 8d1m                    a retention cleanup at that time
 //	crash relay.after-send@2        a crash at the 2nd time the point is reached

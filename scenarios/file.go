@@ -11,6 +11,7 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
@@ -106,6 +107,8 @@ func (p *parser) line(line string) error {
 		if _, err = FindPoint(arg(1)); err == nil {
 			p.f.Point = arg(1)
 		}
+	case "expect":
+		p.f.Expect, err = check.ParseOutcome(arg(1))
 	case "seed":
 		p.f.Seed, err = strconv.ParseUint(arg(1), 10, 64)
 		if err != nil {
@@ -115,6 +118,11 @@ func (p *parser) line(line string) error {
 		p.relays, err = count("relays", arg(1), MaxRelays)
 	case "services":
 		p.cfg.Services, err = count("services", arg(1), MaxServices)
+	case "ids":
+		if len(words) < 2 {
+			err = fmt.Errorf("ids needs the message ids to hand out first, e.g. \"ids e-5531 e-5532\"")
+		}
+		p.cfg.IDs = append(p.cfg.IDs, words[1:]...)
 	case "restart-delay":
 		p.restart, err = duration(arg(1))
 	case "workload":
@@ -140,7 +148,7 @@ func (p *parser) line(line string) error {
 			p.refs = append(p.refs, faultRef(p.lineNo+1, words, flt))
 		}
 	default:
-		err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, seed, relays, services, restart-delay, workload, at, cleanup, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
+		err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, expect, seed, relays, services, ids, restart-delay, workload, at, cleanup, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
 	}
 	return err
 }
@@ -194,7 +202,7 @@ func (p *parser) finish() (File, error) {
 	cfg, workload, relays, restart := p.cfg, p.workload, p.relays, p.restart
 	f.Configure = func(v variant.Variant, seed uint64) sim.Config {
 		c := sim.DefaultConfig(v, append([]sim.Command(nil), workload...), seed)
-		c.Crashes, c.Faults, c.Cleanups, c.Services = cfg.Crashes, cfg.Faults, cfg.Cleanups, cfg.Services
+		c.Crashes, c.Faults, c.Cleanups, c.Services, c.IDs = cfg.Crashes, cfg.Faults, cfg.Cleanups, cfg.Services, cfg.IDs
 		if relays > 0 {
 			c.Relays = relays
 		}
@@ -206,6 +214,9 @@ func (p *parser) finish() (File, error) {
 	v, err := fileVariant(f.Variant)
 	if err != nil {
 		return File{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if f.Expect != check.OK && f.Variant == "" {
+		return File{}, fmt.Errorf("%s: \"expect %s\" is what the story's own variant ends with: name it in a \"variant\" line", name, f.Expect)
 	}
 	if err := checkRefs(name, f.Configure(v, f.Seed), p.refs); err != nil {
 		return File{}, err
@@ -226,7 +237,7 @@ func StoryName(file string) string {
 // command parses "at 2s amend o-1 2.50 EUR gift wrap".
 func command(words []string) (sim.Command, error) {
 	if len(words) < 4 {
-		return sim.Command{}, fmt.Errorf("want \"at TIME place|amend ORDER AMOUNT CURRENCY [TEXT]\" or \"at TIME cancel ORDER [TEXT]\"")
+		return sim.Command{}, fmt.Errorf("want \"at TIME place|release|amend ORDER AMOUNT CURRENCY [TEXT]\" or \"at TIME cancel ORDER [TEXT]\"")
 	}
 	at, err := duration(words[1])
 	if err != nil {
@@ -235,7 +246,9 @@ func command(words []string) (sim.Command, error) {
 	c := sim.Command{At: at, Command: orders.Command{OrderID: words[3]}}
 	rest := words[4:]
 	switch words[2] {
-	case "place", "amend":
+	case "place", "release", "amend":
+		// release is the insurance story's place: the claims service
+		// releases a claim for payout.
 		c.Kind = orders.Place
 		if words[2] == "amend" {
 			c.Kind = orders.Amend
@@ -250,7 +263,7 @@ func command(words []string) (sim.Command, error) {
 	case "cancel":
 		c.Kind = orders.Cancel
 	default:
-		return c, fmt.Errorf("unknown command %q (valid: place, amend, cancel)", words[2])
+		return c, fmt.Errorf("unknown command %q (valid: place, amend, cancel; release in the insurance story)", words[2])
 	}
 	c.Text = strings.Join(rest, " ")
 	return c, nil

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+
+	"outboxlab/lab/check"
 	"slices"
 	"strings"
 	"sync"
@@ -434,6 +436,10 @@ func builtIn() []variant.Variant {
 		mistakes.RecoverAll(),
 		mistakes.ClaimWithoutLock(),
 		mistakes.OffsetByID(),
+		mistakes.DualWriteRetry(),
+		mistakes.NoBackoff(),
+		mistakes.CronRelay(),
+		mistakes.NewIDOnResend(),
 	}
 }
 
@@ -446,14 +452,77 @@ func VariantNames() []string {
 	return names
 }
 
-// FindVariant returns the variant with that id.
+// Extras are variants of the orders' workload that are not columns of the
+// default matrix: the reference deleting on send, chapter 000's change of
+// an event's meaning. `labrun scenario --variant X` plays them, `labrun
+// matrix --variant X` grades them, and TestExtraVariantsKeepTheirDeclarations
+// holds every cell to what each declares.
+func Extras() []variant.Variant {
+	return []variant.Variant{
+		variant.DeleteOnSend(),
+		everywhere(mistakes.GrossToNet(), check.Mismatch),
+	}
+}
+
+// everywhere declares o at every point of the matrix a variant with the
+// reference's service reaches (all but the publishing services'
+// service.after-publish): a mistake that shows in every run, whatever the
+// fault.
+func everywhere(v variant.Variant, o check.Outcome) variant.Variant {
+	v.Expect = map[string]check.Outcome{}
+	for _, p := range points() {
+		if p.ID != "service.after-publish" {
+			v.Expect[p.ID] = o
+		}
+	}
+	return v
+}
+
+// StoryVariants are the variants that tell one story of the chapters and
+// are not columns of the matrix, whose workload is orders: chapter 004's
+// claims service and payment service (their workload releases claims).
+// Stories and labrun scenario --variant find them; the matrix and
+// exploration do not take them.
+func StoryVariants() []variant.Variant {
+	return []variant.Variant{
+		variant.Insurance(),
+		mistakes.InsuranceWithoutInbox(),
+	}
+}
+
+// FindVariant returns the variant with that id: a variant of the matrix,
+// or a story's (StoryVariants).
 func FindVariant(name string) (variant.Variant, error) {
-	for _, v := range Variants() {
+	for _, v := range slices.Concat(Variants(), Extras(), StoryVariants()) {
 		if v.Name == name {
 			return v, nil
 		}
 	}
-	return variant.Variant{}, fmt.Errorf("unknown variant %q (valid: %s)", name, strings.Join(VariantNames(), ", "))
+	var more []string
+	for _, v := range slices.Concat(Extras(), StoryVariants()) {
+		more = append(more, v.Name)
+	}
+	return variant.Variant{}, fmt.Errorf("unknown variant %q (valid: %s; beyond the matrix: %s)", name, strings.Join(VariantNames(), ", "), strings.Join(more, ", "))
+}
+
+// IsStoryVariant reports whether name is a story's variant
+// (StoryVariants), which plays its own story's workload and no other.
+func IsStoryVariant(name string) bool {
+	return slices.ContainsFunc(StoryVariants(), func(v variant.Variant) bool { return v.Name == name })
+}
+
+// FindMatrixVariant returns the variant with that id if the matrix's
+// workload can run it (a column of the matrix or an extra); a story's
+// variant is an error that says so.
+func FindMatrixVariant(name string) (variant.Variant, error) {
+	v, err := FindVariant(name)
+	if err != nil {
+		return v, err
+	}
+	if IsStoryVariant(name) {
+		return variant.Variant{}, fmt.Errorf("variant %q tells a story of its own and is not a column of the matrix: play it with `labrun scenario` (valid here: %s)", name, strings.Join(VariantNames(), ", "))
+	}
+	return v, nil
 }
 
 // FindPoint returns the matrix row with that id.

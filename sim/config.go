@@ -196,6 +196,10 @@ type Config struct {
 	// Operations are the operator's work after quiesce, in order (see
 	// Operation); nil is DefaultOperations. Exactly one is OpFix.
 	Operations []Operation
+	// IDs are the message ids the run hands out first, in order (a story
+	// that tells chapter 004's e-5531); the ids after them are drawn from
+	// the seed.
+	IDs []string
 	// Poll drives every relay as its production loop does (outbox's
 	// Relay.Run): a step an idle poll after the last one, a busy poll
 	// after one that did something (outbox.Config's IdlePoll and
@@ -241,11 +245,12 @@ type processSpec struct {
 
 func (c Config) processes() []processSpec {
 	var out []processSpec
+	service := c.Variant.ServiceProcess()
 	if c.Services == 1 {
-		out = append(out, processSpec{"service", roleService})
+		out = append(out, processSpec{service, roleService})
 	} else {
 		for i := 1; i <= c.Services; i++ {
-			out = append(out, processSpec{fmt.Sprintf("service-%d", i), roleService})
+			out = append(out, processSpec{fmt.Sprintf("%s-%d", service, i), roleService})
 		}
 	}
 	if c.Variant.NewRelay != nil {
@@ -253,7 +258,7 @@ func (c Config) processes() []processSpec {
 			out = append(out, processSpec{fmt.Sprintf("%s-%d", c.Variant.RelayRoleName(), i), roleRelay})
 		}
 	}
-	return append(out, processSpec{"billing", roleConsumer})
+	return append(out, processSpec{c.Variant.ConsumerProcess(), roleConsumer})
 }
 
 // Validate returns an error naming every field that is out of range.

@@ -6,11 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/billing"
 	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
-	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/store"
 )
 
 // maxSteps bounds the steps of one phase, a second guard next to the
@@ -60,6 +58,22 @@ type Result struct {
 	Unhandled []string
 	// Situations counts what the run went through (see Situation).
 	Situations map[Situation]int
+	// OrderLog and BillingLog are the two databases' commit logs, every
+	// commit with its time: what a view of the run over time (labrun's
+	// metrics) reads.
+	OrderLog, BillingLog []store.Commit
+}
+
+// WorkEnded returns when the run's work ended: the start of the
+// operator's work after quiesce (the whole Duration if the trace was not
+// kept or has no such phase).
+func (r Result) WorkEnded() time.Duration {
+	for _, e := range r.Trace {
+		if e.Kind == EventPhase && e.Action == "operate" {
+			return e.At
+		}
+	}
+	return r.Duration
 }
 
 // ReachedPoints returns the crash points reached, sorted.
@@ -126,7 +140,7 @@ func Run(cfg Config) (Result, error) {
 	// 4. check.
 	w.abandon()
 	w.notePark()
-	ledger, all := billing.Ledger(w.billingDB), orders.All(w.orderDB)
+	all, ledger, accounts := w.books()
 	unsafe := check.SafetyOf(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention})
 	faults := w.plannedFaults()
 	vs := check.Check(check.World{
@@ -137,7 +151,7 @@ func Run(cfg Config) (Result, error) {
 		Quiesced:           quiet,
 		Busy:               busy,
 		Changes:            check.Changes(w.orderDB.Log(0)),
-		Accounts:           billing.Accounts(w.billingDB),
+		Accounts:           accounts,
 		Published:          w.broker.Log(),
 		DeadLetters:        deadLetters,
 		Transient:          faults.Transient(w.relayPolicy, w.consumerPolicy),
@@ -170,6 +184,8 @@ func Run(cfg Config) (Result, error) {
 		Reached:        w.reached(),
 		Trace:          w.trace,
 		Duration:       w.clock.Since(),
+		OrderLog:       w.orderDB.Log(0),
+		BillingLog:     w.billingDB.Log(0),
 	}, nil
 }
 
@@ -288,7 +304,7 @@ func (w *world) due(p *proc, now time.Time) bool {
 	case p.relay != nil:
 		at, ok = w.wakeOf(p)
 	case p.consumer != nil:
-		at, ok = w.broker.NextAvailable(variant.Subscription)
+		at, ok = w.broker.NextAvailable(w.subscription())
 	}
 	return ok && !at.After(now)
 }
@@ -336,7 +352,7 @@ func (w *world) onlyRestartsLeft() bool {
 				return false
 			}
 		case p.consumer != nil:
-			if _, ok := w.broker.NextAvailable(variant.Subscription); ok {
+			if _, ok := w.broker.NextAvailable(w.subscription()); ok {
 				return false
 			}
 		}
@@ -366,7 +382,7 @@ func (w *world) nextEvent() (time.Time, bool) {
 				consider(later(t, p.stalledUntil))
 			}
 		case p.consumer != nil:
-			if t, ok := w.broker.NextAvailable(variant.Subscription); ok {
+			if t, ok := w.broker.NextAvailable(w.subscription()); ok {
 				consider(later(t, p.stalledUntil))
 			}
 		}
@@ -454,7 +470,7 @@ func (w *world) busy() string {
 			}
 		}
 	}
-	if n := w.broker.Pending(variant.Subscription); n > 0 {
+	if n := w.broker.Pending(w.subscription()); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d deliveries pending", n))
 	}
 	if len(parts) == 0 {

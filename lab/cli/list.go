@@ -25,6 +25,10 @@ func runList(args []string, stdout io.Writer) error {
 	type jsonVariant struct {
 		Name    string `json:"name"`
 		Correct bool   `json:"correct"`
+		// Beyond says the variant is not a column of the matrix: "extra"
+		// (labrun matrix --variant grades it), "story" (it tells a story
+		// of its own, with its own workload).
+		Beyond  string `json:"beyond,omitempty"`
 		Summary string `json:"summary"`
 	}
 	var out struct {
@@ -38,7 +42,21 @@ func runList(args []string, stdout io.Writer) error {
 		if de && v.SummaryDE != "" {
 			summary = v.SummaryDE
 		}
-		out.Variants = append(out.Variants, jsonVariant{v.Name, v.Correct(), summary})
+		out.Variants = append(out.Variants, jsonVariant{v.Name, v.Correct(), "", summary})
+	}
+	for _, v := range scenarios.Extras() {
+		summary := v.Summary
+		if de && v.SummaryDE != "" {
+			summary = v.SummaryDE
+		}
+		out.Variants = append(out.Variants, jsonVariant{v.Name, v.Correct(), "extra", summary})
+	}
+	for _, v := range scenarios.StoryVariants() {
+		summary := v.Summary
+		if de && v.SummaryDE != "" {
+			summary = v.SummaryDE
+		}
+		out.Variants = append(out.Variants, jsonVariant{v.Name, v.Correct(), "story", summary})
 	}
 	for _, p := range scenarios.Points() {
 		description := p.Description
@@ -62,6 +80,12 @@ func runList(args []string, stdout io.Writer) error {
 		if v.Correct {
 			kind = tr(stdout, "correct")
 		}
+		switch v.Beyond {
+		case "extra":
+			kind += "*"
+		case "story":
+			kind = lang.Text{EN: "story", DE: "Geschichte"}.In(langOf(stdout))
+		}
 		fmt.Fprintf(stdout, "variant   %-34s %-8s %s\n", v.Name, kind, v.Summary)
 	}
 	for _, p := range out.Points {
@@ -71,5 +95,9 @@ func runList(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "scenario  %-34s %s\n", s.Name, s.Summary)
 	}
 	fmt.Fprintf(stdout, "scenario  %-34s %s\n", "POINT[@K]", tr(stdout, "any point above, crashed at its K-th occurrence (default 1)"))
+	fmt.Fprintln(stdout, lang.Text{
+		EN: "(* not a column of the matrix: labrun matrix --variant V grades it; story: a variant of its own story's workload)",
+		DE: "(* keine Spalte der Matrix: labrun matrix --variant V bewertet sie; Geschichte: eine Variante mit der Arbeitslast ihrer eigenen Geschichte)",
+	}.In(langOf(stdout)))
 	return nil
 }

@@ -10,6 +10,7 @@
 //	labrun scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html]
 //	labrun explore --variant V [--runs N] [--seed N] [--format text|json|html]
 //	labrun backlog --rate R --outage D --relay P [--simulate] [--format text|json]
+//	labrun claims [--chapter C] [--check] [--file F] [--format text|markdown|json]
 //	labrun help [COMMAND]           what a command and each of its flags does
 //
 // Every command takes --lang en|de.
@@ -134,19 +135,23 @@ type subcommand struct {
 }
 
 // commands are labrun's commands; each declares its flags and says what
-// it does (see newFlags), and the help is made from that.
-var commands = []subcommand{
-	{"summary", runSummary},
-	{"matrix", runMatrix},
-	{"list", runList},
-	{"scenario", runScenario},
-	{"explore", runExplore},
-	{"backlog", runBacklog},
+// it does (see newFlags), and the help is made from that. A function, not
+// a variable: `labrun claims --check` runs the other commands.
+func commands() []subcommand {
+	return []subcommand{
+		{"summary", runSummary},
+		{"matrix", runMatrix},
+		{"list", runList},
+		{"scenario", runScenario},
+		{"explore", runExplore},
+		{"backlog", runBacklog},
+		{"claims", runClaims},
+	}
 }
 
 // findCommand returns the command called name.
 func findCommand(name string) (subcommand, bool) {
-	for _, c := range commands {
+	for _, c := range commands() {
 		if c.name == name {
 			return c, true
 		}
@@ -156,7 +161,7 @@ func findCommand(name string) (subcommand, bool) {
 
 func commandNames() string {
 	var names []string
-	for _, c := range commands {
+	for _, c := range commands() {
 		names = append(names, c.name)
 	}
 	return strings.Join(names, ", ")

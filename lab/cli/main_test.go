@@ -212,10 +212,10 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"explore", "--variant", "outbox", "--runs", "2000000000"}, `--runs 2000000000 is too large (at most 1000000000)`},
 		{[]string{"scenario", "happy-path", "--relays", "1000"}, `--relays 1000 is too large (at most 100)`},
 		{[]string{"scenario", "happy-path", "--variant", "nope"}, `unknown variant "nope"`},
-		{[]string{"scenario", "happy-path", "--nope"}, "unknown flag --nope (valid: --variant, --seed, --file, --relays, --poll, --format, --lang; `labrun scenario -h` says what each does)"},
+		{[]string{"scenario", "happy-path", "--nope"}, "unknown flag --nope (valid: --variant, --seed, --file, --relays, --poll, --alert, --format, --lang; `labrun scenario -h` says what each does)"},
 		{[]string{"list", "-x"}, "unknown flag --x (valid: --format, --lang;"},
 		{[]string{"scenario", "happy-path", "--seed"}, "--seed needs a value"},
-		{[]string{"help", "nope"}, `unknown command "nope" (valid: summary, matrix, list, scenario, explore, backlog)`},
+		{[]string{"help", "nope"}, `unknown command "nope" (valid: summary, matrix, list, scenario, explore, backlog, claims)`},
 		{[]string{"explore"}, "missing --variant (valid: outbox,"},
 		{[]string{"explore", "--variant", "outbox", "--runs", "0"}, `--runs "0" is not a whole number >= 1`},
 		{[]string{"explore", "--variant", "outbox", "--runs", "many"}, `--runs "many" is not a whole number`},
@@ -347,15 +347,15 @@ func TestDuplicateVariantIsOneColumn(t *testing.T) {
 	}
 }
 
-// TestAStoryDoesNotClaimWhatTheVariantContradicts: claim-4711's narrative
-// says that nothing is lost; run with dual-write, the output says that
-// this run contradicts it.
+// TestAStoryDoesNotClaimWhatTheVariantContradicts: after-send-before-sent's
+// narrative says that the inbox recognises the id; run with
+// non-idempotent-consumer, the output says that this run contradicts it.
 func TestAStoryDoesNotClaimWhatTheVariantContradicts(t *testing.T) {
-	_, stdout, _ := runLabrun("scenario", "claim-4711", "--variant", "dual-write")
-	if !strings.Contains(stdout, "With dual-write\nthis run ends LOST") && !strings.Contains(stdout, "With dual-write this run ends LOST") {
-		t.Fatalf("no note that dual-write contradicts the story:\n%s", stdout)
+	_, stdout, _ := runLabrun("scenario", "after-send-before-sent", "--variant", "non-idempotent-consumer")
+	if !strings.Contains(strings.ReplaceAll(stdout, "\n", " "), "With non-idempotent-consumer this run ends DUPLICATE") {
+		t.Fatalf("no note that non-idempotent-consumer contradicts the story:\n%s", stdout)
 	}
-	_, stdout, _ = runLabrun("scenario", "claim-4711")
+	_, stdout, _ = runLabrun("scenario", "after-send-before-sent")
 	if strings.Contains(stdout, "The story above is told with the reference") {
 		t.Fatal("the reference's own run carries the note")
 	}

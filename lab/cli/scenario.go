@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"outboxlab/internal/report"
 	"outboxlab/lab/check"
@@ -42,6 +43,9 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return usageError{msg: err.Error()}
 	}
+	if err := sameStory(sc, v); err != nil {
+		return err
+	}
 	cfg := sc.Configure(v, seed)
 	replay := fmt.Sprintf("%s scenario %s --variant %s --seed %d", programName(), sc.Name, v.Name, seed)
 	if *opt.file != "" {
@@ -52,6 +56,10 @@ func runScenario(args []string, stdout io.Writer) error {
 			return err
 		}
 		replay += fmt.Sprintf(" --relays %d", cfg.Relays)
+	}
+	alert, err := alertFlag(*opt.alert, opt.format.value)
+	if err != nil {
+		return err
 	}
 	if *opt.poll {
 		cfg.Poll = true
@@ -72,6 +80,8 @@ func runScenario(args []string, stdout io.Writer) error {
 	switch opt.format.value {
 	case "json":
 		err = writeScenarioJSON(stdout, sc, v.Name, seed, expected, res, replay)
+	case "metrics":
+		writeMetrics(stdout, sc, v.Name, seed, res, alert, expected.String(), replay+" --format metrics")
 	case "mermaid":
 		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, v.Name, seed, res.Outcome), res)
 	case "html":
@@ -93,9 +103,9 @@ func runScenario(args []string, stdout io.Writer) error {
 
 // scenarioOptions are the scenario command's flags.
 type scenarioOptions struct {
-	variant, seed, file, relays *string
-	poll                        *bool
-	format                      *choice
+	variant, seed, file, relays, alert *string
+	poll                               *bool
+	format                             *choice
 }
 
 // scenarioFlags declares the scenario command's flags.
@@ -125,7 +135,11 @@ func scenarioFlags(stdout io.Writer) (*flags, scenarioOptions) {
 		EN: "poll every relay as its production loop does (every IdlePoll, BusyPoll after a step that did something) instead of waking it when its NextWake says",
 		DE: "jedes Relay pollen, wie es seine Produktionsschleife tut (alle IdlePoll, BusyPoll nach einem Schritt, der etwas tat), statt es zu wecken, wann sein NextWake es sagt",
 	})
-	o.format = fs.formatFlag("text", "json", "mermaid", "html")
+	o.alert = fs.text("alert", "D", lang.Text{
+		EN: "with --format metrics: the age of the oldest unsent message that raises the alert (default 1m; chapter 001: a small queue can be critical when its oldest entry misses a deadline)",
+		DE: "mit --format metrics: das Alter der ältesten ungesendeten Nachricht, das den Alarm auslöst (Standard 1m; Kapitel 001: eine kleine Warteschlange kann kritisch sein, wenn ihr ältester Eintrag eine Frist überschreitet)",
+	})
+	o.format = fs.formatFlag("text", "json", "mermaid", "html", "metrics")
 	return fs, o
 }
 
@@ -154,6 +168,46 @@ func pickScenario(file string, rest []string) (scenarios.Scenario, error) {
 		return sc, usageError{msg: err.Error()}
 	}
 	return sc, nil
+}
+
+// alertFlag reads --alert: a positive duration, and only for the metrics
+// view.
+func alertFlag(text, format string) (time.Duration, error) {
+	if text == "" {
+		return time.Minute, nil
+	}
+	if format != "metrics" {
+		return 0, usagef("--alert %s: the alert belongs to the metrics view (add --format metrics)", text)
+	}
+	d, err := time.ParseDuration(text)
+	if err != nil || d <= 0 {
+		return 0, usagef("--alert %q is not a positive duration (e.g. 30s, 1m, 5m)", text)
+	}
+	return d, nil
+}
+
+// sameStory refuses a variant that cannot play sc's workload: a story's
+// variant (chapter 004's claims) plays its own stories, the matrix's
+// variants (orders) the others.
+func sameStory(sc scenarios.Scenario, v variant.Variant) error {
+	own := scenarios.IsStoryVariant(sc.Variant)
+	if own == scenarios.IsStoryVariant(v.Name) {
+		return nil
+	}
+	var valid []string
+	for _, s := range scenarios.StoryVariants() {
+		valid = append(valid, s.Name)
+	}
+	if own {
+		return usageText(lang.Textf(lang.Text{
+			EN: "--variant %s: scenario %s tells a story of its own; its variants are %s",
+			DE: "--variant %s: das Szenario %s erzählt eine eigene Geschichte; seine Varianten sind %s",
+		}, v.Name, sc.Name, strings.Join(valid, ", ")))
+	}
+	return usageText(lang.Textf(lang.Text{
+		EN: "--variant %s tells a story of its own and cannot play scenario %s (valid: %s)",
+		DE: "--variant %s erzählt eine eigene Geschichte und kann das Szenario %s nicht spielen (gültig: %s)",
+	}, v.Name, sc.Name, strings.Join(scenarios.VariantNames(), ", ")))
 }
 
 // relaysFlag reads --relays: from 1 to scenarios.MaxRelays, and no more

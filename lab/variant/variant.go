@@ -13,7 +13,9 @@ import (
 	"outboxlab/store"
 )
 
-// Subscription is the broker subscription billing consumes from.
+// Subscription is the broker subscription billing consumes from: the
+// consumer process's name. A variant with another ConsumerName consumes
+// from a subscription of that name.
 const Subscription = "billing"
 
 // Env is what a process is built from: the durable systems it may use and
@@ -144,6 +146,12 @@ type Variant struct {
 	// ("relay-1") and crash point ids ("relay.after-send"). "" means
 	// "relay".
 	RelayRole string
+	// ServiceName and ConsumerName name the service and consumer
+	// processes in the trace and in faults ("" means "service" and
+	// "billing"): the insurance story's are "claims" and "payments". Their
+	// crash points keep the roles' names (service.after-commit,
+	// consumer.before-commit).
+	ServiceName, ConsumerName string
 	// RelaySubscription, if set, is a broker subscription those processes
 	// consume (listen-to-yourself reads its own events back).
 	RelaySubscription string
@@ -220,6 +228,22 @@ func (v Variant) RelayRoleName() string {
 		return "relay"
 	}
 	return v.RelayRole
+}
+
+// ServiceProcess returns ServiceName, or "service" if it is empty.
+func (v Variant) ServiceProcess() string {
+	if v.ServiceName == "" {
+		return "service"
+	}
+	return v.ServiceName
+}
+
+// ConsumerProcess returns ConsumerName, or "billing" if it is empty.
+func (v Variant) ConsumerProcess() string {
+	if v.ConsumerName == "" {
+		return "billing"
+	}
+	return v.ConsumerName
 }
 
 // Validate reports what is missing from v.
