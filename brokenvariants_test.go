@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/alternatives/skiplocked"
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/domain"
@@ -143,6 +144,13 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			point:  "relay-restart",
 			want:   "UNSAFE",
 			detail: "while relay-2's lease ran until",
+		},
+		{
+			name:   "chapter 003's relay with its select's FOR UPDATE SKIP LOCKED left out",
+			v:      skipLockedWithoutTheLock(),
+			point:  "stall",
+			want:   "UNSAFE",
+			detail: "marked SENT from PENDING, without a claim (a lease, or the row's lock)",
 		},
 		{
 			name:   "a relay that takes a publish timeout for a success",
@@ -430,6 +438,21 @@ func TestPhantomAmendmentIsAMismatch(t *testing.T) {
 	if res.Outcome != check.Mismatch || !slices.Contains(lines, want) {
 		t.Fatalf("outcome %s, violations:\n%s\nwant MISMATCH with %q", res.Outcome, strings.Join(lines, "\n"), want)
 	}
+}
+
+// skipLockedWithoutTheLock is chapter 003's relay whose select locks
+// nothing: two relays read the same rows and publish them both, and each
+// marks them processed without owning them. (It was OK before a SENT mark
+// needed a lease or the marking transaction's lock on the row.)
+func skipLockedWithoutTheLock() variant.Variant {
+	v := variant.SkipLockedTx()
+	v.Name = "skip-locked-tx-without-lock"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r := skiplocked.New(env.OrderDB, env.Broker, env.Gate, env.DBClock, env.Owner)
+		r.Lock = func(*store.Tx, string) bool { return true } // a plain SELECT
+		return r, nil
+	}
+	return v
 }
 
 // hostClockLeases is the reference relay wired to its host's clock

@@ -18,6 +18,7 @@
 //	alternatives  the correct alternatives of the chapters
 //	  listen      listen to yourself (publish, then consume)
 //	  cdc         change data capture (tail the commit log)
+//	  skiplocked  chapter 003's relay: row locks held across the publish
 //	mistakes    the deliberate mistakes, kept apart; do not copy
 //
 // The lab that judges them:

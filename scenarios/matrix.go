@@ -461,6 +461,7 @@ func Extras() []variant.Variant {
 	return []variant.Variant{
 		variant.DeleteOnSend(),
 		everywhere(mistakes.GrossToNet(), check.Mismatch),
+		variant.SkipLockedTx(),
 	}
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -54,6 +55,8 @@ type DB struct {
 	// makes a large in-memory database slow.
 	spareWrites []write
 	spareLatest map[tableKey]int
+	// locks are the rows open transactions locked (Tx.LockSkip).
+	locks map[tableKey]*Tx
 }
 
 type table struct {
@@ -94,6 +97,9 @@ type Change struct {
 	Key     string
 	Value   any
 	Deleted bool
+	// Locked says the committing transaction held the row's lock
+	// (Tx.LockSkip): no other transaction could lock it meanwhile.
+	Locked bool
 }
 
 // New returns an empty database; name appears in error messages.
@@ -366,7 +372,7 @@ func (db *DB) TruncateLog(upTo uint64) {
 
 // apply makes a transaction's writes durable, all at once. The caller holds
 // db.mu.
-func (db *DB) apply(owner, process string, writes []write) {
+func (db *DB) apply(owner, process string, writes []write, locks []tableKey) {
 	db.seq++
 	var c Commit
 	if db.keepLog {
@@ -397,7 +403,8 @@ func (db *DB) apply(owner, process string, writes []write) {
 			}
 		}
 		if db.keepLog {
-			c.Changes = append(c.Changes, Change{Table: t.name, Key: w.key, Value: w.value, Deleted: w.deleted})
+			c.Changes = append(c.Changes, Change{Table: t.name, Key: w.key, Value: w.value, Deleted: w.deleted,
+				Locked: len(locks) > 0 && slices.Contains(locks, tableKey{t, w.key})})
 		}
 	}
 	if db.keepLog {

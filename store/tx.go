@@ -21,6 +21,9 @@ type Tx struct {
 	// enough that scanning it would cost more than a map.
 	latest map[tableKey]int
 	err    error // set once the transaction is finished
+	// locks are the rows this transaction locked (LockSkip), held until
+	// it ends.
+	locks []tableKey
 	// prev and next link the open transactions of db, oldest first.
 	prev, next *Tx
 }
@@ -313,10 +316,38 @@ func (tx *Tx) Commit() error {
 		}
 	}
 	if len(tx.writes) > 0 {
-		tx.db.apply(tx.owner, tx.process, tx.writes)
+		tx.db.apply(tx.owner, tx.process, tx.writes, tx.locks)
 	}
 	tx.finish(ErrTxDone)
 	return nil
+}
+
+// LockSkip locks a row for this transaction until it ends, as SELECT ...
+// FOR UPDATE SKIP LOCKED does, and reports whether it holds the lock: false
+// when another open transaction holds it (the row is skipped, not waited
+// for). A row need not exist to be locked. A crash of the owner ends its
+// transactions and so frees their locks. Writing a row does not lock it
+// (the first committer wins, see ErrConflict); a change a transaction
+// commits to a row it locked says so in the commit log (Change.Locked).
+func (tx *Tx) LockSkip(tableName, key string) bool {
+	tx.db.mu.Lock()
+	defer tx.db.mu.Unlock()
+	if tx.err != nil {
+		return false
+	}
+	k := tableKey{tx.db.table(tableName), key}
+	switch holder := tx.db.locks[k]; {
+	case holder == tx:
+		return true
+	case holder != nil:
+		return false
+	}
+	if tx.db.locks == nil {
+		tx.db.locks = map[tableKey]*Tx{}
+	}
+	tx.db.locks[k] = tx
+	tx.locks = append(tx.locks, k)
+	return true
 }
 
 // Rollback discards the transaction. It is safe to call after Commit, so
@@ -332,6 +363,12 @@ func (tx *Tx) Rollback() {
 // finish ends the transaction; the caller holds db.mu.
 func (tx *Tx) finish(reason error) {
 	tx.err = reason
+	for _, k := range tx.locks {
+		if tx.db.locks[k] == tx {
+			delete(tx.db.locks, k)
+		}
+	}
+	tx.locks = nil
 	tx.db.recycle(tx.writes, tx.latest)
 	tx.writes = nil
 	tx.latest = nil
