@@ -46,6 +46,7 @@ var changes = []change{
 	{"claim-without-lock", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"relays.go", "relay", "claimWithoutLock"},
 		"the one commit of the reference becomes a read and a commit per message: the loop that writes them is the mistake"},
 	{"offset-by-id", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"relays.go", "offsetRelay", "claimAboveOffset"}, ""},
+	{"unindexed-outbox", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"unindexed.go", "relay", "claimByScan"}, ""},
 	// The frame the consumer mistakes share: the reference's Step and the
 	// functions below it, with handle, process and apply replaceable.
 	{"(frame) consumer.Step", fn{"../inbox/consumer.go", "Consumer", "Step"}, fn{"consumers.go", "consumer", "Step"}, ""},
@@ -66,6 +67,7 @@ var changes = []change{
 	{"max-version-only", fn{"../inbox/consumer.go", "Consumer", "process"}, fn{"consumers.go", "consumer", "processMaxVersion"}, ""},
 	// The slips the lab does not ship (slips_test.go, mistakes.Slips).
 	{"(slip) park-and-record", fn{"../inbox/consumer.go", "Consumer", "process"}, fn{"slips_test.go", "consumer", "processParkAndRecord"}, ""},
+	{"(slip) duplicate-key-is-an-error", fn{"../inbox/consumer.go", "Consumer", "handle"}, fn{"slips_test.go", "consumer", "handleStrictly"}, ""},
 	{"(slip) drain-one (process)", fn{"../inbox/consumer.go", "Consumer", "process"}, fn{"slips_test.go", "consumer", "processDrainOne"}, ""},
 	{"(slip) drain-one (drain)", fn{"../inbox/consumer.go", "Consumer", "drainParked"}, fn{"slips_test.go", "consumer", "drainOne"}, ""},
 	{"(slip) cleanup-by-creation", fn{"../outbox/maintenance.go", "Relay", "Cleanup"}, fn{"slips_test.go", "cleanupByCreationRelay", "Cleanup"}, ""},

@@ -24,7 +24,7 @@ func InsuranceWithoutInbox() variant.Variant {
 		"publish-timeout-stored": check.Duplicate,
 	}
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
-		c, err := newConsumerFor(env, env.Owner, insurance.PreparePayout)
+		c, err := newConsumerFor(env, variant.PaymentsSubscription, insurance.PreparePayout)
 		if err != nil {
 			return nil, err
 		}

@@ -25,8 +25,11 @@
 //	seed 1                          the seed when none is chosen (default 1)
 //	relays 2                        relay instances (default 1, at most 100)
 //	services 2                      service instances (default 1, at most 100)
+//	consumers 2                     billing instances on one subscription (default 1, at most 10; no billing crashes then)
 //	restart-delay 1h                how long a crashed process stays down (default 5s)
-//	workload standard               the matrix's workload (or one-order: o-1 placed, then amended)
+//	workload standard               the matrix's workload (or one-order: o-1 placed, then amended;
+//	                                  or orders N EVERY: o-1 ... o-N placed EVERY apart)
+//	history 20000                   SENT messages the outbox holds from the year before
 //	at 0s place o-1 10.00 EUR       a command at a virtual time; place, amend and
 //	at 2s amend o-1 2.50 EUR gift wrap     cancel take a text at the end (the insurance
 //	                                  story's claims service releases: release claim-4711 1250.00 EUR)

@@ -22,12 +22,13 @@ import (
 // ./lab/cli -update rewrites it).
 const Separator = "--- expected"
 
-// MaxRelays and MaxServices bound how many relay and service instances a
-// run has, on labrun's --relays as in a story file: a run with more tells
+// MaxRelays, MaxServices and MaxConsumers bound how many relay, service and
+// billing instances a run has, on labrun's --relays as in a story file: a run with more tells
 // nobody anything (99,999 relays ran for a minute in 900 MB).
 const (
-	MaxRelays   = 100
-	MaxServices = 100
+	MaxRelays    = 100
+	MaxServices  = 100
+	MaxConsumers = 10
 )
 
 // File is a scenario file parsed: the story and the expected output.
@@ -118,6 +119,13 @@ func (p *parser) line(line string) error {
 		p.relays, err = count("relays", arg(1), MaxRelays)
 	case "services":
 		p.cfg.Services, err = count("services", arg(1), MaxServices)
+	case "history":
+		p.cfg.History, err = strconv.Atoi(arg(1))
+		if err != nil || p.cfg.History < 1 || p.cfg.History > sim.MaxHistory {
+			err = fmt.Errorf("history %q: want how many SENT messages the outbox holds from the year before, 1 to %d", arg(1), sim.MaxHistory)
+		}
+	case "consumers":
+		p.cfg.Consumers, err = count("consumers", arg(1), MaxConsumers)
 	case "ids":
 		if len(words) < 2 {
 			err = fmt.Errorf("ids needs the message ids to hand out first, e.g. \"ids e-5531 e-5532\"")
@@ -126,7 +134,7 @@ func (p *parser) line(line string) error {
 	case "restart-delay":
 		p.restart, err = duration(arg(1))
 	case "workload":
-		err = p.addWorkload(arg(1))
+		err = p.addWorkload(words)
 	case "at":
 		var c sim.Command
 		c, err = command(words)
@@ -148,7 +156,7 @@ func (p *parser) line(line string) error {
 			p.refs = append(p.refs, faultRef(p.lineNo+1, words, flt))
 		}
 	default:
-		err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, expect, seed, relays, services, ids, restart-delay, workload, at, cleanup, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
+		err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, expect, seed, relays, services, consumers, history, ids, restart-delay, workload, at, cleanup, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
 	}
 	return err
 }
@@ -159,24 +167,44 @@ func count(word, text string, most int) (int, error) {
 	n, err := strconv.Atoi(text)
 	switch {
 	case err != nil && errors.Is(err, strconv.ErrRange), err == nil && n > most:
-		return 0, fmt.Errorf("%s %s is too many (at most %d, as labrun's --relays)", word, text, most)
+		return 0, fmt.Errorf("%s %s is too many (at most %d)", word, text, most)
 	case err != nil || n < 1:
 		return 0, fmt.Errorf("%s %q is not a whole number >= 1", word, text)
 	}
 	return n, nil
 }
 
-func (p *parser) addWorkload(name string) error {
+func (p *parser) addWorkload(words []string) error {
+	name := ""
+	if len(words) > 1 {
+		name = words[1]
+	}
 	switch name {
 	case "standard":
 		p.workload = append(p.workload, Workload()...)
 	case "one-order":
 		p.workload = append(p.workload, OneOrder()...)
+	case "orders":
+		n, err := strconv.Atoi(strings.Join(words[2:3], ""))
+		if err != nil || n < 1 || n > maxOrders || len(words) != 4 {
+			return fmt.Errorf("want \"workload orders N EVERY\" with N from 1 to %d, e.g. \"workload orders 20 30s\"", maxOrders)
+		}
+		every, err := duration(words[3])
+		if err != nil || every <= 0 {
+			return fmt.Errorf("workload orders: every %q: want a positive duration, e.g. 30s", words[3])
+		}
+		for i := range n {
+			p.workload = append(p.workload, sim.Command{At: time.Duration(i) * every,
+				Command: orders.Command{Kind: orders.Place, OrderID: fmt.Sprintf("o-%d", i+1), Amount: domain.MustMoney("10.00", "EUR")}})
+		}
 	default:
-		return fmt.Errorf("unknown workload %q (valid: standard, one-order)", name)
+		return fmt.Errorf("unknown workload %q (valid: standard, one-order, orders N EVERY)", name)
 	}
 	return nil
 }
+
+// maxOrders bounds "workload orders N EVERY".
+const maxOrders = 10_000
 
 func (p *parser) addCrash(line, word string) error {
 	point, k, err := sim.ParseScenarioPoint(word)
@@ -202,7 +230,7 @@ func (p *parser) finish() (File, error) {
 	cfg, workload, relays, restart := p.cfg, p.workload, p.relays, p.restart
 	f.Configure = func(v variant.Variant, seed uint64) sim.Config {
 		c := sim.DefaultConfig(v, append([]sim.Command(nil), workload...), seed)
-		c.Crashes, c.Faults, c.Cleanups, c.Services, c.IDs = cfg.Crashes, cfg.Faults, cfg.Cleanups, cfg.Services, cfg.IDs
+		c.Crashes, c.Faults, c.Cleanups, c.Services, c.IDs, c.Consumers, c.History = cfg.Crashes, cfg.Faults, cfg.Cleanups, cfg.Services, cfg.IDs, cfg.Consumers, cfg.History
 		if relays > 0 {
 			c.Relays = relays
 		}

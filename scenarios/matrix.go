@@ -462,6 +462,7 @@ func Extras() []variant.Variant {
 		variant.DeleteOnSend(),
 		everywhere(mistakes.GrossToNet(), check.Mismatch),
 		variant.SkipLockedTx(),
+		mistakes.UnindexedOutbox(),
 	}
 }
 

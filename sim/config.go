@@ -196,6 +196,21 @@ type Config struct {
 	// Operations are the operator's work after quiesce, in order (see
 	// Operation); nil is DefaultOperations. Exactly one is OpFix.
 	Operations []Operation
+	// Consumers is how many instances of billing read its one subscription
+	// side by side (0 means one): two that get copies of one message at
+	// once race on the inbox's unique key (chapter 003). One is
+	// "billing"; two are "billing-1" and "billing-2". A crash of one would
+	// take back the other's deliveries too (the broker keeps one
+	// connection per subscription), so a run with several has no
+	// crashes or kills of billing.
+	Consumers int
+	// History is how many SENT messages the outbox holds when the run
+	// begins, sent over the year before and never cleaned up (chapter
+	// 004's "Wachsende Outbox": 2,000 a day are about 730,000 a year), at
+	// most MaxHistory. They are in the outbox table only: no order, no
+	// broker, no billing has them. A variant without an outbox table
+	// cannot have them.
+	History int
 	// IDs are the message ids the run hands out first, in order (a story
 	// that tells chapter 004's e-5531); the ids after them are drawn from
 	// the seed.
@@ -208,6 +223,10 @@ type Config struct {
 	// its NextWake says, which skips the polls in vain.
 	Poll bool
 }
+
+// MaxHistory bounds Config.History: a million rows take seconds to build
+// and about 300 MB.
+const MaxHistory = 1_000_000
 
 // DefaultConfig returns a configuration for v and workload with one relay,
 // a 5 s restart delay, 10 ms per effect on average and a 6 h horizon.
@@ -228,7 +247,7 @@ func DefaultConfig(v variant.Variant, workload []Command, seed uint64) Config {
 // Processes returns the names of the run's processes, as its trace, its
 // faults and its replay commands name them: the service ("service", or
 // "service-1", "service-2", ... for several), the relays ("relay-1", ...,
-// or the variant's RelayRole) and billing.
+// or the variant's RelayRole) and billing ("billing", or "billing-1", ...).
 func (c Config) Processes() []string {
 	var names []string
 	for _, p := range c.processes() {
@@ -258,7 +277,14 @@ func (c Config) processes() []processSpec {
 			out = append(out, processSpec{fmt.Sprintf("%s-%d", c.Variant.RelayRoleName(), i), roleRelay})
 		}
 	}
-	return append(out, processSpec{c.Variant.ConsumerProcess(), roleConsumer})
+	consumer := c.Variant.ConsumerProcess()
+	if c.Consumers <= 1 {
+		return append(out, processSpec{consumer, roleConsumer})
+	}
+	for i := 1; i <= c.Consumers; i++ {
+		out = append(out, processSpec{fmt.Sprintf("%s-%d", consumer, i), roleConsumer})
+	}
+	return out
 }
 
 // Validate returns an error naming every field that is out of range.
@@ -269,6 +295,21 @@ func (c Config) Validate() error {
 	}
 	if c.Services < 1 {
 		errs = append(errs, fmt.Errorf("sim: Services = %d, want >= 1", c.Services))
+	}
+	if c.Consumers > 1 {
+		for _, cr := range c.Crashes {
+			if strings.HasPrefix(cr.Point, roleConsumer+".") {
+				errs = append(errs, fmt.Errorf("sim: crash %s with Consumers = %d: a crash of one billing instance would take back the others' deliveries too (one connection per subscription); crash billing with one instance", cr.Point, c.Consumers))
+			}
+		}
+		for _, f := range c.Faults {
+			if f.Kind == FaultKill && strings.HasPrefix(f.Process, c.Variant.ConsumerProcess()) {
+				errs = append(errs, fmt.Errorf("sim: kill %s with Consumers = %d: a kill of one billing instance would take back the others' deliveries too; kill billing with one instance", f.Process, c.Consumers))
+			}
+		}
+	}
+	if c.History < 0 || c.History > MaxHistory {
+		errs = append(errs, fmt.Errorf("sim: History = %d, want 0 to %d", c.History, MaxHistory))
 	}
 	if c.Relays < 1 {
 		errs = append(errs, fmt.Errorf("sim: Relays = %d, want >= 1", c.Relays))

@@ -58,22 +58,13 @@ type Result struct {
 	Unhandled []string
 	// Situations counts what the run went through (see Situation).
 	Situations map[Situation]int
-	// OrderLog and BillingLog are the two databases' commit logs, every
-	// commit with its time: what a view of the run over time (labrun's
-	// metrics) reads.
+	// OrderLog and BillingLog are the two databases' commit logs up to
+	// WorkEnded, every commit with its time: what a view of the run over
+	// time (labrun's metrics) reads.
 	OrderLog, BillingLog []store.Commit
-}
-
-// WorkEnded returns when the run's work ended: the start of the
-// operator's work after quiesce (the whole Duration if the trace was not
-// kept or has no such phase).
-func (r Result) WorkEnded() time.Duration {
-	for _, e := range r.Trace {
-		if e.Kind == EventPhase && e.Action == "operate" {
-			return e.At
-		}
-	}
-	return r.Duration
+	// WorkEnded is when the run's work ended: quiesce is over, the
+	// operator's work begins.
+	WorkEnded time.Duration
 }
 
 // ReachedPoints returns the crash points reached, sorted.
@@ -131,6 +122,7 @@ func Run(cfg Config) (Result, error) {
 	// cfg.Operations: retention cleanups at several ages, replays of the
 	// dead letters before and after their causes are fixed, a replay
 	// that meets a broker error, a replay run twice (see operator.go).
+	workEnded, orderLog, billingLog := w.clock.Since(), w.orderDB.Log(0), w.billingDB.Log(0)
 	deadLetters := w.deadLetters(afterQuiesce)
 	beforeReplay := w.publishes()
 	if err := w.operate(cfg.operations()); err != nil {
@@ -184,8 +176,9 @@ func Run(cfg Config) (Result, error) {
 		Reached:        w.reached(),
 		Trace:          w.trace,
 		Duration:       w.clock.Since(),
-		OrderLog:       w.orderDB.Log(0),
-		BillingLog:     w.billingDB.Log(0),
+		OrderLog:       orderLog,
+		BillingLog:     billingLog,
+		WorkEnded:      workEnded,
 	}, nil
 }
 

@@ -179,6 +179,9 @@ func newWorld(cfg Config) (*world, error) {
 	if err := cfg.Variant.Install(w.orderDB, w.billingDB); err != nil {
 		return nil, fmt.Errorf("sim: install %s: %w", cfg.Variant.Name, err)
 	}
+	if err := w.installHistory(cfg.History); err != nil {
+		return nil, err
+	}
 	for _, p := range cfg.processes() {
 		w.procs = append(w.procs, &proc{name: p.name, role: p.role})
 	}

@@ -88,6 +88,10 @@ type Commit struct {
 	// PostgreSQL's track_commit_timestamp records it; zero without a clock.
 	At      time.Time
 	Changes []Change
+	// Reads is how many rows the transaction looked at before it
+	// committed (Tx.Reads): a relay's claim reads few rows with the
+	// outbox's partial index, the whole table without it.
+	Reads int
 }
 
 // Change is one row written by a commit. A deleted row has Deleted set and no
@@ -372,11 +376,11 @@ func (db *DB) TruncateLog(upTo uint64) {
 
 // apply makes a transaction's writes durable, all at once. The caller holds
 // db.mu.
-func (db *DB) apply(owner, process string, writes []write, locks []tableKey) {
+func (db *DB) apply(owner, process string, writes []write, locks []tableKey, reads int) {
 	db.seq++
 	var c Commit
 	if db.keepLog {
-		c = Commit{Seq: db.seq, Owner: owner, Process: process, Changes: make([]Change, 0, len(writes))}
+		c = Commit{Seq: db.seq, Owner: owner, Process: process, Changes: make([]Change, 0, len(writes)), Reads: reads}
 		if db.now != nil {
 			c.At = db.now()
 		}

@@ -24,6 +24,9 @@ type Tx struct {
 	// locks are the rows this transaction locked (LockSkip), held until
 	// it ends.
 	locks []tableKey
+	// reads counts the rows it looked at (Get, and every row a scan
+	// visits): the work a query does, which an index keeps small.
+	reads int
 	// prev and next link the open transactions of db, oldest first.
 	prev, next *Tx
 }
@@ -126,8 +129,14 @@ func (tx *Tx) get(t *table, key string) (any, bool) {
 func (tx *Tx) Get(tableName, key string) (any, bool) {
 	tx.db.mu.Lock()
 	defer tx.db.mu.Unlock()
+	tx.reads++
 	return tx.get(tx.db.table(tableName), key)
 }
+
+// Reads returns how many rows the transaction looked at so far: one per
+// Get, one per row a Scan or ScanIndex visited. A scan of the whole table
+// reads every row; a scan of a partial index only its members.
+func (tx *Tx) Reads() int { return tx.reads }
 
 // NextVal draws the next number of a sequence; see DB.NextVal. It is not
 // undone by a rollback.
@@ -238,6 +247,7 @@ func (tx *Tx) ScanIndex(tableName, indexName string, fn func(key string, value a
 			}
 			rows = append(rows, r)
 		}
+		tx.reads += len(chunk)
 		tx.db.mu.Unlock()
 		done := len(chunk) < scanChunk
 		first = false
@@ -316,7 +326,7 @@ func (tx *Tx) Commit() error {
 		}
 	}
 	if len(tx.writes) > 0 {
-		tx.db.apply(tx.owner, tx.process, tx.writes, tx.locks)
+		tx.db.apply(tx.owner, tx.process, tx.writes, tx.locks, tx.reads)
 	}
 	tx.finish(ErrTxDone)
 	return nil

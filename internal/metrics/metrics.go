@@ -22,6 +22,12 @@ type Sample struct {
 	// Held counts the messages billing holds unapplied: parked behind a
 	// gap, or its own dead letters.
 	Held int
+	// Reads is the most rows one relay transaction (a claim, or a
+	// send's mark) read since the sample before (store.Commit.Reads):
+	// what one poll costs the database. With the outbox's partial index
+	// it stays near the number of unsent messages; without it, it is
+	// the whole table.
+	Reads int
 	// Alerts are the rules that fire at At.
 	Alerts []Rule
 }
@@ -49,7 +55,7 @@ func Series(orderLog, billingLog []store.Commit, epoch time.Time, end, step time
 	held := map[string]bool{}
 	var out []Sample
 	oi, bi := 0, 0
-	sentTotal, sentBefore := 0, 0
+	sentTotal, sentBefore, reads := 0, 0, 0
 	for at := time.Duration(0); ; at += step {
 		if at > end {
 			if len(out) > 0 && out[len(out)-1].At == end {
@@ -59,13 +65,17 @@ func Series(orderLog, billingLog []store.Commit, epoch time.Time, end, step time
 		}
 		now := epoch.Add(at)
 		for ; oi < len(orderLog) && !orderLog[oi].At.After(now); oi++ {
-			sentTotal += applyOutbox(box, orderLog[oi])
+			sent, relayed := applyOutbox(box, orderLog[oi])
+			sentTotal += sent
+			if relayed {
+				reads = max(reads, orderLog[oi].Reads)
+			}
 		}
 		for ; bi < len(billingLog) && !billingLog[bi].At.After(now); bi++ {
 			applyHeld(held, billingLog[bi])
 		}
-		s := Sample{At: at, Outbox: measure(box, now), SentSince: sentTotal - sentBefore, Held: len(held)}
-		sentBefore = sentTotal
+		s := Sample{At: at, Outbox: measure(box, now), SentSince: sentTotal - sentBefore, Held: len(held), Reads: reads}
+		sentBefore, reads = sentTotal, 0
 		for _, r := range rules {
 			if r.Fires(s) {
 				s.Alerts = append(s.Alerts, r)
@@ -77,10 +87,9 @@ func Series(orderLog, billingLog []store.Commit, epoch time.Time, end, step time
 }
 
 // applyOutbox applies one commit's outbox rows and returns how many
-// messages it sent: marked SENT, or deleted while unsent (deleted on
-// send).
-func applyOutbox(box map[string]outbox.Message, c store.Commit) int {
-	sent := 0
+// messages it sent (marked SENT, or deleted while unsent: deleted on
+// send), and whether it is a relay's: it claimed or sent a message.
+func applyOutbox(box map[string]outbox.Message, c store.Commit) (sent int, relayed bool) {
 	for _, ch := range c.Changes {
 		if ch.Table != outbox.Table {
 			continue
@@ -89,17 +98,19 @@ func applyOutbox(box map[string]outbox.Message, c store.Commit) int {
 		if ch.Deleted {
 			if had && prev.Status != outbox.Sent {
 				sent++ // deleted on send (a retention cleanup deletes SENT rows only)
+				relayed = true
 			}
 			delete(box, ch.Key)
 			continue
 		}
 		m := ch.Value.(outbox.Message)
-		if m.Status == outbox.Sent && (!had || prev.Status != outbox.Sent) {
+		if m.Status == outbox.Sent && had && prev.Status != outbox.Sent {
 			sent++
 		}
+		relayed = relayed || (had && (m.Status == outbox.InFlight || m.Status == outbox.Sent))
 		box[ch.Key] = m
 	}
-	return sent
+	return sent, relayed
 }
 
 // applyHeld applies one commit's changes to what billing holds: parked

@@ -104,7 +104,7 @@ func TestTheAlertFiresOnAStalledRelayAndNotOnAHealthyOne(t *testing.T) {
 		}
 		rules := []metrics.Rule{metrics.OldestUnsent(time.Minute), metrics.DeadLetters()}
 		fired := false
-		for _, s := range metrics.Series(res.OrderLog, res.BillingLog, sim.Epoch, res.WorkEnded(), 10*time.Second, rules) {
+		for _, s := range metrics.Series(res.OrderLog, res.BillingLog, sim.Epoch, res.WorkEnded, 10*time.Second, rules) {
 			for _, a := range s.Alerts {
 				fired = fired || a.Name == c.rule
 			}

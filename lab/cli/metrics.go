@@ -26,7 +26,7 @@ func metricsRules(limit time.Duration) []metrics.Rule {
 // over the run and quiesce, and when each alert fired.
 func writeMetrics(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, res sim.Result, limit time.Duration, expected, replay string) {
 	l := langOf(w)
-	end := res.WorkEnded()
+	end := res.WorkEnded
 	step := metrics.Step(end, metricsSamples)
 	samples := metrics.Series(res.OrderLog, res.BillingLog, sim.Epoch, end, step, metricsRules(limit))
 	summary, _ := scenarioText(w, sc)
@@ -36,8 +36,8 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, variantName string, seed u
 	}, sc.Name, variantName, seed, step).In(l))
 	fmt.Fprintf(w, "%s\n\n", summary)
 	head := lang.Text{
-		EN: "time         PENDING IN_FLIGHT FAILED DEAD_LETTER  SENT  oldest unsent  blocked  held  sent",
-		DE: "Zeit         PENDING IN_FLIGHT FAILED DEAD_LETTER  SENT  älteste offen blockiert hält  ges.",
+		EN: "time         PENDING IN_FLIGHT FAILED DEAD_LETTER    SENT  oldest unsent blocked held  sent   read",
+		DE: "Zeit         PENDING IN_FLIGHT FAILED DEAD_LETTER    SENT  älteste offen blockiert hält ges. gelesen",
 	}
 	fmt.Fprintln(w, head.In(l))
 	for _, s := range samples {
@@ -46,16 +46,16 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, variantName string, seed u
 		if s.Unsent() > 0 {
 			oldest = s.Outbox.OldestUnsentAge.Round(time.Second).String()
 		}
-		line := fmt.Sprintf("%-12s %7d %9d %6d %11d %5d  %13s %8d %5d %5d", sim.FormatTime(s.At), by[outbox.Pending], by[outbox.InFlight], by[outbox.Failed],
-			by[outbox.DeadLetter], by[outbox.Sent], oldest, len(s.Outbox.Blocked), s.Held, s.SentSince)
+		line := fmt.Sprintf("%-12s %7d %9d %6d %11d %7d  %13s %7d %4d %5d %6d", sim.FormatTime(s.At), by[outbox.Pending], by[outbox.InFlight], by[outbox.Failed],
+			by[outbox.DeadLetter], by[outbox.Sent], oldest, len(s.Outbox.Blocked), s.Held, s.SentSince, s.Reads)
 		if len(s.Alerts) > 0 {
 			line += "  ALERT"
 		}
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintf(w, "%s\n", hanging("", "", lang.Textf(lang.Text{
-		EN: "(oldest unsent: the age of the oldest message not yet SENT; blocked: aggregates whose oldest unsent message cannot be sent now, their later ones waiting behind it; held: messages billing holds unapplied, parked or dead; sent: messages sent in the %s before)",
-		DE: "(älteste offen: das Alter der ältesten noch nicht gesendeten Nachricht; blockiert: Aggregate, deren älteste ungesendete Nachricht gerade nicht gesendet werden kann, ihre späteren warten dahinter; hält: Nachrichten, die Billing unangewendet hält, geparkt oder als Dead Letter; ges.: in den %s davor gesendete Nachrichten)",
+		EN: "(oldest unsent: the age of the oldest message not yet SENT; blocked: aggregates whose oldest unsent message cannot be sent now, their later ones waiting behind it; held: messages billing holds unapplied, parked or dead; sent: messages sent in the %s before; read: the most rows one claim of a relay read in the database in that time, measured)",
+		DE: "(älteste offen: das Alter der ältesten noch nicht gesendeten Nachricht; blockiert: Aggregate, deren älteste ungesendete Nachricht gerade nicht gesendet werden kann, ihre späteren warten dahinter; hält: Nachrichten, die Billing unangewendet hält, geparkt oder als Dead Letter; ges.: in den %s davor gesendete Nachrichten; gelesen: die meisten Zeilen, die ein Claim eines Relays in der Zeit in der Datenbank las, gemessen)",
 	}, step).In(l)))
 	writeAlerts(w, samples, metricsRules(limit), step)
 	fmt.Fprint(w, trf(w, "\nOutcome: %s (expected %s)\n", res.Outcome, expected))

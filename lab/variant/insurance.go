@@ -26,7 +26,7 @@ func Insurance() Variant {
 		SummaryDE:    "der Schadendienst und der Zahlungsdienst aus Kapitel 004, mit Outbox, Relay und Inbox der Referenz",
 		Chapter:      "004",
 		ServiceName:  "claims",
-		ConsumerName: "payments",
+		ConsumerName: PaymentsSubscription,
 		Install: func(claimsDB, paymentsDB *store.DB) error {
 			return errors.Join(insurance.InstallClaims(claimsDB), insurance.InstallPayments(paymentsDB))
 		},
@@ -38,10 +38,14 @@ func Insurance() Variant {
 	}
 }
 
+// PaymentsSubscription is the broker subscription the payment service
+// reads: its process's name (ConsumerName).
+const PaymentsSubscription = "payments"
+
 // newPaymentService builds the payment service: the reference consumer
-// with the payout as its effect, reading the subscription of its name.
+// with the payout as its effect.
 func newPaymentService(env Env) (Consumer, error) {
-	return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, env.Owner),
+	return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, PaymentsSubscription),
 		inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: insurance.PreparePayout})
 }
 
