@@ -19,6 +19,9 @@
 //	  listen      listen to yourself (publish, then consume)
 //	  cdc         change data capture (tail the commit log)
 //	  skiplocked  chapter 003's relay: row locks held across the publish
+//	  twophase    chapter 004: order and event in one two-phase commit
+//	  synccall    chapter 004: call billing, then commit
+//	  legacycdc   chapter 004: a legacy table's rows from the log
 //	mistakes    the deliberate mistakes, kept apart; do not copy
 //
 // The lab that judges them:

@@ -107,6 +107,9 @@ type Broker struct {
 	calls, refused int
 	// changes counts the actions recorded, kept or not (see Changes).
 	changes uint64
+	// prepared are the messages of two-phase commits in their first
+	// phase (see Prepare).
+	prepared []preparedEntry
 }
 
 // PublishAttempts is how often one message was handed to Publish, whatever

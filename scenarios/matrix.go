@@ -463,6 +463,9 @@ func Extras() []variant.Variant {
 		everywhere(mistakes.GrossToNet(), check.Mismatch),
 		variant.SkipLockedTx(),
 		mistakes.UnindexedOutbox(),
+		variant.TwoPhaseCommit(),
+		variant.SyncCall(),
+		variant.LegacyCDC(),
 	}
 }
 
