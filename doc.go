@@ -22,6 +22,7 @@
 //	  twophase    chapter 004: order and event in one two-phase commit
 //	  synccall    chapter 004: call billing, then commit
 //	  legacycdc   chapter 004: a legacy table's rows from the log
+//	  gapfetch    chapter 001: a consumer that fetches the event a gap waits for
 //	mistakes    the deliberate mistakes, kept apart; do not copy
 //
 // The lab that judges them:

@@ -35,6 +35,7 @@
 //	                                  story's claims service releases: release claim-4711 1250.00 EUR)
 //	at 4s cancel o-1 changed mind
 //	cleanup 8d1m                    a retention cleanup at that time
+//	resend o-1#1 2h                 an operator publishes the SENT message again from the outbox
 //	crash relay.after-send@2        a crash at the 2nd time the point is reached
 //	fault delay o-1#2 1m            a fault, one of:
 //	                                  broker-outage FROM FOR

@@ -147,6 +147,14 @@ func (p *parser) line(line string) error {
 		if at, err = duration(strings.TrimPrefix(arg(1), "@")); err == nil {
 			p.cfg.Cleanups = append(p.cfg.Cleanups, at)
 		}
+	case "resend":
+		var r sim.Resend
+		if len(words) != 3 {
+			err = fmt.Errorf("want \"resend TARGET AT\": an operator publishes a SENT message again from the outbox, e.g. \"resend o-1#1 2h\"")
+		} else if r.Target, err = target(arg(1)); err == nil {
+			r.At, err = duration(arg(2))
+		}
+		p.cfg.Resends = append(p.cfg.Resends, r)
 	case "crash":
 		err = p.addCrash(line, arg(1))
 	case "fault":
@@ -156,7 +164,7 @@ func (p *parser) line(line string) error {
 			p.refs = append(p.refs, faultRef(p.lineNo+1, words, flt))
 		}
 	default:
-		err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, expect, seed, relays, services, consumers, history, ids, restart-delay, workload, at, cleanup, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
+		err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, expect, seed, relays, services, consumers, history, ids, restart-delay, workload, at, cleanup, resend, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
 	}
 	return err
 }
@@ -231,6 +239,7 @@ func (p *parser) finish() (File, error) {
 	f.Configure = func(v variant.Variant, seed uint64) sim.Config {
 		c := sim.DefaultConfig(v, append([]sim.Command(nil), workload...), seed)
 		c.Crashes, c.Faults, c.Cleanups, c.Services, c.IDs, c.Consumers, c.History = cfg.Crashes, cfg.Faults, cfg.Cleanups, cfg.Services, cfg.IDs, cfg.Consumers, cfg.History
+		c.Resends = cfg.Resends
 		if relays > 0 {
 			c.Relays = relays
 		}

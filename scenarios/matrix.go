@@ -466,6 +466,7 @@ func Extras() []variant.Variant {
 		variant.TwoPhaseCommit(),
 		variant.SyncCall(),
 		variant.LegacyCDC(),
+		variant.GapFetch(),
 	}
 }
 

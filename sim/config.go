@@ -211,6 +211,11 @@ type Config struct {
 	// broker, no billing has them. A variant without an outbox table
 	// cannot have them.
 	History int
+	// Resends are an operator's resends of sent messages from the outbox,
+	// in time order (chapter 003: seven days of retention are a replay
+	// window; chapter 000: "Eine vermeintlich erledigte Nachricht landet
+	// nach Stunden wieder im System").
+	Resends []Resend
 	// IDs are the message ids the run hands out first, in order (a story
 	// that tells chapter 004's e-5531); the ids after them are drawn from
 	// the seed.
@@ -222,6 +227,14 @@ type Config struct {
 	// a relay has anything left at all. Without Poll a relay is woken when
 	// its NextWake says, which skips the polls in vain.
 	Poll bool
+}
+
+// Resend is an operator publishing a message again, at At, from its row
+// in the outbox: the message of Target, under its own id, if the outbox
+// still holds it.
+type Resend struct {
+	At     time.Duration
+	Target broker.Target
 }
 
 // MaxHistory bounds Config.History: a million rows take seconds to build
@@ -396,6 +409,11 @@ func (c Config) Validate() error {
 		}
 		if fixes != 1 {
 			errs = append(errs, fmt.Errorf("sim: %d operations %q, want exactly one: the operator fixes the causes once", fixes, OpFix))
+		}
+	}
+	for i := 1; i < len(c.Resends); i++ {
+		if c.Resends[i].At < c.Resends[i-1].At {
+			errs = append(errs, fmt.Errorf("sim: resend %d (%s) is earlier than the one before it", i, c.Resends[i].Target))
 		}
 	}
 	for i := 1; i < len(c.Workload); i++ {

@@ -100,6 +100,13 @@ func Run(cfg Config) (Result, error) {
 	if n := len(cfg.Workload); n > 0 {
 		last = cfg.Workload[n-1].At
 	}
+	// The operator's planned cleanups and resends belong to the run too.
+	for _, at := range cfg.Cleanups {
+		last = max(last, at)
+	}
+	for _, r := range cfg.Resends {
+		last = max(last, r.At)
+	}
 	if _, _, err := w.runUntilQuiet(Epoch.Add(last + cfg.Horizon)); err != nil {
 		return Result{}, err
 	}
@@ -263,6 +270,12 @@ func (w *world) tick() (bool, error) {
 		w.cfg.Cleanups = w.cfg.Cleanups[1:]
 		return true, w.cleanup()
 	}
+	if len(w.cfg.Resends) > 0 && !Epoch.Add(w.cfg.Resends[0].At).After(now) {
+		r := w.cfg.Resends[0]
+		w.cfg.Resends = w.cfg.Resends[1:]
+		w.resend(r)
+		return true, nil
+	}
 	w.ready = w.ready[:0]
 	for _, p := range w.procs {
 		if p.alive && !p.stalledUntil.After(now) && (p.task || w.due(p, now)) {
@@ -385,6 +398,9 @@ func (w *world) nextEvent() (time.Time, bool) {
 	}
 	if len(w.cfg.Cleanups) > 0 {
 		consider(Epoch.Add(w.cfg.Cleanups[0]))
+	}
+	if len(w.cfg.Resends) > 0 {
+		consider(Epoch.Add(w.cfg.Resends[0].At))
 	}
 	if len(w.kills) > 0 && w.crashing {
 		consider(Epoch.Add(w.kills[0].From))

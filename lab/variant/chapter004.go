@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"outboxlab/alternatives/cdc"
+	"outboxlab/alternatives/gapfetch"
 	"outboxlab/alternatives/legacycdc"
 	"outboxlab/alternatives/synccall"
 	"outboxlab/alternatives/twophase"
@@ -96,4 +97,25 @@ func LegacyCDC() Variant {
 				inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: legacycdc.Bill})
 		},
 	}
+}
+
+// GapFetch is the reference whose consumer fetches the event a gap waits
+// for instead of only waiting (chapter 001: "gezielt nachladen"; package
+// gapfetch).
+func GapFetch() Variant {
+	v := Outbox()
+	v.Name = "gap-fetch"
+	v.Summary = "the reference, its consumer asking for the event a gap waits for instead of only waiting"
+	v.SummaryDE = "die Referenz, deren Consumer das Ereignis anfordert, auf das eine Lücke wartet, statt nur zu warten"
+	v.Chapter = "001 \"gezielt nachladen\""
+	v.NewConsumer = func(env Env) (Consumer, error) {
+		c, err := inbox.NewConsumer(inbox.DefaultConfig(env.Owner, Subscription),
+			inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
+		if err != nil {
+			return nil, err
+		}
+		return &gapfetch.Consumer{Consumer: c, Billing: env.BillingDB, Orders: env.OrderDB, Broker: env.Broker,
+			Subscription: Subscription, Owner: env.Owner}, nil
+	}
+	return v
 }
