@@ -41,7 +41,7 @@
 //	                                  broker-outage FROM FOR
 //	                                  publish-timeout-stored|publish-timeout-dropped TARGET
 //	                                  duplicate-delivery|reorder|poison|corrupt-once|
-//	                                  unknown-version|unknown-type|rejected TARGET
+//	                                  unknown-version|unknown-type|extra-field|rejected TARGET
 //	                                  wrong-currency TARGET        (an amendment: wrong-currency o-1#2)
 //	                                  delay TARGET FOR
 //	                                  stall PROCESS POINT FOR      (stall relay-1 relay.before-send 40s)

@@ -308,7 +308,7 @@ func command(words []string) (sim.Command, error) {
 
 // fault parses what follows "fault": a kind and its arguments.
 func fault(words []string) (sim.Fault, error) {
-	const valid = "broker-outage FROM FOR, publish-timeout-stored|publish-timeout-dropped|duplicate-delivery|reorder|poison|corrupt-once|unknown-version|unknown-type|wrong-currency|rejected TARGET, " +
+	const valid = "broker-outage FROM FOR, publish-timeout-stored|publish-timeout-dropped|duplicate-delivery|reorder|poison|corrupt-once|unknown-version|unknown-type|extra-field|wrong-currency|rejected TARGET, " +
 		"delay TARGET FOR, stall PROCESS POINT FOR, slow-commit PROCESS FOR, clock-skew PROCESS SKEW, kill PROCESS AT [FOR], commit-failure BOUNDARY@K"
 	if len(words) == 0 {
 		return sim.Fault{}, fmt.Errorf("fault needs a kind (valid: %s)", valid)
@@ -330,7 +330,7 @@ func fault(words []string) (sim.Fault, error) {
 				f.For, err = duration(args[1])
 			}
 		}
-	case sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate, sim.FaultReorder, sim.FaultPoison, sim.FaultUnknownVersion, sim.FaultUnknownType, sim.FaultWrongCurrency, sim.FaultCorruptOnce, sim.FaultRejected:
+	case sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate, sim.FaultReorder, sim.FaultPoison, sim.FaultUnknownVersion, sim.FaultUnknownType, sim.FaultWrongCurrency, sim.FaultCorruptOnce, sim.FaultRejected, sim.FaultExtraField:
 		if err = want(1, "TARGET (e.g. o-1#1)"); err == nil {
 			f.Target, err = target(args[0])
 		}

@@ -72,6 +72,11 @@ const (
 	// next. Putting it aside as a dead letter is giving up too early.
 	FaultCorruptOnce FaultKind = "corrupt-once"
 	FaultRejected    FaultKind = "rejected"
+	// FaultExtraField delivers the target with a field its consumer does
+	// not know yet, type and version unchanged: a compatible extension
+	// (chapter 000 section 9), which the consumer must apply as it is. Not
+	// a matrix row: a story's.
+	FaultExtraField FaultKind = "extra-field"
 	// FaultStall freezes a process (a GC pause, a frozen VM) when it first
 	// reaches a crash point's place, before the effect, for For; then it
 	// resumes exactly where it stood, holding what it held.
@@ -104,7 +109,7 @@ const (
 // FaultKinds are every fault kind, in the order of their declaration.
 var FaultKinds = []FaultKind{
 	FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion,
-	FaultUnknownType, FaultWrongCurrency, FaultCorruptOnce, FaultRejected, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure,
+	FaultUnknownType, FaultWrongCurrency, FaultCorruptOnce, FaultRejected, FaultExtraField, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure,
 }
 
 // ErrCommitFailed is what a process gets from a commit that a
@@ -376,7 +381,7 @@ func (c Config) Validate() error {
 			if !slices.Contains(CommitBoundaries, f.Point) || f.Occurrence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: needs a commit boundary (%s) and Occurrence >= 1; got %q@%d", f.Kind, strings.Join(CommitBoundaries, ", "), f.Point, f.Occurrence))
 			}
-		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultCorruptOnce, FaultRejected, FaultDelay:
+		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultCorruptOnce, FaultRejected, FaultExtraField, FaultDelay:
 			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}

@@ -218,6 +218,8 @@ func (w *world) installFault(f Fault) {
 		w.broker.Delay(f.Target, f.For)
 	case FaultRejected:
 		w.broker.Reject(f.Target)
+	case FaultExtraField:
+		w.broker.ExtraField(f.Target)
 	case FaultStall:
 		w.stalls = append(w.stalls, f)
 	case FaultSlowCommit:

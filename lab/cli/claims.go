@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"outboxlab/lab/lang"
@@ -80,18 +81,35 @@ func loadClaims(file string) ([]scenarios.Claim, error) {
 // disagreesText marks a claim the lab refutes as the chapter words it.
 var disagreesText = lang.Text{EN: "the lab disagrees:", DE: "das Labor widerspricht:"}
 
-// shows is what a claim's run shows, in l: its own words, else its want
-// lines.
-func shows(c scenarios.Claim, l lang.Lang) string {
+// shows is what a claim's run shows, in l: its own words, else the
+// outcome it ends with and the lines it must print, quoted by quote.
+func shows(c scenarios.Claim, l lang.Lang, quote func(string) string) string {
 	s := c.Shows.In(l)
 	if s == "" {
-		s = strings.Join(c.Want, "; ")
+		var parts []string
+		for _, w := range c.Want {
+			if rest, ok := strings.CutPrefix(w, "Outcome: "); ok {
+				parts = append(parts, strings.Fields(rest)[0])
+				continue
+			}
+			parts = append(parts, quote(w))
+		}
+		for _, n := range c.Counts {
+			parts = append(parts, lang.Textf(lang.Text{EN: "%d× %s", DE: "%d× %s"}, n.N, quote(n.Text)).In(l))
+		}
+		s = strings.Join(parts, "; ")
 	}
 	if c.Disagrees {
 		s = disagreesText.In(l) + " " + s
 	}
 	return s
 }
+
+// plain quotes a line of output in text.
+func plain(s string) string { return strconv.Quote(s) }
+
+// code quotes a line of output in markdown.
+func code(s string) string { return "`" + strings.Join(strings.Fields(s), " ") + "`" }
 
 func writeClaimsText(w io.Writer, cs []scenarios.Claim) {
 	l := langOf(w)
@@ -101,7 +119,7 @@ func writeClaimsText(w io.Writer, cs []scenarios.Claim) {
 		}
 		fmt.Fprintf(w, "%s\n", hanging(c.Where+":", "  ", c.Text.In(l)))
 		fmt.Fprintf(w, "%s\n", command("  ", commandOf(c)))
-		fmt.Fprintf(w, "%s\n", hanging("  →", "    ", shows(c, l)))
+		fmt.Fprintf(w, "%s\n", hanging("  →", "    ", shows(c, l, plain)))
 	}
 	fmt.Fprint(w, lang.Textf(lang.Text{
 		EN: "\n%d claims. `labrun claims --check` runs every command above and says whether it still prints what its claim says.\n",
@@ -119,7 +137,7 @@ func writeClaimsMarkdown(w io.Writer, cs []scenarios.Claim) {
 	fmt.Fprintf(w, "%s\n|---|---|---|---|\n", head.In(l))
 	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	for _, c := range cs {
-		fmt.Fprintf(w, "| %s | %s | `%s` | %s |\n", cell(c.Where), cell(c.Text.In(l)), cell(commandOf(c)), cell(shows(c, l)))
+		fmt.Fprintf(w, "| %s | %s | `%s` | %s |\n", cell(c.Where), cell(c.Text.In(l)), cell(commandOf(c)), cell(shows(c, l, code)))
 	}
 }
 
