@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/alternatives/legacycdc"
 	"outboxlab/alternatives/skiplocked"
+	"outboxlab/alternatives/twophase"
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/domain"
@@ -151,6 +153,20 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			point:  "stall",
 			want:   "UNSAFE",
 			detail: "marked SENT from PENDING, without a claim (a lease, or the row's lock)",
+		},
+		{
+			name:   "a two-phase commit's coordinator that aborts whatever is in doubt",
+			v:      coordinatorThatAbortsAll(),
+			point:  "service.after-commit",
+			want:   "LOST",
+			detail: "LOST o-1#1: committed, but billing never applied it",
+		},
+		{
+			name:   "billing on a legacy table's rows that bills a row's total as the amendment",
+			v:      legacyBillingOfTotals(),
+			point:  "duplicate-delivery",
+			want:   "MISMATCH",
+			detail: "MISMATCH o-1#2: billed line +12.50 EUR, the change was line +2.50 EUR",
 		},
 		{
 			name:   "a relay that takes a publish timeout for a success",
@@ -453,6 +469,49 @@ func skipLockedWithoutTheLock() variant.Variant {
 		return r, nil
 	}
 	return v
+}
+
+// legacyBillingOfTotals is legacy-cdc with billing reading the orders
+// row the easy way: an amended row's total billed as the amendment,
+// without the difference to what it billed before.
+func legacyBillingOfTotals() variant.Variant {
+	v := variant.LegacyCDC()
+	v.Name = "legacy-cdc-totals"
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription), inbox.Deps{DB: env.BillingDB, Broker: env.Broker,
+			Gate: env.Gate, Clock: env.Clock, Effect: func(tx *store.Tx, e domain.Event, id string, now time.Time) error {
+				if row, ok := e.(domain.OrderRow); ok && row.Version > 1 && row.Status == domain.Accepted {
+					e = domain.OrderAmended{OrderID: row.ID, Sequence: row.Version, Amount: row.Total, AmendedAt: row.UpdatedAt}
+					return billing.ApplyEffect(tx, e, id, now)
+				}
+				return legacycdc.Bill(tx, e, id, now)
+			}})
+	}
+	return v
+}
+
+// coordinatorThatAbortsAll is the two-phase commit whose coordinator
+// aborts every message in doubt without asking the database whether its
+// change was committed: a service that died between its commit and the
+// broker's commit loses the event.
+func coordinatorThatAbortsAll() variant.Variant {
+	v := variant.TwoPhaseCommit()
+	v.Name = "two-phase-commit-abort-all"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		return abortAll{&twophase.Coordinator{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.DBClock}}, nil
+	}
+	return v
+}
+
+type abortAll struct{ *twophase.Coordinator }
+
+func (a abortAll) Step() (bool, error) {
+	did := false
+	for _, m := range a.Broker.InDoubt(a.Clock.Now().Add(-twophase.InDoubtAfter)) {
+		did = true
+		_ = a.Gate.Cross(twophase.BoundaryResolve, func() error { return a.Broker.AbortPrepared(m.ID) })
+	}
+	return did, nil
 }
 
 // hostClockLeases is the reference relay wired to its host's clock

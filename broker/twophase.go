@@ -28,15 +28,8 @@ type preparedEntry struct {
 // broker's vote cannot commit without it (chapter 004).
 func (b *Broker) Prepare(e Envelope) error {
 	now := b.clock.Now()
-	b.countAttempt(e)
-	b.calls++
-	if err := b.faults.refuse(e, now); err != nil {
-		b.refused++
-		if b.faults.down(now) {
-			b.whileDown++
-		}
-		b.record(Action{Kind: PublishFailed, MessageID: e.ID, Event: e.Event, Detail: "prepare: " + err.Error()})
-		return fmt.Errorf("broker: prepare %s: %w", e.ID, err)
+	if err := b.refuse(e, now, "prepare"); err != nil {
+		return err
 	}
 	b.prepared = append(b.prepared, preparedEntry{env: e, at: now})
 	b.record(Action{Kind: PreparedAction, MessageID: e.ID, Event: e.Event})
