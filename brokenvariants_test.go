@@ -166,7 +166,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			v:      legacyBillingOfTotals(),
 			point:  "duplicate-delivery",
 			want:   "MISMATCH",
-			detail: "MISMATCH o-1#2: billed line +12.50 EUR, the change was line +2.50 EUR",
+			detail: "MISMATCH o-1#2: billed line +39.98 EUR, the change was line +19.99 EUR",
 		},
 		{
 			name:   "a relay that takes a publish timeout for a success",

@@ -94,6 +94,9 @@ func (p *parser) line(line string) error {
 		}
 		return ""
 	}
+	if handled, err := p.runLine(line, words); handled {
+		return err
+	}
 	var err error
 	switch words[0] {
 	case "summary":
@@ -115,6 +118,41 @@ func (p *parser) line(line string) error {
 		if err != nil {
 			err = fmt.Errorf("seed %q is not a whole number >= 0", arg(1))
 		}
+	case "workload":
+		err = p.addWorkload(words)
+	case "at":
+		var c sim.Command
+		c, err = command(words)
+		if err == nil && len(p.workload) > 0 && c.At < p.workload[len(p.workload)-1].At {
+			err = fmt.Errorf("at %s is earlier than the command before it", arg(1))
+		}
+		p.workload = append(p.workload, c)
+	case "crash":
+		err = p.addCrash(line, arg(1))
+	case "fault":
+		var flt sim.Fault
+		if flt, err = fault(words[1:]); err == nil {
+			p.cfg.Faults = append(p.cfg.Faults, flt)
+			p.refs = append(p.refs, faultRef(p.lineNo+1, words, flt))
+		}
+	default:
+		err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, expect, seed, relays, services, consumers, history, ids, restart-delay, workload, at, cleanup, resend, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
+	}
+	return err
+}
+
+// runLine reads a line that shapes the run beyond its workload: how many
+// of each process, the ids, the restart delay, the operator's cleanups and
+// resends, the history. It reports whether the line was one of those.
+func (p *parser) runLine(line string, words []string) (bool, error) {
+	arg := func(n int) string { // the n-th word after the keyword, or ""
+		if n < len(words) {
+			return words[n]
+		}
+		return ""
+	}
+	var err error
+	switch words[0] {
 	case "relays":
 		p.relays, err = count("relays", arg(1), MaxRelays)
 	case "services":
@@ -133,15 +171,6 @@ func (p *parser) line(line string) error {
 		p.cfg.IDs = append(p.cfg.IDs, words[1:]...)
 	case "restart-delay":
 		p.restart, err = duration(arg(1))
-	case "workload":
-		err = p.addWorkload(words)
-	case "at":
-		var c sim.Command
-		c, err = command(words)
-		if err == nil && len(p.workload) > 0 && c.At < p.workload[len(p.workload)-1].At {
-			err = fmt.Errorf("at %s is earlier than the command before it", arg(1))
-		}
-		p.workload = append(p.workload, c)
 	case "cleanup":
 		var at time.Duration
 		if at, err = duration(strings.TrimPrefix(arg(1), "@")); err == nil {
@@ -155,18 +184,10 @@ func (p *parser) line(line string) error {
 			r.At, err = duration(arg(2))
 		}
 		p.cfg.Resends = append(p.cfg.Resends, r)
-	case "crash":
-		err = p.addCrash(line, arg(1))
-	case "fault":
-		var flt sim.Fault
-		if flt, err = fault(words[1:]); err == nil {
-			p.cfg.Faults = append(p.cfg.Faults, flt)
-			p.refs = append(p.refs, faultRef(p.lineNo+1, words, flt))
-		}
 	default:
-		err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, expect, seed, relays, services, consumers, history, ids, restart-delay, workload, at, cleanup, resend, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
+		return false, nil
 	}
-	return err
+	return true, err
 }
 
 // count parses the number of relays or services: from 1 to most, as

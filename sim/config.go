@@ -314,18 +314,7 @@ func (c Config) Validate() error {
 	if c.Services < 1 {
 		errs = append(errs, fmt.Errorf("sim: Services = %d, want >= 1", c.Services))
 	}
-	if c.Consumers > 1 {
-		for _, cr := range c.Crashes {
-			if strings.HasPrefix(cr.Point, roleConsumer+".") {
-				errs = append(errs, fmt.Errorf("sim: crash %s with Consumers = %d: a crash of one billing instance would take back the others' deliveries too (one connection per subscription); crash billing with one instance", cr.Point, c.Consumers))
-			}
-		}
-		for _, f := range c.Faults {
-			if f.Kind == FaultKill && strings.HasPrefix(f.Process, c.Variant.ConsumerProcess()) {
-				errs = append(errs, fmt.Errorf("sim: kill %s with Consumers = %d: a kill of one billing instance would take back the others' deliveries too; kill billing with one instance", f.Process, c.Consumers))
-			}
-		}
-	}
+	errs = append(errs, c.validateConsumers()...)
 	if c.History < 0 || c.History > MaxHistory {
 		errs = append(errs, fmt.Errorf("sim: History = %d, want 0 to %d", c.History, MaxHistory))
 	}
@@ -416,17 +405,36 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("sim: %d operations %q, want exactly one: the operator fixes the causes once", fixes, OpFix))
 		}
 	}
-	for i := 1; i < len(c.Resends); i++ {
-		if c.Resends[i].At < c.Resends[i-1].At {
-			errs = append(errs, fmt.Errorf("sim: resend %d (%s) is earlier than the one before it", i, c.Resends[i].Target))
-		}
-	}
 	for i := 1; i < len(c.Workload); i++ {
 		if c.Workload[i].At < c.Workload[i-1].At {
 			errs = append(errs, fmt.Errorf("sim: workload command %d (%s) is earlier than the one before it", i, c.Workload[i].Command))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateConsumers names what several billing instances cannot have (a
+// crash or kill of one), and resends out of time order.
+func (c Config) validateConsumers() []error {
+	var errs []error
+	if c.Consumers > 1 {
+		for _, cr := range c.Crashes {
+			if strings.HasPrefix(cr.Point, roleConsumer+".") {
+				errs = append(errs, fmt.Errorf("sim: crash %s with Consumers = %d: a crash of one billing instance would take back the others' deliveries too (one connection per subscription); crash billing with one instance", cr.Point, c.Consumers))
+			}
+		}
+		for _, f := range c.Faults {
+			if f.Kind == FaultKill && strings.HasPrefix(f.Process, c.Variant.ConsumerProcess()) {
+				errs = append(errs, fmt.Errorf("sim: kill %s with Consumers = %d: a kill of one billing instance would take back the others' deliveries too; kill billing with one instance", f.Process, c.Consumers))
+			}
+		}
+	}
+	for i := 1; i < len(c.Resends); i++ {
+		if c.Resends[i].At < c.Resends[i-1].At {
+			errs = append(errs, fmt.Errorf("sim: resend %d (%s) is earlier than the one before it", i, c.Resends[i].Target))
+		}
+	}
+	return errs
 }
 
 // EventKinds returns the kind of command that makes each event of the

@@ -26,13 +26,77 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	seed := sc.Seed
+	r, err := planScenario(sc, opt)
+	if err != nil {
+		return err
+	}
+	res, err := sim.Run(r.cfg)
+	if err != nil {
+		return err
+	}
+	if len(res.Fired) < len(r.cfg.Crashes) {
+		// A crash that never happened must not pass for one that was
+		// survived.
+		missed := r.cfg.Crashes[len(res.Fired)]
+		return usagef("the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)",
+			missed.Point, missed.Occurrence, r.v.Name, r.seed, missed.Point, res.Reached[missed.Point])
+	}
+	if err := writeScenario(stdout, sc, r, res, opt.format.value); err != nil {
+		return err
+	}
+	if res.Outcome != sc.Expected(r.v) || len(res.Unhandled) > 0 {
+		return errMismatch
+	}
+	return nil
+}
+
+// scenarioRun is a scenario's run as its flags make it: the variant, the
+// seed, the simulator's configuration, the command that replays it and
+// the metrics view's alert.
+type scenarioRun struct {
+	v      variant.Variant
+	seed   uint64
+	cfg    sim.Config
+	replay string
+	alert  time.Duration
+}
+
+// planScenario reads the scenario command's flags for sc.
+func planScenario(sc scenarios.Scenario, opt scenarioOptions) (scenarioRun, error) {
+	r := scenarioRun{seed: sc.Seed}
+	var err error
 	if *opt.seed != "" {
-		if seed, err = wholeNumber("--seed", *opt.seed, 0); err != nil {
-			return err
+		if r.seed, err = wholeNumber("--seed", *opt.seed, 0); err != nil {
+			return r, err
 		}
 	}
-	name := *opt.variant
+	if r.v, err = scenarioVariant(sc, *opt.variant); err != nil {
+		return r, err
+	}
+	r.cfg = sc.Configure(r.v, r.seed)
+	r.replay = fmt.Sprintf("%s scenario %s --variant %s --seed %d", programName(), sc.Name, r.v.Name, r.seed)
+	if *opt.file != "" {
+		r.replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d", programName(), *opt.file, r.v.Name, r.seed)
+	}
+	if *opt.relays != "" {
+		if r.cfg.Relays, err = relaysFlag(*opt.relays, r.v); err != nil {
+			return r, err
+		}
+		r.replay += fmt.Sprintf(" --relays %d", r.cfg.Relays)
+	}
+	if r.alert, err = alertFlag(*opt.alert, opt.format.value); err != nil {
+		return r, err
+	}
+	if *opt.poll {
+		r.cfg.Poll = true
+		r.replay += " --poll"
+	}
+	return r, nil
+}
+
+// scenarioVariant is the variant --variant names (default: the
+// scenario's own, else outbox), if it can play sc.
+func scenarioVariant(sc scenarios.Scenario, name string) (variant.Variant, error) {
 	switch {
 	case name == "" && sc.Variant != "":
 		name = sc.Variant
@@ -41,62 +105,28 @@ func runScenario(args []string, stdout io.Writer) error {
 	}
 	v, err := scenarios.FindVariant(name)
 	if err != nil {
-		return usageError{msg: err.Error()}
+		return v, usageError{msg: err.Error()}
 	}
-	if err := sameStory(sc, v); err != nil {
-		return err
-	}
-	cfg := sc.Configure(v, seed)
-	replay := fmt.Sprintf("%s scenario %s --variant %s --seed %d", programName(), sc.Name, v.Name, seed)
-	if *opt.file != "" {
-		replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d", programName(), *opt.file, v.Name, seed)
-	}
-	if *opt.relays != "" {
-		if cfg.Relays, err = relaysFlag(*opt.relays, v); err != nil {
-			return err
-		}
-		replay += fmt.Sprintf(" --relays %d", cfg.Relays)
-	}
-	alert, err := alertFlag(*opt.alert, opt.format.value)
-	if err != nil {
-		return err
-	}
-	if *opt.poll {
-		cfg.Poll = true
-		replay += " --poll"
-	}
-	res, err := sim.Run(cfg)
-	if err != nil {
-		return err
-	}
-	if len(res.Fired) < len(cfg.Crashes) {
-		// A crash that never happened must not pass for one that was
-		// survived.
-		missed := cfg.Crashes[len(res.Fired)]
-		return usagef("the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)",
-			missed.Point, missed.Occurrence, v.Name, seed, missed.Point, res.Reached[missed.Point])
-	}
-	expected := sc.Expected(v)
-	switch opt.format.value {
+	return v, sameStory(sc, v)
+}
+
+// writeScenario prints a scenario's run in format.
+func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, format string) error {
+	expected := sc.Expected(r.v)
+	switch format {
 	case "json":
-		err = writeScenarioJSON(stdout, sc, v.Name, seed, expected, res, replay)
+		return writeScenarioJSON(stdout, sc, r.v.Name, r.seed, expected, res, r.replay)
 	case "metrics":
-		writeMetrics(stdout, sc, v.Name, seed, res, alert, expected.String(), replay+" --format metrics")
+		writeMetrics(stdout, sc, r.v.Name, r.seed, res, r.alert, expected.String(), r.replay+" --format metrics")
 	case "mermaid":
-		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, v.Name, seed, res.Outcome), res)
+		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, r.v.Name, r.seed, res.Outcome), res)
 	case "html":
 		summary, narrative := scenarioText(stdout, sc)
-		err = report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(trf(stdout, "Scenario %s, variant %s, seed %d\n", sc.Name, v.Name, seed)),
+		return report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(trf(stdout, "Scenario %s, variant %s, seed %d\n", sc.Name, r.v.Name, r.seed)),
 			Summary: summary, Narrative: narrative, Outcome: res.Outcome, Expected: expected,
-			Violations: res.Violations, Replay: replay + " --format html", Trace: res.Trace}, reportOptions(stdout))
+			Violations: res.Violations, Replay: r.replay + " --format html", Trace: res.Trace}, reportOptions(stdout))
 	default:
-		writeScenarioText(stdout, sc, v.Name, seed, expected, res, replay)
-	}
-	if err != nil {
-		return err
-	}
-	if res.Outcome != expected || len(res.Unhandled) > 0 {
-		return errMismatch
+		writeScenarioText(stdout, sc, r.v.Name, r.seed, expected, res, r.replay)
 	}
 	return nil
 }
