@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"slices"
 	"strings"
 	"sync"
@@ -318,7 +319,26 @@ func relayRestart() sim.Point {
 func stall() sim.Point {
 	f := sim.Fault{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second}
 	return sim.Point{ID: string(sim.FaultStall), Kind: sim.KindFault, Faults: []sim.Fault{f}, Relays: 2,
-		Situations: []sim.Situation{sim.LeaseTakenOver}}
+		Situations: []sim.Situation{sim.LeaseTakenOver}, Story: stallStory}
+}
+
+// stallStory tells the stall row: what a lease guarantees, and what it
+// does not (chapter 000 section 5).
+var stallStory = lang.Text{
+	EN: "relay-1 claims o-2#1 at 00:00:01 and freezes just before it sends (a GC pause, a frozen VM) for 40 s, longer than its 30 s lease. " +
+		"relay-2 sends everything else meanwhile, and at 00:00:31, when relay-1's lease has run out, takes o-2#1 over, sends it and marks it SENT. " +
+		"At 00:00:41 relay-1 resumes where it stood and sends o-2#1 again: a frozen process cannot know that time passed. " +
+		"It does not mark it (the fence: it no longer holds the lease), and billing's inbox absorbs the second copy. " +
+		"So chapter 000's \"Mehrere Publisher-Instanzen dürfen nicht dieselbe Nachricht gleichzeitig senden\" holds in the form the lab can prove: " +
+		"never two valid leases on one message at once; a relay that froze past its lease may still send once more, and the consumer's inbox makes that harmless. " +
+		"Run it with --variant no-fencing: relay-1's late mark overwrites relay-2's (UNSAFE); with --variant skip-locked-tx (chapter 003's relay, story lock-or-lease) o-2#1 waits for relay-1 and leaves once.",
+	DE: "relay-1 claimt o-2#1 um 00:00:01 und friert direkt vor dem Senden ein (eine GC-Pause, eine angehaltene VM), 40 s lang, länger als seine Lease von 30 s. " +
+		"relay-2 sendet inzwischen alles andere und übernimmt um 00:00:31, als die Lease von relay-1 abgelaufen ist, o-2#1, sendet sie und markiert sie als SENT. " +
+		"Um 00:00:41 macht relay-1 weiter, wo es stand, und sendet o-2#1 noch einmal: ein eingefrorener Prozess kann nicht wissen, dass Zeit vergangen ist. " +
+		"Es markiert sie nicht (der Fence: es hält die Lease nicht mehr), und die Inbox von Billing fängt die zweite Kopie ab. " +
+		"So gilt „Mehrere Publisher-Instanzen dürfen nicht dieselbe Nachricht gleichzeitig senden“ aus Kapitel 000 in der Form, die das Labor beweisen kann: " +
+		"nie zwei gültige Leases auf einer Nachricht zugleich; ein Relay, das über seine Lease hinaus einfror, kann noch einmal senden, und die Inbox des Consumers macht das harmlos. " +
+		"Mit --variant no-fencing überschreibt die späte Markierung von relay-1 die von relay-2 (UNSAFE); mit --variant skip-locked-tx (das Relay aus Kapitel 003, Geschichte lock-or-lease) wartet o-2#1 auf relay-1 und geht einmal hinaus.",
 }
 
 // stallOutage is the stall-outage row: the stall row, and the broker goes

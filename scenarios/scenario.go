@@ -331,5 +331,6 @@ func FindScenario(name string) (Scenario, error) {
 			summaryDE = fmt.Sprintf("die eigene Arbeitslast der Zeile (%d Befehle) unter der Störung %s", len(p.Workload), p.ID)
 		}
 	}
-	return Scenario{Name: name, Summary: summary, SummaryDE: summaryDE, Point: p.ID, Seed: MatrixSeed, Configure: pointRun(p, k)}, nil
+	return Scenario{Name: name, Summary: summary, SummaryDE: summaryDE, Point: p.ID, Seed: MatrixSeed, Configure: pointRun(p, k),
+		Narrative: p.Story.EN, NarrativeDE: p.Story.DE}, nil
 }
