@@ -531,6 +531,12 @@ func FindVariant(name string) (variant.Variant, error) {
 	return variant.Variant{}, fmt.Errorf("unknown variant %q (valid: %s; beyond the matrix: %s)", name, strings.Join(VariantNames(), ", "), strings.Join(more, ", "))
 }
 
+// IsLabVariant reports whether name is one of the lab's own variants (the
+// matrix's columns, the extras, the stories'), not one a course registered.
+func IsLabVariant(name string) bool {
+	return slices.ContainsFunc(slices.Concat(builtIn(), Extras(), StoryVariants()), func(v variant.Variant) bool { return v.Name == name })
+}
+
 // IsStoryVariant reports whether name is a story's variant
 // (StoryVariants), which plays its own story's workload and no other.
 func IsStoryVariant(name string) bool {

@@ -7,9 +7,10 @@
 //	labrun [summary]                one line per variant
 //	labrun matrix [--variant V]... [--format table|markdown|json|html] [--wide]
 //	labrun list [--format text|json]
-//	labrun scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html]
+//	labrun scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html|metrics]
+//	                [--alert D] [--max-attempts N] [--backoff-cap D] [--pause-cap D] [--retention D]
 //	labrun explore --variant V [--runs N] [--seed N] [--format text|json|html]
-//	labrun backlog --rate R --outage D --relay P [--simulate] [--format text|json]
+//	labrun backlog --rate R --outage D --relay P [--broker B] [--consumer C] [--simulate] [--format text|json]
 //	labrun claims [--chapter C] [--check] [--file F] [--format text|markdown|json]
 //	labrun help [COMMAND]           what a command and each of its flags does
 //

@@ -24,8 +24,9 @@ func metricsRules(limit time.Duration) []metrics.Rule {
 
 // writeMetrics prints the metrics view of a run: the dashboard sampled
 // over the run and quiesce, and when each alert fired.
-func writeMetrics(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, res sim.Result, limit time.Duration, expected, replay string) {
+func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, expected string) {
 	l := langOf(w)
+	variantName, seed, limit, replay := r.v.Name, r.seed, r.alert, r.replay+" --format metrics"
 	end := res.WorkEnded
 	step := metrics.Step(end, metricsSamples)
 	samples := metrics.Series(res.OrderLog, res.BillingLog, sim.Epoch, end, step, metricsRules(limit))
@@ -34,7 +35,11 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, variantName string, seed u
 		EN: "Metrics of scenario %s, variant %s, seed %d, every %s\n",
 		DE: "Metriken des Szenarios %s, Variante %s, Seed %d, alle %s\n",
 	}, sc.Name, variantName, seed, step).In(l))
-	fmt.Fprintf(w, "%s\n\n", summary)
+	fmt.Fprintf(w, "%s\n", summary)
+	if r.tuned {
+		fmt.Fprintf(w, "%s\n", hanging("", "", describePolicy(r.v).In(l)))
+	}
+	fmt.Fprintln(w)
 	head := lang.Text{
 		EN: "time         PENDING IN_FLIGHT FAILED DEAD_LETTER    SENT  oldest unsent blocked held  sent   read",
 		DE: "Zeit         PENDING IN_FLIGHT FAILED DEAD_LETTER    SENT  älteste offen blockiert hält ges. gelesen",

@@ -59,6 +59,8 @@ type scenarioRun struct {
 	cfg    sim.Config
 	replay string
 	alert  time.Duration
+	// tuned says labrun's flags changed the relay's policy.
+	tuned bool
 }
 
 // planScenario reads the scenario command's flags for sc.
@@ -73,10 +75,19 @@ func planScenario(sc scenarios.Scenario, opt scenarioOptions) (scenarioRun, erro
 	if r.v, err = scenarioVariant(sc, *opt.variant); err != nil {
 		return r, err
 	}
+	settings, err := opt.relay.settings()
+	if err != nil {
+		return r, err
+	}
+	var flags string
+	if r.v, flags, err = withRelaySettings(r.v, settings); err != nil {
+		return r, err
+	}
+	r.tuned = flags != ""
 	r.cfg = sc.Configure(r.v, r.seed)
-	r.replay = fmt.Sprintf("%s scenario %s --variant %s --seed %d", programName(), sc.Name, r.v.Name, r.seed)
+	r.replay = fmt.Sprintf("%s scenario %s --variant %s --seed %d%s", programName(), sc.Name, r.v.Name, r.seed, flags)
 	if *opt.file != "" {
-		r.replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d", programName(), *opt.file, r.v.Name, r.seed)
+		r.replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d%s", programName(), *opt.file, r.v.Name, r.seed, flags)
 	}
 	if *opt.relays != "" {
 		if r.cfg.Relays, err = relaysFlag(*opt.relays, r.v); err != nil {
@@ -117,7 +128,7 @@ func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res s
 	case "json":
 		return writeScenarioJSON(stdout, sc, r.v.Name, r.seed, expected, res, r.replay)
 	case "metrics":
-		writeMetrics(stdout, sc, r.v.Name, r.seed, res, r.alert, expected.String(), r.replay+" --format metrics")
+		writeMetrics(stdout, sc, r, res, expected.String())
 	case "mermaid":
 		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, r.v.Name, r.seed, res.Outcome), res)
 	case "html":
@@ -126,7 +137,11 @@ func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res s
 			Summary: summary, Narrative: narrative, Outcome: res.Outcome, Expected: expected,
 			Violations: res.Violations, Replay: r.replay + " --format html", Trace: res.Trace}, reportOptions(stdout))
 	default:
-		writeScenarioText(stdout, sc, r.v.Name, r.seed, expected, res, r.replay)
+		policy := ""
+		if r.tuned {
+			policy = describePolicy(r.v).In(langOf(stdout))
+		}
+		writeScenarioText(stdout, sc, r.v.Name, r.seed, expected, res, r.replay, policy)
 	}
 	return nil
 }
@@ -136,6 +151,7 @@ type scenarioOptions struct {
 	variant, seed, file, relays, alert *string
 	poll                               *bool
 	format                             *choice
+	relay                              relayFlags
 }
 
 // scenarioFlags declares the scenario command's flags.
@@ -169,6 +185,7 @@ func scenarioFlags(stdout io.Writer) (*flags, scenarioOptions) {
 		EN: "with --format metrics: the age of the oldest unsent message that raises the alert (default 1m; chapter 001: a small queue can be critical when its oldest entry misses a deadline)",
 		DE: "mit --format metrics: das Alter der ältesten ungesendeten Nachricht, das den Alarm auslöst (Standard 1m; Kapitel 001: eine kleine Warteschlange kann kritisch sein, wenn ihr ältester Eintrag eine Frist überschreitet)",
 	})
+	o.relay = declareRelayFlags(fs)
 	o.format = fs.formatFlag("text", "json", "mermaid", "html", "metrics")
 	return fs, o
 }
@@ -257,10 +274,13 @@ func relaysFlag(text string, v variant.Variant) (int, error) {
 	return n, nil
 }
 
-func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string) {
+func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay, policy string) {
 	summary, narrative := scenarioText(w, sc)
 	fmt.Fprint(w, trf(w, "Scenario %s, variant %s, seed %d\n", sc.Name, variantName, seed))
 	fmt.Fprintf(w, "%s\n", summary)
+	if policy != "" {
+		fmt.Fprintf(w, "%s\n", wrap(policy, 78))
+	}
 	if narrative != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(narrative, 78))
 		if sc.Variant == "" && variantName != "outbox" && res.Outcome != check.OK {

@@ -33,6 +33,7 @@ func Insurance() Variant {
 		NewService: func(env Env) (Service, error) {
 			return claimsService{&insurance.Service{DB: env.OrderDB, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}}, nil
 		},
+		RelayConfig: keepConfig,
 		NewRelay:    NewOutboxRelay,
 		NewConsumer: newPaymentService,
 	}

@@ -10,6 +10,7 @@ import (
 	"outboxlab/inbox"
 	"outboxlab/lab/check"
 	"outboxlab/orders"
+	"outboxlab/outbox"
 	"outboxlab/store"
 )
 
@@ -168,6 +169,14 @@ type Variant struct {
 	// sequence number. The broker has no conditional append to refuse the
 	// second, so such a service needs one writer per order.
 	MaxServices int
+	// RelayConfig, if not nil, says the relay NewRelay builds is the
+	// reference relay with outbox.DefaultConfig changed by RelayConfig:
+	// then its configuration can be changed further (WithRelayConfig,
+	// labrun scenario --max-attempts ...). nil for any other relay. A
+	// variant made from one of the lab's by replacing NewRelay keeps the
+	// field: labrun changes the configuration of the lab's own variants
+	// only (scenarios.IsLabVariant).
+	RelayConfig func(*outbox.Config)
 	// NewService, NewRelay and NewConsumer build a process. NewRelay is nil
 	// for a variant without a relay.
 	NewService  func(Env) (Service, error)
