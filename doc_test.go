@@ -25,6 +25,7 @@ var labPackages = []string{
 	"lab/check", "lab/cli", "lab/explore", "lab/grade", "lab/lang", "lab/variant",
 	"mistakes", "orders", "outbox", "scenarios", "sim", "store",
 	"real", "real/cmd/labrun-real", "real/kafkalab", "real/pglab", "real/sqlitelab",
+	"real/verify", "real/verify/relays/claim-without-lock", "real/verify/relays/mark-before-send", "real/verify/relays/no-backoff", "real/verify/relays/no-fencing", "real/verify/relays/no-inflight-recovery", "real/verify/relays/recover-all", "real/verify/relays/reference", "real/verify/relays/relay", "real/verify/relays/unordered-claim",
 }
 
 // strictLayout is OUTBOXLAB_LAYOUT=strict, as CI sets it: a clean checkout
