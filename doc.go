@@ -61,9 +61,11 @@
 //	  pglab       PostgreSQL: SKIP LOCKED relays, leases, the commit-visibility gap, the crash matrix
 //	  kafkalab    Kafka (kfake) as the broker: keys, partitions, a consumer group
 //	  verify      a relay the lab did not write, any language, graded against CONTRACT.md
-//	    relays      relays that know only the contract: relay (the reference's steps), reference,
-//	                mark-before-send, recover-all, no-fencing, claim-without-lock, no-backoff,
-//	                no-inflight-recovery, unordered-claim, python
+//	    relays      programs that know only the contract:
+//	      relay, reference  the reference relay's steps, and its program
+//	      mark-before-send, recover-all, no-fencing, claim-without-lock  broken relays,
+//	      no-backoff, no-inflight-recovery, unordered-claim  each the reference with one change
+//	      python      a relay in another language (no Go code)
 //	  cmd/labrun-real  the crash matrix on real parts, beside the simulator's; verify
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash
