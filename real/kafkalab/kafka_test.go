@@ -13,6 +13,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/lab/check"
 	"outboxlab/orders"
+	"outboxlab/real/cleanup"
 	"outboxlab/real/pglab"
 )
 
@@ -22,6 +23,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	cleanup.MustStart()
 	server, serverErr = pglab.StartServer()
 	code := m.Run()
 	if server != nil {

@@ -15,6 +15,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/lab/check"
 	"outboxlab/orders"
+	"outboxlab/real/cleanup"
 	"outboxlab/real/sqlitelab"
 	"outboxlab/scenarios"
 )
@@ -26,6 +27,7 @@ var (
 
 func TestMain(m *testing.M) {
 	sqlitelab.Child() // a child process of a run on real parts does its part and exits here
+	cleanup.MustStart()
 	shared, sharedErr = StartServer()
 	code := m.Run()
 	if shared != nil {

@@ -2,12 +2,12 @@ package sqlitelab
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/orders"
+	"outboxlab/real/cleanup"
 )
 
 // Throughput is what Measure found.
@@ -33,11 +33,11 @@ func Measure(n int, program string, args []string) (Throughput, error) {
 		return Throughput{}, fmt.Errorf("orders = %d, want >= 1", n)
 	}
 	t := Throughput{Orders: n, Commits: n}
-	dir, err := os.MkdirTemp("", "outboxlab-real-")
+	dir, err := cleanup.MkdirTemp("", "outboxlab-real-")
 	if err != nil {
 		return t, err
 	}
-	defer os.RemoveAll(dir)
+	defer cleanup.RemoveAll(dir)
 	if err := create(dir, "", false); err != nil {
 		return t, err
 	}

@@ -17,6 +17,7 @@ import (
 	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/real/cleanup"
 	"outboxlab/scenarios"
 )
 
@@ -112,11 +113,11 @@ func Run(cfg Config) (Result, error) {
 		cfg.Quiesce = 20 * time.Second
 	}
 	if cfg.Dir == "" {
-		dir, err := os.MkdirTemp("", "outboxlab-real-")
+		dir, err := cleanup.MkdirTemp("", "outboxlab-real-")
 		if err != nil {
 			return Result{}, fmt.Errorf("sqlitelab: %w", err)
 		}
-		defer os.RemoveAll(dir)
+		defer cleanup.RemoveAll(dir)
 		cfg.Dir = dir
 	}
 	if err := create(cfg.Dir, cfg.Postgres, v.cdc); err != nil {
@@ -175,6 +176,9 @@ type child struct {
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
 	said   chan struct{} // closed when its stderr is read to the end
+	// release unregisters its process group from package cleanup, once
+	// it was waited for.
+	release func()
 }
 
 func (r *run) say(name string, pid int, line string) {
@@ -203,8 +207,14 @@ func (r *run) spawn(role, name string) (*child, error) {
 		}
 		c.stdout = bufio.NewReader(out)
 	}
+	// Its own process group (a Ctrl-C reaches the parent, which stops the
+	// run in order), killed by the kernel if the parent dies.
+	cleanup.Prepare(cmd, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("sqlitelab: start %s: %w", name, err)
+	}
+	if c.release, err = cleanup.Track(cmd, syscall.SIGKILL); err != nil {
+		return nil, fmt.Errorf("sqlitelab: %w", err)
 	}
 	go func() {
 		defer close(c.said)
@@ -221,6 +231,7 @@ func (r *run) spawn(role, name string) (*child, error) {
 func (r *run) wait(c *child) (killed bool) {
 	<-c.said
 	err := c.cmd.Wait()
+	c.release()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var exit *exec.ExitError

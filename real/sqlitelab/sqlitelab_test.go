@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"outboxlab/lab/check"
+	"outboxlab/real/cleanup"
 )
 
 func TestMain(m *testing.M) {
 	testVariants = append(brokenPorts, portConfirmsFirst) // before Child: the children run them too
 	Child()
+	cleanup.MustStart()
 	os.Exit(m.Run())
 }
 

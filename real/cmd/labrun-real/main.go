@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"outboxlab/lab/check"
+	"outboxlab/real/cleanup"
 	"outboxlab/real/pglab"
 	"outboxlab/real/sqlitelab"
 	"outboxlab/scenarios"
@@ -31,6 +32,7 @@ import (
 
 func main() {
 	sqlitelab.Child() // a child process of a run does its part and exits here
+	cleanup.MustStart()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

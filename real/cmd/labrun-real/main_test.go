@@ -9,11 +9,17 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/real/cleanup"
 	"outboxlab/real/sqlitelab"
 )
 
 func TestMain(m *testing.M) {
+	if args := os.Getenv(envAsCommand); args != "" { // a victim of TestAnInterruptedRunLeavesNothingBehind
+		os.Args = append([]string{"labrun-real"}, strings.Fields(args)...)
+		main()
+	}
 	sqlitelab.Child()
+	cleanup.MustStart()
 	os.Exit(m.Run())
 }
 
