@@ -2,6 +2,7 @@ package sqlitelab
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"outboxlab/domain"
@@ -46,7 +47,8 @@ func Measure(n int, program string, args []string) (Throughput, error) {
 		return t, err
 	}
 	defer db.Close()
-	s := &service{db: db, gate: effect.Direct{}, owner: "service"}
+	random := rand.New(rand.NewPCG(1, 1))
+	s := &service{db: db, gate: effect.Direct{}, owner: "service", newID: func() string { return messageID(random) }}
 	workload := placements(n)
 	start := time.Now()
 	for _, c := range workload {

@@ -22,6 +22,10 @@ import (
 // publication is what the CDC relay subscribes to: the outbox's inserts.
 const publication = "outbox_inserts"
 
+// receiveWait is how long the CDC relay waits for the slot's next message
+// before it answers the parent's stop.
+const receiveWait = 2 * time.Millisecond
+
 // slotName is the CDC relay's replication slot. Slots belong to the
 // server, not to a database, so the name carries the database's.
 const slotName = `'cdc_' || current_database()`
@@ -121,7 +125,7 @@ func (r *cdcRelay) step() (bool, error) {
 // receive returns the next change the slot sends within a moment, nil if
 // none came. It answers the server's keepalives.
 func (r *cdcRelay) receive() (pglogrepl.Message, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), idle)
+	ctx, cancel := context.WithTimeout(context.Background(), receiveWait)
 	defer cancel()
 	raw, err := r.conn.ReceiveMessage(ctx)
 	if pgconn.Timeout(err) {

@@ -17,7 +17,7 @@ const (
 	OrderFile   = "orders.db"  // orders, outbox, commit log
 	BillingFile = "billing.db" // inbox, applied sequences, parked, ledger, accounts
 	BrokerFile  = "broker.db"  // the broker's log and its subscriber's state
-	controlFile = "control.db" // the run's crash point and how often it was crossed
+	controlFile = "control.db" // the run's crash point, its stalls, and whether the broker is down
 )
 
 // open opens a SQLite file of dir in WAL mode. Every transaction begins
@@ -85,7 +85,14 @@ CREATE TABLE log (
 	session INTEGER NOT NULL DEFAULT 0
 );`,
 	controlFile: `
-CREATE TABLE crash (point TEXT NOT NULL, occurrence INTEGER NOT NULL, crossed INTEGER NOT NULL, fired_pid INTEGER NOT NULL);`,
+CREATE TABLE crash (point TEXT NOT NULL, occurrence INTEGER NOT NULL, crossed INTEGER NOT NULL, fired_pid INTEGER NOT NULL);
+-- The stalls planned, in Config.Stalls's order (rowid 1, 2, ...): the
+-- process freezes itself at the point, once; "relay-*" is whichever relay
+-- gets there first (and a relay takes one stall at a point).
+CREATE TABLE stall (process TEXT NOT NULL, point TEXT NOT NULL, fired_pid INTEGER NOT NULL DEFAULT 0, fired_name TEXT NOT NULL DEFAULT '');
+-- Whether the broker is down; one row.
+CREATE TABLE outage (down INTEGER NOT NULL);
+INSERT INTO outage VALUES (0);`,
 }
 
 // create makes the databases of a run, empty: the SQLite files in dir, and

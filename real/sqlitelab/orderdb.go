@@ -100,7 +100,9 @@ CREATE TABLE outbox (
 	seq    BIGSERIAL PRIMARY KEY,
 	id     TEXT NOT NULL UNIQUE,
 	status TEXT NOT NULL,
-	body   TEXT NOT NULL
+	body   TEXT NOT NULL,
+	-- the transaction that wrote the row: what offset-by-horizon reads by
+	created_xid XID8 NOT NULL DEFAULT pg_current_xact_id()
 );
 CREATE INDEX outbox_unsent ON outbox (seq) WHERE status <> 'SENT';
 CREATE TABLE commit_log (

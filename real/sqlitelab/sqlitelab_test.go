@@ -76,23 +76,36 @@ func timeline(res Result) string {
 }
 
 // TestTheRealMatrixEqualsTheSimulators is the differential test: every
-// crash point of every variant the real parts express gives the same
-// verdict on SQLite with SIGKILL as in the simulator.
+// crash point and fault row of every variant the real parts express gives
+// on SQLite, with processes killed by SIGKILL and frozen by SIGSTOP, the
+// verdict the simulator gives (or the one declared to differ; a race's,
+// with its rate). It runs the runs that decide each cell;
+// OUTBOXLAB_REAL_FULL=1 runs every occurrence with every relay count.
 func TestTheRealMatrixEqualsTheSimulators(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the real matrix starts a thousand processes; without -short it runs")
+		t.Skip("the real matrix starts hundreds of processes; without -short it runs")
 	}
 	exe, args := program(t)
 	start := time.Now()
-	cells, err := Matrix(MatrixConfig{Program: exe, Args: args})
+	cells, err := Matrix(MatrixConfig{Program: exe, Args: args, Full: FullDepth()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	logMatrix(t, cells, start)
+}
+
+// logMatrix fails every cell that disagrees, with its explanation, and
+// logs the race cells' rates and what the matrix took.
+func logMatrix(t *testing.T, cells []Cell, start time.Time) {
+	t.Helper()
 	runs := 0
 	for _, c := range cells {
 		runs += c.Runs
 		if !c.Agrees() {
 			t.Errorf("%s", Explain(c))
+		}
+		if c.Race != nil {
+			t.Logf("a race: %s at %s: %s", c.Variant, c.Point, c.RaceRates())
 		}
 	}
 	t.Logf("%d cells, %d runs on real parts in %s", len(cells), runs, time.Since(start).Round(time.Millisecond))
