@@ -123,17 +123,34 @@ func (r *cdcRelay) step() (bool, error) {
 }
 
 // receive returns the next change the slot sends within a moment, nil if
-// none came. It answers the server's keepalives.
+// none came. It answers the server's keepalives, and reads on past them:
+// the server sends one for each transaction of another database it
+// decoded and skipped (every database's WAL goes through the slot), and a
+// relay that took one message per poll fell behind a busy server by tens
+// of seconds (four matrix runs at once on one server: the CDC relay's run
+// came out LOST at quiesce, its last transaction still queued behind
+// keepalives).
 func (r *cdcRelay) receive() (pglogrepl.Message, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), receiveWait)
 	defer cancel()
-	raw, err := r.conn.ReceiveMessage(ctx)
-	if pgconn.Timeout(err) {
-		return nil, nil
+	for {
+		raw, err := r.conn.ReceiveMessage(ctx)
+		if pgconn.Timeout(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cdc: receive: %w", err)
+		}
+		msg, err := r.message(raw)
+		if msg != nil || err != nil {
+			return msg, err
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("cdc: receive: %w", err)
-	}
+}
+
+// message reads one message of the replication stream: a change, or nil
+// for a keepalive (answered if the server asks) or anything else.
+func (r *cdcRelay) message(raw pgproto3.BackendMessage) (pglogrepl.Message, error) {
 	if e, ok := raw.(*pgproto3.ErrorResponse); ok {
 		return nil, fmt.Errorf("cdc: %s", e.Message)
 	}

@@ -143,18 +143,16 @@ func openOrders(dir, postgres string) (orderDB, error) {
 	return orderDB{db, postgresOrders}, nil
 }
 
-// createOrders makes the order database's tables, empty, and with slot
-// (PostgreSQL only) the replication slot the CDC relay reads.
-func createOrders(dir, postgres string, slot bool) error {
-	db, err := openOrders(dir, postgres)
+// createOrders makes the order database's tables on PostgreSQL, empty,
+// and with slot the replication slot the CDC relay reads.
+func createOrders(postgres string, slot bool) error {
+	db, err := openOrders("", postgres)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if postgres != "" {
-		if err := dropSlot(db.DB); err != nil {
-			return err
-		}
+	if err := dropSlot(db.DB); err != nil {
+		return err
 	}
 	for _, ddl := range []string{db.reset, db.schema} {
 		if ddl == "" {

@@ -62,6 +62,7 @@ func (r *run) resume(s Stall, pid int) {
 	if p := r.procs[s.Process]; p != nil && p.pid == pid {
 		p.frozen = false
 	}
+	resumedAt := len(r.timeline)
 	r.mu.Unlock()
 	if s.Kill {
 		syscall.Kill(pid, syscall.SIGKILL)
@@ -73,7 +74,7 @@ func (r *run) resume(s Stall, pid int) {
 	if !s.Outage {
 		return
 	}
-	waitUntil(func() bool { return r.saidSince(s.Process, "failed") }, 2*time.Second)
+	waitUntil(func() bool { return r.saidSince(s.Process, "failed", resumedAt) }, 2*time.Second)
 	if err := r.setOutage(false); err != nil {
 		r.fail(err)
 		return
@@ -81,17 +82,13 @@ func (r *run) resume(s Stall, pid int) {
 	r.say("parent", os.Getpid(), "broker up")
 }
 
-// saidSince reports whether the process said a line containing word since
-// it was resumed (the parent's last SIGCONT line for it).
-func (r *run) saidSince(name, word string) bool {
+// saidSince reports whether the process said a line containing word
+// among the timeline's lines from index from on.
+func (r *run) saidSince(name, word string, from int) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i := len(r.timeline) - 1; i >= 0; i-- {
-		f := strings.Fields(r.timeline[i])
-		if len(f) > 4 && f[1] == "parent" && f[3] == "SIGCONT" && f[4] == name {
-			return false
-		}
-		if len(f) > 1 && f[1] == name && strings.Contains(r.timeline[i], word) {
+	for _, l := range r.timeline[from:] {
+		if f := strings.Fields(l); len(f) > 1 && f[1] == name && strings.Contains(l, word) {
 			return true
 		}
 	}
