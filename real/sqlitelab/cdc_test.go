@@ -25,7 +25,7 @@ func (r *cdcRelay) stepConfirmFirst() (bool, error) {
 	switch m := msg.(type) {
 	case *pglogrepl.BeginMessage:
 		r.confirmed = m.FinalLSN + 1 // past the transaction's commit record
-		return true, r.gate.Cross(cdc.BoundaryOffset, r.status)
+		return true, r.gate.Cross(cdc.BoundaryOffset, r.confirm)
 	case *pglogrepl.CommitMessage:
 		return true, nil
 	}

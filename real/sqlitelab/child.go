@@ -125,11 +125,13 @@ func runChild(role string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 
-	orderDB, err := openOrders(e.dir, e.postgres)
-	if err != nil {
-		return err
+	var orderDB orderDB
+	if role != "billing" { // billing has a database of its own
+		if orderDB, err = openOrders(e.dir, e.postgres); err != nil {
+			return err
+		}
+		defer orderDB.Close()
 	}
-	defer orderDB.Close()
 	dbs := map[string]*sql.DB{}
 	for _, file := range []string{BillingFile, BrokerFile, controlFile} {
 		db, err := open(e.dir, file)
@@ -168,7 +170,7 @@ func runChild(role string) error {
 func runRelay(ctx context.Context, e childEnv, orderDB orderDB, brk durableBroker, gate killGate) error {
 	v := e.variant
 	if v.cdc {
-		r, err := startCDC(e.postgres, brk, gate, e.log)
+		r, err := startCDC(orderDB.DB, e.postgres, brk, gate, e.log)
 		if err != nil {
 			return err
 		}

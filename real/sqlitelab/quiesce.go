@@ -17,20 +17,20 @@ type watcher struct {
 }
 
 func (r *run) watch() (*watcher, error) {
-	orders, err := openOrders(r.cfg.Dir, r.cfg.Postgres)
+	orders, err := parentOrders(r.cfg.Dir, r.cfg.Postgres)
 	if err != nil {
 		return nil, err
 	}
 	brk, err := open(r.cfg.Dir, BrokerFile)
 	if err != nil {
-		orders.Close()
+		orders.done()
 		return nil, err
 	}
 	return &watcher{orders: orders, broker: brk, cdc: r.variant.cdc}, nil
 }
 
 func (w *watcher) close() {
-	w.orders.Close()
+	w.orders.done()
 	w.broker.Close()
 }
 
@@ -65,7 +65,7 @@ func (w *watcher) unacked() (int, error) {
 // again at once, but a busy machine may take seconds to start it).
 func (r *run) waitUntilTaken(w *watcher) error {
 	deadline := time.Now().Add(10 * time.Second)
-	for ; time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for ; time.Now().Before(deadline); time.Sleep(3 * time.Millisecond) {
 		var n int
 		var err error
 		if w.cdc {

@@ -34,11 +34,11 @@ type facts struct {
 // processes were killed or frozen (each may send a message once more than
 // its retry policy says).
 func readWorld(dir, postgres string, interruptions int) (w check.World, f facts, err error) {
-	orderDB, err := openOrders(dir, postgres)
+	orderDB, err := parentOrders(dir, postgres)
 	if err != nil {
 		return w, f, err
 	}
-	defer orderDB.Close()
+	defer orderDB.done()
 	dbs := map[string]*sql.DB{}
 	for _, file := range []string{BillingFile, BrokerFile, controlFile} {
 		db, err := open(dir, file)
