@@ -17,7 +17,7 @@ const NotApplicable = sim.NotApplicable
 // MatrixConfig says which cells to run, how deep, and how to start
 // children.
 type MatrixConfig struct {
-	// Variants default to every variant of the backend (MatrixVariants).
+	// Variants default to DefaultVariants.
 	Variants []string
 	// Points default to every row of the backend (Points).
 	Points  []string
@@ -176,7 +176,7 @@ type matrixRun struct {
 func newMatrixRun(cfg MatrixConfig) (*matrixRun, error) {
 	m := &matrixRun{cfg: cfg, postgres: len(cfg.Postgres) > 0}
 	if len(m.cfg.Variants) == 0 {
-		m.cfg.Variants = MatrixVariants(m.postgres)
+		m.cfg.Variants = DefaultVariants(m.postgres, m.cfg.Full)
 	}
 	if len(m.cfg.Points) == 0 {
 		m.cfg.Points = Points(m.postgres)

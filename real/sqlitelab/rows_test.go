@@ -12,48 +12,6 @@ import (
 	"outboxlab/sim"
 )
 
-// TestTheBrokenRelaysFailWhereTheRowsStageThem runs the fault rows that
-// freeze relays on real processes (SIGSTOP past the lease, SIGCONT; a
-// frozen relay killed and restarted) for the reference and the relays that
-// passed every run on real parts before: the relay that marks SENT without
-// its lease check (no-fencing) passed because no lease ever expired in a
-// real run. Each must give the simulator's verdict, and the reference must
-// reach what each row exists for (a lease taken over, a claim released).
-// Under -short only the stall row runs.
-func TestTheBrokenRelaysFailWhereTheRowsStageThem(t *testing.T) {
-	cells := []struct {
-		variant, point string
-		want           check.Outcome
-	}{
-		{"outbox", "stall", check.OK},
-		{"no-fencing", "stall", check.Unsafe},
-		{"non-idempotent-consumer", "stall", check.Duplicate},
-		{"outbox", "stall-outage", check.OK},
-		{"mark-before-send", "stall-outage", check.Lost},
-		{"outbox", "relay-restart", check.OK},
-		{"recover-all", "relay-restart", check.Unsafe},
-		{"no-inflight-recovery", "relay-restart", check.Stuck},
-		{"mark-before-send", "relay-restart", check.Lost},
-	}
-	if testing.Short() {
-		cells = cells[:2]
-	}
-	exe, args := program(t)
-	for _, tc := range cells {
-		t.Run(tc.variant+"/"+tc.point, func(t *testing.T) {
-			t.Parallel()
-			got, err := Matrix(MatrixConfig{Variants: []string{tc.variant}, Points: []string{tc.point}, Program: exe, Args: args})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := got[0]
-			if c.Outcome != tc.want.String() || c.Sim != tc.want.String() || !c.Agrees() {
-				t.Errorf("real parts %s, simulator %s, want %s both:\n%s", c.Outcome, c.Sim, tc.want, Explain(c))
-			}
-		})
-	}
-}
-
 // TestAStallWithinTheLeaseTakesNothingOver: the stall row's situation is
 // read from the commit log, not assumed. A relay frozen for less than its
 // lease keeps its claim (nothing taken over, and the reference's cell would

@@ -3,6 +3,7 @@ package sqlitelab
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"outboxlab/lab/check"
@@ -150,6 +151,25 @@ func MatrixVariants(onPostgres bool) []string {
 		}
 	}
 	return names
+}
+
+// postgresDefault are the variants the PostgreSQL matrix runs unless it
+// runs at full depth: the reference, and those whose verdict PostgreSQL's
+// own behaviour decides (its row locks at slow-commit, a fence and a lease
+// on a second database engine, SKIP LOCKED, transaction ids, the WAL). The
+// others run the reference's relay; their mistakes are the service's or
+// billing's or in the relay's order of steps, the SQLite matrix shows them
+// on real processes, and MatrixConfig.Full runs them on PostgreSQL too.
+var postgresDefault = []string{"outbox", "publish-first", "no-fencing", "recover-all", "offset-by-id", "cdc", "claim-without-lock", "offset-by-horizon"}
+
+// DefaultVariants are the variants a matrix runs when it names none: on
+// SQLite, every variant of its matrix; on PostgreSQL, those whose verdict
+// PostgreSQL decides, or every one at full depth.
+func DefaultVariants(onPostgres, full bool) []string {
+	if onPostgres && !full {
+		return slices.Clone(postgresDefault)
+	}
+	return MatrixVariants(onPostgres)
 }
 
 // ErrUnknown is wrapped by the error about a variant or crash point the

@@ -28,9 +28,9 @@ const (
 )
 
 // victimArgs is the run a victim is interrupted in: a PostgreSQL server
-// started, a matrix cell of twelve runs, each a fresh set of tables and
-// four processes, the server stopped; about five seconds.
-var victimArgs = []string{"matrix", "--postgres", "--variant", "outbox", "--point", "relay.after-send", "--workers", "1"}
+// started, a matrix cell at full depth (twelve runs, each with four
+// processes), the server stopped; about four seconds.
+var victimArgs = []string{"matrix", "--postgres", "--full", "--variant", "outbox", "--point", "relay.after-send", "--workers", "1"}
 
 // TestInterruptVictim is the victim of a test timeout: run with
 // -test.timeout shorter than the matrix, it panics in the middle of it, as
@@ -67,7 +67,7 @@ func TestAnInterruptedRunLeavesNothingBehind(t *testing.T) {
 	random := rand.New(rand.NewPCG(seed, 0))
 	for _, way := range []string{"SIGINT", "SIGTERM", "SIGKILL", "timeout"} {
 		for i := range trials {
-			at := time.Duration(random.Int64N(int64(5 * time.Second)))
+			at := time.Duration(random.Int64N(int64(4 * time.Second)))
 			t.Run(fmt.Sprintf("%s after %s", way, at.Round(time.Millisecond)), func(t *testing.T) {
 				interrupt(t, way, at, fmt.Sprintf("%d-%s-%d", os.Getpid(), way, i))
 			})

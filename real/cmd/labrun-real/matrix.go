@@ -25,7 +25,8 @@ type matrixFlags struct {
 }
 
 func (f *matrixFlags) define(fs *flag.FlagSet) {
-	fs.Var(&f.variants, "variant", "a variant (repeatable; default: "+strings.Join(sqlitelab.VariantNames(), ", ")+"; with --postgres also the variants only PostgreSQL runs)")
+	fs.Var(&f.variants, "variant", "a variant (repeatable; default: "+strings.Join(sqlitelab.VariantNames(), ", ")+
+		"; with --postgres: "+strings.Join(sqlitelab.DefaultVariants(true, false), ", ")+", and with --full every one)")
 	fs.Var(&f.points, "point", "a crash point or fault row (repeatable; default: every one)")
 	fs.IntVar(&f.workers, "workers", 4, "cells run at once (>= 1)")
 	fs.IntVar(&f.relays, "relays", 2, "the most relays a crash point's cell runs with: 2 (as the simulator) or 3")

@@ -74,7 +74,7 @@ func newReport(cfg sqlitelab.MatrixConfig, cells []sqlitelab.Cell) *report {
 		r.Races = map[bool]int{false: 3, true: 10}[cfg.Full]
 	}
 	if len(r.Variants) == 0 {
-		r.Variants = sqlitelab.MatrixVariants(onPostgres)
+		r.Variants = sqlitelab.DefaultVariants(onPostgres, cfg.Full)
 	}
 	points := cfg.Points
 	if len(points) == 0 {
