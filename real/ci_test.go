@@ -55,7 +55,7 @@ func TestEveryTestRunsInCI(t *testing.T) {
 }
 
 // skipsUnderShort reports whether fn begins by skipping under -short: a
-// call of long(t), or if testing.Short() { t.Skip(...) }.
+// call of realtest.Long(t), or if testing.Short() { t.Skip(...) }.
 func skipsUnderShort(fn *ast.FuncDecl) bool {
 	if fn.Body == nil || len(fn.Body.List) == 0 {
 		return false
@@ -63,8 +63,8 @@ func skipsUnderShort(fn *ast.FuncDecl) bool {
 	switch s := fn.Body.List[0].(type) {
 	case *ast.ExprStmt:
 		if call, ok := s.X.(*ast.CallExpr); ok {
-			if id, ok := call.Fun.(*ast.Ident); ok {
-				return id.Name == "long"
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				return sel.Sel.Name == "Long"
 			}
 		}
 	case *ast.IfStmt:

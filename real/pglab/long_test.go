@@ -11,23 +11,14 @@ import (
 	"time"
 
 	"outboxlab/lab/check"
+	"outboxlab/real/internal/realtest"
 	"outboxlab/real/sqlitelab"
 	"outboxlab/sim"
 )
 
 // The long tests: the differential matrix on PostgreSQL, the rows and
-// races only PostgreSQL shows, and the SKIP LOCKED relays' throughput.
-// Each skips under -short; .ci/run runs the tests of every long_test.go
-// of the module once, without the race detector (the short set runs
-// under it), by name.
-
-// long skips a long test under -short.
-func long(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("a long test (long_test.go); without -short it runs")
-	}
-}
+// races only PostgreSQL shows, and the SKIP LOCKED relays' throughput. See
+// package realtest.
 
 // TestTheMatrixOnPostgreSQLEqualsTheSimulators is the differential test of
 // chapter 003's stack: every crash point of every variant the real parts
@@ -36,7 +27,7 @@ func long(t *testing.T) {
 // slot), every process killed by SIGKILL at the point and
 // restarted, gives the same verdict as in the simulator.
 func TestTheMatrixOnPostgreSQLEqualsTheSimulators(t *testing.T) {
-	long(t)
+	realtest.Long(t)
 	dsns := emptyDatabases(t, 4)
 	exe, args := program(t)
 	start := time.Now()
@@ -69,7 +60,7 @@ func TestTheMatrixOnPostgreSQLEqualsTheSimulators(t *testing.T) {
 // simulator says MISMATCH, as declared: PostgreSQL's row lock makes the
 // other instance's amendment wait.
 func TestTheCommitVisibilityGapOnRealProcesses(t *testing.T) {
-	long(t)
+	realtest.Long(t)
 	dsns := emptyDatabases(t, 2)
 	exe, args := program(t)
 	cells, err := sqlitelab.Matrix(sqlitelab.MatrixConfig{Variants: []string{"outbox", "offset-by-id", "offset-by-horizon", "publish-first"},
@@ -103,7 +94,7 @@ func TestTheCommitVisibilityGapOnRealProcesses(t *testing.T) {
 // own seed, and says how often it came to UNSAFE (in three of three, the
 // times it was tried on PostgreSQL) and with which seeds.
 func TestARaceCellStatesItsRate(t *testing.T) {
-	long(t)
+	realtest.Long(t)
 	dsns := emptyDatabases(t, 1)
 	exe, args := program(t)
 	cells, err := sqlitelab.Matrix(sqlitelab.MatrixConfig{Variants: []string{"claim-without-lock"}, Points: []string{"service.after-commit"}, Program: exe, Args: args, Postgres: dsns})
@@ -128,7 +119,7 @@ func TestARaceCellStatesItsRate(t *testing.T) {
 // run is 100 orders with two relays, and the mistake must show within three
 // runs.
 func TestAClaimWithoutALockIsUnsafeOnPostgreSQL(t *testing.T) {
-	long(t)
+	realtest.Long(t)
 	dsn := emptyDatabases(t, 1)[0]
 	exe, args := program(t)
 	workload := placements(100)
@@ -165,7 +156,7 @@ func TestAClaimWithoutALockIsUnsafeOnPostgreSQL(t *testing.T) {
 // no message is ever claimed by two relays whose leases were live at once,
 // each is published once, and the checker finds nothing.
 func TestSkipLockedRelaysNeverShareALiveClaim(t *testing.T) {
-	long(t)
+	realtest.Long(t)
 	for _, tc := range []struct {
 		relays   int
 		sendCost time.Duration

@@ -40,24 +40,7 @@ func describePoint(rc Config) string {
 // variant, crash point and occurrence or fault row, relays) and returns its
 // timeline.
 func SimTimeline(rc Config) ([]string, error) {
-	port, err := FindVariant(rc.Variant)
-	if err != nil {
-		return nil, err
-	}
-	v, err := scenarios.FindVariant(port.simName())
-	if err != nil {
-		return nil, err
-	}
-	m := scenarios.Matrix()
-	cfg := m.Config(v)
-	if rc.Crash != "" {
-		cfg.Relays = rc.Relays
-		cfg.Crashes = []sim.Crash{{Point: rc.Crash, Occurrence: rc.Occurrence}}
-	} else if p, err := scenarios.FindPoint(describePoint(rc)); err == nil {
-		p.Apply(&cfg)
-	}
-	cfg.Trace = true
-	res, err := sim.Run(cfg)
+	res, err := simTrace(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +53,28 @@ func SimTimeline(rc Config) ([]string, error) {
 		lines = append(lines, "  "+v.String())
 	}
 	return lines, nil
+}
+
+// simTrace runs the simulator's run that corresponds to a real run, with
+// its trace.
+func simTrace(rc Config) (sim.Result, error) {
+	port, err := FindVariant(rc.Variant)
+	if err != nil {
+		return sim.Result{}, err
+	}
+	v, err := scenarios.FindVariant(port.simName())
+	if err != nil {
+		return sim.Result{}, err
+	}
+	cfg := scenarios.Matrix().Config(v)
+	if rc.Crash != "" {
+		cfg.Relays = rc.Relays
+		cfg.Crashes = []sim.Crash{{Point: rc.Crash, Occurrence: rc.Occurrence}}
+	} else if p, err := scenarios.FindPoint(describePoint(rc)); err == nil {
+		p.Apply(&cfg)
+	}
+	cfg.Trace = true
+	return sim.Run(cfg)
 }
 
 // Explain shows a disagreeing cell's run on real parts and the same run in

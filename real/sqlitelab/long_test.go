@@ -7,21 +7,12 @@ import (
 	"time"
 
 	"outboxlab/lab/check"
+	"outboxlab/real/internal/realtest"
 	"outboxlab/real/pglab"
 )
 
 // The long tests: the differential matrix on SQLite and the checks that
-// stage whole rows or cells on real processes. Each skips under -short;
-// .ci/run runs the tests of every long_test.go of the module once, without
-// the race detector (the short set runs under it), by name.
-
-// long skips a long test under -short.
-func long(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("a long test (long_test.go); without -short it runs")
-	}
-}
+// stage whole rows or cells on real processes. See package realtest.
 
 // TestTheRealMatrixEqualsTheSimulators is the differential test: every
 // crash point and fault row of every variant the real parts express gives
@@ -30,7 +21,7 @@ func long(t *testing.T) {
 // with its rate). It runs the runs that decide each cell;
 // OUTBOXLAB_REAL_FULL=1 runs every occurrence with every relay count.
 func TestTheRealMatrixEqualsTheSimulators(t *testing.T) {
-	long(t)
+	realtest.Long(t)
 	exe, args := program(t)
 	start := time.Now()
 	cells, err := Matrix(MatrixConfig{Program: exe, Args: args, Full: FullDepth()})
@@ -68,7 +59,7 @@ func logMatrix(t *testing.T, cells []Cell, start time.Time) {
 // with two crashes: its double-crash sweep has relay.after-mark#1 then
 // relay.after-mark#1 STUCK (the restarted relay claims the five at once).
 func TestABatchOutlivesARelayThatRecoversNothing(t *testing.T) {
-	long(t)
+	realtest.Long(t)
 	exe, args := program(t)
 	var timelines []string
 	worst := check.OK
@@ -103,7 +94,7 @@ func TestABatchOutlivesARelayThatRecoversNothing(t *testing.T) {
 // real run. Each must give the simulator's verdict, and the reference must
 // reach what each row exists for (a lease taken over, a claim released).
 func TestTheBrokenRelaysFailWhereTheRowsStageThem(t *testing.T) {
-	long(t)
+	realtest.Long(t)
 	cells := []struct {
 		variant, point string
 		want           check.Outcome
@@ -143,7 +134,7 @@ func TestTheBrokenRelaysFailWhereTheRowsStageThem(t *testing.T) {
 // its differential catches the port; before, relay.after-offset was no
 // point of the real matrix, and the port passed it.
 func TestACDCRelayThatConfirmsFirstIsCaught(t *testing.T) {
-	long(t)
+	realtest.Long(t)
 	if err := pglab.Available(); err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +178,7 @@ func TestACDCRelayThatConfirmsFirstIsCaught(t *testing.T) {
 }
 
 func TestTheDifferentialTestCatchesABrokenPort(t *testing.T) {
-	long(t)
+	realtest.Long(t)
 	exe, args := program(t)
 	for _, tc := range []struct{ variant, point, real string }{
 		{"port-acks-before-commit", "consumer.before-commit", "LOST"},

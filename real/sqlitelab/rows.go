@@ -168,19 +168,7 @@ func (row Row) config(v Variant, relays int) (Config, bool) {
 // hands each workload command to, so that a run on real parts with two
 // instances routes its commands the same way.
 func simRoute(v Variant, row Row) ([]string, error) {
-	simV, err := scenarios.FindVariant(v.simName())
-	if err != nil {
-		return nil, err
-	}
-	p, err := scenarios.FindPoint(row.ID)
-	if err != nil {
-		return nil, err
-	}
-	matrix := scenarios.Matrix()
-	cfg := matrix.Config(simV)
-	p.Apply(&cfg)
-	cfg.Trace = true
-	res, err := sim.Run(cfg)
+	res, err := simTrace(Config{Variant: v.Name, Stalls: row.Stalls})
 	if err != nil {
 		return nil, err
 	}

@@ -6,26 +6,18 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"outboxlab/real/internal/realtest"
 )
 
-// The long tests of labrun-real. Each skips under -short; .ci/run runs the
-// tests of every long_test.go of the module once, without the race
-// detector (the short set runs under it), by name.
-
-// long skips a long test under -short.
-func long(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("a long test (long_test.go); without -short it runs")
-	}
-}
+// The long tests of labrun-real. See package realtest.
 
 // TestAFailingRoundPrintsACommandThatReplaysIt builds mark-before-send (a
 // relay that marks before it sends), lets kill-on-arrival find it LOST,
 // and runs the replay command the output names: the same round, the same
 // verdict.
 func TestAFailingRoundPrintsACommandThatReplaysIt(t *testing.T) {
-	long(t) // builds a relay and plays three rounds
+	realtest.Long(t) // builds a relay and plays three rounds
 	relay := filepath.Join(t.TempDir(), "mark-before-send")
 	if out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", relay, "../../verify/relays/mark-before-send").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
