@@ -28,7 +28,10 @@
 // Prepare puts a child in a process group of its own, so that a Ctrl-C at
 // the terminal reaches the program and not the child behind its back, and
 // gives it a parent-death signal (Linux's PR_SET_PDEATHSIG): the kernel
-// sends it when the program dies. Track registers the group for the
+// sends it when the program dies. Strictly, when the thread that started
+// the child ends: Go ends a thread only when a goroutine locked to it
+// (runtime.LockOSThread) returns without unlocking it, and the janitor
+// stops what such a death would leave. Track registers the group for the
 // handler and the janitor; OnInterrupt registers a polite stop (a server's
 // fast shutdown) that the handler tries first. Without Start, Prepare,
 // Track and MkdirTemp still work; nothing cleans up after a signal then.
