@@ -147,7 +147,7 @@ func mark(c cellJSON) string {
 	switch {
 	case !c.Agrees:
 		return "!"
-	case c.Race != nil:
+	case c.Race != nil && c.Outcome != sqlitelab.NotApplicable:
 		return "~"
 	case c.Want != c.Sim:
 		return "*"
@@ -261,7 +261,7 @@ func (r *report) writeTable(w io.Writer, wall time.Duration, workers int) {
 func (r *report) writeNotes(w io.Writer) {
 	var races, declared []string
 	for i, c := range r.Cells {
-		if c.Race != nil {
+		if c.Race != nil && c.Outcome != sqlitelab.NotApplicable { // a point never reached is no race
 			races = append(races, fmt.Sprintf("  %s at %s: %s", c.Variant, c.Point, raceLine(r.cells[i])))
 		}
 		if c.Want != c.Sim {
