@@ -57,7 +57,7 @@
 // In a module of its own, so that the core depends on go-cmp and rapid only:
 //
 //	real        the system on real parts, judged by the same checker
-//	  sqlitelab   one process per part, SIGKILL at the crash points; SQLite files, or the orders on PostgreSQL
+//	  sqlitelab   one process per part, SIGKILL at the crash points, SIGSTOP at the stalls; SQLite files, or the orders on PostgreSQL
 //	  pglab       PostgreSQL: SKIP LOCKED relays, leases, the commit-visibility gap, the crash matrix
 //	  kafkalab    Kafka (kfake) as the broker: keys, partitions, a consumer group
 //	  verify      a relay the lab did not write, any language, graded against CONTRACT.md
@@ -66,6 +66,8 @@
 //	      mark-before-send, recover-all, no-fencing, claim-without-lock  broken relays,
 //	      no-backoff, no-inflight-recovery, unordered-claim  each the reference with one change
 //	      python      a relay in another language (no Go code)
+//	  cleanup     what makes a program of the module leave nothing behind (process groups, a handler, a janitor)
+//	  internal/realtest  what the module's tests share: the mark of a long test
 //	  cmd/labrun-real  the crash matrix on real parts, beside the simulator's; verify
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash

@@ -24,7 +24,7 @@ var labPackages = []string{
 	"internal/backlog", "internal/golden", "internal/metrics", "internal/mutation", "internal/mutation/on", "internal/report",
 	"lab/check", "lab/cli", "lab/explore", "lab/grade", "lab/lang", "lab/variant",
 	"mistakes", "orders", "outbox", "scenarios", "sim", "store",
-	"real", "real/cmd/labrun-real", "real/kafkalab", "real/pglab", "real/sqlitelab",
+	"real", "real/cleanup", "real/cmd/labrun-real", "real/internal/realtest", "real/kafkalab", "real/pglab", "real/sqlitelab",
 	"real/verify", "real/verify/relays/claim-without-lock", "real/verify/relays/mark-before-send", "real/verify/relays/no-backoff", "real/verify/relays/no-fencing", "real/verify/relays/no-inflight-recovery", "real/verify/relays/recover-all", "real/verify/relays/reference", "real/verify/relays/relay", "real/verify/relays/unordered-claim",
 }
 
