@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -68,7 +69,9 @@ type childEnv struct {
 	// random draws the process's own choices (message ids, idle pauses)
 	// from the run's seed, its name and its incarnation.
 	random *rand.Rand
-	log    func(format string, args ...any)
+	// resumed: the process resumed from its stall (see idleWord).
+	resumed *atomic.Bool
+	log     func(format string, args ...any)
 }
 
 func readChildEnv(role string) (childEnv, error) {
@@ -92,6 +95,7 @@ func readChildEnv(role string) (childEnv, error) {
 	h.Write([]byte(e.name))
 	e.random = rand.New(rand.NewPCG(seed, h.Sum64()+incarnation))
 	e.log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	e.resumed = new(atomic.Bool)
 	return e, nil
 }
 
@@ -141,7 +145,7 @@ func runChild(role string) error {
 		defer db.Close()
 		dbs[file] = db
 	}
-	gate, err := newKillGate(dbs[controlFile], e.name, e.log)
+	gate, err := newKillGate(dbs[controlFile], e.name, e.resumed, e.log)
 	if err != nil {
 		return err
 	}
@@ -254,6 +258,9 @@ func loop(ctx context.Context, e childEnv, step func() (bool, error)) error {
 		if did {
 			idle = 0
 			continue
+		}
+		if e.resumed.CompareAndSwap(true, false) {
+			e.log(idleWord)
 		}
 		time.Sleep(e.idle(idle))
 		idle++

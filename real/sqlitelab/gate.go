@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"syscall"
 
 	"outboxlab/effect"
@@ -32,13 +33,16 @@ type killGate struct {
 	process string
 	point   string   // "" for a run without a crash
 	stalls  []string // the points where this process is to stall, fired or not
+	// resumed is set when the process resumed from a stall; its loop says
+	// idleWord when it next finds nothing to do.
+	resumed *atomic.Bool
 	log     func(format string, args ...any)
 }
 
 // newKillGate reads the run's crash point and the stalls planned for the
 // process.
-func newKillGate(control *sql.DB, process string, log func(string, ...any)) (killGate, error) {
-	g := killGate{control: control, process: process, log: log}
+func newKillGate(control *sql.DB, process string, resumed *atomic.Bool, log func(string, ...any)) (killGate, error) {
+	g := killGate{control: control, process: process, resumed: resumed, log: log}
 	err := control.QueryRow(`SELECT point FROM crash`).Scan(&g.point)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return g, fmt.Errorf("sqlitelab: crash point: %w", err)
@@ -120,11 +124,19 @@ func (g killGate) maybeStall(point string) {
 	syscall.Tgkill(os.Getpid(), syscall.Gettid(), syscall.SIGSTOP)
 	runtime.UnlockOSThread()
 	g.log("resumed at %s", point)
+	g.resumed.Store(true)
 }
 
 // stallWord starts the line a stalling process says, which the parent
 // watches for.
 const stallWord = "stall at"
+
+// idleWord is what a relay or billing says when it finds nothing to do for
+// the first time after it resumed from a stall: the parent counts the
+// stall as over only then, for the step it was frozen in may still have
+// its send to make (mark-before-send's SENT is in the outbox before the
+// send; the system looked quiet, and the run ended before the late send).
+const idleWord = "idle after its stall"
 
 // broken ends a process whose control file failed: the harness is broken,
 // not the system, and the parent reports it.

@@ -71,15 +71,29 @@ func (r *run) resume(s Stall, pid int) {
 	}
 	syscall.Kill(pid, syscall.SIGCONT)
 	r.say("parent", os.Getpid(), fmt.Sprintf("SIGCONT %s (pid %d) after %s", s.Process, pid, s.For))
-	if !s.Outage {
-		return
+	if s.Outage {
+		waitUntil(func() bool { return r.saidSince(s.Process, "failed", resumedAt) }, 2*time.Second)
+		if err := r.setOutage(false); err != nil {
+			r.fail(err)
+			return
+		}
+		r.say("parent", os.Getpid(), "broker up")
 	}
-	waitUntil(func() bool { return r.saidSince(s.Process, "failed", resumedAt) }, 2*time.Second)
-	if err := r.setOutage(false); err != nil {
-		r.fail(err)
-		return
+	if strings.HasPrefix(s.Process, "service") {
+		return // the workload waits for its answer
 	}
-	r.say("parent", os.Getpid(), "broker up")
+	// The stall is over once the process finished the step it froze in.
+	if !waitUntil(func() bool { return r.saidSince(s.Process, idleWord, resumedAt) || !r.alive(s.Process, pid) }, 20*time.Second) {
+		r.fail(fmt.Errorf("sqlitelab: %s (pid %d) resumed from its stall and did not finish its step within 20 s", s.Process, pid))
+	}
+}
+
+// alive reports whether pid is still the live process under name.
+func (r *run) alive(name string, pid int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.procs[name]
+	return p != nil && p.pid == pid && p.alive
 }
 
 // saidSince reports whether the process said a line containing word
