@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/alternatives/legacycdc"
+	"outboxlab/alternatives/skiplocked"
+	"outboxlab/alternatives/twophase"
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/domain"
@@ -61,25 +64,11 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "the retry policy allows 20: retries without backoff or limit hammer the broker",
 		},
 		{
-			name:   "a relay started afresh for every poll, which forgets its pause after a failed send",
-			v:      freshRelayEveryPoll(),
-			point:  "outage-backlog",
-			want:   check.Storm,
-			detail: "sends while it was down, a relay that pauses after a failed send allows 63",
-		},
-		{
 			name:   "an operator's replay that selects dead letters by event type alone",
 			v:      replayByTypeAlone(),
 			point:  "rejected",
 			want:   check.Storm,
 			detail: "was published 31 times, the retry policy allows 30",
-		},
-		{
-			name:   "a relay that resends under a new message id",
-			v:      newIDOnEverySend(),
-			point:  "relay.after-send",
-			want:   check.Duplicate,
-			detail: "a consumer that deduplicates by message id applies it twice",
 		},
 		{
 			name:   "a relay that judges leases by its own host's clock",
@@ -157,6 +146,27 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			point:  "relay-restart",
 			want:   check.Unsafe,
 			detail: "while relay-2's lease ran until",
+		},
+		{
+			name:   "chapter 003's relay with its select's FOR UPDATE SKIP LOCKED left out",
+			v:      skipLockedWithoutTheLock(),
+			point:  "stall",
+			want:   check.Unsafe,
+			detail: "marked SENT from PENDING, without a claim (a lease, or the row's lock)",
+		},
+		{
+			name:   "a two-phase commit's coordinator that aborts whatever is in doubt",
+			v:      coordinatorThatAbortsAll(),
+			point:  "service.after-commit",
+			want:   check.Lost,
+			detail: "LOST o-1#1: committed, but billing never applied it",
+		},
+		{
+			name:   "billing on a legacy table's rows that bills a row's total as the amendment",
+			v:      legacyBillingOfTotals(),
+			point:  "duplicate-delivery",
+			want:   check.Mismatch,
+			detail: "MISMATCH o-1#2: billed line +39.98 EUR, the change was line +19.99 EUR",
 		},
 		{
 			name:   "a relay that takes a publish timeout for a success",
@@ -245,33 +255,6 @@ func withRelayConfig(name string, change func(*outbox.Config)) variant.Variant {
 		return variant.RelayAdapter{Relay: r}, err
 	}
 	return v
-}
-
-// freshRelayEveryPoll is the reference relay run as a job that starts
-// afresh for every poll (a cron job, a serverless function): everything it
-// keeps in memory between polls, its pause after a failed send among them,
-// is gone each time. Each message still waits out its own backoff.
-func freshRelayEveryPoll() variant.Variant {
-	v := variant.Outbox()
-	v.Name = "fresh-relay-every-poll"
-	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		r, err := variant.ReferenceRelay(env, nil)
-		return freshRelay{RelayAdapter: variant.RelayAdapter{Relay: r}, env: env}, err
-	}
-	return v
-}
-
-type freshRelay struct {
-	variant.RelayAdapter
-	env variant.Env
-}
-
-func (f freshRelay) Step() (bool, error) {
-	r, err := variant.ReferenceRelay(f.env, nil)
-	if err != nil {
-		return false, err
-	}
-	return variant.RelayAdapter{Relay: r}.Step()
 }
 
 // keepsTheRest is a learner's relay (see learnerRelay) that, when a send
@@ -419,31 +402,6 @@ func (r typeAloneReplay) ReplayDeadLettersOf(_, eventType string) (int, error) {
 	return r.Relay.ReplayDeadLetters(outbox.Filter{EventType: eventType})
 }
 
-// newIDOnEverySend is the reference relay talking to the broker through a
-// client that stamps every send with a fresh message id, as a relay does
-// that builds the envelope's id at send time instead of storing it with
-// the outbox row.
-func newIDOnEverySend() variant.Variant {
-	v := variant.Outbox()
-	v.Name = "new-id-on-resend"
-	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
-			DB: env.OrderDB, Broker: &freshIDs{to: env.Broker, ids: env.IDs}, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
-		return variant.RelayAdapter{Relay: r}, err
-	}
-	return v
-}
-
-type freshIDs struct {
-	to  broker.Publisher
-	ids variant.IDs
-}
-
-func (f *freshIDs) Publish(e broker.Envelope) error {
-	e.ID = fmt.Sprintf("%s-%s", e.ID, f.ids.NewID())
-	return f.to.Publish(e)
-}
-
 // timeoutMeansStored is the reference relay talking to the broker through
 // a client that reports a publish timeout as success ("it usually
 // arrives"). When the broker stored the message, nothing shows; when the
@@ -498,6 +456,64 @@ func TestPhantomAmendmentIsAMismatch(t *testing.T) {
 	}
 }
 
+// skipLockedWithoutTheLock is chapter 003's relay whose select locks
+// nothing: two relays read the same rows and publish them both, and each
+// marks them processed without owning them. (It was OK before a SENT mark
+// needed a lease or the marking transaction's lock on the row.)
+func skipLockedWithoutTheLock() variant.Variant {
+	v := variant.SkipLockedTx()
+	v.Name = "skip-locked-tx-without-lock"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r := skiplocked.New(env.OrderDB, env.Broker, env.Gate, env.DBClock, env.Owner)
+		r.Lock = func(*store.Tx, string) bool { return true } // a plain SELECT
+		return r, nil
+	}
+	return v
+}
+
+// legacyBillingOfTotals is legacy-cdc with billing reading the orders
+// row the easy way: an amended row's total billed as the amendment,
+// without the difference to what it billed before.
+func legacyBillingOfTotals() variant.Variant {
+	v := variant.LegacyCDC()
+	v.Name = "legacy-cdc-totals"
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription), inbox.Deps{DB: env.BillingDB, Broker: env.Broker,
+			Gate: env.Gate, Clock: env.Clock, Effect: func(tx *store.Tx, e domain.Event, id string, now time.Time) error {
+				if row, ok := e.(domain.OrderRow); ok && row.Version > 1 && row.Status == domain.Accepted {
+					e = domain.OrderAmended{OrderID: row.ID, Sequence: row.Version, Amount: row.Total, AmendedAt: row.UpdatedAt}
+					return billing.ApplyEffect(tx, e, id, now)
+				}
+				return legacycdc.Bill(tx, e, id, now)
+			}})
+	}
+	return v
+}
+
+// coordinatorThatAbortsAll is the two-phase commit whose coordinator
+// aborts every message in doubt without asking the database whether its
+// change was committed: a service that died between its commit and the
+// broker's commit loses the event.
+func coordinatorThatAbortsAll() variant.Variant {
+	v := variant.TwoPhaseCommit()
+	v.Name = "two-phase-commit-abort-all"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		return abortAll{&twophase.Coordinator{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.DBClock}}, nil
+	}
+	return v
+}
+
+type abortAll struct{ *twophase.Coordinator }
+
+func (a abortAll) Step() (bool, error) {
+	did := false
+	for _, m := range a.Broker.InDoubt(a.Clock.Now().Add(-twophase.InDoubtAfter)) {
+		did = true
+		_ = a.Gate.Cross(twophase.BoundaryResolve, func() error { return a.Broker.AbortPrepared(m.ID) })
+	}
+	return did, nil
+}
+
 // hostClockLeases is the reference relay wired to its host's clock
 // instead of the database's: the natural choice in code that calls
 // time.Now(). With one host's clock a minute ahead, every lease another
@@ -511,18 +527,6 @@ func hostClockLeases() variant.Variant {
 		return variant.RelayAdapter{Relay: r}, err
 	}
 	return v
-}
-
-// TestDeletingOnSendIsOKEverywhere: chapter 004 lets the relay delete a
-// message once the broker confirmed it instead of marking it SENT
-// (outbox.Config.DeleteOnSend). The reference so configured holds at
-// every row (or never reaches it: n/a); the safety check called every
-// such delete UNSAFE ("only a SENT message may go") before it knew the
-// relay's own record of a send.
-// Its rejected cell deletes nothing at retention (the relay did), so it
-// misses that row's cleaned-up, which is the reference's to reach.
-func TestDeletingOnSendIsOKEverywhere(t *testing.T) {
-	okEverywhere(t, variant.DeleteOnSend())
 }
 
 // okEverywhere fails t at every row of the matrix where v's cell does not

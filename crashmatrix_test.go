@@ -17,13 +17,22 @@ import (
 // every occurrence of every crash point, and asserts each cell against the
 // variant's declaration. A mistake that stops failing fails this test as
 // surely as the reference failing does.
-func TestCrashMatrix(t *testing.T) {
+func TestCrashMatrix(t *testing.T) { assertCells(t, scenarios.Variants()) }
+
+// TestExtraVariantsKeepTheirDeclarations does the same for the variants
+// beyond the matrix's columns (scenarios.Extras): labrun plays and grades
+// them on request, and each cell must still be what they declare.
+func TestExtraVariantsKeepTheirDeclarations(t *testing.T) { assertCells(t, scenarios.Extras()) }
+
+// assertCells runs every variant of vs at every point of the default
+// matrix and asserts each cell against the variant's declaration.
+func assertCells(t *testing.T, vs []variant.Variant) {
 	m := scenarios.Matrix()
 	known := map[string]bool{}
 	for _, p := range m.Points {
 		known[p.ID] = true
 	}
-	for _, v := range scenarios.Variants() {
+	for _, v := range vs {
 		t.Run(v.Name, func(t *testing.T) {
 			for point := range v.Expect {
 				if !known[point] {

@@ -18,6 +18,11 @@
 //	alternatives  the correct alternatives of the chapters
 //	  listen      listen to yourself (publish, then consume)
 //	  cdc         change data capture (tail the commit log)
+//	  skiplocked  chapter 003's relay: row locks held across the publish
+//	  twophase    chapter 004: order and event in one two-phase commit
+//	  synccall    chapter 004: call billing, then commit
+//	  legacycdc   chapter 004: a legacy table's rows from the log
+//	  gapfetch    chapter 001: a consumer that fetches the event a gap waits for
 //	mistakes    the deliberate mistakes, kept apart; do not copy
 //
 // The lab that judges them:
@@ -37,6 +42,7 @@
 //	cmd/labwhy  the mutation analysis and the annotated reference
 //	internal    what nobody outside the module imports
 //	  backlog     chapter 001's backlog arithmetic and its simulation
+//	  metrics     what an operator watches over a run: statuses, oldest unsent age, alerts
 //	  report      HTML pages of a run and of the matrix, drawn in SVG
 //	  mutation    the lab judged by the mutants of the reference it catches
 //	    on          the switch the mutated copies ask (never in the reference)
@@ -54,13 +60,17 @@
 // In a module of its own, so that the core depends on go-cmp and rapid only:
 //
 //	real        the system on real parts, judged by the same checker
-//	  sqlitelab   one process per part, SIGKILL at the crash points; SQLite files, or the orders on PostgreSQL
+//	  sqlitelab   one process per part, SIGKILL at the crash points, SIGSTOP at the stalls; SQLite files, or the orders on PostgreSQL
 //	  pglab       PostgreSQL: SKIP LOCKED relays, leases, the commit-visibility gap, the crash matrix
 //	  kafkalab    Kafka (kfake) as the broker: keys, partitions, a consumer group
 //	  verify      a relay the lab did not write, any language, graded against CONTRACT.md
-//	    relays      relays that know only the contract: relay (the reference's steps), reference,
-//	                mark-before-send, recover-all, no-fencing, claim-without-lock, no-backoff,
-//	                no-inflight-recovery, unordered-claim, python
+//	    relays      programs that know only the contract:
+//	      relay, reference  the reference relay's steps, and its program
+//	      mark-before-send, recover-all, no-fencing, claim-without-lock  broken relays,
+//	      no-backoff, no-inflight-recovery, unordered-claim  each the reference with one change
+//	      python      a relay in another language (no Go code)
+//	  cleanup     what makes a program of the module leave nothing behind (process groups, a handler, a janitor)
+//	  internal/realtest  what the module's tests share: the mark of a long test
 //	  cmd/labrun-real  the crash matrix on real parts, beside the simulator's; verify
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash

@@ -16,15 +16,16 @@ import (
 // alone. A new package of the lab goes here and into doc.go; CI runs the
 // test with OUTBOXLAB_LAYOUT=strict, which fails on any package not here.
 var labPackages = []string{
-	"alternatives/cdc", "alternatives/listen", "billing", "broker",
+	"alternatives/cdc", "alternatives/gapfetch", "alternatives/legacycdc", "alternatives/listen", "alternatives/skiplocked", "alternatives/synccall", "alternatives/twophase", "billing", "broker",
 	"cmd/labrun", "cmd/labwhy", "domain", "effect", "effect/effecttest",
 	"examples/courselab", "examples/courselab/course",
 	"exercises", "exercises/dedup", "exercises/frame", "exercises/ordering", "exercises/recovery", "exercises/sendfirst",
 	"inbox", "insurance",
-	"internal/backlog", "internal/golden", "internal/mutation", "internal/mutation/on", "internal/report",
+	"internal/backlog", "internal/golden", "internal/metrics", "internal/mutation", "internal/mutation/on", "internal/report",
 	"lab/check", "lab/cli", "lab/explore", "lab/grade", "lab/lang", "lab/variant",
 	"mistakes", "orders", "outbox", "scenarios", "sim", "store",
-	"real", "real/cmd/labrun-real", "real/kafkalab", "real/pglab", "real/sqlitelab",
+	"real", "real/cleanup", "real/cmd/labrun-real", "real/internal/realtest", "real/kafkalab", "real/pglab", "real/sqlitelab",
+	"real/verify", "real/verify/relays/claim-without-lock", "real/verify/relays/mark-before-send", "real/verify/relays/no-backoff", "real/verify/relays/no-fencing", "real/verify/relays/no-inflight-recovery", "real/verify/relays/recover-all", "real/verify/relays/reference", "real/verify/relays/relay", "real/verify/relays/unordered-claim",
 }
 
 // strictLayout is OUTBOXLAB_LAYOUT=strict, as CI sets it: a clean checkout

@@ -107,6 +107,9 @@ type Broker struct {
 	calls, refused int
 	// changes counts the actions recorded, kept or not (see Changes).
 	changes uint64
+	// prepared are the messages of two-phase commits in their first
+	// phase (see Prepare).
+	prepared []preparedEntry
 }
 
 // PublishAttempts is how often one message was handed to Publish, whatever
@@ -200,15 +203,8 @@ func (b *Broker) mustSub(name string) *subscription {
 // Publish implements Publisher, subject to the faults in force.
 func (b *Broker) Publish(e Envelope) error {
 	now := b.clock.Now()
-	b.countAttempt(e)
-	b.calls++
-	if err := b.faults.refuse(e, now); err != nil {
-		b.refused++
-		if b.faults.down(now) {
-			b.whileDown++
-		}
-		b.record(Action{Kind: PublishFailed, MessageID: e.ID, Event: e.Event, Detail: err.Error()})
-		return fmt.Errorf("broker: publish %s: %w", e.ID, err)
+	if err := b.refuse(e, now, "publish"); err != nil {
+		return err
 	}
 	if b.faults.dropOnTimeout(e) {
 		b.record(Action{Kind: TimedOut, MessageID: e.ID, Event: e.Event, Detail: "dropped: nothing stored"})
@@ -228,6 +224,27 @@ func (b *Broker) Publish(e Envelope) error {
 		return fmt.Errorf("broker: publish %s: %w", e.ID, ErrTimeout)
 	}
 	return nil
+}
+
+// refuse counts a request to store e (a publish, a prepare) and returns
+// the error the faults in force give it, recorded, or nil.
+func (b *Broker) refuse(e Envelope, now time.Time, what string) error {
+	b.countAttempt(e)
+	b.calls++
+	err := b.faults.refuse(e, now)
+	if err == nil {
+		return nil
+	}
+	b.refused++
+	if b.faults.down(now) {
+		b.whileDown++
+	}
+	detail := err.Error()
+	if what != "publish" {
+		detail = what + ": " + detail
+	}
+	b.record(Action{Kind: PublishFailed, MessageID: e.ID, Event: e.Event, Detail: detail})
+	return fmt.Errorf("broker: %s %s: %w", what, e.ID, err)
 }
 
 func (b *Broker) enqueue(s *subscription, e Envelope, at time.Time) {

@@ -291,3 +291,49 @@ func TestCorruptOnceCorruptsTheNextDeliveryOnly(t *testing.T) {
 		t.Fatalf("the second delivery: %q, want the original %q", d.Envelope.Event.Payload, original)
 	}
 }
+
+// TestATwoPhaseCommitHandsOverOnlyWhatIsCommitted: a prepared message
+// reaches nobody until it is committed; an aborted one never does; a
+// prepare while the broker is down stores nothing; InDoubt lists the
+// prepared messages by the time they were prepared.
+func TestATwoPhaseCommitHandsOverOnlyWhatIsCommitted(t *testing.T) {
+	clock := &effecttest.Clock{T: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	b := broker.New(clock)
+	if err := b.Subscribe("billing"); err != nil {
+		t.Fatal(err)
+	}
+	a, c := broker.Envelope{ID: "e-a", Event: domain.Record{AggregateID: "o-1", Sequence: 1}}, broker.Envelope{ID: "e-c", Event: domain.Record{AggregateID: "o-2", Sequence: 1}}
+	if err := b.Prepare(a); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	if err := b.Prepare(c); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := b.Receive("billing"); ok || len(b.Log()) != 0 {
+		t.Fatal("a prepared message was handed over or logged")
+	}
+	if doubt := b.InDoubt(clock.T); len(doubt) != 1 || doubt[0].ID != "e-a" {
+		t.Fatalf("in doubt before now: %v, want e-a alone", doubt)
+	}
+	if err := b.CommitPrepared("e-a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.AbortPrepared("e-c"); err != nil {
+		t.Fatal(err)
+	}
+	d, ok := b.Receive("billing")
+	if !ok || d.Envelope.ID != "e-a" {
+		t.Fatalf("got %v, %v, want e-a", d, ok)
+	}
+	if _, ok := b.Receive("billing"); ok {
+		t.Fatal("the aborted message was handed over")
+	}
+	if err := b.CommitPrepared("e-c"); !errors.Is(err, broker.ErrUnknownMessage) {
+		t.Fatalf("committing an aborted message: %v, want ErrUnknownMessage", err)
+	}
+	b.Outage(clock.T, clock.T.Add(time.Minute))
+	if err := b.Prepare(broker.Envelope{ID: "e-d"}); !errors.Is(err, broker.ErrUnavailable) || len(b.InDoubt(clock.T.Add(time.Hour))) != 0 {
+		t.Fatalf("a prepare during an outage: %v, in doubt %v", err, b.InDoubt(clock.T.Add(time.Hour)))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"outboxlab/domain"
@@ -22,6 +23,7 @@ type faults struct {
 	poisoned   []Target
 	newer      []Target // delivered in a version no consumer knows
 	renamed    []Target // delivered as a type no consumer knows
+	extended   []Target // delivered with a field no consumer knows yet
 	mispriced  []Target // delivered in a currency its order does not bill in
 	garbled    []Target // corrupted in transit on their next delivery, once
 	held       []heldEntry
@@ -88,7 +90,7 @@ func (b *Broker) Heal() {
 		b.record(Action{Kind: Reordered, MessageID: h.e.env.ID, Event: h.e.env.Event, Subscriber: h.sub, Detail: "released at heal"})
 	}
 	b.faults = faults{rejected: b.faults.rejected, poisoned: b.faults.poisoned, newer: b.faults.newer, renamed: b.faults.renamed,
-		mispriced: b.faults.mispriced}
+		mispriced: b.faults.mispriced, extended: b.faults.extended}
 }
 
 // FixRejections ends every rejection: the cause was fixed and the messages
@@ -120,6 +122,12 @@ func (b *Broker) NewerVersion(t Target) { b.faults.newer = append(b.faults.newer
 // UnknownType delivers the target as an event type no consumer knows (a
 // producer that renamed it), until FixPoison.
 func (b *Broker) UnknownType(t Target) { b.faults.renamed = append(b.faults.renamed, t) }
+
+// ExtraField delivers the target with one more field in its payload than
+// any consumer knows, type and version unchanged: a producer's compatible
+// extension (chapter 000 section 9). A consumer must ignore the field and
+// apply the event as it is; nothing is wrong with the message.
+func (b *Broker) ExtraField(t Target) { b.faults.extended = append(b.faults.extended, t) }
 
 // WrongCurrency delivers the target, an amendment, with its amount in
 // another currency than its order's (a producer's mapping bug): the
@@ -183,6 +191,12 @@ func (f *faults) corrupt(e Envelope) (Envelope, string) {
 		if t.matches(e) {
 			e.Event.Type = "Renamed" + e.Event.Type
 			return e, "delivered as type " + e.Event.Type + ", which no consumer knows"
+		}
+	}
+	for _, t := range f.extended {
+		if t.matches(e) && strings.HasSuffix(e.Event.Payload, "}") {
+			e.Event.Payload = strings.TrimSuffix(e.Event.Payload, "}") + `,"loyaltyPoints":12}`
+			return e, "delivered with a field no consumer knows yet (loyaltyPoints), same type and version"
 		}
 	}
 	for _, t := range f.mispriced {

@@ -111,6 +111,7 @@ var versions = map[string][]int{
 	TypeOrderAmended:   {1},
 	TypeOrderCancelled: {1},
 	TypeClaimReleased:  {1},
+	TypeOrderRow:       {1},
 }
 
 // VersionOf returns the contract version Encode writes for e: the lowest
@@ -140,8 +141,11 @@ func Encode(e Event) (Record, error) {
 }
 
 func aggregateType(e Event) string {
-	if _, ok := e.(ClaimReleased); ok {
+	switch e.(type) {
+	case ClaimReleased:
 		return AggregateClaim
+	case OrderRow:
+		return "orders" // a table, not an aggregate the service chose
 	}
 	return AggregateOrder
 }
@@ -199,9 +203,15 @@ func decodePayload(typ, payload string) (Event, error) {
 			return nil, err
 		}
 		return v, errors.Join(present("claimId", v.ClaimID != ""), present("releasedAt", !v.ReleasedAt.IsZero()), positive("amount", v.Amount))
+	case TypeOrderRow:
+		var v OrderRow
+		if err := json.Unmarshal([]byte(payload), &v); err != nil {
+			return nil, err
+		}
+		return v, errors.Join(present("id", v.ID != ""), present("status", v.Status != ""), positive("total", v.Total))
 	}
-	return nil, fmt.Errorf("%w (known: %s, %s, %s, %s)", ErrUnknownEvent,
-		TypeOrderAccepted, TypeOrderAmended, TypeOrderCancelled, TypeClaimReleased)
+	return nil, fmt.Errorf("%w (known: %s, %s, %s, %s, %s)", ErrUnknownEvent,
+		TypeOrderAccepted, TypeOrderAmended, TypeOrderCancelled, TypeClaimReleased, TypeOrderRow)
 }
 
 // present returns an error naming field unless ok.

@@ -77,7 +77,9 @@ func (s *Service) Release(claimID string, amount domain.Money) error {
 
 // Payout is one payout the payment service prepared.
 type Payout struct {
-	ClaimID   string
+	ClaimID string
+	// Sequence is the release's sequence number (its claim's version).
+	Sequence  int
 	Amount    domain.Money
 	MessageID string
 	At        time.Time
@@ -96,9 +98,12 @@ func PreparePayout(tx *store.Tx, e domain.Event, messageID string, now time.Time
 		n = v.(int)
 	}
 	tx.Put(payoutSeq, "next", n+1)
-	p := Payout{ClaimID: released.ClaimID, Amount: released.Amount, MessageID: messageID, At: now}
+	p := Payout{ClaimID: released.ClaimID, Sequence: released.Sequence, Amount: released.Amount, MessageID: messageID, At: now}
 	return tx.Insert(TablePayouts, fmt.Sprintf("%012d", n), p)
 }
+
+// Claims returns every claim the claims service committed, by id.
+func Claims(db *store.DB) []domain.Claim { return store.Values[domain.Claim](db, TableClaims) }
 
 // Payouts returns every prepared payout, in the order prepared.
 func Payouts(db *store.DB) []Payout { return store.Values[Payout](db, TablePayouts) }

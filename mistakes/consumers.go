@@ -281,8 +281,14 @@ type consumer struct {
 
 // newConsumer builds billing's reference consumer for env's process.
 func newConsumer(env variant.Env) (*consumer, error) {
-	cfg := inbox.DefaultConfig(env.Owner, variant.Subscription)
-	ref, err := inbox.NewConsumer(cfg, inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
+	return newConsumerFor(env, variant.Subscription, billing.ApplyEffect)
+}
+
+// newConsumerFor builds the reference consumer of subscription with
+// effect: billing's, or the payment service's.
+func newConsumerFor(env variant.Env, subscription string, effect inbox.Effect) (*consumer, error) {
+	cfg := inbox.DefaultConfig(env.Owner, subscription)
+	ref, err := inbox.NewConsumer(cfg, inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: effect})
 	if err != nil {
 		return nil, err
 	}

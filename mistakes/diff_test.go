@@ -46,6 +46,7 @@ var changes = []change{
 	{"claim-without-lock", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"relays.go", "relay", "claimWithoutLock"},
 		"the one commit of the reference becomes a read and a commit per message: the loop that writes them is the mistake"},
 	{"offset-by-id", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"relays.go", "offsetRelay", "claimAboveOffset"}, ""},
+	{"unindexed-outbox", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"unindexed.go", "relay", "claimByScan"}, ""},
 	// The frame the consumer mistakes share: the reference's Step and the
 	// functions below it, with handle, process and apply replaceable.
 	{"(frame) consumer.Step", fn{"../inbox/consumer.go", "Consumer", "Step"}, fn{"consumers.go", "consumer", "Step"}, ""},
@@ -66,12 +67,18 @@ var changes = []change{
 	{"max-version-only", fn{"../inbox/consumer.go", "Consumer", "process"}, fn{"consumers.go", "consumer", "processMaxVersion"}, ""},
 	// The slips the lab does not ship (slips_test.go, mistakes.Slips).
 	{"(slip) park-and-record", fn{"../inbox/consumer.go", "Consumer", "process"}, fn{"slips_test.go", "consumer", "processParkAndRecord"}, ""},
+	{"(slip) duplicate-key-is-an-error", fn{"../inbox/consumer.go", "Consumer", "handle"}, fn{"slips_test.go", "consumer", "handleStrictly"}, ""},
 	{"(slip) drain-one (process)", fn{"../inbox/consumer.go", "Consumer", "process"}, fn{"slips_test.go", "consumer", "processDrainOne"}, ""},
 	{"(slip) drain-one (drain)", fn{"../inbox/consumer.go", "Consumer", "drainParked"}, fn{"slips_test.go", "consumer", "drainOne"}, ""},
 	{"(slip) cleanup-by-creation", fn{"../outbox/maintenance.go", "Relay", "Cleanup"}, fn{"slips_test.go", "cleanupByCreationRelay", "Cleanup"}, ""},
 	{"dual-write", fn{"../orders/service.go", "Service", "Handle"}, fn{"dualwrite.go", "dualWriteService", "Handle"}, ""},
 	{"publish-first", fn{"../orders/service.go", "Service", "Handle"}, fn{"services.go", "publishFirstService", "Handle"}, ""},
 	{"separate-tx", fn{"../orders/service.go", "Service", "Handle"}, fn{"services.go", "separateTxService", "Handle"}, ""},
+	// dual-write-retry is dual-write with one change: the retry.
+	{"dual-write-retry", fn{"dualwrite.go", "dualWriteService", "Handle"}, fn{"retry.go", "dualWriteRetryService", "Handle"},
+		"the retry loop builds the envelope once, so that every retry resends under the same id: dual-write's publish helper written out"},
+	{"gross-to-net", fn{"../orders/service.go", "Service", "Handle"}, fn{"contract.go", "netService", "Handle"}, ""},
+	{"cron-relay", fn{"../lab/variant/outbox.go", "RelayAdapter", "Step"}, fn{"retry.go", "cronRelay", "Step"}, ""},
 }
 
 // frameHooks are the lines where a frame differs from the reference on

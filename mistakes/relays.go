@@ -323,20 +323,23 @@ func (noRecoveryRelay) Recover() error { return nil }
 //
 // Chapter 000, section 8 ("Retry ohne Grenze ist eine Produktionsgefahr").
 func NoRetryLimit() variant.Variant {
+	return configMistake("no-retry-limit", "retries forever, never dead-letters", "wiederholt endlos, nie ein Dead Letter",
+		"000 section 8 \"Retry ohne Grenze ist eine Produktionsgefahr\"",
+		map[string]check.Outcome{"rejected": check.Stuck},
+		func(c *outbox.Config) {
+			c.MaxAttempts = math.MaxInt // "it will work eventually"
+		})
+}
+
+// configMistake is the reference with its relay's configuration changed
+// by change: a mistake of policy, not of code.
+func configMistake(name, summary, summaryDE, chapter string, expect map[string]check.Outcome, change func(*outbox.Config)) variant.Variant {
 	return variant.Variant{
-		Name:      "no-retry-limit",
-		Summary:   "retries forever, never dead-letters",
-		SummaryDE: "wiederholt endlos, nie ein Dead Letter",
-		Chapter:   "000 section 8 \"Retry ohne Grenze ist eine Produktionsgefahr\"",
-		Expect: map[string]check.Outcome{
-			"rejected": check.Stuck,
-		},
+		Name: name, Summary: summary, SummaryDE: summaryDE, Chapter: chapter, Expect: expect,
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			ref, err := variant.ReferenceRelay(env, func(c *outbox.Config) {
-				c.MaxAttempts = math.MaxInt // "it will work eventually"
-			})
+			ref, err := variant.ReferenceRelay(env, change)
 			if err != nil {
 				return nil, err
 			}

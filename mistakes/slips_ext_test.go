@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
 	"outboxlab/mistakes"
 	"outboxlab/scenarios"
+	"outboxlab/sim"
 )
 
 // TestTheLabCatchesSlipsItDoesNotShip: more ways a learner gets the
@@ -52,5 +54,35 @@ func TestTheLabCatchesSlipsItDoesNotShip(t *testing.T) {
 				t.Errorf("%s at %s: no violation says %q:\n%s", c.slip, c.point, c.detail, strings.Join(lines, "\n"))
 			}
 		})
+	}
+}
+
+// TestARaceLostOnTheInboxKeyIsNoError: in billing-race two billing
+// instances commit the same message at once; the reference's loser takes
+// the unique key's refusal for a duplicate (no error, one invoice). A
+// billing that returns the refusal as an error stops over a race it lost:
+// the run names the error (mistakes.Slips: duplicate-key-is-an-error).
+func TestARaceLostOnTheInboxKeyIsNoError(t *testing.T) {
+	sc, err := scenarios.FindScenario("billing-race")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := sim.Run(sc.Configure(variant.Outbox(), sc.Seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raced := false
+	for _, e := range ref.Trace {
+		raced = raced || (e.Action == "consumer.commit" && strings.Contains(e.Result, "duplicate key"))
+	}
+	if !raced || ref.Outcome != check.OK || len(ref.Unhandled) > 0 {
+		t.Fatalf("the reference: raced %v, %s, unhandled %v: the story no longer races, or the loser errs", raced, ref.Outcome, ref.Unhandled)
+	}
+	strict, err := sim.Run(sc.Configure(mistakes.Slips["duplicate-key-is-an-error"](), sc.Seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(strict.Unhandled) == 0 || !strings.Contains(strict.Unhandled[0], "duplicate key") {
+		t.Fatalf("a billing that returns the refusal: unhandled %v, want the duplicate key named", strict.Unhandled)
 	}
 }

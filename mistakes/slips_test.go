@@ -30,10 +30,39 @@ var Slips = map[string]func() variant.Variant{
 		return consumerMistake("park-and-record", "records an early event's id in the inbox when it parks it", "", "001", nil,
 			func(c *consumer) { c.process = c.processParkAndRecord })
 	},
+	"duplicate-key-is-an-error": func() variant.Variant {
+		return consumerMistake("duplicate-key-is-an-error", "returns the refusal of a commit another billing instance beat as an error", "", "003", nil,
+			func(c *consumer) { c.handle = c.handleStrictly })
+	},
 	"drain-one": func() variant.Variant {
 		return consumerMistake("drain-one", "after an event, applies the next parked one, not those after it", "", "001", nil,
 			func(c *consumer) { c.process = c.processDrainOne })
 	},
+}
+
+// handleStrictly is referenceHandle with one change: a commit refused by
+// a unique key is an error, though another billing instance applied the
+// same message first.
+func (c *consumer) handleStrictly(env broker.Envelope) error {
+	now := c.Clock.Now()
+	tx := c.DB.Begin(c.cfg.Owner)
+	defer tx.Rollback()
+	if _, done := tx.Get(inbox.TableProcessed, env.ID); done {
+		return nil
+	}
+	if _, dead := tx.Get(inbox.TableDead, env.ID); dead {
+		return nil
+	}
+	changed, err := c.process(tx, env, now)
+	if err != nil || !changed {
+		return err
+	}
+	err = c.Gate.Cross(c.boundary(inbox.BoundaryCommit), tx.Commit)
+	// MISTAKE: no check for store.ErrDuplicateKey: losing the race is routine.
+	if err != nil {
+		return fmt.Errorf("inbox: commit %s: %w", env.ID, err)
+	}
+	return nil
 }
 
 // processParkAndRecord is referenceProcess with one change: an event that

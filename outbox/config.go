@@ -34,8 +34,11 @@ type Config struct {
 	// min(PauseCap, BackoffBase·2^(n-1)). Without it, a relay facing a broker
 	// outage would fail (and count an attempt against) a fresh message on
 	// every poll, and hammer the broker (chapter 000: "Retry läuft ohne Backoff
-	// und verstärkt Störungen"). Default 10 s: the broker's return is noticed
-	// within 10 s.
+	// und verstärkt Störungen"). Default 10 s: a broker that is down is
+	// asked again at least every 10 s. That is not how soon a message goes
+	// once the broker is back: each message also waits out its own backoff
+	// (BackoffCap), so after a long outage the last ones leave up to
+	// BackoffCap later (labrun scenario claim-4711).
 	PauseCap time.Duration
 	// Jitter in [0, 1) shortens each delay by a random fraction up to Jitter,
 	// so that relays do not retry in lockstep. 0 disables it. Default 0.

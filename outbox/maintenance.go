@@ -74,18 +74,27 @@ type AttemptCount struct {
 // Metrics computes the metrics at the relay's current time. Its cost grows
 // with the unsent messages, not with the SENT ones.
 func (r *Relay) Metrics() Metrics {
-	now := r.Clock.Now()
 	tx := r.DB.Begin(r.cfg.Owner)
 	defer tx.Rollback()
+	var unsent []Message
+	tx.ScanIndex(Table, IndexUnsent, func(_ string, v any) bool {
+		unsent = append(unsent, v.(Message))
+		return true
+	})
+	return Measure(unsent, r.DB.Len(Table)-len(unsent), r.Clock.Now())
+}
+
+// Measure computes the metrics of an outbox at now from its unsent
+// messages, oldest first, and the number of SENT ones: what Relay.Metrics
+// reports, for an outbox as a commit log shows it at any time (labrun's
+// metrics view of a run).
+func Measure(unsent []Message, sent int, now time.Time) Metrics {
 	m := Metrics{ByStatus: map[Status]int{}}
-	unsent := 0
 	attempts := map[int]int{}
 	var blocked []BlockedAggregate
 	blockedAt := map[string]int{} // aggregate -> index in blocked
 	headSeen := map[string]bool{}
-	tx.ScanIndex(Table, IndexUnsent, func(_ string, v any) bool {
-		msg := v.(Message)
-		unsent++
+	for _, msg := range unsent {
 		m.ByStatus[msg.Status]++
 		attempts[msg.Attempts]++
 		age := now.Sub(msg.CreatedAt)
@@ -93,21 +102,20 @@ func (r *Relay) Metrics() Metrics {
 		agg := msg.Event.AggregateID
 		if i, ok := blockedAt[agg]; ok {
 			blocked[i].Waiting++
-			return true
+			continue
 		}
 		if headSeen[agg] {
-			return true
+			continue
 		}
 		headSeen[agg] = true
 		if at, ok := msg.ClaimableAt(); ok && !now.Before(at) {
 			m.OldestClaimableAge = max(m.OldestClaimableAge, age)
-			return true
+			continue
 		}
 		blockedAt[agg] = len(blocked)
 		blocked = append(blocked, BlockedAggregate{AggregateID: agg, Head: msg})
-		return true
-	})
-	if sent := r.DB.Len(Table) - unsent; sent > 0 {
+	}
+	if sent > 0 {
 		m.ByStatus[Sent] = sent
 	}
 	m.Blocked = blocked

@@ -20,21 +20,28 @@
 //	summary-de die erste Änderung von o-1 verspätet sich um eine Minute   (optional)
 //	variant outbox                  the variant when none is chosen (default outbox)
 //	point reorder                   the matrix row whose declaration judges the run (default: expected OK)
+//	expect MISMATCH                 what the story's own variant ends with, when no row says it
+//	ids e-5531 e-5532               the message ids handed out first (then drawn from the seed)
 //	seed 1                          the seed when none is chosen (default 1)
 //	relays 2                        relay instances (default 1, at most 100)
 //	services 2                      service instances (default 1, at most 100)
+//	consumers 2                     billing instances on one subscription (default 1, at most 10; no billing crashes then)
 //	restart-delay 1h                how long a crashed process stays down (default 5s)
-//	workload standard               the matrix's workload (or one-order: o-1 placed, then amended)
+//	workload standard               the matrix's workload (or one-order: o-1 placed, then amended;
+//	                                  or orders N EVERY: o-1 ... o-N placed EVERY apart)
+//	history 20000                   SENT messages the outbox holds from the year before
 //	at 0s place o-1 10.00 EUR       a command at a virtual time; place, amend and
-//	at 2s amend o-1 2.50 EUR gift wrap     cancel take a text at the end
+//	at 2s amend o-1 2.50 EUR gift wrap     cancel take a text at the end (the insurance
+//	                                  story's claims service releases: release claim-4711 1250.00 EUR)
 //	at 4s cancel o-1 changed mind
 //	cleanup 8d1m                    a retention cleanup at that time
+//	resend o-1#1 2h                 an operator publishes the SENT message again from the outbox
 //	crash relay.after-send@2        a crash at the 2nd time the point is reached
 //	fault delay o-1#2 1m            a fault, one of:
 //	                                  broker-outage FROM FOR
 //	                                  publish-timeout-stored|publish-timeout-dropped TARGET
 //	                                  duplicate-delivery|reorder|poison|corrupt-once|
-//	                                  unknown-version|unknown-type|rejected TARGET
+//	                                  unknown-version|unknown-type|extra-field|rejected TARGET
 //	                                  wrong-currency TARGET        (an amendment: wrong-currency o-1#2)
 //	                                  delay TARGET FOR
 //	                                  stall PROCESS POINT FOR      (stall relay-1 relay.before-send 40s)

@@ -11,6 +11,7 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
@@ -21,12 +22,13 @@ import (
 // ./lab/cli -update rewrites it).
 const Separator = "--- expected"
 
-// MaxRelays and MaxServices bound how many relay and service instances a
-// run has, on labrun's --relays as in a story file: a run with more tells
+// MaxRelays, MaxServices and MaxConsumers bound how many relay, service and
+// billing instances a run has, on labrun's --relays as in a story file: a run with more tells
 // nobody anything (99,999 relays ran for a minute in 900 MB).
 const (
-	MaxRelays   = 100
-	MaxServices = 100
+	MaxRelays    = 100
+	MaxServices  = 100
+	MaxConsumers = 10
 )
 
 // File is a scenario file parsed: the story and the expected output.
@@ -92,6 +94,9 @@ func (p *parser) line(line string) error {
 		}
 		return ""
 	}
+	if handled, err := p.runLine(line, words); handled {
+		return err
+	}
 	var err error
 	switch words[0] {
 	case "summary":
@@ -106,19 +111,15 @@ func (p *parser) line(line string) error {
 		if _, err = FindPoint(arg(1)); err == nil {
 			p.f.Point = arg(1)
 		}
+	case "expect":
+		err = p.f.Expect.UnmarshalText([]byte(arg(1)))
 	case "seed":
 		p.f.Seed, err = strconv.ParseUint(arg(1), 10, 64)
 		if err != nil {
 			err = fmt.Errorf("seed %q is not a whole number >= 0", arg(1))
 		}
-	case "relays":
-		p.relays, err = count("relays", arg(1), MaxRelays)
-	case "services":
-		p.cfg.Services, err = count("services", arg(1), MaxServices)
-	case "restart-delay":
-		p.restart, err = duration(arg(1))
 	case "workload":
-		err = p.addWorkload(arg(1))
+		err = p.addWorkload(words)
 	case "at":
 		var c sim.Command
 		c, err = command(words)
@@ -126,11 +127,6 @@ func (p *parser) line(line string) error {
 			err = fmt.Errorf("at %s is earlier than the command before it", arg(1))
 		}
 		p.workload = append(p.workload, c)
-	case "cleanup":
-		var at time.Duration
-		if at, err = duration(strings.TrimPrefix(arg(1), "@")); err == nil {
-			p.cfg.Cleanups = append(p.cfg.Cleanups, at)
-		}
 	case "crash":
 		err = p.addCrash(line, arg(1))
 	case "fault":
@@ -140,9 +136,58 @@ func (p *parser) line(line string) error {
 			p.refs = append(p.refs, faultRef(p.lineNo+1, words, flt))
 		}
 	default:
-		err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, seed, relays, services, restart-delay, workload, at, cleanup, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
+		err = fmt.Errorf("unknown line %q (valid: summary, summary-de, variant, point, expect, seed, relays, services, consumers, history, ids, restart-delay, workload, at, cleanup, resend, crash, fault, # narrative, #de narrative, %s)", words[0], Separator)
 	}
 	return err
+}
+
+// runLine reads a line that shapes the run beyond its workload: how many
+// of each process, the ids, the restart delay, the operator's cleanups and
+// resends, the history. It reports whether the line was one of those.
+func (p *parser) runLine(line string, words []string) (bool, error) {
+	arg := func(n int) string { // the n-th word after the keyword, or ""
+		if n < len(words) {
+			return words[n]
+		}
+		return ""
+	}
+	var err error
+	switch words[0] {
+	case "relays":
+		p.relays, err = count("relays", arg(1), MaxRelays)
+	case "services":
+		p.cfg.Services, err = count("services", arg(1), MaxServices)
+	case "history":
+		p.cfg.History, err = strconv.Atoi(arg(1))
+		if err != nil || p.cfg.History < 1 || p.cfg.History > sim.MaxHistory {
+			err = fmt.Errorf("history %q: want how many SENT messages the outbox holds from the year before, 1 to %d", arg(1), sim.MaxHistory)
+		}
+	case "consumers":
+		p.cfg.Consumers, err = count("consumers", arg(1), MaxConsumers)
+	case "ids":
+		if len(words) < 2 {
+			err = fmt.Errorf("ids needs the message ids to hand out first, e.g. \"ids e-5531 e-5532\"")
+		}
+		p.cfg.IDs = append(p.cfg.IDs, words[1:]...)
+	case "restart-delay":
+		p.restart, err = duration(arg(1))
+	case "cleanup":
+		var at time.Duration
+		if at, err = duration(strings.TrimPrefix(arg(1), "@")); err == nil {
+			p.cfg.Cleanups = append(p.cfg.Cleanups, at)
+		}
+	case "resend":
+		var r sim.Resend
+		if len(words) != 3 {
+			err = fmt.Errorf("want \"resend TARGET AT\": an operator publishes a SENT message again from the outbox, e.g. \"resend o-1#1 2h\"")
+		} else if r.Target, err = target(arg(1)); err == nil {
+			r.At, err = duration(arg(2))
+		}
+		p.cfg.Resends = append(p.cfg.Resends, r)
+	default:
+		return false, nil
+	}
+	return true, err
 }
 
 // count parses the number of relays or services: from 1 to most, as
@@ -151,24 +196,44 @@ func count(word, text string, most int) (int, error) {
 	n, err := strconv.Atoi(text)
 	switch {
 	case err != nil && errors.Is(err, strconv.ErrRange), err == nil && n > most:
-		return 0, fmt.Errorf("%s %s is too many (at most %d, as labrun's --relays)", word, text, most)
+		return 0, fmt.Errorf("%s %s is too many (at most %d)", word, text, most)
 	case err != nil || n < 1:
 		return 0, fmt.Errorf("%s %q is not a whole number >= 1", word, text)
 	}
 	return n, nil
 }
 
-func (p *parser) addWorkload(name string) error {
+func (p *parser) addWorkload(words []string) error {
+	name := ""
+	if len(words) > 1 {
+		name = words[1]
+	}
 	switch name {
 	case "standard":
 		p.workload = append(p.workload, Workload()...)
 	case "one-order":
 		p.workload = append(p.workload, OneOrder()...)
+	case "orders":
+		n, err := strconv.Atoi(strings.Join(words[2:3], ""))
+		if err != nil || n < 1 || n > maxOrders || len(words) != 4 {
+			return fmt.Errorf("want \"workload orders N EVERY\" with N from 1 to %d, e.g. \"workload orders 20 30s\"", maxOrders)
+		}
+		every, err := duration(words[3])
+		if err != nil || every <= 0 {
+			return fmt.Errorf("workload orders: every %q: want a positive duration, e.g. 30s", words[3])
+		}
+		for i := range n {
+			p.workload = append(p.workload, sim.Command{At: time.Duration(i) * every,
+				Command: orders.Command{Kind: orders.Place, OrderID: fmt.Sprintf("o-%d", i+1), Amount: domain.MustMoney("10.00", "EUR")}})
+		}
 	default:
-		return fmt.Errorf("unknown workload %q (valid: standard, one-order)", name)
+		return fmt.Errorf("unknown workload %q (valid: standard, one-order, orders N EVERY)", name)
 	}
 	return nil
 }
+
+// maxOrders bounds "workload orders N EVERY".
+const maxOrders = 10_000
 
 func (p *parser) addCrash(line, word string) error {
 	point, k, err := sim.ParseScenarioPoint(word)
@@ -194,7 +259,8 @@ func (p *parser) finish() (File, error) {
 	cfg, workload, relays, restart := p.cfg, p.workload, p.relays, p.restart
 	f.Configure = func(v variant.Variant, seed uint64) sim.Config {
 		c := sim.DefaultConfig(v, append([]sim.Command(nil), workload...), seed)
-		c.Crashes, c.Faults, c.Cleanups, c.Services = cfg.Crashes, cfg.Faults, cfg.Cleanups, cfg.Services
+		c.Crashes, c.Faults, c.Cleanups, c.Services, c.IDs, c.Consumers, c.History = cfg.Crashes, cfg.Faults, cfg.Cleanups, cfg.Services, cfg.IDs, cfg.Consumers, cfg.History
+		c.Resends = cfg.Resends
 		if relays > 0 {
 			c.Relays = relays
 		}
@@ -206,6 +272,9 @@ func (p *parser) finish() (File, error) {
 	v, err := fileVariant(f.Variant)
 	if err != nil {
 		return File{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if f.Expect != check.OK && f.Variant == "" {
+		return File{}, fmt.Errorf("%s: \"expect %s\" is what the story's own variant ends with: name it in a \"variant\" line", name, f.Expect)
 	}
 	if err := checkRefs(name, f.Configure(v, f.Seed), p.refs); err != nil {
 		return File{}, err
@@ -226,7 +295,7 @@ func StoryName(file string) string {
 // command parses "at 2s amend o-1 2.50 EUR gift wrap".
 func command(words []string) (sim.Command, error) {
 	if len(words) < 4 {
-		return sim.Command{}, fmt.Errorf("want \"at TIME place|amend ORDER AMOUNT CURRENCY [TEXT]\" or \"at TIME cancel ORDER [TEXT]\"")
+		return sim.Command{}, fmt.Errorf("want \"at TIME place|release|amend ORDER AMOUNT CURRENCY [TEXT]\" or \"at TIME cancel ORDER [TEXT]\"")
 	}
 	at, err := duration(words[1])
 	if err != nil {
@@ -235,7 +304,9 @@ func command(words []string) (sim.Command, error) {
 	c := sim.Command{At: at, Command: orders.Command{OrderID: words[3]}}
 	rest := words[4:]
 	switch words[2] {
-	case "place", "amend":
+	case "place", "release", "amend":
+		// release is the insurance story's place: the claims service
+		// releases a claim for payout.
 		c.Kind = orders.Place
 		if words[2] == "amend" {
 			c.Kind = orders.Amend
@@ -250,7 +321,7 @@ func command(words []string) (sim.Command, error) {
 	case "cancel":
 		c.Kind = orders.Cancel
 	default:
-		return c, fmt.Errorf("unknown command %q (valid: place, amend, cancel)", words[2])
+		return c, fmt.Errorf("unknown command %q (valid: place, amend, cancel; release in the insurance story)", words[2])
 	}
 	c.Text = strings.Join(rest, " ")
 	return c, nil
@@ -258,7 +329,7 @@ func command(words []string) (sim.Command, error) {
 
 // fault parses what follows "fault": a kind and its arguments.
 func fault(words []string) (sim.Fault, error) {
-	const valid = "broker-outage FROM FOR, publish-timeout-stored|publish-timeout-dropped|duplicate-delivery|reorder|poison|corrupt-once|unknown-version|unknown-type|wrong-currency|rejected TARGET, " +
+	const valid = "broker-outage FROM FOR, publish-timeout-stored|publish-timeout-dropped|duplicate-delivery|reorder|poison|corrupt-once|unknown-version|unknown-type|extra-field|wrong-currency|rejected TARGET, " +
 		"delay TARGET FOR, stall PROCESS POINT FOR, slow-commit PROCESS FOR, clock-skew PROCESS SKEW, kill PROCESS AT [FOR], commit-failure BOUNDARY@K"
 	if len(words) == 0 {
 		return sim.Fault{}, fmt.Errorf("fault needs a kind (valid: %s)", valid)
@@ -280,7 +351,7 @@ func fault(words []string) (sim.Fault, error) {
 				f.For, err = duration(args[1])
 			}
 		}
-	case sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate, sim.FaultReorder, sim.FaultPoison, sim.FaultUnknownVersion, sim.FaultUnknownType, sim.FaultWrongCurrency, sim.FaultCorruptOnce, sim.FaultRejected:
+	case sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate, sim.FaultReorder, sim.FaultPoison, sim.FaultUnknownVersion, sim.FaultUnknownType, sim.FaultWrongCurrency, sim.FaultCorruptOnce, sim.FaultRejected, sim.FaultExtraField:
 		if err = want(1, "TARGET (e.g. o-1#1)"); err == nil {
 			f.Target, err = target(args[0])
 		}

@@ -17,7 +17,7 @@ func TestParseFileNamesTheLineAndWhatIsValid(t *testing.T) {
 	cases := []struct{ text, want string }{
 		{"summary s\nworkload standard\nfault reodrer o-1#1\n", `f.txt:3: unknown fault "reodrer" (valid: broker-outage`},
 		{"summary s\nworkload standard\ncrash relay.after-send@0\n", `f.txt:3: scenario "relay.after-send@0": occurrence "0" is not a whole number >= 1`},
-		{"summary s\nworkload standrad\n", `f.txt:2: unknown workload "standrad" (valid: standard, one-order)`},
+		{"summary s\nworkload standrad\n", `f.txt:2: unknown workload "standrad" (valid: standard, one-order, orders N EVERY)`},
 		{"summary s\nat 1s place o-1 10.001 EUR\n", `f.txt:2: invalid money: amount "10.001" has 3 decimals, EUR allows 2`},
 		{"summary s\nat 2s place o-1 1.00 EUR\nat 1s cancel o-1\n", `f.txt:3: at 1s is earlier than the command before it`},
 		{"summary s\nat 1x place o-1 1.00 EUR\n", `f.txt:2: duration "1x": want e.g. 40s, 1m30s, 8d or 8d1m`},
@@ -28,7 +28,7 @@ func TestParseFileNamesTheLineAndWhatIsValid(t *testing.T) {
 		{"summary s\nworkload standard\nvariant nope\n", `f.txt:3: unknown variant "nope" (valid: outbox,`},
 		{"summary s\nworkload standard\nrelays 0\n", `f.txt:3: relays "0" is not a whole number >= 1`},
 		{"summary s\nworkload standard\nfrobnicate\n", `f.txt:3: unknown line "frobnicate" (valid: summary,`},
-		{"summary s\nworkload standard\nrelays 99999\n", `f.txt:3: relays 99999 is too many (at most 100, as labrun's --relays)`},
+		{"summary s\nworkload standard\nrelays 99999\n", `f.txt:3: relays 99999 is too many (at most 100)`},
 		{"summary s\nworkload standard\nrelays 99999999999999999999\n", `f.txt:3: relays 99999999999999999999 is too many (at most 100`},
 		{"summary s\nworkload standard\nservices 101\n", `f.txt:3: services 101 is too many (at most 100`},
 		{"summary s\nworkload standard\nfault duplicate-delivery o-9#1\n", `f.txt:3: fault duplicate-delivery o-9#1: the workload makes no event o-9#1 (its events: o-1#1..3, o-2#1..2, o-3#1)`},

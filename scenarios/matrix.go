@@ -2,6 +2,9 @@ package scenarios
 
 import (
 	"fmt"
+
+	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"slices"
 	"strings"
 	"sync"
@@ -316,7 +319,26 @@ func relayRestart() sim.Point {
 func stall() sim.Point {
 	f := sim.Fault{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second}
 	return sim.Point{ID: string(sim.FaultStall), Kind: sim.KindFault, Faults: []sim.Fault{f}, Relays: 2,
-		Situations: []sim.Situation{sim.LeaseTakenOver}}
+		Situations: []sim.Situation{sim.LeaseTakenOver}, Story: stallStory}
+}
+
+// stallStory tells the stall row: what a lease guarantees, and what it
+// does not (chapter 000 section 5).
+var stallStory = lang.Text{
+	EN: "relay-1 claims o-2#1 at 00:00:01 and freezes just before it sends (a GC pause, a frozen VM) for 40 s, longer than its 30 s lease. " +
+		"relay-2 sends everything else meanwhile, and at 00:00:31, when relay-1's lease has run out, takes o-2#1 over, sends it and marks it SENT. " +
+		"At 00:00:41 relay-1 resumes where it stood and sends o-2#1 again: a frozen process cannot know that time passed. " +
+		"It does not mark it (the fence: it no longer holds the lease), and billing's inbox absorbs the second copy. " +
+		"So chapter 000's \"Mehrere Publisher-Instanzen dürfen nicht dieselbe Nachricht gleichzeitig senden\" holds in the form the lab can prove: " +
+		"never two valid leases on one message at once; a relay that froze past its lease may still send once more, and the consumer's inbox makes that harmless. " +
+		"Run it with --variant no-fencing: relay-1's late mark overwrites relay-2's (UNSAFE); with --variant skip-locked-tx (chapter 003's relay, story lock-or-lease) o-2#1 waits for relay-1 and leaves once.",
+	DE: "relay-1 claimt o-2#1 um 00:00:01 und friert direkt vor dem Senden ein (eine GC-Pause, eine angehaltene VM), 40 s lang, länger als seine Lease von 30 s. " +
+		"relay-2 sendet inzwischen alles andere und übernimmt um 00:00:31, als die Lease von relay-1 abgelaufen ist, o-2#1, sendet sie und markiert sie als SENT. " +
+		"Um 00:00:41 macht relay-1 weiter, wo es stand, und sendet o-2#1 noch einmal: ein eingefrorener Prozess kann nicht wissen, dass Zeit vergangen ist. " +
+		"Es markiert sie nicht (der Fence: es hält die Lease nicht mehr), und die Inbox von Billing fängt die zweite Kopie ab. " +
+		"So gilt „Mehrere Publisher-Instanzen dürfen nicht dieselbe Nachricht gleichzeitig senden“ aus Kapitel 000 in der Form, die das Labor beweisen kann: " +
+		"nie zwei gültige Leases auf einer Nachricht zugleich; ein Relay, das über seine Lease hinaus einfror, kann noch einmal senden, und die Inbox des Consumers macht das harmlos. " +
+		"Mit --variant no-fencing überschreibt die späte Markierung von relay-1 die von relay-2 (UNSAFE); mit --variant skip-locked-tx (das Relay aus Kapitel 003, Geschichte lock-or-lease) wartet o-2#1 auf relay-1 und geht einmal hinaus.",
 }
 
 // stallOutage is the stall-outage row: the stall row, and the broker goes
@@ -434,6 +456,10 @@ func builtIn() []variant.Variant {
 		mistakes.RecoverAll(),
 		mistakes.ClaimWithoutLock(),
 		mistakes.OffsetByID(),
+		mistakes.DualWriteRetry(),
+		mistakes.NoBackoff(),
+		mistakes.CronRelay(),
+		mistakes.NewIDOnResend(),
 	}
 }
 
@@ -446,14 +472,89 @@ func VariantNames() []string {
 	return names
 }
 
-// FindVariant returns the variant with that id.
+// Extras are variants of the orders' workload that are not columns of the
+// default matrix: the reference deleting on send, chapter 000's change of
+// an event's meaning. `labrun scenario --variant X` plays them, `labrun
+// matrix --variant X` grades them, and TestExtraVariantsKeepTheirDeclarations
+// holds every cell to what each declares.
+func Extras() []variant.Variant {
+	return []variant.Variant{
+		variant.DeleteOnSend(),
+		everywhere(mistakes.GrossToNet(), check.Mismatch),
+		variant.SkipLockedTx(),
+		mistakes.UnindexedOutbox(),
+		variant.TwoPhaseCommit(),
+		variant.SyncCall(),
+		variant.LegacyCDC(),
+		variant.GapFetch(),
+	}
+}
+
+// everywhere declares o at every point of the matrix a variant with the
+// reference's service reaches (all but the publishing services'
+// service.after-publish): a mistake that shows in every run, whatever the
+// fault.
+func everywhere(v variant.Variant, o check.Outcome) variant.Variant {
+	v.Expect = map[string]check.Outcome{}
+	for _, p := range points() {
+		if p.ID != "service.after-publish" {
+			v.Expect[p.ID] = o
+		}
+	}
+	return v
+}
+
+// StoryVariants are the variants that tell one story of the chapters and
+// are not columns of the matrix, whose workload is orders: chapter 004's
+// claims service and payment service (their workload releases claims).
+// Stories and labrun scenario --variant find them; the matrix and
+// exploration do not take them.
+func StoryVariants() []variant.Variant {
+	return []variant.Variant{
+		variant.Insurance(),
+		mistakes.InsuranceWithoutInbox(),
+	}
+}
+
+// FindVariant returns the variant with that id: a variant of the matrix,
+// or a story's (StoryVariants).
 func FindVariant(name string) (variant.Variant, error) {
-	for _, v := range Variants() {
+	for _, v := range slices.Concat(Variants(), Extras(), StoryVariants()) {
 		if v.Name == name {
 			return v, nil
 		}
 	}
-	return variant.Variant{}, fmt.Errorf("unknown variant %q (valid: %s)", name, strings.Join(VariantNames(), ", "))
+	var more []string
+	for _, v := range slices.Concat(Extras(), StoryVariants()) {
+		more = append(more, v.Name)
+	}
+	return variant.Variant{}, fmt.Errorf("unknown variant %q (valid: %s; beyond the matrix: %s)", name, strings.Join(VariantNames(), ", "), strings.Join(more, ", "))
+}
+
+// IsLabVariant reports whether name is one of the lab's own variants (the
+// matrix's columns, the extras, the stories'), not one a course registered.
+func IsLabVariant(name string) bool {
+	return slices.ContainsFunc(slices.Concat(builtIn(), Extras(), StoryVariants()), func(v variant.Variant) bool { return v.Name == name })
+}
+
+// IsStoryVariant reports whether name is a story's variant
+// (StoryVariants), which plays its own story's workload and no other.
+func IsStoryVariant(name string) bool {
+	return slices.ContainsFunc(StoryVariants(), func(v variant.Variant) bool { return v.Name == name })
+}
+
+// FindMatrixVariant returns the variant with that id if the matrix's
+// workload can run it (a column of the matrix or an extra); a story's
+// variant is an error that says so.
+func FindMatrixVariant(name string) (variant.Variant, error) {
+	v, err := FindVariant(name)
+	if err != nil {
+		return v, err
+	}
+	if IsStoryVariant(name) {
+		return variant.Variant{}, fmt.Errorf("variant %q tells a story of its own and is not a column of the matrix: play it with `labrun scenario` (valid here: %s)", name, strings.Join(VariantNames(), ", "))
+	}
+	return v, nil
 }
 
 // FindPoint returns the matrix row with that id.

@@ -72,6 +72,11 @@ const (
 	// next. Putting it aside as a dead letter is giving up too early.
 	FaultCorruptOnce FaultKind = "corrupt-once"
 	FaultRejected    FaultKind = "rejected"
+	// FaultExtraField delivers the target with a field its consumer does
+	// not know yet, type and version unchanged: a compatible extension
+	// (chapter 000 section 9), which the consumer must apply as it is. Not
+	// a matrix row: a story's.
+	FaultExtraField FaultKind = "extra-field"
 	// FaultStall freezes a process (a GC pause, a frozen VM) when it first
 	// reaches a crash point's place, before the effect, for For; then it
 	// resumes exactly where it stood, holding what it held.
@@ -104,7 +109,7 @@ const (
 // FaultKinds are every fault kind, in the order of their declaration.
 var FaultKinds = []FaultKind{
 	FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion,
-	FaultUnknownType, FaultWrongCurrency, FaultCorruptOnce, FaultRejected, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure,
+	FaultUnknownType, FaultWrongCurrency, FaultCorruptOnce, FaultRejected, FaultExtraField, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure,
 }
 
 // ErrCommitFailed is what a process gets from a commit that a
@@ -196,6 +201,30 @@ type Config struct {
 	// Operations are the operator's work after quiesce, in order (see
 	// Operation); nil is DefaultOperations. Exactly one is OpFix.
 	Operations []Operation
+	// Consumers is how many instances of billing read its one subscription
+	// side by side (0 means one): two that get copies of one message at
+	// once race on the inbox's unique key (chapter 003). One is
+	// "billing"; two are "billing-1" and "billing-2". A crash of one would
+	// take back the other's deliveries too (the broker keeps one
+	// connection per subscription), so a run with several has no
+	// crashes or kills of billing.
+	Consumers int
+	// History is how many SENT messages the outbox holds when the run
+	// begins, sent over the year before and never cleaned up (chapter
+	// 004's "Wachsende Outbox": 2,000 a day are about 730,000 a year), at
+	// most MaxHistory. They are in the outbox table only: no order, no
+	// broker, no billing has them. A variant without an outbox table
+	// cannot have them.
+	History int
+	// Resends are an operator's resends of sent messages from the outbox,
+	// in time order (chapter 003: seven days of retention are a replay
+	// window; chapter 000: "Eine vermeintlich erledigte Nachricht landet
+	// nach Stunden wieder im System").
+	Resends []Resend
+	// IDs are the message ids the run hands out first, in order (a story
+	// that tells chapter 004's e-5531); the ids after them are drawn from
+	// the seed.
+	IDs []string
 	// Poll drives every relay as its production loop does (outbox's
 	// Relay.Run): a step an idle poll after the last one, a busy poll
 	// after one that did something (outbox.Config's IdlePoll and
@@ -204,6 +233,18 @@ type Config struct {
 	// its NextWake says, which skips the polls in vain.
 	Poll bool
 }
+
+// Resend is an operator publishing a message again, at At, from its row
+// in the outbox: the message of Target, under its own id, if the outbox
+// still holds it.
+type Resend struct {
+	At     time.Duration
+	Target broker.Target
+}
+
+// MaxHistory bounds Config.History: a million rows take seconds to build
+// and about 300 MB.
+const MaxHistory = 1_000_000
 
 // DefaultConfig returns a configuration for v and workload with one relay,
 // a 5 s restart delay, 10 ms per effect on average and a 6 h horizon.
@@ -224,7 +265,7 @@ func DefaultConfig(v variant.Variant, workload []Command, seed uint64) Config {
 // Processes returns the names of the run's processes, as its trace, its
 // faults and its replay commands name them: the service ("service", or
 // "service-1", "service-2", ... for several), the relays ("relay-1", ...,
-// or the variant's RelayRole) and billing.
+// or the variant's RelayRole) and billing ("billing", or "billing-1", ...).
 func (c Config) Processes() []string {
 	var names []string
 	for _, p := range c.processes() {
@@ -241,11 +282,12 @@ type processSpec struct {
 
 func (c Config) processes() []processSpec {
 	var out []processSpec
+	service := c.Variant.ServiceProcess()
 	if c.Services == 1 {
-		out = append(out, processSpec{"service", roleService})
+		out = append(out, processSpec{service, roleService})
 	} else {
 		for i := 1; i <= c.Services; i++ {
-			out = append(out, processSpec{fmt.Sprintf("service-%d", i), roleService})
+			out = append(out, processSpec{fmt.Sprintf("%s-%d", service, i), roleService})
 		}
 	}
 	if c.Variant.NewRelay != nil {
@@ -253,7 +295,14 @@ func (c Config) processes() []processSpec {
 			out = append(out, processSpec{fmt.Sprintf("%s-%d", c.Variant.RelayRoleName(), i), roleRelay})
 		}
 	}
-	return append(out, processSpec{"billing", roleConsumer})
+	consumer := c.Variant.ConsumerProcess()
+	if c.Consumers <= 1 {
+		return append(out, processSpec{consumer, roleConsumer})
+	}
+	for i := 1; i <= c.Consumers; i++ {
+		out = append(out, processSpec{fmt.Sprintf("%s-%d", consumer, i), roleConsumer})
+	}
+	return out
 }
 
 // Validate returns an error naming every field that is out of range.
@@ -264,6 +313,10 @@ func (c Config) Validate() error {
 	}
 	if c.Services < 1 {
 		errs = append(errs, fmt.Errorf("sim: Services = %d, want >= 1", c.Services))
+	}
+	errs = append(errs, c.validateConsumers()...)
+	if c.History < 0 || c.History > MaxHistory {
+		errs = append(errs, fmt.Errorf("sim: History = %d, want 0 to %d", c.History, MaxHistory))
 	}
 	if c.Relays < 1 {
 		errs = append(errs, fmt.Errorf("sim: Relays = %d, want >= 1", c.Relays))
@@ -317,7 +370,7 @@ func (c Config) Validate() error {
 			if !slices.Contains(CommitBoundaries, f.Point) || f.Occurrence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: needs a commit boundary (%s) and Occurrence >= 1; got %q@%d", f.Kind, strings.Join(CommitBoundaries, ", "), f.Point, f.Occurrence))
 			}
-		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultCorruptOnce, FaultRejected, FaultDelay:
+		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultCorruptOnce, FaultRejected, FaultExtraField, FaultDelay:
 			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
 				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
 			}
@@ -358,6 +411,30 @@ func (c Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateConsumers names what several billing instances cannot have (a
+// crash or kill of one), and resends out of time order.
+func (c Config) validateConsumers() []error {
+	var errs []error
+	if c.Consumers > 1 {
+		for _, cr := range c.Crashes {
+			if strings.HasPrefix(cr.Point, roleConsumer+".") {
+				errs = append(errs, fmt.Errorf("sim: crash %s with Consumers = %d: a crash of one billing instance would take back the others' deliveries too (one connection per subscription); crash billing with one instance", cr.Point, c.Consumers))
+			}
+		}
+		for _, f := range c.Faults {
+			if f.Kind == FaultKill && strings.HasPrefix(f.Process, c.Variant.ConsumerProcess()) {
+				errs = append(errs, fmt.Errorf("sim: kill %s with Consumers = %d: a kill of one billing instance would take back the others' deliveries too; kill billing with one instance", f.Process, c.Consumers))
+			}
+		}
+	}
+	for i := 1; i < len(c.Resends); i++ {
+		if c.Resends[i].At < c.Resends[i-1].At {
+			errs = append(errs, fmt.Errorf("sim: resend %d (%s) is earlier than the one before it", i, c.Resends[i].Target))
+		}
+	}
+	return errs
 }
 
 // EventKinds returns the kind of command that makes each event of the

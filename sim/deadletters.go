@@ -114,7 +114,7 @@ func (w *world) notePark() {
 		if allowed > 0 {
 			allowed += w.failed
 		}
-		attempts := w.broker.Nacks(variant.Subscription, id) - w.parks.base[id] + 1
+		attempts := w.broker.Nacks(w.subscription(), id) - w.parks.base[id] + 1
 		w.parks.parked = append(w.parks.parked, check.ParkAttempts{MessageID: id, AggregateID: t.AggregateID, Sequence: t.Sequence, Attempts: attempts, Allowed: allowed})
 	}
 }
@@ -128,7 +128,7 @@ func (w *world) replayingBilling() {
 		if w.parks.base == nil {
 			w.parks.base = map[string]int{}
 		}
-		w.parks.base[id] = w.broker.Nacks(variant.Subscription, id)
+		w.parks.base[id] = w.broker.Nacks(w.subscription(), id)
 		delete(w.parks.seen, id)
 	}
 }

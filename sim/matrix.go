@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"outboxlab/lab/lang"
 	"slices"
 	"strings"
 
@@ -45,6 +46,9 @@ type Point struct {
 	// Workload, if not nil, is the row's own workload instead of the
 	// matrix's (a backlog needs more orders than the standard three).
 	Workload []Command
+	// Story, if not empty, tells what happens at the row in a few
+	// sentences, for `labrun scenario ROW`.
+	Story lang.Text
 }
 
 // Apply sets a fault row's faults and relays in cfg, for cfg's variant: the

@@ -317,7 +317,10 @@ func (w *world) outboxRows() []outbox.Message {
 }
 
 // ledger returns billing's ledger.
-func (w *world) ledger() []billing.Entry { return billing.Ledger(w.billingDB) }
+func (w *world) ledger() []billing.Entry {
+	_, ledger, _ := w.books()
+	return ledger
+}
 
 // keptSituations notes, of the rows before a cleanup that it kept, the
 // SENT messages within two hours of the end of their retention period

@@ -6,11 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/billing"
 	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
-	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/store"
 )
 
 // maxSteps bounds the steps of one phase, a second guard next to the
@@ -57,6 +55,13 @@ type Result struct {
 	Missteps
 	// Situations counts what the run went through (see Situation).
 	Situations map[Situation]int
+	// OrderLog and BillingLog are the two databases' commit logs up to
+	// WorkEnded, every commit with its time: what a view of the run over
+	// time (labrun's metrics) reads.
+	OrderLog, BillingLog []store.Commit
+	// WorkEnded is when the run's work ended: quiesce is over, the
+	// operator's work begins.
+	WorkEnded time.Duration
 }
 
 // ReachedPoints returns the crash points reached, sorted.
@@ -98,6 +103,13 @@ func Run(cfg Config) (_ Result, err error) {
 	if n := len(cfg.Workload); n > 0 {
 		last = cfg.Workload[n-1].At
 	}
+	// The operator's planned cleanups and resends belong to the run too.
+	for _, at := range cfg.Cleanups {
+		last = max(last, at)
+	}
+	for _, r := range cfg.Resends {
+		last = max(last, r.At)
+	}
 	if _, _, err := w.runUntilQuiet(Epoch.Add(last + cfg.Horizon)); err != nil {
 		return Result{}, err
 	}
@@ -120,6 +132,7 @@ func Run(cfg Config) (_ Result, err error) {
 	// cfg.Operations: retention cleanups at several ages, replays of the
 	// dead letters before and after their causes are fixed, a replay
 	// that meets a broker error, a replay run twice (see operator.go).
+	workEnded, orderLog, billingLog := w.clock.Since(), w.orderDB.Log(0), w.billingDB.Log(0)
 	deadLetters := w.deadLetters(afterQuiesce)
 	beforeReplay := w.publishes()
 	if err := w.operate(cfg.operations()); err != nil {
@@ -129,7 +142,7 @@ func Run(cfg Config) (_ Result, err error) {
 	// 4. check.
 	w.abandon()
 	w.notePark()
-	ledger, all := billing.Ledger(w.billingDB), orders.All(w.orderDB)
+	all, ledger, accounts := w.books()
 	unsafe := check.SafetyOf(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention})
 	faults := w.plannedFaults()
 	vs := check.Check(check.World{
@@ -140,7 +153,7 @@ func Run(cfg Config) (_ Result, err error) {
 		Quiesced:           quiet,
 		Busy:               busy,
 		Changes:            check.Changes(w.orderDB.Log(0)),
-		Accounts:           billing.Accounts(w.billingDB),
+		Accounts:           accounts,
 		Published:          w.broker.Log(),
 		DeadLetters:        deadLetters,
 		Transient:          faults.Transient(w.relayPolicy, w.consumerPolicy),
@@ -173,6 +186,9 @@ func Run(cfg Config) (_ Result, err error) {
 		Reached:        w.reached(),
 		Trace:          w.trace,
 		Duration:       w.clock.Since(),
+		OrderLog:       orderLog,
+		BillingLog:     billingLog,
+		WorkEnded:      workEnded,
 	}, nil
 }
 
@@ -257,6 +273,12 @@ func (w *world) tick() (bool, error) {
 		w.cfg.Cleanups = w.cfg.Cleanups[1:]
 		return true, w.cleanup()
 	}
+	if len(w.cfg.Resends) > 0 && !Epoch.Add(w.cfg.Resends[0].At).After(now) {
+		r := w.cfg.Resends[0]
+		w.cfg.Resends = w.cfg.Resends[1:]
+		w.resend(r)
+		return true, nil
+	}
 	w.ready = w.ready[:0]
 	for _, p := range w.procs {
 		if p.alive && !p.stalledUntil.After(now) && (p.task || w.due(p, now)) {
@@ -291,7 +313,7 @@ func (w *world) due(p *proc, now time.Time) bool {
 	case p.relay != nil:
 		at, ok = w.wakeOf(p)
 	case p.consumer != nil:
-		at, ok = w.broker.NextAvailable(variant.Subscription)
+		at, ok = w.broker.NextAvailable(w.subscription())
 	}
 	return ok && !at.After(now)
 }
@@ -340,7 +362,7 @@ func (w *world) onlyRestartsLeft() bool {
 				return false
 			}
 		case p.consumer != nil:
-			if _, ok := w.broker.NextAvailable(variant.Subscription); ok {
+			if _, ok := w.broker.NextAvailable(w.subscription()); ok {
 				return false
 			}
 		}
@@ -370,7 +392,7 @@ func (w *world) nextEvent() (time.Time, bool) {
 				consider(later(t, p.stalledUntil))
 			}
 		case p.consumer != nil:
-			if t, ok := w.broker.NextAvailable(variant.Subscription); ok {
+			if t, ok := w.broker.NextAvailable(w.subscription()); ok {
 				consider(later(t, p.stalledUntil))
 			}
 		}
@@ -380,6 +402,9 @@ func (w *world) nextEvent() (time.Time, bool) {
 	}
 	if len(w.cfg.Cleanups) > 0 {
 		consider(Epoch.Add(w.cfg.Cleanups[0]))
+	}
+	if len(w.cfg.Resends) > 0 {
+		consider(Epoch.Add(w.cfg.Resends[0].At))
 	}
 	if len(w.kills) > 0 && w.crashing {
 		consider(Epoch.Add(w.kills[0].From))
@@ -458,7 +483,7 @@ func (w *world) busy() string {
 			}
 		}
 	}
-	if n := w.broker.Pending(variant.Subscription); n > 0 {
+	if n := w.broker.Pending(w.subscription()); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d deliveries pending", n))
 	}
 	if len(parts) == 0 {

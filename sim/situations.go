@@ -2,7 +2,6 @@ package sim
 
 import (
 	"outboxlab/inbox"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
 )
@@ -144,7 +143,7 @@ func (w *world) situations() map[Situation]int {
 	if n := w.orderDB.Conflicts(); n > 0 {
 		out[WriteConflict] += n
 	}
-	if n := w.broker.Redeliveries(variant.Subscription); n > 0 {
+	if n := w.broker.Redeliveries(w.subscription()); n > 0 {
 		out[Redelivered] += n
 	}
 	for _, c := range w.billingDB.Log(0) {

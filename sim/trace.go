@@ -9,6 +9,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
+	"outboxlab/insurance"
 	"outboxlab/outbox"
 	"outboxlab/store"
 )
@@ -192,6 +193,10 @@ func describeChange(ch store.Change) (line, id string) {
 		return s, v.ID
 	case billing.Entry:
 		return fmt.Sprintf("ledger: %s %s#%d %s (%s)", v.Kind, v.OrderID, v.Sequence, v.Amount, v.MessageID), v.MessageID
+	case domain.Claim:
+		return fmt.Sprintf("claims: %s v%d released %s", v.ID, v.Version, v.Amount), ""
+	case insurance.Payout:
+		return fmt.Sprintf("payouts: %s#%d %s (%s)", v.ClaimID, v.Sequence, v.Amount, v.MessageID), v.MessageID
 	case inbox.Processed:
 		return fmt.Sprintf("inbox: %s", v.MessageID), v.MessageID
 	case inbox.Parked:
@@ -224,6 +229,12 @@ func describeRow(db string, seq uint64, ch store.Change) Row {
 	case billing.Entry:
 		row.Value = fmt.Sprintf("%s %s#%d %s (%s)", v.Kind, v.OrderID, v.Sequence, v.Amount, v.MessageID)
 		row.Label = label(v.OrderID, v.Sequence)
+	case domain.Claim:
+		row.Value = fmt.Sprintf("v%d released %s", v.Version, v.Amount)
+		row.Label = label(v.ID, v.Version)
+	case insurance.Payout:
+		row.Value = fmt.Sprintf("payout %s#%d %s (%s)", v.ClaimID, v.Sequence, v.Amount, v.MessageID)
+		row.Label = label(v.ClaimID, v.Sequence)
 	case billing.Account:
 		row.Value = "billed " + v.Billed.String()
 		if v.Cancelled {

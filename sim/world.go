@@ -132,6 +132,7 @@ type world struct {
 	// read up to commit claimsSeen (see claimOf).
 	claims     map[string]claim
 	claimsSeen uint64
+	idsGiven   int // of Config.IDs, handed out
 	trace      []Event
 	// outages are the broker outages as the trace tells them.
 	outages []outageWindow
@@ -174,7 +175,7 @@ func newWorld(cfg Config) (*world, error) {
 	w.billingDB.SetSession(session)
 	w.broker = broker.New(w.clock)
 	w.broker.KeepHistory(cfg.Trace) // the trace is its only reader
-	if err := w.broker.Subscribe(variant.Subscription); err != nil {
+	if err := w.broker.Subscribe(w.subscription()); err != nil {
 		return nil, err
 	}
 	if sub := cfg.Variant.RelaySubscription; sub != "" {
@@ -184,6 +185,9 @@ func newWorld(cfg Config) (*world, error) {
 	}
 	if err := cfg.Variant.Install(w.orderDB, w.billingDB); err != nil {
 		return nil, fmt.Errorf("sim: install %s: %w", cfg.Variant.Name, err)
+	}
+	if err := w.installHistory(cfg.History); err != nil {
+		return nil, err
 	}
 	for _, p := range cfg.processes() {
 		w.procs = append(w.procs, &proc{name: p.name, role: p.role})
@@ -221,6 +225,8 @@ func (w *world) installFault(f Fault) {
 		w.broker.Delay(f.Target, f.For)
 	case FaultRejected:
 		w.broker.Reject(f.Target)
+	case FaultExtraField:
+		w.broker.ExtraField(f.Target)
 	case FaultStall:
 		w.stalls = append(w.stalls, f)
 	case FaultSlowCommit:
@@ -237,8 +243,17 @@ func (w *world) installFault(f Fault) {
 	}
 }
 
-// NewID draws a message id from the run's seed: "e-" and 16 hex digits.
+// subscription is the broker subscription the run's consumer reads: the
+// consumer process's name ("billing", the insurance story's "payments").
+func (w *world) subscription() string { return w.cfg.Variant.ConsumerProcess() }
+
+// NewID returns the next of the run's given ids (Config.IDs), then draws
+// message ids from the run's seed: "e-" and 16 hex digits.
 func (w *world) NewID() string {
+	if w.idsGiven < len(w.cfg.IDs) {
+		w.idsGiven++
+		return w.cfg.IDs[w.idsGiven-1]
+	}
 	const digits = "0123456789abcdef"
 	id := [18]byte{'e', '-'}
 	for i, v := len(id)-1, w.rng.Uint64(); i >= 2; i, v = i-1, v>>4 {
@@ -439,7 +454,7 @@ func (w *world) crash(p *proc, point string, down time.Duration) {
 	aborted := w.orderDB.Crash(p.name) + w.billingDB.Crash(p.name)
 	switch {
 	case p.role == roleConsumer:
-		w.broker.Disconnect(variant.Subscription)
+		w.broker.Disconnect(w.subscription())
 	case p.role == roleRelay && w.cfg.Variant.RelaySubscription != "":
 		w.broker.Disconnect(w.cfg.Variant.RelaySubscription)
 	}
@@ -533,7 +548,7 @@ func (w *world) start(p *proc) error {
 // empty poll must do nothing. Anything else it does is an unhandled error
 // (see Result.Unhandled).
 func (w *world) pollEmpty(p *proc) {
-	if at, ok := w.broker.NextAvailable(variant.Subscription); ok && !at.After(w.clock.Now()) {
+	if at, ok := w.broker.NextAvailable(w.subscription()); ok && !at.After(w.clock.Now()) {
 		return
 	}
 	did, err := p.consumer.Step()

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -54,6 +55,8 @@ type DB struct {
 	// makes a large in-memory database slow.
 	spareWrites []write
 	spareLatest map[tableKey]int
+	// locks are the rows open transactions locked (Tx.LockSkip).
+	locks map[tableKey]*Tx
 }
 
 type table struct {
@@ -85,6 +88,10 @@ type Commit struct {
 	// PostgreSQL's track_commit_timestamp records it; zero without a clock.
 	At      time.Time
 	Changes []Change
+	// Reads is how many rows the transaction looked at before it
+	// committed (Tx.Reads): a relay's claim reads few rows with the
+	// outbox's partial index, the whole table without it.
+	Reads int
 }
 
 // Change is one row written by a commit. A deleted row has Deleted set and no
@@ -94,6 +101,9 @@ type Change struct {
 	Key     string
 	Value   any
 	Deleted bool
+	// Locked says the committing transaction held the row's lock
+	// (Tx.LockSkip): no other transaction could lock it meanwhile.
+	Locked bool
 }
 
 // New returns an empty database; name appears in error messages.
@@ -366,11 +376,11 @@ func (db *DB) TruncateLog(upTo uint64) {
 
 // apply makes a transaction's writes durable, all at once. The caller holds
 // db.mu.
-func (db *DB) apply(owner, process string, writes []write) {
+func (db *DB) apply(owner, process string, writes []write, locks []tableKey, reads int) {
 	db.seq++
 	var c Commit
 	if db.keepLog {
-		c = Commit{Seq: db.seq, Owner: owner, Process: process, Changes: make([]Change, 0, len(writes))}
+		c = Commit{Seq: db.seq, Owner: owner, Process: process, Changes: make([]Change, 0, len(writes)), Reads: reads}
 		if db.now != nil {
 			c.At = db.now()
 		}
@@ -397,7 +407,8 @@ func (db *DB) apply(owner, process string, writes []write) {
 			}
 		}
 		if db.keepLog {
-			c.Changes = append(c.Changes, Change{Table: t.name, Key: w.key, Value: w.value, Deleted: w.deleted})
+			c.Changes = append(c.Changes, Change{Table: t.name, Key: w.key, Value: w.value, Deleted: w.deleted,
+				Locked: len(locks) > 0 && slices.Contains(locks, tableKey{t, w.key})})
 		}
 	}
 	if db.keepLog {

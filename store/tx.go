@@ -21,6 +21,12 @@ type Tx struct {
 	// enough that scanning it would cost more than a map.
 	latest map[tableKey]int
 	err    error // set once the transaction is finished
+	// locks are the rows this transaction locked (LockSkip), held until
+	// it ends.
+	locks []tableKey
+	// reads counts the rows it looked at (Get, and every row a scan
+	// visits): the work a query does, which an index keeps small.
+	reads int
 	// prev and next link the open transactions of db, oldest first.
 	prev, next *Tx
 }
@@ -123,8 +129,14 @@ func (tx *Tx) get(t *table, key string) (any, bool) {
 func (tx *Tx) Get(tableName, key string) (any, bool) {
 	tx.db.mu.Lock()
 	defer tx.db.mu.Unlock()
+	tx.reads++
 	return tx.get(tx.db.table(tableName), key)
 }
+
+// Reads returns how many rows the transaction looked at so far: one per
+// Get, one per row a Scan or ScanIndex visited. A scan of the whole table
+// reads every row; a scan of a partial index only its members.
+func (tx *Tx) Reads() int { return tx.reads }
 
 // NextVal draws the next number of a sequence; see DB.NextVal. It is not
 // undone by a rollback.
@@ -235,6 +247,7 @@ func (tx *Tx) ScanIndex(tableName, indexName string, fn func(key string, value a
 			}
 			rows = append(rows, r)
 		}
+		tx.reads += len(chunk)
 		tx.db.mu.Unlock()
 		done := len(chunk) < scanChunk
 		first = false
@@ -313,10 +326,38 @@ func (tx *Tx) Commit() error {
 		}
 	}
 	if len(tx.writes) > 0 {
-		tx.db.apply(tx.owner, tx.process, tx.writes)
+		tx.db.apply(tx.owner, tx.process, tx.writes, tx.locks, tx.reads)
 	}
 	tx.finish(ErrTxDone)
 	return nil
+}
+
+// LockSkip locks a row for this transaction until it ends, as SELECT ...
+// FOR UPDATE SKIP LOCKED does, and reports whether it holds the lock: false
+// when another open transaction holds it (the row is skipped, not waited
+// for). A row need not exist to be locked. A crash of the owner ends its
+// transactions and so frees their locks. Writing a row does not lock it
+// (the first committer wins, see ErrConflict); a change a transaction
+// commits to a row it locked says so in the commit log (Change.Locked).
+func (tx *Tx) LockSkip(tableName, key string) bool {
+	tx.db.mu.Lock()
+	defer tx.db.mu.Unlock()
+	if tx.err != nil {
+		return false
+	}
+	k := tableKey{tx.db.table(tableName), key}
+	switch holder := tx.db.locks[k]; {
+	case holder == tx:
+		return true
+	case holder != nil:
+		return false
+	}
+	if tx.db.locks == nil {
+		tx.db.locks = map[tableKey]*Tx{}
+	}
+	tx.db.locks[k] = tx
+	tx.locks = append(tx.locks, k)
+	return true
 }
 
 // Rollback discards the transaction. It is safe to call after Commit, so
@@ -332,6 +373,12 @@ func (tx *Tx) Rollback() {
 // finish ends the transaction; the caller holds db.mu.
 func (tx *Tx) finish(reason error) {
 	tx.err = reason
+	for _, k := range tx.locks {
+		if tx.db.locks[k] == tx {
+			delete(tx.db.locks, k)
+		}
+	}
+	tx.locks = nil
 	tx.db.recycle(tx.writes, tx.latest)
 	tx.writes = nil
 	tx.latest = nil

@@ -92,6 +92,18 @@ type Relay struct {
 	Owner  string
 	// Config supplies BatchSize, MaxAttempts and the backoff.
 	Config outbox.Config
+	// Messages says what of a commit the connector publishes; nil means
+	// the outbox rows it inserted. A connector on a legacy system's own
+	// tables publishes their rows (package legacycdc).
+	Messages func(store.Commit) []outbox.Message
+}
+
+// messages returns what the connector publishes of c.
+func (r *Relay) messages(c store.Commit) []outbox.Message {
+	if r.Messages != nil {
+		return r.Messages(c)
+	}
+	return inserts(c)
 }
 
 func (r *Relay) offset(tx *store.Tx) uint64 {
@@ -126,7 +138,7 @@ func (r *Relay) Step() (bool, error) {
 	to, sent, did := from, 0, false
 commits:
 	for _, c := range r.DB.Log(from) {
-		for _, m := range inserts(c) {
+		for _, m := range r.messages(c) {
 			if _, dead := tx.Get(TableDead, m.ID); dead {
 				continue
 			}
@@ -195,7 +207,7 @@ func (r *Relay) NextWake() (time.Time, bool) {
 	tx := r.DB.Begin(r.Owner)
 	defer tx.Rollback()
 	for _, c := range r.DB.Log(r.offset(tx)) {
-		for _, m := range inserts(c) {
+		for _, m := range r.messages(c) {
 			if _, dead := tx.Get(TableDead, m.ID); dead {
 				continue
 			}

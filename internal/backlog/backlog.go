@@ -16,6 +16,26 @@ type Params struct {
 	// Relay is how many messages the relay publishes per second once the
 	// broker is back (P).
 	Relay float64
+	// Broker and Consumer are how many messages per second the broker
+	// accepts and the receiver applies; 0 means more than the relay sends.
+	// Chapter 001's arithmetic holds "nur bei stabilen Raten und
+	// ausreichender Broker- und Empfängerkapazität": the slowest of relay,
+	// broker and receiver sets the drain.
+	Broker, Consumer float64
+}
+
+// Capacity returns the rate the backlog drains at, the slowest of relay,
+// broker and receiver, and which one that is ("relay", "broker",
+// "receiver").
+func (p Params) Capacity() (float64, string) {
+	c, by := p.Relay, "relay"
+	if p.Broker > 0 && p.Broker < c {
+		c, by = p.Broker, "broker"
+	}
+	if p.Consumer > 0 && p.Consumer < c {
+		c, by = p.Consumer, "receiver"
+	}
+	return c, by
 }
 
 // Validate names every parameter out of range.
@@ -26,6 +46,14 @@ func (p Params) Validate() error {
 	}
 	if !(p.Relay > 0) || math.IsInf(p.Relay, 0) {
 		errs = append(errs, fmt.Errorf("relay %v: want a number of messages per second > 0", p.Relay))
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"broker", p.Broker}, {"consumer", p.Consumer}} {
+		if c.v < 0 || math.IsInf(c.v, 0) || math.IsNaN(c.v) {
+			errs = append(errs, fmt.Errorf("%s %v: want a number of messages per second > 0, or 0 for enough", c.name, c.v))
+		}
 	}
 	if p.Outage < 0 {
 		errs = append(errs, fmt.Errorf("outage %s: want a duration >= 0", p.Outage))
@@ -39,8 +67,13 @@ type Estimate struct {
 	Backlog float64
 	// Drains is false when P ≤ R: the backlog never shrinks.
 	Drains bool
-	// Drain is Backlog / (P − R), when Drains.
+	// Drain is Backlog / (C − R), when Drains, where C is the slowest of
+	// relay, broker and receiver (P alone when the others keep up).
 	Drain time.Duration
+	// Capacity is C, and Bottleneck says whose it is: "relay", "broker"
+	// or "receiver".
+	Capacity   float64
+	Bottleneck string
 }
 
 // MaxDrain is the longest drain Compute answers with a number: beyond it
@@ -54,11 +87,12 @@ func Compute(p Params) (Estimate, error) {
 		return Estimate{}, err
 	}
 	e := Estimate{Backlog: p.Rate * p.Outage.Seconds()}
-	if p.Relay > p.Rate {
-		seconds := e.Backlog / (p.Relay - p.Rate)
+	e.Capacity, e.Bottleneck = p.Capacity()
+	if e.Capacity > p.Rate {
+		seconds := e.Backlog / (e.Capacity - p.Rate)
 		if seconds > MaxDrain.Seconds() {
-			return Estimate{}, fmt.Errorf("relay %v/s is only %.3g/s faster than the arrivals (%v/s): the backlog of %.0f would take %.3g years to drain; the arithmetic answers up to %d years",
-				p.Relay, p.Relay-p.Rate, p.Rate, e.Backlog, seconds/(365*24*3600), int(MaxDrain.Hours()/24/365))
+			return Estimate{}, fmt.Errorf("%s %v/s is only %.3g/s faster than the arrivals (%v/s): the backlog of %.0f would take %.3g years to drain; the arithmetic answers up to %d years",
+				e.Bottleneck, e.Capacity, e.Capacity-p.Rate, p.Rate, e.Backlog, seconds/(365*24*3600), int(MaxDrain.Hours()/24/365))
 		}
 		e.Drains = true
 		e.Drain = time.Duration(seconds * float64(time.Second))

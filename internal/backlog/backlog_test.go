@@ -148,3 +148,39 @@ func TestAFastRelayDrainsAtThePaceOfItsRetries(t *testing.T) {
 		t.Errorf("drained in %v, want the pace of the retries (up to 5 minutes apart)", sim.Drain)
 	}
 }
+
+// TestTheSlowestOfRelayBrokerAndReceiverSetsTheDrain: chapter 001's
+// arithmetic "gilt nur bei ... ausreichender Broker- und
+// Empfängerkapazität": a broker taking 600/s makes the 33 min 20 s an
+// hour and forty minutes, a receiver slower than the arrivals makes it
+// never, and capacities above the relay's change nothing.
+func TestTheSlowestOfRelayBrokerAndReceiverSetsTheDrain(t *testing.T) {
+	base := backlog.Params{Rate: 500, Outage: 20 * time.Minute, Relay: 800}
+	cases := []struct {
+		broker, consumer float64
+		drains           bool
+		drain            time.Duration
+		bottleneck       string
+	}{
+		{0, 0, true, 2000 * time.Second, "relay"},
+		{600, 0, true, 6000 * time.Second, "broker"},
+		{0, 450, false, 0, "receiver"},
+		{900, 1000, true, 2000 * time.Second, "relay"},
+		{700, 650, true, 4000 * time.Second, "receiver"},
+	}
+	for _, c := range cases {
+		p := base
+		p.Broker, p.Consumer = c.broker, c.consumer
+		e, err := backlog.Compute(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Drains != c.drains || e.Drain != c.drain || e.Bottleneck != c.bottleneck {
+			t.Errorf("broker %v, receiver %v: drains %v in %s by the %s, want %v in %s by the %s",
+				c.broker, c.consumer, e.Drains, e.Drain, e.Bottleneck, c.drains, c.drain, c.bottleneck)
+		}
+	}
+	if _, err := backlog.Compute(backlog.Params{Rate: 1, Outage: time.Minute, Relay: 2, Broker: -1}); err == nil {
+		t.Error("a negative broker capacity was accepted")
+	}
+}

@@ -35,12 +35,18 @@ func signed(m domain.Money) string {
 // database's commit log: every committed version of an order is one change,
 // read from the difference to the version before it. It does not look at
 // events or messages, so a variant cannot talk the checker into its own
-// view of what was committed.
+// view of what was committed. In chapter 004's story the database holds
+// claims: a claim released for payout is one change, whose effect is one
+// payout of its amount (an invoice, in the checker's words).
 func Changes(orderLog []store.Commit) []Change {
 	var out []Change
 	last := map[string]domain.Order{}
 	for _, c := range orderLog {
 		for _, ch := range c.Changes {
+			if claim, ok := ch.Value.(domain.Claim); ok && !ch.Deleted && claim.Released {
+				out = append(out, Change{OrderID: claim.ID, Sequence: claim.Version, Kind: billing.Invoice, Amount: claim.Amount})
+				continue
+			}
 			if ch.Table != orders.Table || ch.Deleted {
 				continue
 			}

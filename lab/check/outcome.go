@@ -1,6 +1,11 @@
 package check
 
-import "outboxlab/lab/lang"
+import (
+	"fmt"
+	"strings"
+
+	"outboxlab/lab/lang"
+)
 
 // NotApplicable is the verdict of a matrix cell whose point the variant
 // never reaches: no run was judged there. It is no run's outcome (Outcomes
@@ -56,3 +61,20 @@ var outcomeTexts = map[Outcome]struct {
 // MarshalText writes the outcome's public word, so that JSON carries
 // "LOST", not a number.
 func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// UnmarshalText reads an outcome's public word (or "n/a"), as a story
+// file's expect line or a JSON document writes it; an unknown word is an
+// error naming the valid ones.
+func (o *Outcome) UnmarshalText(word []byte) error {
+	if string(word) == NotApplicable.String() {
+		*o = NotApplicable
+		return nil
+	}
+	for i, w := range outcomeWords {
+		if w == string(word) {
+			*o = Outcome(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown outcome %q (valid: %s)", word, strings.Join(outcomeWords[:], ", "))
+}

@@ -16,7 +16,8 @@ import (
 //   - no two live leases on one message: a claim never takes a message
 //     whose previous lease had not expired, and nobody but its owner
 //     releases a live claim (judged by the database's clock);
-//   - nothing is marked SENT by a relay that does not hold a live lease;
+//   - nothing is marked SENT by a relay that does not hold a live lease
+//     or, in the transaction that marks it, the row's lock;
 //   - no terminal state is left: a SENT message is never written again, a
 //     DEAD_LETTER only by an operator's replay to PENDING;
 //   - nothing but a SENT message is deleted, and that only once the
@@ -110,7 +111,7 @@ func SafetyOf(h History) []string {
 			if !claimed && prev.Status == outbox.InFlight {
 				held = lease{holder: prev.LeaseOwner, until: prev.LeaseUntil} // claimed before the log begins
 			}
-			if why := transitionBreach(prev, m, held, c); why != "" {
+			if why := transitionBreach(prev, m, held, c, ch.Locked); why != "" {
 				out = append(out, fmt.Sprintf("commit %d by %s: %s %s", c.Seq, by, m.ID, why))
 			}
 			delete(leases, ch.Key)
@@ -160,14 +161,17 @@ func deletedOnSend(prev outbox.Message, held lease, c store.Commit) bool {
 
 // transitionBreach says what is wrong with the change from prev to m made
 // by commit c, where held is prev's claim (if prev is IN_FLIGHT): the
-// process that committed it and until when. Whether a lease was live when
+// process that committed it and until when; locked says c held the row's
+// lock (store.Tx.LockSkip): a relay that holds a transaction with the row
+// locked FOR UPDATE SKIP LOCKED across its publish (chapter 003's relay)
+// owns the row by that lock, not by a lease. Whether a lease was live when
 // another process took or released the message is judged by the
 // database's clock (c.At) where the log has it, never by the writer's own
 // clock, which may be wrong; a SENT mark is judged by the time its writer
 // checked the lease. Who holds a lease is judged by the process that
 // committed the claim, never by the owner name written into the row,
 // which the relay chooses.
-func transitionBreach(prev, m outbox.Message, held lease, c store.Commit) string {
+func transitionBreach(prev, m outbox.Message, held lease, c store.Commit, locked bool) string {
 	now := c.At
 	if now.IsZero() {
 		now = m.ClaimedAt
@@ -179,8 +183,10 @@ func transitionBreach(prev, m outbox.Message, held lease, c store.Commit) string
 		return fmt.Sprintf("left the terminal state SENT for %s", m.Status)
 	case prev.Status == outbox.DeadLetter && (m.Status != outbox.Pending || m.Replays != prev.Replays+1):
 		return fmt.Sprintf("left DEAD_LETTER for %s without a replay", m.Status)
+	case m.Status == outbox.Sent && prev.Status != outbox.InFlight && locked:
+		return "" // its lock was its claim
 	case m.Status == outbox.Sent && prev.Status != outbox.InFlight:
-		return fmt.Sprintf("marked SENT from %s, without a claim", prev.Status)
+		return fmt.Sprintf("marked SENT from %s, without a claim (a lease, or the row's lock)", prev.Status)
 	case m.Status == outbox.Sent && (held.holder != by || !m.SentAt.Before(held.until)):
 		return fmt.Sprintf("marked SENT at %s by %s, but %s's lease ran until %s",
 			clock(m.SentAt), by, held.holder, clock(held.until))

@@ -22,6 +22,14 @@ func runBacklog(args []string, stdout io.Writer) error {
 	rateText := fs.required("rate", "R", lang.Text{EN: "events arriving per second, e.g. 500", DE: "ankommende Ereignisse je Sekunde, z. B. 500"})
 	outageText := fs.required("outage", "D", lang.Text{EN: "how long the broker is down, e.g. 20m or 1h30m", DE: "wie lange der Broker ausfällt, z. B. 20m oder 1h30m"})
 	relayText := fs.required("relay", "P", lang.Text{EN: "messages the relay publishes per second once the broker is back, e.g. 800", DE: "Nachrichten, die das Relay je Sekunde sendet, sobald der Broker zurück ist, z. B. 800"})
+	brokerText := fs.text("broker", "B", lang.Text{
+		EN: "messages the broker accepts per second (default: as many as the relay sends); chapter 001's arithmetic holds only with enough broker capacity",
+		DE: "Nachrichten, die der Broker je Sekunde annimmt (Standard: so viele, wie das Relay sendet); die Rechnung aus Kapitel 001 gilt nur bei ausreichender Broker-Kapazität",
+	})
+	consumerText := fs.text("consumer", "C", lang.Text{
+		EN: "messages the receiver applies per second (default: as many as arrive); the slowest of relay, broker and receiver sets the drain",
+		DE: "Nachrichten, die der Empfänger je Sekunde anwendet (Standard: so viele, wie ankommen); das langsamste von Relay, Broker und Empfänger bestimmt den Abbau",
+	})
 	simulate := fs.boolean("simulate", lang.Text{
 		EN: "also run the message-level simulation of the reference relay (the output says with which policy; a backlog that cannot drain, or would take more than about a minute to simulate, is refused with the arithmetic's answer)",
 		DE: "zusätzlich die Simulation des Referenz-Relays Nachricht für Nachricht (die Ausgabe nennt seine Strategie; einen Rückstau, der sich nicht abbauen kann oder dessen Simulation länger als etwa eine Minute bräuchte, lehnt sie mit der Antwort der Rechnung ab)",
@@ -30,9 +38,15 @@ func runBacklog(args []string, stdout io.Writer) error {
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	p, est, err := backlogParams(*rateText, *outageText, *relayText)
+	p, est, err := backlogParams(*rateText, *outageText, *relayText, *brokerText, *consumerText)
 	if err != nil {
 		return err
+	}
+	if *simulate && (p.Broker > 0 || p.Consumer > 0) {
+		return usageText(lang.Text{
+			EN: "--simulate with --broker or --consumer: the simulation runs the relay against a broker and a receiver that keep up; without --simulate, labrun backlog prints the arithmetic with their capacities",
+			DE: "--simulate mit --broker oder --consumer: die Simulation lässt das Relay gegen einen Broker und einen Empfänger laufen, die mithalten; ohne --simulate druckt labrun backlog die Rechnung mit ihren Kapazitäten",
+		})
 	}
 	var plan backlog.Plan
 	if *simulate {
@@ -67,8 +81,8 @@ func runBacklog(args []string, stdout io.Writer) error {
 // was printed before it starts).
 var simulateBacklog = backlog.SimulateWith
 
-// backlogParams reads the three flags and computes the arithmetic.
-func backlogParams(rateText, outageText, relayText string) (backlog.Params, backlog.Estimate, error) {
+// backlogParams reads the flags and computes the arithmetic.
+func backlogParams(rateText, outageText, relayText, brokerText, consumerText string) (backlog.Params, backlog.Estimate, error) {
 	rate, err := positive("--rate", rateText, "events per second")
 	if err != nil {
 		return backlog.Params{}, backlog.Estimate{}, err
@@ -85,6 +99,16 @@ func backlogParams(rateText, outageText, relayText string) (backlog.Params, back
 		return backlog.Params{}, backlog.Estimate{}, usagef("--outage %q is not a duration >= 0 (e.g. 20m, 1h30m, 90s)", outageText)
 	}
 	p := backlog.Params{Rate: rate, Outage: outage, Relay: relay}
+	if brokerText != "" {
+		if p.Broker, err = positive("--broker", brokerText, "messages per second"); err != nil {
+			return p, backlog.Estimate{}, err
+		}
+	}
+	if consumerText != "" {
+		if p.Consumer, err = positive("--consumer", consumerText, "messages per second"); err != nil {
+			return p, backlog.Estimate{}, err
+		}
+	}
 	est, err := backlog.Compute(p)
 	if err != nil {
 		return p, est, usageError{msg: err.Error()}
@@ -152,11 +176,73 @@ func rate(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
 func writeArithmetic(w io.Writer, p backlog.Params, est backlog.Estimate) {
 	fmt.Fprint(w, trf(w, "Backlog after a %s outage at %s events/s: %.0f messages (R·D)\n", p.Outage, rate(p.Rate), est.Backlog))
+	if p.Broker > 0 || p.Consumer > 0 {
+		writeCapacity(w, p, est)
+		return
+	}
 	if est.Drains {
 		fmt.Fprint(w, trf(w, "Drain at %s/s relay throughput, %s/s net: %s (backlog / (P − R))\n", rate(p.Relay), rate(p.Relay-p.Rate), short(est.Drain)))
 	} else {
 		fmt.Fprint(w, trf(w, "The backlog never drains: the relay (%s/s) is not faster than the arrivals (%s/s).\n", rate(p.Relay), rate(p.Rate)))
 	}
+}
+
+// writeCapacity is the arithmetic with the broker's and the receiver's
+// capacity: the slowest of the three sets the drain, and the backlog
+// waits in front of it (in the outbox, in the broker's queue, or in the
+// receiver's).
+func writeCapacity(w io.Writer, p backlog.Params, est backlog.Estimate) {
+	l := langOf(w)
+	capacity := func(v float64) string {
+		if v == 0 {
+			return lang.Text{EN: "keeps up", DE: "hält mit"}.In(l)
+		}
+		return rate(v) + "/s"
+	}
+	fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
+		EN: "Relay %s/s, broker %s, receiver %s: the %s is the slowest (%s/s), and the backlog waits in front of it (%s).",
+		DE: "Relay %s/s, Broker %s, Empfänger %s: %s ist am langsamsten (%s/s), und der Rückstau wartet vor ihm (%s).",
+	}, rate(p.Relay), capacity(p.Broker), capacity(p.Consumer), bottleneckName(est.Bottleneck, l), rate(est.Capacity), waitsIn(est.Bottleneck, l)).In(l)))
+	if est.Drains {
+		fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
+			EN: "Drain at %s/s, %s/s net: %s (backlog / (C − R), C the slowest of relay, broker and receiver); chapter 001's P alone says %s.",
+			DE: "Abbau bei %s/s, netto %s/s: %s (Rückstau / (C − R), C das langsamste von Relay, Broker und Empfänger); P allein ergäbe laut Kapitel 001 %s.",
+		}, rate(est.Capacity), rate(est.Capacity-p.Rate), short(est.Drain), relayOnly(p, l)).In(l)))
+		return
+	}
+	fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
+		EN: "The backlog never drains: the %s (%s/s) is not faster than the arrivals (%s/s), however fast the relay is; chapter 001's P alone says %s.",
+		DE: "Der Rückstau baut sich nie ab: %s (%s/s) ist nicht schneller als die Ankünfte (%s/s), wie schnell das Relay auch ist; P allein ergäbe laut Kapitel 001 %s.",
+	}, bottleneckName(est.Bottleneck, l), rate(est.Capacity), rate(p.Rate), relayOnly(p, l)).In(l)))
+}
+
+// relayOnly is chapter 001's answer, with the relay's throughput alone.
+func relayOnly(p backlog.Params, l lang.Lang) string {
+	alone, err := backlog.Compute(backlog.Params{Rate: p.Rate, Outage: p.Outage, Relay: p.Relay})
+	if err != nil || !alone.Drains {
+		return lang.Text{EN: "it never drains", DE: "er baut sich nie ab"}.In(l)
+	}
+	return short(alone.Drain).String()
+}
+
+func bottleneckName(b string, l lang.Lang) string {
+	switch b {
+	case "broker":
+		return lang.Text{EN: "broker", DE: "der Broker"}.In(l)
+	case "receiver":
+		return lang.Text{EN: "receiver", DE: "der Empfänger"}.In(l)
+	}
+	return lang.Text{EN: "relay", DE: "das Relay"}.In(l)
+}
+
+func waitsIn(b string, l lang.Lang) string {
+	switch b {
+	case "broker":
+		return lang.Text{EN: "in the outbox: the relay can send no faster than the broker takes", DE: "in der Outbox: das Relay kann nicht schneller senden, als der Broker annimmt"}.In(l)
+	case "receiver":
+		return lang.Text{EN: "in the broker's queue: the outbox drains, the receiver lags", DE: "in der Warteschlange des Brokers: die Outbox leert sich, der Empfänger hinkt hinterher"}.In(l)
+	}
+	return lang.Text{EN: "in the outbox", DE: "in der Outbox"}.In(l)
 }
 
 // writeSimulation says how the simulation ran and what it measured.
@@ -217,7 +303,9 @@ func writeBacklogJSON(w io.Writer, est backlog.Estimate, sim *backlog.Simulation
 		PeakOldestAgeSeconds  *float64 `json:"peakOldestAgeSeconds,omitempty"`
 		SimulatedDrained      *bool    `json:"simulatedDrained,omitempty"`
 		SimulatedRelay        *float64 `json:"simulatedRelay,omitempty"`
-	}{BacklogMessages: est.Backlog, Drains: est.Drains}
+		Capacity              float64  `json:"capacity"`
+		Bottleneck            string   `json:"bottleneck"`
+	}{BacklogMessages: est.Backlog, Drains: est.Drains, Capacity: est.Capacity, Bottleneck: est.Bottleneck}
 	if est.Drains {
 		s := est.Drain.Seconds()
 		out.DrainSeconds = &s

@@ -38,7 +38,7 @@ func runExplore(args []string, stdout io.Writer) error {
 	if *variantName == "" {
 		return usagef("missing --variant (valid: %s)", strings.Join(scenarios.VariantNames(), ", "))
 	}
-	v, err := scenarios.FindVariant(*variantName)
+	v, err := scenarios.FindMatrixVariant(*variantName)
 	if err != nil {
 		return usageError{msg: err.Error()}
 	}

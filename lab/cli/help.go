@@ -166,7 +166,7 @@ func printUsage(w io.Writer) {
 		DE: "Aufruf: labrun [BEFEHL] [Schalter]   (ohne Befehl: die Übersicht)",
 	}.In(l))
 	fmt.Fprintln(w)
-	for _, c := range commands {
+	for _, c := range commands() {
 		parts, about := synopsisOf(c)
 		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-9s", c.name), strings.Repeat(" ", 12), about.In(l)))
 		fmt.Fprintln(w, wrapParts(strings.Repeat(" ", 11), strings.Repeat(" ", 16), parts[:len(parts)-1])) // --lang: below

@@ -29,7 +29,7 @@ func TestTheHelpNamesEveryFlag(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("labrun --help: exit %d", code)
 	}
-	for _, c := range commands {
+	for _, c := range commands() {
 		code, own, _ := runLabrun(c.name, "-h")
 		if code != 0 || !strings.HasPrefix(own, "usage: labrun ") || strings.HasPrefix(own, "usage: labrun labrun") || own == general {
 			t.Errorf("labrun %s -h: exit %d, output %q; want the command's own usage", c.name, code, own)
@@ -89,7 +89,7 @@ func TestHelpOfAnUnknownCommandSpeaksTheLanguageAskedFor(t *testing.T) {
 // TestHelpFitsTheScreen: no line of any help passes 100 columns.
 func TestHelpFitsTheScreen(t *testing.T) {
 	outputs := [][]string{{"--help"}, {"--lang", "de", "--help"}}
-	for _, c := range commands {
+	for _, c := range commands() {
 		outputs = append(outputs, []string{c.name, "-h"}, []string{c.name, "--lang", "de", "-h"})
 	}
 	for _, args := range outputs {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"outboxlab/lab/lang"
+	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 )
 
@@ -22,24 +23,13 @@ func runList(args []string, stdout io.Writer) error {
 		Name    string `json:"name"`
 		Summary string `json:"summary"`
 	}
-	type jsonVariant struct {
-		Name    string `json:"name"`
-		Correct bool   `json:"correct"`
-		Summary string `json:"summary"`
-	}
 	var out struct {
 		Variants  []jsonVariant  `json:"variants"`
 		Points    []jsonPoint    `json:"points"`
 		Scenarios []jsonScenario `json:"scenarios"`
 	}
 	de := german(stdout)
-	for _, v := range scenarios.Variants() {
-		summary := v.Summary
-		if de && v.SummaryDE != "" {
-			summary = v.SummaryDE
-		}
-		out.Variants = append(out.Variants, jsonVariant{v.Name, v.Correct(), summary})
-	}
+	out.Variants = listVariants(de)
 	for _, p := range scenarios.Points() {
 		description := p.Description
 		if d := scenarios.DescriptionsDE[p.ID]; de && d != "" {
@@ -62,6 +52,12 @@ func runList(args []string, stdout io.Writer) error {
 		if v.Correct {
 			kind = tr(stdout, "correct")
 		}
+		switch v.Beyond {
+		case "extra":
+			kind += "*"
+		case "story":
+			kind = lang.Text{EN: "story", DE: "Geschichte"}.In(langOf(stdout))
+		}
 		fmt.Fprintf(stdout, "variant   %-34s %-8s %s\n", v.Name, kind, v.Summary)
 	}
 	for _, p := range out.Points {
@@ -71,5 +67,39 @@ func runList(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "scenario  %-34s %s\n", s.Name, s.Summary)
 	}
 	fmt.Fprintf(stdout, "scenario  %-34s %s\n", "POINT[@K]", tr(stdout, "any point above, crashed at its K-th occurrence (default 1)"))
+	fmt.Fprintln(stdout, lang.Text{
+		EN: "(* not a column of the matrix: labrun matrix --variant V grades it; story: a variant of its own story's workload)",
+		DE: "(* keine Spalte der Matrix: labrun matrix --variant V bewertet sie; Geschichte: eine Variante mit der Arbeitslast ihrer eigenen Geschichte)",
+	}.In(langOf(stdout)))
 	return nil
+}
+
+// jsonVariant is a variant as labrun list prints it.
+type jsonVariant struct {
+	Name    string `json:"name"`
+	Correct bool   `json:"correct"`
+	// Beyond says the variant is not a column of the matrix: "extra"
+	// (labrun matrix --variant grades it), "story" (it tells a story
+	// of its own, with its own workload).
+	Beyond  string `json:"beyond,omitempty"`
+	Summary string `json:"summary"`
+}
+
+// listVariants lists the matrix's variants, then the extras, then the
+// stories' own, with their summaries (German when de).
+func listVariants(de bool) []jsonVariant {
+	var out []jsonVariant
+	add := func(vs []variant.Variant, beyond string) {
+		for _, v := range vs {
+			summary := v.Summary
+			if de && v.SummaryDE != "" {
+				summary = v.SummaryDE
+			}
+			out = append(out, jsonVariant{v.Name, v.Correct(), beyond, summary})
+		}
+	}
+	add(scenarios.Variants(), "")
+	add(scenarios.Extras(), "extra")
+	add(scenarios.StoryVariants(), "story")
+	return out
 }

@@ -8,9 +8,11 @@
 //	labrun matrix [--variant V]... [--depth quick|course|full] [--format table|markdown|json|html] [--wide]
 //	labrun grade --variant V [--depth quick|course|full] [--format text|json]
 //	labrun list [--format text|json]
-//	labrun scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html]
+//	labrun scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html|metrics]
+//	                [--alert D] [--max-attempts N] [--backoff-cap D] [--pause-cap D] [--retention D]
 //	labrun explore --variant V [--runs N] [--seed N] [--format text|json|html]
-//	labrun backlog --rate R --outage D --relay P [--simulate] [--format text|json]
+//	labrun backlog --rate R --outage D --relay P [--broker B] [--consumer C] [--simulate] [--format text|json]
+//	labrun claims [--chapter C] [--check] [--file F] [--format text|markdown|json]
 //	labrun help [COMMAND]           what a command and each of its flags does
 //
 // Every command takes --lang en|de.
@@ -135,20 +137,24 @@ type subcommand struct {
 }
 
 // commands are labrun's commands; each declares its flags and says what
-// it does (see newFlags), and the help is made from that.
-var commands = []subcommand{
-	{"summary", runSummary},
-	{"matrix", runMatrix},
-	{"grade", runGrade},
-	{"list", runList},
-	{"scenario", runScenario},
-	{"explore", runExplore},
-	{"backlog", runBacklog},
+// it does (see newFlags), and the help is made from that. A function, not
+// a variable: `labrun claims --check` runs the other commands.
+func commands() []subcommand {
+	return []subcommand{
+		{"summary", runSummary},
+		{"matrix", runMatrix},
+		{"grade", runGrade},
+		{"list", runList},
+		{"scenario", runScenario},
+		{"explore", runExplore},
+		{"backlog", runBacklog},
+		{"claims", runClaims},
+	}
 }
 
 // findCommand returns the command called name.
 func findCommand(name string) (subcommand, bool) {
-	for _, c := range commands {
+	for _, c := range commands() {
 		if c.name == name {
 			return c, true
 		}
@@ -158,7 +164,7 @@ func findCommand(name string) (subcommand, bool) {
 
 func commandNames() string {
 	var names []string
-	for _, c := range commands {
+	for _, c := range commands() {
 		names = append(names, c.name)
 	}
 	return strings.Join(names, ", ")

@@ -148,7 +148,7 @@ func selectVariants(names []string) ([]variant.Variant, error) {
 			continue // one column per variant, however often it is named
 		}
 		seen[n] = true
-		v, err := scenarios.FindVariant(n)
+		v, err := scenarios.FindMatrixVariant(n)
 		if err != nil {
 			return nil, usageError{msg: err.Error()}
 		}

@@ -22,7 +22,12 @@ import (
 //	<!-- excerpt of: labrun ARGS -->
 //
 // is lines of it in order, where a line "..." stands for lines left out
-// and lines without one between them follow each other in the output.
+// and lines without one between them follow each other in the output. A
+// table, markdown the README renders, is the whole output of labrun ARGS
+// between
+//
+//	<!-- table of: labrun ARGS -->
+//	<!-- end of table -->
 // TestTheREADMEsShowWhatLabrunPrints runs each and compares; with -update
 // it rewrites the blocks from the runs (an excerpt keeps its first and
 // last line of each run of lines, by their first word, and takes what the
@@ -30,6 +35,9 @@ import (
 
 // readmes are the files whose samples are checked, from this package.
 var readmes = []string{"../../README.md", "../../README.de.md"}
+
+// endOfTable ends a table's sample.
+const endOfTable = "<!-- end of table -->"
 
 // refreshREADMEs is the command that rewrites the samples.
 const refreshREADMEs = "go test ./lab/cli -run TestTheREADMEsShowWhatLabrunPrints -update"
@@ -49,6 +57,17 @@ func samples(lines []string) ([]sample, error) {
 	var out []sample
 	for i, l := range lines {
 		var s sample
+		if rest, ok := strings.CutPrefix(l, "<!-- table of: labrun"); ok {
+			args, _ := strings.CutSuffix(rest, "-->")
+			s.line, s.args, s.start = i+1, strings.TrimSpace(args), i+1
+			for s.end = s.start; s.end < len(lines) && lines[s.end] != endOfTable; s.end++ {
+			}
+			if s.end == len(lines) {
+				return nil, fmt.Errorf("line %d: the table has no %q after it", i+1, endOfTable)
+			}
+			out = append(out, s)
+			continue
+		}
 		rest, ok := strings.CutPrefix(l, "<!-- output of: labrun")
 		if !ok {
 			rest, ok = strings.CutPrefix(l, "<!-- excerpt of: labrun")
@@ -197,6 +216,9 @@ func TestAStaleSampleIsCaught(t *testing.T) {
 	}
 	if _, err := samples([]string{"<!-- output of: labrun list -->", "no code block"}); err == nil {
 		t.Error("a marker without its code block was accepted")
+	}
+	if _, err := samples([]string{"<!-- table of: labrun claims --format markdown -->", "| a | b |"}); err == nil {
+		t.Error("a table without its end was accepted")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"outboxlab/internal/report"
 	"outboxlab/lab/check"
@@ -25,13 +26,88 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	seed := sc.Seed
+	r, err := planScenario(sc, opt)
+	if err != nil {
+		return err
+	}
+	res, err := sim.Run(r.cfg)
+	if err != nil {
+		return err
+	}
+	if len(res.Fired) < len(r.cfg.Crashes) {
+		// A crash that never happened must not pass for one that was
+		// survived.
+		missed := r.cfg.Crashes[len(res.Fired)]
+		return usagef("the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)",
+			missed.Point, missed.Occurrence, r.v.Name, r.seed, missed.Point, res.Reached[missed.Point])
+	}
+	if err := writeScenario(stdout, sc, r, res, opt.format.value); err != nil {
+		return err
+	}
+	if res.Outcome != sc.Expected(r.v) || res.Missteps.Any() || res.CommitFailures > res.Situations[sim.FailureReported] {
+		return errMismatch
+	}
+	return nil
+}
+
+// scenarioRun is a scenario's run as its flags make it: the variant, the
+// seed, the simulator's configuration, the command that replays it and
+// the metrics view's alert.
+type scenarioRun struct {
+	v      variant.Variant
+	seed   uint64
+	cfg    sim.Config
+	replay string
+	alert  time.Duration
+	// tuned says labrun's flags changed the relay's policy.
+	tuned bool
+}
+
+// planScenario reads the scenario command's flags for sc.
+func planScenario(sc scenarios.Scenario, opt scenarioOptions) (scenarioRun, error) {
+	r := scenarioRun{seed: sc.Seed}
+	var err error
 	if *opt.seed != "" {
-		if seed, err = wholeNumber("--seed", *opt.seed, 0); err != nil {
-			return err
+		if r.seed, err = wholeNumber("--seed", *opt.seed, 0); err != nil {
+			return r, err
 		}
 	}
-	name := *opt.variant
+	if r.v, err = scenarioVariant(sc, *opt.variant); err != nil {
+		return r, err
+	}
+	settings, err := opt.relay.settings()
+	if err != nil {
+		return r, err
+	}
+	var flags string
+	if r.v, flags, err = withRelaySettings(r.v, settings); err != nil {
+		return r, err
+	}
+	r.tuned = flags != ""
+	r.cfg = sc.Configure(r.v, r.seed)
+	r.replay = fmt.Sprintf("%s scenario %s --variant %s --seed %d%s", programName(), sc.Name, r.v.Name, r.seed, flags)
+	if *opt.file != "" {
+		r.replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d%s", programName(), *opt.file, r.v.Name, r.seed, flags)
+	}
+	if *opt.relays != "" {
+		if r.cfg.Relays, err = relaysFlag(*opt.relays, r.v); err != nil {
+			return r, err
+		}
+		r.replay += fmt.Sprintf(" --relays %d", r.cfg.Relays)
+	}
+	if r.alert, err = alertFlag(*opt.alert, opt.format.value); err != nil {
+		return r, err
+	}
+	if *opt.poll {
+		r.cfg.Poll = true
+		r.replay += " --poll"
+	}
+	return r, nil
+}
+
+// scenarioVariant is the variant --variant names (default: the
+// scenario's own, else outbox), if it can play sc.
+func scenarioVariant(sc scenarios.Scenario, name string) (variant.Variant, error) {
 	switch {
 	case name == "" && sc.Variant != "":
 		name = sc.Variant
@@ -40,62 +116,42 @@ func runScenario(args []string, stdout io.Writer) error {
 	}
 	v, err := scenarios.FindVariant(name)
 	if err != nil {
-		return usageError{msg: err.Error()}
+		return v, usageError{msg: err.Error()}
 	}
-	cfg := sc.Configure(v, seed)
-	replay := fmt.Sprintf("%s scenario %s --variant %s --seed %d", programName(), sc.Name, v.Name, seed)
-	if *opt.file != "" {
-		replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d", programName(), *opt.file, v.Name, seed)
-	}
-	if *opt.relays != "" {
-		if cfg.Relays, err = relaysFlag(*opt.relays, v); err != nil {
-			return err
-		}
-		replay += fmt.Sprintf(" --relays %d", cfg.Relays)
-	}
-	if *opt.poll {
-		cfg.Poll = true
-		replay += " --poll"
-	}
-	res, err := sim.Run(cfg)
-	if err != nil {
-		return err
-	}
-	if len(res.Fired) < len(cfg.Crashes) {
-		// A crash that never happened must not pass for one that was
-		// survived.
-		missed := cfg.Crashes[len(res.Fired)]
-		return usagef("the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)",
-			missed.Point, missed.Occurrence, v.Name, seed, missed.Point, res.Reached[missed.Point])
-	}
-	expected := sc.Expected(v)
-	switch opt.format.value {
+	return v, sameStory(sc, v)
+}
+
+// writeScenario prints a scenario's run in format.
+func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, format string) error {
+	expected := sc.Expected(r.v)
+	switch format {
 	case "json":
-		err = writeScenarioJSON(stdout, sc, v.Name, seed, expected, res, replay)
+		return writeScenarioJSON(stdout, sc, r.v.Name, r.seed, expected, res, r.replay)
+	case "metrics":
+		writeMetrics(stdout, sc, r, res, expected.String())
 	case "mermaid":
-		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, v.Name, seed, res.Outcome), res)
+		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, r.v.Name, r.seed, res.Outcome), res)
 	case "html":
 		summary, narrative := scenarioText(stdout, sc)
-		err = report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(trf(stdout, "Scenario %s, variant %s, seed %d\n", sc.Name, v.Name, seed)),
+		return report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(trf(stdout, "Scenario %s, variant %s, seed %d\n", sc.Name, r.v.Name, r.seed)),
 			Summary: summary, Narrative: narrative, Outcome: res.Outcome, Expected: expected,
-			Violations: res.Violations, Replay: replay + " --format html", Trace: res.Trace}, reportOptions(stdout))
+			Violations: res.Violations, Replay: r.replay + " --format html", Trace: res.Trace}, reportOptions(stdout))
 	default:
-		writeScenarioText(stdout, sc, v.Name, seed, expected, res, replay)
-	}
-	if err != nil {
-		return err
-	}
-	if res.Outcome != expected || res.Missteps.Any() || res.CommitFailures > res.Situations[sim.FailureReported] {
-		return errMismatch
+		policy := ""
+		if r.tuned {
+			policy = describePolicy(r.v).In(langOf(stdout))
+		}
+		writeScenarioText(stdout, sc, r.v.Name, r.seed, expected, res, r.replay, policy)
 	}
 	return nil
 }
 
 // scenarioOptions are the scenario command's flags.
 type scenarioOptions struct {
-	variant, seed, file, relays *string
-	poll                        *bool
-	format                      *choice
+	variant, seed, file, relays, alert *string
+	poll                               *bool
+	format                             *choice
+	relay                              relayFlags
 }
 
 // scenarioFlags declares the scenario command's flags.
@@ -125,7 +181,12 @@ func scenarioFlags(stdout io.Writer) (*flags, scenarioOptions) {
 		EN: "poll every relay as its production loop does (every IdlePoll, BusyPoll after a step that did something) instead of waking it when its NextWake says",
 		DE: "jedes Relay pollen, wie es seine Produktionsschleife tut (alle IdlePoll, BusyPoll nach einem Schritt, der etwas tat), statt es zu wecken, wann sein NextWake es sagt",
 	})
-	o.format = fs.formatFlag("text", "json", "mermaid", "html")
+	o.alert = fs.text("alert", "D", lang.Text{
+		EN: "with --format metrics: the age of the oldest unsent message that raises the alert (default 1m; chapter 001: a small queue can be critical when its oldest entry misses a deadline)",
+		DE: "mit --format metrics: das Alter der ältesten ungesendeten Nachricht, das den Alarm auslöst (Standard 1m; Kapitel 001: eine kleine Warteschlange kann kritisch sein, wenn ihr ältester Eintrag eine Frist überschreitet)",
+	})
+	o.relay = declareRelayFlags(fs)
+	o.format = fs.formatFlag("text", "json", "mermaid", "html", "metrics")
 	return fs, o
 }
 
@@ -156,6 +217,46 @@ func pickScenario(file string, rest []string) (scenarios.Scenario, error) {
 	return sc, nil
 }
 
+// alertFlag reads --alert: a positive duration, and only for the metrics
+// view.
+func alertFlag(text, format string) (time.Duration, error) {
+	if text == "" {
+		return time.Minute, nil
+	}
+	if format != "metrics" {
+		return 0, usagef("--alert %s: the alert belongs to the metrics view (add --format metrics)", text)
+	}
+	d, err := time.ParseDuration(text)
+	if err != nil || d <= 0 {
+		return 0, usagef("--alert %q is not a positive duration (e.g. 30s, 1m, 5m)", text)
+	}
+	return d, nil
+}
+
+// sameStory refuses a variant that cannot play sc's workload: a story's
+// variant (chapter 004's claims) plays its own stories, the matrix's
+// variants (orders) the others.
+func sameStory(sc scenarios.Scenario, v variant.Variant) error {
+	own := scenarios.IsStoryVariant(sc.Variant)
+	if own == scenarios.IsStoryVariant(v.Name) {
+		return nil
+	}
+	var valid []string
+	for _, s := range scenarios.StoryVariants() {
+		valid = append(valid, s.Name)
+	}
+	if own {
+		return usageText(lang.Textf(lang.Text{
+			EN: "--variant %s: scenario %s tells a story of its own; its variants are %s",
+			DE: "--variant %s: das Szenario %s erzählt eine eigene Geschichte; seine Varianten sind %s",
+		}, v.Name, sc.Name, strings.Join(valid, ", ")))
+	}
+	return usageText(lang.Textf(lang.Text{
+		EN: "--variant %s tells a story of its own and cannot play scenario %s (valid: %s)",
+		DE: "--variant %s erzählt eine eigene Geschichte und kann das Szenario %s nicht spielen (gültig: %s)",
+	}, v.Name, sc.Name, strings.Join(scenarios.VariantNames(), ", ")))
+}
+
 // relaysFlag reads --relays: from 1 to scenarios.MaxRelays, and no more
 // than v supports.
 func relaysFlag(text string, v variant.Variant) (int, error) {
@@ -173,10 +274,13 @@ func relaysFlag(text string, v variant.Variant) (int, error) {
 	return n, nil
 }
 
-func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string) {
+func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay, policy string) {
 	summary, narrative := scenarioText(w, sc)
 	fmt.Fprint(w, trf(w, "Scenario %s, variant %s, seed %d\n", sc.Name, variantName, seed))
 	fmt.Fprintf(w, "%s\n", summary)
+	if policy != "" {
+		fmt.Fprintf(w, "%s\n", wrap(policy, 78))
+	}
 	if narrative != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(narrative, 78))
 		if sc.Variant == "" && variantName != "outbox" && res.Outcome != check.OK {

@@ -30,6 +30,10 @@ func TestTeeth(t *testing.T) {
 		if v.Correct() {
 			continue
 		}
+		if why, ok := beyondExploration[v.Name]; ok {
+			t.Logf("%s: left out: %s", v.Name, why)
+			continue
+		}
 		kinds := map[check.Outcome]bool{}
 		for _, o := range v.Expect {
 			kinds[o] = true
@@ -56,6 +60,17 @@ func TestTeeth(t *testing.T) {
 			})
 		}
 	}
+}
+
+// beyondExploration are the mistakes whose failures need more than a
+// random schedule draws: TestCrashMatrix holds each at the row built for
+// it.
+var beyondExploration = map[string]string{
+	// 300 schedules found none (tried): it takes a dozen messages waiting
+	// through one ten-minute outage at once, each trying on its own
+	// backoff, to exceed the down budget's 63 requests; exploration draws
+	// at most eight commands.
+	"cron-relay": "its STORM needs the outage-backlog row's twelve messages waiting through one outage",
 }
 
 // TestExploreIsTheSameOnOneCoreAndOnAll: the finding does not depend on

@@ -66,6 +66,7 @@ var notDrawn = map[sim.FaultKind]string{
 	sim.FaultCommitFailure: "drawn on its own, up to twice a schedule, aimed at a commit boundary of any variant (sim.CommitBoundaries)",
 	sim.FaultDelay: "the gaps it opens in an order's events, exploration opens with reorder (at once) and with a relay " +
 		"stalled for up to 90 s while another relay sends on; the stories use it to open a gap at a chosen time",
+	sim.FaultExtraField: "a compatible extension breaks nothing in a consumer that decodes with encoding/json; the story compatible-change shows it, and a draw would test the decoder, which domain's fuzz targets do",
 }
 
 // stallPoints are where a relay may freeze: just before one of its effects.

@@ -6,6 +6,7 @@ import (
 
 	"outboxlab/alternatives/cdc"
 	"outboxlab/alternatives/listen"
+	"outboxlab/alternatives/skiplocked"
 	"outboxlab/billing"
 	"outboxlab/inbox"
 	"outboxlab/lab/check"
@@ -106,4 +107,36 @@ func (r CDCRelay) DeadLetters() []check.DeadLetter {
 			AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 	}
 	return out
+}
+
+// SkipLockedTx is chapter 003's relay as the chapter writes it (package
+// skiplocked): one transaction per batch holds its rows locked FOR UPDATE
+// SKIP LOCKED across the publish and marks them processed before it
+// commits. The lock keeps two relays from publishing one row at once, and
+// a crash frees it with the transaction. The chapter's code writes no
+// attempts and no error, and retries a failed batch at the next poll: no
+// backoff, no limit, no dead letter.
+func SkipLockedTx() Variant {
+	return Variant{
+		Name:      "skip-locked-tx",
+		Summary:   "chapter 003's relay: one transaction holds SKIP LOCKED row locks across the publish; no backoff, no limit, no dead letter",
+		SummaryDE: "das Relay aus Kapitel 003: eine Transaktion hält SKIP-LOCKED-Zeilensperren über das Senden hinweg; kein Backoff, keine Grenze, kein Dead Letter",
+		Chapter:   "003 \"Den Relay-Prozess bauen\"",
+		Expect: map[string]check.Outcome{
+			// A failed publish is retried at every poll, 500 ms apart,
+			// for as long as the broker is down.
+			"broker-outage":  check.Storm,
+			"outage-backlog": check.Storm,
+			"stall-outage":   check.Storm,
+			"stall-release":  check.Storm,
+			// Refused for good, retried for ever: no dead letter.
+			"rejected": check.Stuck,
+		},
+		Install:    InstallAll,
+		NewService: NewOutboxService,
+		NewRelay: func(env Env) (Relay, error) {
+			return skiplocked.New(env.OrderDB, env.Broker, env.Gate, env.DBClock, env.Owner), nil
+		},
+		NewConsumer: NewBillingConsumer,
+	}
 }

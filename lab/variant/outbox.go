@@ -26,6 +26,7 @@ func Outbox() Variant {
 		Policy:      ReferencePolicy(),
 		Install:     InstallAll,
 		NewService:  NewOutboxService,
+		RelayConfig: keepConfig,
 		NewRelay:    NewOutboxRelay,
 		NewConsumer: NewBillingConsumer,
 	}
@@ -53,8 +54,9 @@ func DeleteOnSend() Variant {
 	v.Summary = "the reference, its relay deleting what the broker confirmed instead of marking it SENT"
 	v.SummaryDE = "die Referenz, deren Relay löscht, was der Broker bestätigt hat, statt es als SENT zu markieren"
 	v.Chapter = "004"
+	v.RelayConfig = func(c *outbox.Config) { c.DeleteOnSend = true }
 	v.NewRelay = func(env Env) (Relay, error) {
-		r, err := ReferenceRelay(env, func(c *outbox.Config) { c.DeleteOnSend = true })
+		r, err := ReferenceRelay(env, v.RelayConfig)
 		return RelayAdapter{Relay: r}, err
 	}
 	return v

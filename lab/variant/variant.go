@@ -10,10 +10,13 @@ import (
 	"outboxlab/inbox"
 	"outboxlab/lab/check"
 	"outboxlab/orders"
+	"outboxlab/outbox"
 	"outboxlab/store"
 )
 
-// Subscription is the broker subscription billing consumes from.
+// Subscription is the broker subscription billing consumes from: the
+// consumer process's name. A variant with another ConsumerName consumes
+// from a subscription of that name.
 const Subscription = "billing"
 
 // Env is what a process is built from: the durable systems it may use and
@@ -144,6 +147,12 @@ type Variant struct {
 	// ("relay-1") and crash point ids ("relay.after-send"). "" means
 	// "relay".
 	RelayRole string
+	// ServiceName and ConsumerName name the service and consumer
+	// processes in the trace and in faults ("" means "service" and
+	// "billing"): the insurance story's are "claims" and "payments". Their
+	// crash points keep the roles' names (service.after-commit,
+	// consumer.before-commit).
+	ServiceName, ConsumerName string
 	// RelaySubscription, if set, is a broker subscription those processes
 	// consume (listen-to-yourself reads its own events back).
 	RelaySubscription string
@@ -160,6 +169,14 @@ type Variant struct {
 	// sequence number. The broker has no conditional append to refuse the
 	// second, so such a service needs one writer per order.
 	MaxServices int
+	// RelayConfig, if not nil, says the relay NewRelay builds is the
+	// reference relay with outbox.DefaultConfig changed by RelayConfig:
+	// then its configuration can be changed further (WithRelayConfig,
+	// labrun scenario --max-attempts ...). nil for any other relay. A
+	// variant made from one of the lab's by replacing NewRelay keeps the
+	// field: labrun changes the configuration of the lab's own variants
+	// only (scenarios.IsLabVariant).
+	RelayConfig func(*outbox.Config)
 	// NewService, NewRelay and NewConsumer build a process. NewRelay is nil
 	// for a variant without a relay.
 	NewService  func(Env) (Service, error)
@@ -220,6 +237,22 @@ func (v Variant) RelayRoleName() string {
 		return "relay"
 	}
 	return v.RelayRole
+}
+
+// ServiceProcess returns ServiceName, or "service" if it is empty.
+func (v Variant) ServiceProcess() string {
+	if v.ServiceName == "" {
+		return "service"
+	}
+	return v.ServiceName
+}
+
+// ConsumerProcess returns ConsumerName, or "billing" if it is empty.
+func (v Variant) ConsumerProcess() string {
+	if v.ConsumerName == "" {
+		return "billing"
+	}
+	return v.ConsumerName
 }
 
 // Validate reports what is missing from v.

@@ -202,21 +202,20 @@ func (g Group) Report(l lang.Lang, hint lang.Text, replay string, width int) str
 }
 
 // Wrap wraps text at width: the first line after first, the others after
-// rest. A word longer than a line stays whole.
+// rest. A word longer than a line stays whole; a first that ends in a
+// non-blank (a label such as "name:") is followed by a space.
 func Wrap(first, rest, text string, width int) string {
 	var b strings.Builder
 	line := first
-	fresh := true
 	for _, word := range strings.Fields(text) {
-		if !fresh && len([]rune(line))+1+len([]rune(word)) > width {
+		if len([]rune(line))+1+len([]rune(word)) > width && strings.TrimSpace(line) != "" {
 			b.WriteString(line + "\n")
-			line, fresh = rest, true
+			line = rest
 		}
-		if !fresh {
+		if strings.TrimSpace(line) != "" && !strings.HasSuffix(line, " ") {
 			line += " "
 		}
 		line += word
-		fresh = false
 	}
 	return b.String() + line
 }

@@ -2,6 +2,7 @@ package kafkalab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -13,20 +14,17 @@ import (
 	"outboxlab/domain"
 	"outboxlab/lab/check"
 	"outboxlab/orders"
+	"outboxlab/real/cleanup"
 	"outboxlab/real/pglab"
 )
 
-var (
-	server    *pglab.Server
-	serverErr error
-)
+// server is the tests' PostgreSQL, started by the first test that needs it.
+var server pglab.Lazy
 
 func TestMain(m *testing.M) {
-	server, serverErr = pglab.StartServer()
+	cleanup.MustStart()
 	code := m.Run()
-	if server != nil {
-		server.Stop()
-	}
+	server.Stop()
 	os.Exit(code)
 }
 
@@ -34,15 +32,16 @@ func TestMain(m *testing.M) {
 // and a context that ends the test after a minute.
 func setup(t *testing.T) (context.Context, *pgxpool.Pool, []string) {
 	t.Helper()
-	if serverErr != nil {
-		if testing.Short() {
-			t.Skip(serverErr)
+	pg, err := server.Server()
+	if err != nil {
+		if testing.Short() && errors.Is(err, pglab.ErrNoServer) {
+			t.Skip(err)
 		}
-		t.Fatal(serverErr)
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
-	pool, err := server.Database(ctx)
+	pool, err := pg.Database(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,22 +14,20 @@ import (
 	"outboxlab/domain"
 	"outboxlab/lab/check"
 	"outboxlab/orders"
+	"outboxlab/real/cleanup"
 	"outboxlab/real/sqlitelab"
 	"outboxlab/scenarios"
 )
 
-var (
-	shared    *Server
-	sharedErr error
-)
+// lazy is the tests' shared server, started by the first test that needs
+// it (see sharedServer).
+var lazy Lazy
 
 func TestMain(m *testing.M) {
 	sqlitelab.Child() // a child process of a run on real parts does its part and exits here
-	shared, sharedErr = StartServer()
+	cleanup.MustStart()
 	code := m.Run()
-	if shared != nil {
-		shared.Stop()
-	}
+	lazy.Stop()
 	os.Exit(code)
 }
 
@@ -39,18 +36,26 @@ func TestMain(m *testing.M) {
 // with the same message.
 func database(t *testing.T) *pgxpool.Pool {
 	t.Helper()
-	if sharedErr != nil {
-		if testing.Short() {
-			t.Skip(sharedErr)
-		}
-		t.Fatal(sharedErr)
-	}
-	pool, err := shared.Database(context.Background())
+	pool, err := sharedServer(t).Database(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
 	return pool
+}
+
+// sharedServer returns the shared server, started on the first call.
+// Without one the test fails, or skips under -short, saying why.
+func sharedServer(t *testing.T) *Server {
+	t.Helper()
+	s, err := lazy.Server()
+	if err != nil {
+		if testing.Short() && errors.Is(err, ErrNoServer) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	return s
 }
 
 func place(id string) orders.Command {
@@ -94,57 +99,6 @@ func overlaps(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
-}
-
-// TestSkipLockedRelaysNeverShareALiveClaim runs 1, 2 and 4 relays over the
-// same outbox, with a free publish and with one that takes a millisecond:
-// no message is ever claimed by two relays whose leases were live at once,
-// each is published once, and the checker finds nothing.
-func TestSkipLockedRelaysNeverShareALiveClaim(t *testing.T) {
-	for _, tc := range []struct {
-		relays   int
-		sendCost time.Duration
-	}{{1, 0}, {2, 0}, {4, 0}, {1, time.Millisecond}, {2, time.Millisecond}, {4, time.Millisecond}} {
-		relays := tc.relays
-		t.Run(fmt.Sprintf("%d relays, send %s", relays, tc.sendCost), func(t *testing.T) {
-			ctx := context.Background()
-			pool := database(t)
-			const n = 1000
-			for i := range n {
-				if err := Handle(ctx, pool, place(fmt.Sprintf("o-%d", i+1)), fmt.Sprintf("e-%d", i+1)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			start := time.Now()
-			var wg sync.WaitGroup
-			errs := make([]error, relays)
-			for r := range relays {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					errs[r] = relayUntilDone(ctx, pool, fmt.Sprintf("relay-%d", r+1), tc.sendCost)
-				}()
-			}
-			wg.Wait()
-			elapsed := time.Since(start)
-			if err := errors.Join(errs...); err != nil {
-				t.Fatal(err)
-			}
-			if both, err := overlaps(ctx, pool); err != nil || len(both) > 0 {
-				t.Fatalf("claimed by two live relays: %v %v", both, err)
-			}
-			vs, err := judge(ctx, pool)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var published int
-			if err := pool.QueryRow(ctx, `SELECT COUNT(*) FROM published`).Scan(&published); err != nil || published != n || check.Worst(vs) != check.OK {
-				t.Fatalf("%d published (want %d), verdict %s: %v", published, n, check.Worst(vs), vs)
-			}
-			t.Logf("%d relay(s), send %s: %d messages claimed, published and marked in %s: %.0f claims/s",
-				relays, tc.sendCost, n, elapsed.Round(time.Millisecond), n/elapsed.Seconds())
-		})
-	}
 }
 
 // TestTheOverlapCheckCatchesAClaimWithoutALock claims as claim-without-lock

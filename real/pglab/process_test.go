@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"outboxlab/lab/check"
 	"outboxlab/orders"
@@ -18,15 +17,10 @@ import (
 // database does.
 func emptyDatabases(t *testing.T, n int) []string {
 	t.Helper()
-	if sharedErr != nil {
-		if testing.Short() {
-			t.Skip(sharedErr)
-		}
-		t.Fatal(sharedErr)
-	}
+	server := sharedServer(t)
 	var dsns []string
 	for range n {
-		dsn, err := shared.EmptyDatabase(context.Background())
+		dsn, err := server.EmptyDatabase(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,75 +84,6 @@ func claimed(res sqlitelab.Result, relay string) bool {
 		}
 	}
 	return false
-}
-
-// TestTheMatrixOnPostgreSQLEqualsTheSimulators is the differential test of
-// chapter 003's stack: every crash point of every variant the real parts
-// express, the order database on PostgreSQL, the relays claiming with FOR
-// UPDATE SKIP LOCKED (and cdc's reading the WAL through a replication
-// slot), every process killed by SIGKILL at the point and
-// restarted, gives the same verdict as in the simulator.
-func TestTheMatrixOnPostgreSQLEqualsTheSimulators(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the matrix starts a thousand processes; without -short it runs")
-	}
-	dsns := emptyDatabases(t, 4)
-	exe, args := program(t)
-	start := time.Now()
-	cells, err := sqlitelab.Matrix(sqlitelab.MatrixConfig{Program: exe, Args: args, Postgres: dsns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs := 0
-	for _, c := range cells {
-		runs += c.Runs
-		if !c.Agrees() {
-			t.Errorf("%s", sqlitelab.Explain(c))
-		}
-	}
-	t.Logf("%d cells, %d runs on PostgreSQL in %s", len(cells), runs, time.Since(start).Round(time.Millisecond))
-}
-
-// TestAClaimWithoutALockIsUnsafeOnPostgreSQL runs claim-without-lock (the
-// reference relay with its claim's row lock left out) on real parts: on
-// PostgreSQL two relays both claim a message another had just claimed, and
-// the checker calls the run UNSAFE; on SQLite the same relay is safe,
-// because SQLite's one writer runs the claims one after another (the
-// simulator's claim-without-lock is UNSAFE because its store, like
-// PostgreSQL, lets two transactions interleave). The reference on
-// PostgreSQL under the same load is OK. The interleaving is a race, so a
-// run is 100 orders with two relays, and the mistake must show within three
-// runs.
-func TestAClaimWithoutALockIsUnsafeOnPostgreSQL(t *testing.T) {
-	dsn := emptyDatabases(t, 1)[0]
-	exe, args := program(t)
-	workload := placements(100)
-	worst := func(variant, postgres string, tries int) (check.Outcome, sqlitelab.Result) {
-		t.Helper()
-		var last sqlitelab.Result
-		for range tries {
-			res, err := sqlitelab.Run(sqlitelab.Config{Variant: variant, Relays: 2, Workload: workload, Burst: true, Program: exe, Args: args, Postgres: postgres})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Outcome != check.OK {
-				return res.Outcome, res
-			}
-			last = res
-		}
-		return check.OK, last
-	}
-	if got, res := worst("claim-without-lock", dsn, 3); got != check.Unsafe {
-		t.Errorf("claim-without-lock on PostgreSQL: %s, want UNSAFE: %v", got, res.Violations)
-	} else {
-		t.Logf("claim-without-lock on PostgreSQL: %s", res.Violations[0])
-	}
-	if got, res := worst("outbox", dsn, 1); got != check.OK {
-		t.Errorf("outbox on PostgreSQL: %s, want OK: %v", got, res.Violations)
-	}
-	if got, res := worst("claim-without-lock", "", 1); got != check.OK {
-		t.Errorf("claim-without-lock on SQLite: %s, want OK: %v", got, res.Violations)
-	}
 }
 
 // TestTheCDCRelayAsAProcess runs the cdc variant through the process

@@ -2,12 +2,13 @@ package sqlitelab
 
 import (
 	"fmt"
-	"os"
+	"math/rand/v2"
 	"time"
 
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/orders"
+	"outboxlab/real/cleanup"
 )
 
 // Throughput is what Measure found.
@@ -33,11 +34,11 @@ func Measure(n int, program string, args []string) (Throughput, error) {
 		return Throughput{}, fmt.Errorf("orders = %d, want >= 1", n)
 	}
 	t := Throughput{Orders: n, Commits: n}
-	dir, err := os.MkdirTemp("", "outboxlab-real-")
+	dir, err := cleanup.MkdirTemp("", "outboxlab-real-")
 	if err != nil {
 		return t, err
 	}
-	defer os.RemoveAll(dir)
+	defer cleanup.RemoveAll(dir)
 	if err := create(dir, "", false); err != nil {
 		return t, err
 	}
@@ -46,7 +47,8 @@ func Measure(n int, program string, args []string) (Throughput, error) {
 		return t, err
 	}
 	defer db.Close()
-	s := &service{db: db, gate: effect.Direct{}, owner: "service"}
+	random := rand.New(rand.NewPCG(1, 1))
+	s := &service{db: db, gate: effect.Direct{}, owner: "service", newID: func() string { return messageID(random) }}
 	workload := placements(n)
 	start := time.Now()
 	for _, c := range workload {

@@ -2,6 +2,7 @@ package sqlitelab
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"outboxlab/domain"
@@ -13,7 +14,8 @@ import (
 // its outbox row in one transaction, with the commit log the checker reads.
 func BenchmarkServiceCommit(b *testing.B) {
 	db := benchDB(b)
-	s := &service{db: db, gate: effect.Direct{}, owner: "service"}
+	random := rand.New(rand.NewPCG(1, 1))
+	s := &service{db: db, gate: effect.Direct{}, owner: "service", newID: func() string { return messageID(random) }}
 	i := 0
 	for b.Loop() {
 		i++
@@ -32,6 +34,7 @@ func BenchmarkBaselineCommit(b *testing.B) {
 		CREATE TABLE plain_outbox (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, order_id TEXT, status TEXT, payload TEXT)`); err != nil {
 		b.Fatal(err)
 	}
+	random := rand.New(rand.NewPCG(1, 1))
 	i := 0
 	for b.Loop() {
 		i++
@@ -43,7 +46,7 @@ func BenchmarkBaselineCommit(b *testing.B) {
 		if _, err := tx.Exec(`INSERT INTO plain_orders VALUES (?, 1, 1000, 'EUR')`, id); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := tx.Exec(`INSERT INTO plain_outbox (id, order_id, status, payload) VALUES (?, ?, 'PENDING', '{"total":"10.00 EUR"}')`, newMessageID(), id); err != nil {
+		if _, err := tx.Exec(`INSERT INTO plain_outbox (id, order_id, status, payload) VALUES (?, ?, 'PENDING', '{"total":"10.00 EUR"}')`, messageID(random), id); err != nil {
 			b.Fatal(err)
 		}
 		if err := tx.Commit(); err != nil {

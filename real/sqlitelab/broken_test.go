@@ -2,11 +2,9 @@ package sqlitelab
 
 import (
 	"strings"
-	"testing"
 	"time"
 
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
 )
 
 // brokenPorts are ports of the reference to SQL with a bug a port
@@ -55,34 +53,6 @@ func (c *consumer) stepInboxRowFirst() (bool, error) {
 		}
 	}
 	return true, c.gate.Cross(inbox.BoundaryAck, func() error { return c.broker.Ack(d.Tag) })
-}
-
-func TestTheDifferentialTestCatchesABrokenPort(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a matrix cell; without -short it runs")
-	}
-	exe, args := program(t)
-	for _, tc := range []struct {
-		variant, point string
-		real           check.Outcome
-	}{
-		{"port-acks-before-commit", "consumer.before-commit", check.Lost},
-		{"port-inbox-row-first", "consumer.before-commit", check.Lost},
-	} {
-		t.Run(tc.variant, func(t *testing.T) {
-			cells, err := Matrix(MatrixConfig{Variants: []string{tc.variant}, Points: []string{tc.point}, Program: exe, Args: args})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := cells[0]
-			if c.Agrees() || c.Outcome != tc.real || c.Sim != check.OK {
-				t.Fatalf("%s at %s: real %s, simulator %s; want real %s against the simulator's OK", tc.variant, tc.point, c.Outcome, c.Sim, tc.real)
-			}
-			if got := Explain(c); !containsAll(got, "real parts LOST, simulator OK", "rerun the cell on real parts (in real/): go run ./cmd/labrun-real matrix --variant", "on real parts", "in the simulator", "crash consumer.before-commit") {
-				t.Errorf("the explanation lacks a timeline:\n%s", got)
-			}
-		})
-	}
 }
 
 func containsAll(s string, parts ...string) bool {

@@ -16,10 +16,26 @@ import (
 // its effect is committed. A message held by a session whose process died
 // is delivered again to the next session (Reconnect), as a broker redelivers
 // what a dead consumer never acknowledged.
-type durableBroker struct{ db *sql.DB }
+//
+// The broker is down while the run's control file says so (a row that
+// plans an outage, see Stall.Outage): Publish fails with
+// broker.ErrUnavailable, and stores nothing.
+type durableBroker struct {
+	db      *sql.DB
+	control *sql.DB // nil: never down
+}
 
 // Publish implements broker.Publisher.
 func (b durableBroker) Publish(e broker.Envelope) error {
+	if b.control != nil {
+		var down bool
+		if err := b.control.QueryRow(`SELECT down FROM outage`).Scan(&down); err != nil {
+			return fmt.Errorf("broker: publish %s: %w", e.ID, err)
+		}
+		if down {
+			return fmt.Errorf("broker: publish %s: %w", e.ID, broker.ErrUnavailable)
+		}
+	}
 	record, err := json.Marshal(e.Event)
 	if err != nil {
 		return fmt.Errorf("broker: publish %s: %w", e.ID, err)

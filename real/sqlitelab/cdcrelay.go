@@ -22,6 +22,10 @@ import (
 // publication is what the CDC relay subscribes to: the outbox's inserts.
 const publication = "outbox_inserts"
 
+// receiveWait is how long the CDC relay waits for the slot's next message
+// before it answers the parent's stop.
+const receiveWait = 2 * time.Millisecond
+
 // slotName is the CDC relay's replication slot. Slots belong to the
 // server, not to a database, so the name carries the database's.
 const slotName = `'cdc_' || current_database()`
@@ -63,7 +67,11 @@ func dropSlot(db *sql.DB) error {
 // killed before it confirmed gets the transaction again when it starts
 // again (at least once, as the polling relay).
 type cdcRelay struct {
-	conn      *pgconn.PgConn
+	conn *pgconn.PgConn
+	// db is a plain connection to the database: it reads the slot's
+	// confirmed position (see confirm).
+	db        *sql.DB
+	slot      string
 	broker    durableBroker
 	gate      effect.Gate
 	relations map[uint32]*pglogrepl.RelationMessage
@@ -74,15 +82,10 @@ type cdcRelay struct {
 // startCDC connects to the slot; the server resumes after its confirmed
 // position. A killed predecessor's connection may hold the slot a moment
 // longer: startCDC waits up to five seconds for it.
-func startCDC(postgres string, brk durableBroker, gate effect.Gate, log func(string, ...any)) (*cdcRelay, error) {
+func startCDC(db *sql.DB, postgres string, brk durableBroker, gate effect.Gate, log func(string, ...any)) (*cdcRelay, error) {
 	ctx := context.Background()
-	db, err := sql.Open("pgx", postgres)
-	if err != nil {
-		return nil, err
-	}
 	var slot string
-	err = db.QueryRow(`SELECT ` + slotName).Scan(&slot)
-	db.Close()
+	err := db.QueryRow(`SELECT ` + slotName).Scan(&slot)
 	if err != nil {
 		return nil, fmt.Errorf("cdc: slot name: %w", err)
 	}
@@ -99,7 +102,7 @@ func startCDC(postgres string, brk durableBroker, gate effect.Gate, log func(str
 			PluginArgs: []string{"proto_version '1'", "publication_names '" + publication + "'"}})
 		if err == nil {
 			log("reading slot %s", slot)
-			return &cdcRelay{conn: conn, broker: brk, gate: gate, relations: map[uint32]*pglogrepl.RelationMessage{}, log: log}, nil
+			return &cdcRelay{conn: conn, db: db, slot: slot, broker: brk, gate: gate, relations: map[uint32]*pglogrepl.RelationMessage{}, log: log}, nil
 		}
 		conn.Close(ctx)
 		if time.Now().After(deadline) {
@@ -119,17 +122,34 @@ func (r *cdcRelay) step() (bool, error) {
 }
 
 // receive returns the next change the slot sends within a moment, nil if
-// none came. It answers the server's keepalives.
+// none came. It answers the server's keepalives, and reads on past them:
+// the server sends one for each transaction of another database it
+// decoded and skipped (every database's WAL goes through the slot), and a
+// relay that took one message per poll fell behind a busy server by tens
+// of seconds (four matrix runs at once on one server: the CDC relay's run
+// came out LOST at quiesce, its last transaction still queued behind
+// keepalives).
 func (r *cdcRelay) receive() (pglogrepl.Message, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), idle)
+	ctx, cancel := context.WithTimeout(context.Background(), receiveWait)
 	defer cancel()
-	raw, err := r.conn.ReceiveMessage(ctx)
-	if pgconn.Timeout(err) {
-		return nil, nil
+	for {
+		raw, err := r.conn.ReceiveMessage(ctx)
+		if pgconn.Timeout(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cdc: receive: %w", err)
+		}
+		msg, err := r.message(raw)
+		if msg != nil || err != nil {
+			return msg, err
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("cdc: receive: %w", err)
-	}
+}
+
+// message reads one message of the replication stream: a change, or nil
+// for a keepalive (answered if the server asks) or anything else.
+func (r *cdcRelay) message(raw pgproto3.BackendMessage) (pglogrepl.Message, error) {
 	if e, ok := raw.(*pgproto3.ErrorResponse); ok {
 		return nil, fmt.Errorf("cdc: %s", e.Message)
 	}
@@ -178,12 +198,39 @@ func (r *cdcRelay) change(msg pglogrepl.Message) error {
 		r.log("sent %s %s#%d", out.ID, out.Event.AggregateID, out.Event.Sequence)
 	case *pglogrepl.CommitMessage:
 		r.confirmed = m.TransactionEndLSN
-		if err := r.gate.Cross(cdc.BoundaryOffset, r.status); err != nil {
+		if err := r.gate.Cross(cdc.BoundaryOffset, r.confirm); err != nil {
 			return err
 		}
 		r.log("confirmed %s", r.confirmed)
 	}
 	return nil
+}
+
+// confirm tells the slot the confirmed position and waits until the server
+// holds it: the offset is the slot's then, as the simulator's cdc relay
+// commits its offset. A status message alone is on its way when the
+// relay goes on; killed right after it (relay.after-offset), the relay's
+// socket was closed with data unread, the server was sent a reset and may
+// never read the status, and its successor got the transaction again: a
+// relay that confirmed too early came out OK where it is LOST.
+func (r *cdcRelay) confirm() error {
+	if err := r.status(); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		var held bool
+		err := r.db.QueryRow(`SELECT confirmed_flush_lsn >= $1::pg_lsn FROM pg_replication_slots WHERE slot_name = $2`,
+			r.confirmed.String(), r.slot).Scan(&held)
+		if err != nil {
+			return fmt.Errorf("cdc: confirm %s: %w", r.confirmed, err)
+		}
+		if held {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cdc: the slot did not take %s within 5 s", r.confirmed)
+		}
+	}
 }
 
 // status tells the server the confirmed position: what it may forget.

@@ -4,12 +4,15 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"sync"
 
 	_ "github.com/jackc/pgx/v5/stdlib"       // registers "pgx"
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
 
 	"outboxlab/outbox"
+	"outboxlab/real/cleanup"
 )
 
 // The files of one run, all in one directory.
@@ -17,7 +20,7 @@ const (
 	OrderFile   = "orders.db"  // orders, outbox, commit log
 	BillingFile = "billing.db" // inbox, applied sequences, parked, ledger, accounts
 	BrokerFile  = "broker.db"  // the broker's log and its subscriber's state
-	controlFile = "control.db" // the run's crash point and how often it was crossed
+	controlFile = "control.db" // the run's crash point, its stalls, and whether the broker is down
 )
 
 // open opens a SQLite file of dir in WAL mode. Every transaction begins
@@ -25,12 +28,15 @@ const (
 // serialises the relays' claims the way SELECT ... FOR UPDATE does in
 // PostgreSQL; a writer that finds the lock taken waits (busy_timeout).
 //
-// synchronous=NORMAL: in WAL mode a commit is in the operating system's
-// hands when COMMIT returns, so it survives the death of the process (what
-// this harness tests), not a power loss (that needs synchronous=FULL).
+// synchronous=OFF: a commit is in the operating system's hands when
+// COMMIT returns (written to the WAL, not synced), so it survives the death
+// of the process, which is what this harness tests, and not a power loss
+// (that needs synchronous=FULL). NORMAL, which the harness used before,
+// makes no difference to a kill; it synced at each checkpoint, and a
+// process closing its files at the end of a run took tens of milliseconds.
 func open(dir, file string) (*sql.DB, error) {
 	dsn := "file:" + filepath.Join(dir, file) +
-		"?_pragma=busy_timeout(20000)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_txlock=immediate"
+		"?_pragma=busy_timeout(20000)&_pragma=journal_mode(wal)&_pragma=synchronous(off)&_txlock=immediate"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitelab: open %s: %w", file, err)
@@ -85,28 +91,83 @@ CREATE TABLE log (
 	session INTEGER NOT NULL DEFAULT 0
 );`,
 	controlFile: `
-CREATE TABLE crash (point TEXT NOT NULL, occurrence INTEGER NOT NULL, crossed INTEGER NOT NULL, fired_pid INTEGER NOT NULL);`,
+CREATE TABLE crash (point TEXT NOT NULL, occurrence INTEGER NOT NULL, crossed INTEGER NOT NULL, fired_pid INTEGER NOT NULL);
+-- The stalls planned, in Config.Stalls's order (rowid 1, 2, ...): the
+-- process freezes itself at the point, once; "relay-*" is whichever relay
+-- gets there first (and a relay takes one stall at a point).
+CREATE TABLE stall (process TEXT NOT NULL, point TEXT NOT NULL, fired_pid INTEGER NOT NULL DEFAULT 0, fired_name TEXT NOT NULL DEFAULT '');
+-- Whether the broker is down; one row.
+CREATE TABLE outage (down INTEGER NOT NULL);
+INSERT INTO outage VALUES (0);`,
 }
 
 // create makes the databases of a run, empty: the SQLite files in dir, and
 // the order database there or on postgres, with slot the CDC relay's
 // replication slot.
 func create(dir, postgres string, slot bool) error {
-	if err := createOrders(dir, postgres, slot); err != nil {
+	files, err := templateFiles()
+	if err != nil {
 		return err
 	}
-	for _, file := range []string{BillingFile, BrokerFile, controlFile} {
-		db, err := open(dir, file)
-		if err != nil {
-			return err
+	for file, data := range files {
+		if file == OrderFile && postgres != "" {
+			continue
 		}
-		_, err = db.Exec(schemas[file])
-		db.Close()
-		if err != nil {
+		if err := os.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
 			return fmt.Errorf("sqlitelab: create %s: %w", file, err)
 		}
 	}
-	return nil
+	if postgres == "" {
+		return nil
+	}
+	return createOrders(postgres, slot)
+}
+
+// templates are the SQLite files of a run with their tables made and
+// nothing in them, made once per process: a run copies them, which takes
+// a millisecond, where making them took tens.
+var templates struct {
+	once  sync.Once
+	files map[string][]byte
+	err   error
+}
+
+// templateFiles makes the templates, or returns those made.
+func templateFiles() (map[string][]byte, error) {
+	templates.once.Do(func() {
+		templates.files, templates.err = makeTemplates()
+	})
+	return templates.files, templates.err
+}
+
+func makeTemplates() (map[string][]byte, error) {
+	dir, err := cleanup.MkdirTemp("", "outboxlab-template-")
+	if err != nil {
+		return nil, fmt.Errorf("sqlitelab: %w", err)
+	}
+	defer cleanup.RemoveAll(dir)
+	files := map[string][]byte{}
+	for _, file := range []string{OrderFile, BillingFile, BrokerFile, controlFile} {
+		schema := schemas[file]
+		if file == OrderFile {
+			schema = sqliteOrders.schema
+		}
+		db, err := open(dir, file)
+		if err != nil {
+			return nil, err
+		}
+		_, err = db.Exec(schema)
+		if cerr := db.Close(); err == nil {
+			err = cerr // the last close folds the WAL into the file
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sqlitelab: create %s: %w", file, err)
+		}
+		if files[file], err = os.ReadFile(filepath.Join(dir, file)); err != nil {
+			return nil, fmt.Errorf("sqlitelab: create %s: %w", file, err)
+		}
+	}
+	return files, nil
 }
 
 type queryer interface {

@@ -1,35 +1,36 @@
 package sqlitelab
 
 import (
-	"bufio"
-	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"outboxlab/lab/check"
 	"outboxlab/orders"
-	"outboxlab/outbox"
+	"outboxlab/real/cleanup"
 	"outboxlab/scenarios"
+	"outboxlab/sim"
 )
 
 // Config is one run on real parts.
 type Config struct {
 	Variant string
-	// Relays is how many relay processes run: 1 or 2.
+	// Relays is how many relay processes run: 1 to 3.
 	Relays int
+	// Services is how many instances of the order service take the
+	// workload's commands: 1 ("service"), or 2 ("service-1" and
+	// "service-2", on PostgreSQL only: SQLite's one writer would make one
+	// wait for the other's whole transaction). 0 means 1.
+	Services int
+	// Route names the instance each workload command goes to, by index;
+	// nil sends them to "service", or to service-1 and service-2 in turn.
+	Route []string
 	// Crash is the crash point ("relay.after-send"), "" for a run without
 	// one; Occurrence is which crossing of it kills the process (1 = the
 	// first), counted over every process.
 	Crash      string
 	Occurrence int
+	// Stalls freeze processes at named points (see Stall).
+	Stalls []Stall
 	// Workload defaults to the matrix's (scenarios.Workload).
 	Workload []orders.Command
 	// Program and Args start a child: the running executable, which calls
@@ -53,7 +54,45 @@ type Config struct {
 	// the next command waits until a relay claimed the last one's message,
 	// so that a claim holds one message, as in the simulator's runs.
 	Burst bool
+	// Lease is the relays' lease; 0 means DefaultLease.
+	Lease time.Duration
+	// Seed fixes the run's own choices: the message ids and the relays'
+	// and billing's idle pauses, which vary how the processes interleave.
+	// The interleaving itself is the operating system's: a run again with
+	// the same seed may differ where a race decides. 0 means 1.
+	Seed uint64
 }
+
+// Stall freezes a process the first time it reaches a point: the process
+// stops itself with SIGSTOP there (the simulator stalls at the same
+// points), and the parent sends SIGCONT For after the kernel shows it
+// stopped. The process holds what it holds meanwhile: a relay its claims
+// under their lease, a service its open transaction.
+type Stall struct {
+	// Process is the process's name: "relay-1", "service-1"; or AnyRelay,
+	// whichever relay gets to the point first (each relay takes one stall
+	// at a point).
+	Process string
+	// Point is a crash point before an effect: "relay.before-send",
+	// "service.before-commit".
+	Point string
+	For   time.Duration
+	// Outage takes the broker down just before the process resumes, until
+	// a send of the process's failed (at most two seconds): its late send
+	// fails, as in the simulator's stall-outage row.
+	Outage bool
+	// Kill ends the stall with SIGKILL instead of SIGCONT: a frozen host
+	// that is killed, whose process is then restarted, as after a crash
+	// (the simulator's relay-restart row).
+	Kill bool
+}
+
+// AnyRelay names the relay that gets to a stall's point first. The
+// simulator freezes relay-1, which its schedule sends there; on real
+// processes, which relay claims a message is the operating system's
+// schedule, and a stall of relay-1 that relay-2 never lets send would
+// test nothing.
+const AnyRelay = "relay-*"
 
 // Result is what one run on real parts came to.
 type Result struct {
@@ -62,528 +101,118 @@ type Result struct {
 	// Fired reports whether the crash point was reached Occurrence times,
 	// so that a process was killed.
 	Fired bool
+	// Stalls is how many of the planned stalls happened.
+	Stalls int
+	// Situations are what the run went through that a row exists to
+	// produce, read from the order database's commit log: a lease taken
+	// over, a late commit, a retried send.
+	Situations []sim.Situation
 	// Deaths are the processes killed by a signal, with their successors.
 	Deaths []Death
 	// Timeline is what every process said, in the order the parent heard
-	// it, each line with the time since the start and the process.
+	// it, each line with the time since the start and the process; the
+	// parent's own acts (SIGCONT, the broker down) are lines of "parent".
 	Timeline []string
 	// Commits counts the transactions committed in the order database.
 	Commits int
 	Wall    time.Duration
 }
 
-// Death is a process that died by a signal, and the process that took its
-// place.
-type Death struct {
-	Process string
-	PID     int
-	Signal  syscall.Signal
-	// Successor is the process id of the restarted process.
-	Successor int
-}
-
-// Run runs the workload on real processes over SQLite, kills the process
-// that crosses the crash point its Occurrence-th time, restarts it, lets the
-// system quiesce, and judges what the databases and the broker hold with the
-// core's checker.
+// Run runs the workload on real processes over SQLite (or PostgreSQL),
+// kills the process that crosses the crash point its Occurrence-th time,
+// restarts it, freezes and resumes the processes the stalls name, lets the
+// system quiesce, and judges what the databases and the broker hold with
+// the core's checker.
 func Run(cfg Config) (Result, error) {
-	v, err := FindVariant(cfg.Variant)
+	v, err := checkConfig(&cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	if v.cdc && cfg.Postgres == "" {
-		return Result{}, fmt.Errorf("sqlitelab: variant %q: %w on SQLite: its relay reads PostgreSQL's WAL (set Config.Postgres)", v.Name, ErrNotInMatrix)
+	if cfg.Dir == "" {
+		dir, err := cleanup.MkdirTemp("", "outboxlab-real-")
+		if err != nil {
+			return Result{}, fmt.Errorf("sqlitelab: %w", err)
+		}
+		defer cleanup.RemoveAll(dir)
+		cfg.Dir = dir
 	}
-	if v.cdc && cfg.Relays != 1 {
-		return Result{}, fmt.Errorf("sqlitelab: Relays = %d, want 1 for cdc: a replication slot has one reader", cfg.Relays)
+	if err := create(cfg.Dir, cfg.Postgres, v.cdc); err != nil {
+		return Result{}, err
 	}
-	if cfg.Relays < 1 || cfg.Relays > 2 {
-		return Result{}, fmt.Errorf("sqlitelab: Relays = %d, want 1 or 2", cfg.Relays)
+	if err := plan(cfg); err != nil {
+		return Result{}, err
+	}
+	r := newRun(cfg, v)
+	res, err := r.run()
+	res.Wall = time.Since(r.start)
+	res.Timeline = r.timeline
+	res.Deaths = r.deaths
+	res.Stalls = r.stallsFired
+	return res, err
+}
+
+// checkConfig checks cfg and fills in its defaults; it returns the variant.
+func checkConfig(cfg *Config) (Variant, error) {
+	v, err := FindVariant(cfg.Variant)
+	if err != nil {
+		return v, err
+	}
+	if v.postgres && cfg.Postgres == "" {
+		return v, fmt.Errorf("sqlitelab: variant %q: %w on SQLite: it runs on PostgreSQL only (set Config.Postgres)", v.Name, ErrNotInMatrix)
+	}
+	if most := v.mostRelays(); cfg.Relays < 1 || cfg.Relays > most {
+		return v, fmt.Errorf("sqlitelab: Relays = %d, want 1 to %d for %s", cfg.Relays, v.mostRelays(), v.Name)
+	}
+	if cfg.Services == 0 {
+		cfg.Services = 1
+	}
+	if cfg.Services < 1 || cfg.Services > 2 || (cfg.Services == 2 && cfg.Postgres == "") {
+		return v, fmt.Errorf("sqlitelab: Services = %d, want 1, or 2 on PostgreSQL", cfg.Services)
 	}
 	if cfg.Crash != "" && cfg.Occurrence < 1 {
-		return Result{}, fmt.Errorf("sqlitelab: Occurrence = %d, want >= 1 with a crash point", cfg.Occurrence)
+		return v, fmt.Errorf("sqlitelab: Occurrence = %d, want >= 1 with a crash point", cfg.Occurrence)
+	}
+	for _, s := range cfg.Stalls {
+		if s.Process == "" || s.Point == "" || s.For <= 0 {
+			return v, fmt.Errorf("sqlitelab: stall %+v: want a process, a point and a time > 0", s)
+		}
 	}
 	if cfg.Workload == nil {
 		for _, c := range scenarios.Workload() {
 			cfg.Workload = append(cfg.Workload, c.Command)
 		}
 	}
+	if cfg.Route != nil && len(cfg.Route) != len(cfg.Workload) {
+		return v, fmt.Errorf("sqlitelab: a route of %d instances for %d commands", len(cfg.Route), len(cfg.Workload))
+	}
 	if cfg.Quiesce == 0 {
 		cfg.Quiesce = 20 * time.Second
 	}
-	if cfg.Dir == "" {
-		dir, err := os.MkdirTemp("", "outboxlab-real-")
-		if err != nil {
-			return Result{}, fmt.Errorf("sqlitelab: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		cfg.Dir = dir
+	if cfg.Lease == 0 {
+		cfg.Lease = DefaultLease
 	}
-	if err := create(cfg.Dir, cfg.Postgres, v.cdc); err != nil {
-		return Result{}, err
+	if cfg.Seed == 0 {
+		cfg.Seed = 1
 	}
-	if err := setCrash(cfg); err != nil {
-		return Result{}, err
-	}
-
-	r := &run{cfg: cfg, variant: v, start: time.Now(), started: map[string]time.Time{}}
-	res, err := r.run()
-	res.Wall = time.Since(r.start)
-	res.Timeline = r.timeline
-	res.Deaths = r.deaths
-	return res, err
+	return v, nil
 }
 
-func setCrash(cfg Config) error {
+// plan writes the run's crash point and stalls into its control file.
+func plan(cfg Config) error {
 	control, err := open(cfg.Dir, controlFile)
 	if err != nil {
 		return err
 	}
 	defer control.Close()
-	if cfg.Crash == "" {
-		return nil
-	}
-	_, err = control.Exec(`INSERT INTO crash (point, occurrence, crossed, fired_pid) VALUES (?, ?, 0, 0)`, cfg.Crash, cfg.Occurrence)
-	return err
-}
-
-// run is the parent's view of one run: its children, what they said, who
-// died.
-type run struct {
-	cfg     Config
-	variant Variant
-	start   time.Time
-
-	mu       sync.Mutex
-	timeline []string
-	deaths   []Death
-	failed   error // a child that died other than by SIGKILL: the harness is broken
-	stopping bool
-	live     []*child // every relay and billing process started
-	// started is when the process now running under each name was
-	// started: a claim it made is in its hands (see inHand).
-	started map[string]time.Time
-	// acknowledged are the order ids of the commands the service answered
-	// "ok", one per command.
-	acknowledged []string
-}
-
-// child is one running process.
-type child struct {
-	name   string
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout *bufio.Reader
-	said   chan struct{} // closed when its stderr is read to the end
-}
-
-func (r *run) say(name string, pid int, line string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.timeline = append(r.timeline, fmt.Sprintf("%8.1fms %-8s %-7d %s",
-		float64(time.Since(r.start).Microseconds())/1000, name, pid, line))
-}
-
-// spawn starts a child process for role under name.
-func (r *run) spawn(role, name string) (*child, error) {
-	cmd := exec.Command(r.cfg.Program, r.cfg.Args...)
-	cmd.Env = append(os.Environ(), envRole+"="+role, envName+"="+name, envDir+"="+r.cfg.Dir, envVariant+"="+r.variant.Name, envPostgres+"="+r.cfg.Postgres)
-	c := &child{name: name, cmd: cmd, said: make(chan struct{})}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if role == "service" {
-		if c.stdin, err = cmd.StdinPipe(); err != nil {
-			return nil, err
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			return nil, err
-		}
-		c.stdout = bufio.NewReader(out)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("sqlitelab: start %s: %w", name, err)
-	}
-	go func() {
-		defer close(c.said)
-		lines := bufio.NewScanner(stderr)
-		for lines.Scan() {
-			r.say(name, cmd.Process.Pid, lines.Text())
-		}
-	}()
-	return c, nil
-}
-
-// wait waits for c to exit. A death by SIGKILL is recorded (the crash
-// point's doing); any other end but a requested stop fails the run.
-func (r *run) wait(c *child) (killed bool) {
-	<-c.said
-	err := c.cmd.Wait()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			r.deaths = append(r.deaths, Death{Process: c.name, PID: c.cmd.Process.Pid, Signal: ws.Signal()})
-			return true
+	if cfg.Crash != "" {
+		if _, err := control.Exec(`INSERT INTO crash (point, occurrence, crossed, fired_pid) VALUES (?, ?, 0, 0)`, cfg.Crash, cfg.Occurrence); err != nil {
+			return fmt.Errorf("sqlitelab: plan: %w", err)
 		}
 	}
-	if err != nil && !r.stopping && r.failed == nil {
-		r.failed = fmt.Errorf("sqlitelab: %s (pid %d) ended: %v; its last words: %s", c.name, c.cmd.Process.Pid, err, r.lastWords(c.name))
-	}
-	return false
-}
-
-// lastWords returns the last line the process said.
-func (r *run) lastWords(name string) string {
-	for i := len(r.timeline) - 1; i >= 0; i-- {
-		if f := strings.Fields(r.timeline[i]); len(f) > 1 && f[1] == name {
-			return r.timeline[i]
-		}
-	}
-	return "(nothing)"
-}
-
-// restarted notes the successor of the last death.
-func (r *run) restarted(c *child) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.deaths[len(r.deaths)-1].Successor = c.cmd.Process.Pid
-}
-
-// supervise keeps a relay or billing running: a process killed at the crash
-// point is restarted at once, as a new process under the same name.
-func (r *run) supervise(role, name string, wg *sync.WaitGroup) {
-	defer wg.Done()
-	died := false
-	for {
-		at := time.Now()
-		c, err := r.spawn(role, name)
-		if err != nil {
-			r.fail(err)
-			return
-		}
-		r.mu.Lock()
-		r.live = append(r.live, c)
-		r.started[name] = at
-		if r.stopping {
-			c.cmd.Process.Signal(syscall.SIGTERM)
-		}
-		r.mu.Unlock()
-		if died {
-			r.restarted(c)
-		}
-		if killed := r.wait(c); !killed || r.isStopping() {
-			return
-		}
-		died = true
-	}
-}
-
-// stop asks every relay and billing to finish (SIGTERM: they end after
-// their current step).
-func (r *run) stop() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.stopping = true
-	for _, c := range r.live {
-		c.cmd.Process.Signal(syscall.SIGTERM) // an exited one returns an error; nothing to do
-	}
-}
-
-func (r *run) fail(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.failed == nil {
-		r.failed = err
-	}
-}
-
-func (r *run) isStopping() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stopping
-}
-
-func (r *run) failure() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.failed
-}
-
-func (r *run) run() (Result, error) {
-	var wg sync.WaitGroup
-	for i := 1; i <= r.cfg.Relays; i++ {
-		wg.Add(1)
-		go r.supervise("relay", fmt.Sprintf("relay-%d", i), &wg)
-	}
-	wg.Add(1)
-	go r.supervise("billing", "billing", &wg)
-	err := r.workload()
-	quiet, busy := false, ""
-	if err == nil {
-		quiet, busy, err = r.quiesce()
-	}
-	r.stop()
-	wg.Wait()
-	if err == nil {
-		err = r.failure()
-	}
-	if err != nil {
-		return Result{}, err
-	}
-	world, fired, commits, err := readWorld(r.cfg.Dir, r.cfg.Postgres, len(r.deaths))
-	if err != nil {
-		return Result{}, err
-	}
-	world.Quiesced, world.Busy, world.Acknowledged = quiet, busy, r.acknowledged
-	vs := check.Check(world)
-	return Result{Outcome: check.Worst(vs), Violations: vs, Fired: fired, Commits: commits}, nil
-}
-
-// workload hands the commands to the service, one at a time, as its
-// clients would. A command the service died on is not sent again (its
-// client got no answer); the service is restarted for the next one.
-func (r *run) workload() error {
-	svc, err := r.spawn("service", "service")
-	if err != nil {
-		return err
-	}
-	w, err := r.watch()
-	if err != nil {
-		return err
-	}
-	defer w.close()
-	for i, c := range r.cfg.Workload {
-		if i > 0 && !r.cfg.Burst {
-			if err := w.waitUntilTaken(); err != nil {
-				return err
-			}
-		}
-		line, err := json.Marshal(toWire(c))
-		if err != nil {
-			return fmt.Errorf("sqlitelab: command %s: %w", c, err)
-		}
-		_, err = fmt.Fprintf(svc.stdin, "%s\n", line)
-		answer := ""
-		if err == nil {
-			answer, err = svc.stdout.ReadString('\n')
-		}
-		if err == nil {
-			if answer == "ok\n" {
-				r.acknowledged = append(r.acknowledged, c.OrderID)
-			}
-			continue
-		}
-		if killed := r.wait(svc); !killed {
-			if err := r.failure(); err != nil {
-				return err
-			}
-			return fmt.Errorf("sqlitelab: the service ended at %s", c)
-		}
-		if svc, err = r.spawn("service", "service"); err != nil {
-			return err
-		}
-		r.restarted(svc)
-	}
-	svc.stdin.Close()
-	r.wait(svc)
-	return r.failure()
-}
-
-// watcher is the parent's view of the order database and the broker while
-// the system runs.
-type watcher struct {
-	orders orderDB
-	broker *sql.DB
-	cdc    bool // the relay reads the WAL: nothing in the outbox is ever due
-}
-
-func (r *run) watch() (*watcher, error) {
-	orders, err := openOrders(r.cfg.Dir, r.cfg.Postgres)
-	if err != nil {
-		return nil, err
-	}
-	brk, err := open(r.cfg.Dir, BrokerFile)
-	if err != nil {
-		orders.Close()
-		return nil, err
-	}
-	return &watcher{orders: orders, broker: brk, cdc: r.variant.cdc}, nil
-}
-
-func (w *watcher) close() {
-	w.orders.Close()
-	w.broker.Close()
-}
-
-// toSend counts the messages a relay is yet to take before t: the outbox
-// messages due (see due), or, for the CDC relay, the messages committed in
-// transactions its slot has not confirmed (the simulator's cdc relay: the
-// commit log past its offset).
-func (w *watcher) toSend(t time.Time) (int, error) {
-	if !w.cdc {
-		return due(w.orders.DB, t)
-	}
-	var n int
-	err := w.orders.QueryRow(`SELECT COUNT(*) FROM commit_log c, pg_replication_slots s
-		WHERE s.slot_name = `+slotName+` AND c.tbl = $1 AND c.body IS NOT NULL AND c.lsn >= s.confirmed_flush_lsn`, outbox.Table).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("sqlitelab: %w", err)
-	}
-	return n, nil
-}
-
-// unacked counts the broker's messages not acknowledged.
-func (w *watcher) unacked() (int, error) {
-	var n int
-	if err := w.broker.QueryRow(`SELECT COUNT(*) FROM log WHERE acked = 0`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("sqlitelab: %w", err)
-	}
-	return n, nil
-}
-
-// waitUntilTaken waits until the relays took every message there is to
-// take (see untaken), at most ten seconds (a relay that was killed starts
-// again at once, but a busy machine may take seconds to start it).
-func (w *watcher) waitUntilTaken() error {
-	deadline := time.Now().Add(10 * time.Second)
-	for ; time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		var n int
-		var err error
-		if w.cdc {
-			n, err = w.toSend(time.Now())
-		} else {
-			n, err = untaken(w.orders.DB, deadline)
-		}
-		if err != nil || n == 0 {
-			return err
+	for _, s := range cfg.Stalls {
+		if _, err := control.Exec(`INSERT INTO stall (process, point) VALUES (?, ?)`, s.Process, s.Point); err != nil {
+			return fmt.Errorf("sqlitelab: plan: %w", err)
 		}
 	}
 	return nil
-}
-
-// untaken counts the outbox messages the relays are yet to claim, by t:
-// every PENDING or FAILED message of an order whose oldest unsent message
-// is due by t, or is in flight: claimed less than two seconds ago (a live
-// relay marks it in milliseconds, and then claims the ones behind it) or
-// under a lease that ends by t. An order whose oldest unsent message is a
-// dead letter, waits out a backoff past t, or is held longer (the claim of
-// a relay that died, which no-inflight-recovery never recovers) is
-// blocked, and the parent does not wait for it. The simulator's relay
-// claims a message within milliseconds of its commit and the next command
-// comes a second later, so each of its claims there holds one message;
-// waiting only for what was due now was not enough: an amendment waiting
-// behind its order's first message, in flight, and the next order's
-// message were claimed together, and a crash after the first one's mark
-// left the second where no-inflight-recovery's eternal claim keeps it
-// (STUCK, where the simulator says OK).
-func untaken(db *sql.DB, t time.Time) (int, error) {
-	unsent, err := scanMessages(db, `SELECT body FROM outbox WHERE status <> 'SENT' ORDER BY seq`)
-	if err != nil {
-		return 0, err
-	}
-	n, seen, blocked := 0, map[string]bool{}, map[string]bool{}
-	for _, m := range unsent {
-		agg := m.Event.AggregateID
-		if !seen[agg] {
-			seen[agg] = true
-			at, ok := m.ClaimableAt()
-			inFlight := m.Status == outbox.InFlight && time.Since(m.ClaimedAt) < 2*time.Second
-			blocked[agg] = !inFlight && (!ok || !at.Before(t))
-		}
-		if !blocked[agg] && (m.Status == outbox.Pending || m.Status == outbox.Failed) {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// due counts the outbox messages a relay may claim before t, as
-// outbox.Relay.NextWake sees them: the oldest unsent message of each
-// aggregate (its later ones wait behind it), if it is claimable by then.
-func due(db *sql.DB, t time.Time) (int, error) {
-	unsent, err := scanMessages(db, `SELECT body FROM outbox WHERE status <> 'SENT' ORDER BY seq`)
-	if err != nil {
-		return 0, err
-	}
-	n, seen := 0, map[string]bool{}
-	for _, m := range unsent {
-		if seen[m.Event.AggregateID] {
-			continue
-		}
-		seen[m.Event.AggregateID] = true
-		if at, ok := m.ClaimableAt(); ok && at.Before(t) {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// quiesce waits until nothing is left to do before the deadline, five
-// polls in a row: every message in the broker acknowledged, and no outbox
-// message a relay may claim before the deadline (SENT, a dead letter, or a
-// claim whose lease outlasts it). That is the simulator's "nothing due". It
-// reports false, and what was still going on, if that did not happen
-// within cfg.Quiesce.
-func (r *run) quiesce() (bool, string, error) {
-	w, err := r.watch()
-	if err != nil {
-		return false, "", err
-	}
-	defer w.close()
-	deadline := time.Now().Add(r.cfg.Quiesce)
-	quietPolls, dueNow, unacked, inHand := 0, 0, 0, 0
-	for time.Now().Before(deadline) {
-		if err := r.failure(); err != nil {
-			return false, "", err
-		}
-		var err error
-		if dueNow, err = w.toSend(deadline); err != nil {
-			return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
-		}
-		if unacked, err = w.unacked(); err != nil {
-			return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
-		}
-		if !w.cdc {
-			if inHand, err = r.inHand(w.orders.DB); err != nil {
-				return false, "", fmt.Errorf("sqlitelab: quiesce: %w", err)
-			}
-		}
-		if dueNow == 0 && unacked == 0 && inHand == 0 {
-			quietPolls++
-		} else {
-			quietPolls = 0
-		}
-		if quietPolls == 5 {
-			return true, "", nil
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return false, fmt.Sprintf("after %s, %d outbox message(s) still to send, %d in a live relay's hands, %d not acknowledged in the broker", r.cfg.Quiesce, dueNow, inHand, unacked), nil
-}
-
-// inHand counts the messages a live relay holds in flight: claimed by the
-// process now running under the claim's owner name, which is sending and
-// marking them, the simulator's relay in the middle of its step. Between
-// two sends of its batch nothing may be due and the broker may have
-// acknowledged everything; the check must not run then (it found three
-// messages LOST that the relay was about to send, under load). The claims
-// of a relay that died are not in anyone's hands: the verdict judges them.
-func (r *run) inHand(db *sql.DB) (int, error) {
-	held, err := scanMessages(db, `SELECT body FROM outbox WHERE status = 'IN_FLIGHT'`)
-	if err != nil {
-		return 0, err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, m := range held {
-		if since, ok := r.started[m.LeaseOwner]; ok && !m.ClaimedAt.Before(since) {
-			n++
-		}
-	}
-	return n, nil
 }

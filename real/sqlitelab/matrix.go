@@ -2,12 +2,11 @@ package sqlitelab
 
 import (
 	"fmt"
+	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"outboxlab/lab/check"
-	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
 
@@ -15,44 +14,12 @@ import (
 // never reaches (labrun's n/a).
 const NotApplicable = check.NotApplicable
 
-// Cell is one variant at one crash point on real parts, beside the
-// simulator's verdict of the same cell.
-type Cell struct {
-	Variant, Point string
-	// Outcome is the worst outcome over every run of the cell (every
-	// occurrence of the point, with one relay and with two where the
-	// simulator runs two), or NotApplicable.
-	Outcome check.Outcome
-	// Sim is the simulator's outcome of the cell.
-	Sim check.Outcome
-	// Runs is how many runs on real parts the cell took.
-	Runs int
-	// OnPostgres says the order database was on PostgreSQL.
-	OnPostgres bool
-	// Worst is the first run that showed Outcome, with its configuration.
-	Worst       *Result
-	WorstConfig Config
-	// SimReplay is the labrun command that replays the simulator's worst
-	// run, and SimRun that run as a real run's configuration.
-	SimReplay string
-	SimRun    *Config
-}
-
-// Agrees reports whether the real parts and the simulator give the cell the
-// same verdict.
-func (c Cell) Agrees() bool { return c.Outcome == c.Sim }
-
-// Points are the crash points the real parts run: every crash point of the
-// matrix. (The matrix's fault rows need a broker that misbehaves on purpose,
-// a stalled or skewed relay or a held-open commit: the simulator's tools,
-// not a kill's.)
-func Points() []string { return scenarios.CrashPoints }
-
-// MatrixConfig says which cells to run and how to start children.
+// MatrixConfig says which cells to run, how deep, and how to start
+// children.
 type MatrixConfig struct {
-	// Variants default to every variant the real parts express.
+	// Variants default to DefaultVariants.
 	Variants []string
-	// Points default to Points().
+	// Points default to every row of the backend (Points).
 	Points  []string
 	Program string
 	Args    []string
@@ -63,193 +30,237 @@ type MatrixConfig struct {
 	// (Config.Postgres): a cell takes one for its runs, so at most
 	// len(Postgres) cells run at once.
 	Postgres []string
+	// MaxRelays is the most relays a crash point's cell runs with: 2 (the
+	// default, as the simulator's matrix: one relay, then two) or 3 (one,
+	// two and three; the simulator's cell then runs three as well).
+	MaxRelays int
+	// Full runs every cell at full depth: every occurrence of its point
+	// with every relay count, the cells the simulator never reaches too,
+	// and each race cell Races times. Without it a cell runs the runs that
+	// decide it (see Depth in doc.go): the simulator's counterexample where
+	// the simulator's cell fails, the first occurrence with the most relays
+	// where it holds, nothing where the simulator never reaches the point.
+	Full bool
+	// Races is how often a race cell is run, each time with the next seed;
+	// 0 means 3, or 10 with Full.
+	Races int
+	// Shard and Shards run one shard of the cells (1 <= Shard <= Shards),
+	// the cells split by their estimated cost so that the shards take
+	// about as long; the other shards' cells are not in the result. Merged
+	// (MergeCells), the shards' cells are the unsharded matrix's.
+	Shard, Shards int
 }
 
-// Matrix runs every cell on real parts and the same cell in the simulator,
-// variant by variant, point by point.
+// EnvFull is the environment variable that makes the real module's
+// differential tests run their matrices at full depth (MatrixConfig.Full):
+// OUTBOXLAB_REAL_FULL=1 go test ./... in real/, a scheduled job's run.
+const EnvFull = "OUTBOXLAB_REAL_FULL"
+
+// FullDepth reports whether EnvFull asks for full depth.
+func FullDepth() bool { return os.Getenv(EnvFull) != "" }
+
+// Cell is one variant at one row on real parts, beside the simulator's
+// verdict of the same cell.
+type Cell struct {
+	Variant, Point string
+	// Outcome is the worst outcome over every run of the cell, or
+	// NotApplicable.
+	Outcome check.Outcome
+	// Sim is the simulator's outcome of the cell; Want is the verdict the
+	// real parts must give: Sim, or the variant's declared difference,
+	// whose reason is Why.
+	Sim, Want check.Outcome
+	Why       string
+	// Runs is how many runs on real parts the cell took; 0 for a cell the
+	// matrix did not run (NotRun).
+	Runs int
+	// NotRun: the simulator never reaches the point, and the matrix ran at
+	// its default depth, which trusts that.
+	NotRun bool
+	// OnPostgres says the order database was on PostgreSQL.
+	OnPostgres bool
+	// Race is set for a cell whose verdict a race decides: how each of its
+	// repetitions came out.
+	Race *Race
+	// Missing are the situations the row exists to produce that the
+	// reference's cell never reached.
+	Missing []sim.Situation
+	// Worst is the first run that showed Outcome, with its configuration.
+	Worst       *Result
+	WorstConfig Config
+	// SimReplay is the labrun command that replays the simulator's worst
+	// run, and SimRun that run as a real run's configuration.
+	SimReplay string
+	SimRun    *Config
+}
+
+// Race is how the repetitions of a race cell came out: each repetition
+// runs the cell's runs with its own seed (1, 2, ...).
+type Race struct {
+	// Seeds are the repetitions' seeds, by the outcome each came to.
+	Seeds map[check.Outcome][]uint64
+	N     int
+}
+
+// Rate says how often the outcome showed: "UNSAFE in 2 of 3 runs (seeds
+// 1, 3)".
+func (r Race) Rate(outcome check.Outcome) string {
+	var seeds []string
+	for _, s := range r.Seeds[outcome] {
+		seeds = append(seeds, fmt.Sprint(s))
+	}
+	if len(seeds) == 0 {
+		return fmt.Sprintf("%s in 0 of %d runs", outcome, r.N)
+	}
+	return fmt.Sprintf("%s in %d of %d runs (seed%s %s)", outcome, len(seeds), r.N,
+		map[bool]string{true: "", false: "s"}[len(seeds) == 1], strings.Join(seeds, ", "))
+}
+
+// Agrees reports whether the real parts give the cell the verdict they
+// must (Want), and the reference reached what the row exists for. A race
+// cell agrees when each repetition came to OK, to Want or to the race's
+// UNSAFE: whether the race shows in a run is the operating system's
+// schedule, and the cell states how often it did (Race.Rate); a row that
+// stages the race (relay-restart, stall) is what must show it every time.
+func (c Cell) Agrees() bool {
+	if len(c.Missing) > 0 {
+		return false
+	}
+	if c.Race == nil {
+		return c.Outcome == c.Want
+	}
+	for o := range c.Race.Seeds {
+		if o != check.OK && o != check.Unsafe && o != c.Want && o != NotApplicable {
+			return false
+		}
+	}
+	return true
+}
+
+// Matrix runs every cell on real parts beside the same cell in the
+// simulator, variant by variant, row by row (the cells of one shard, with
+// Shards).
 func Matrix(cfg MatrixConfig) ([]Cell, error) {
-	if len(cfg.Variants) == 0 {
-		cfg.Variants = MatrixVariants(len(cfg.Postgres) > 0)
+	m, err := newMatrixRun(cfg)
+	if err != nil {
+		return nil, err
 	}
-	if len(cfg.Points) == 0 {
-		cfg.Points = Points()
-	}
-	for _, name := range cfg.Variants {
-		v, err := FindVariant(name)
-		if err != nil {
-			return nil, err
-		}
-		if v.race {
-			return nil, fmt.Errorf("variant %q: %w: its verdict on real parts is a race's, which a crash point does not decide (the matrix runs: %s)", name, ErrNotInMatrix, strings.Join(VariantNames(), ", "))
-		}
-		if v.cdc && len(cfg.Postgres) == 0 {
-			return nil, fmt.Errorf("variant %q: %w on SQLite: its relay reads PostgreSQL's WAL (labrun-real matrix --postgres)", name, ErrNotInMatrix)
-		}
-	}
-	for _, p := range cfg.Points {
-		if !slices.Contains(Points(), p) {
-			return nil, fmt.Errorf("%w crash point %q (valid: %s)", ErrUnknown, p, strings.Join(Points(), ", "))
-		}
-	}
-	if cfg.Workers == 0 {
-		cfg.Workers = 4
-	}
-	databases := make(chan string, len(cfg.Postgres)) // each held by one cell at a time
-	for _, dsn := range cfg.Postgres {
+	mine := m.shard()
+	databases := make(chan string, len(m.cfg.Postgres)) // each held by one cell at a time
+	for _, dsn := range m.cfg.Postgres {
 		databases <- dsn
 	}
-	if len(cfg.Postgres) > 0 {
-		cfg.Workers = min(cfg.Workers, len(cfg.Postgres))
-	}
-	cells := make([]Cell, len(cfg.Variants)*len(cfg.Points))
-	err := sim.Parallel(len(cells), cfg.Workers, func(i int) error {
+	cells := make([]Cell, len(mine))
+	err = sim.Parallel(len(mine), m.cfg.Workers, func(i int) error {
 		postgres := ""
-		if len(cfg.Postgres) > 0 {
+		if len(m.cfg.Postgres) > 0 {
 			postgres = <-databases
 			defer func() { databases <- postgres }()
 		}
 		var err error
-		cells[i], err = runCell(cfg, postgres, cfg.Variants[i/len(cfg.Points)], cfg.Points[i%len(cfg.Points)])
+		cells[i], err = m.runCell(m.cells[mine[i]], postgres)
 		return err
 	})
 	return cells, err
 }
 
-// runCell runs one cell as the simulator's matrix does: every occurrence
-// of the point until it is no longer reached, with each relay count the
-// simulator uses for the variant.
-func runCell(cfg MatrixConfig, postgres, variantName, point string) (Cell, error) {
-	cell := Cell{Variant: variantName, Point: point, Outcome: NotApplicable, OnPostgres: postgres != ""}
-	v, err := FindVariant(variantName)
-	if err != nil {
-		return cell, err
+// matrixRun is a matrix being run: its configuration, and every cell with
+// the simulator's side of it.
+type matrixRun struct {
+	cfg      MatrixConfig
+	postgres bool
+	cells    []plannedCell
+}
+
+// newMatrixRun checks the configuration and computes the simulator's side
+// of every cell.
+func newMatrixRun(cfg MatrixConfig) (*matrixRun, error) {
+	m := &matrixRun{cfg: cfg, postgres: len(cfg.Postgres) > 0}
+	if len(m.cfg.Variants) == 0 {
+		m.cfg.Variants = DefaultVariants(m.postgres, m.cfg.Full)
 	}
-	simVariant, err := scenarios.FindVariant(v.simName())
-	if err != nil {
-		return cell, err
+	if len(m.cfg.Points) == 0 {
+		m.cfg.Points = Points(m.postgres)
 	}
-	p, err := scenarios.FindPoint(point)
-	if err != nil {
-		return cell, err
+	if m.cfg.Workers == 0 {
+		m.cfg.Workers = 4
 	}
-	m := scenarios.Matrix()
-	simCell, err := m.RunCell(simVariant, p)
-	if err != nil {
-		return cell, err
+	if m.postgres {
+		m.cfg.Workers = min(m.cfg.Workers, len(m.cfg.Postgres))
 	}
-	cell.Sim = simCell.Outcome
-	if ce := simCell.Counterexample; ce != nil {
-		cell.SimReplay = ce.Replay("go run ./cmd/labrun", simVariant.Name)
-		_, at, _ := strings.Cut(ce.Scenario, "@")
-		k, err := strconv.Atoi(at)
-		if err != nil {
-			return cell, fmt.Errorf("%s at %s: the simulator's counterexample %q names no occurrence", variantName, point, ce.Scenario)
-		}
-		cell.SimRun = &Config{Variant: variantName, Relays: max(ce.Relays, 1), Crash: point, Occurrence: k, Program: cfg.Program, Args: cfg.Args, Postgres: postgres}
+	if m.cfg.MaxRelays == 0 {
+		m.cfg.MaxRelays = 2
 	}
-	worst := check.OK
-	for _, relays := range relayCounts(simVariant.NewRelay != nil, simVariant.MaxRelays) {
-		for k := 1; ; k++ {
-			rc := Config{Variant: variantName, Relays: relays, Crash: point, Occurrence: k, Program: cfg.Program, Args: cfg.Args, Postgres: postgres}
-			res, err := Run(rc)
+	if m.cfg.Races == 0 {
+		m.cfg.Races = map[bool]int{false: 3, true: 10}[m.cfg.Full]
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	for _, name := range m.cfg.Variants {
+		v, _ := FindVariant(name)
+		for _, id := range m.cfg.Points {
+			row, _ := FindRow(id, m.postgres)
+			pc, err := m.plan(v, row)
 			if err != nil {
-				return cell, fmt.Errorf("%s at %s@%d with %d relay(s): %w", variantName, point, k, relays, err)
+				return nil, err
 			}
-			if !res.Fired {
-				break
-			}
-			cell.Runs++
-			cell.Outcome = max(cell.Outcome, check.OK)
-			if res.Outcome > worst {
-				worst = res.Outcome
-				cell.Outcome = worst
-				cell.Worst, cell.WorstConfig = &res, rc
-			}
+			m.cells = append(m.cells, pc)
 		}
 	}
-	return cell, nil
+	return m, nil
 }
 
-// relayCounts are the relay counts the simulator's matrix runs a crash
-// point with: one, and two for a variant with a relay that allows two.
-func relayCounts(hasRelay bool, maxRelays int) []int {
-	if hasRelay && (maxRelays == 0 || maxRelays >= 2) {
-		return []int{1, 2}
-	}
-	return []int{1}
-}
-
-// SimTimeline runs the simulator's run that corresponds to a real run (same
-// variant, crash point, occurrence and relays) and returns its timeline.
-func SimTimeline(rc Config) ([]string, error) {
-	port, err := FindVariant(rc.Variant)
-	if err != nil {
-		return nil, err
-	}
-	v, err := scenarios.FindVariant(port.simName())
-	if err != nil {
-		return nil, err
-	}
-	m := scenarios.Matrix()
-	cfg := m.Config(v)
-	cfg.Trace = true
-	cfg.Relays = rc.Relays
-	cfg.Crashes = []sim.Crash{{Point: rc.Crash, Occurrence: rc.Occurrence}}
-	res, err := sim.Run(cfg)
-	if err != nil {
-		return nil, err
-	}
-	var lines []string
-	for _, e := range res.Trace {
-		lines = append(lines, e.String())
-	}
-	lines = append(lines, "verdict: "+res.Outcome.String())
-	for _, v := range res.Violations {
-		lines = append(lines, "  "+v.String())
-	}
-	return lines, nil
-}
-
-// Explain shows a disagreeing cell's run on real parts and the same run in
-// the simulator, timeline beside timeline: the real parts' worst run, or,
-// if the simulator's is worse, its run played on real parts again.
-func Explain(c Cell) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s at %s: real parts %s, simulator %s\n", c.Variant, c.Point, c.Outcome, c.Sim)
-	rerun := fmt.Sprintf("go run ./cmd/labrun-real matrix --variant %s --point %s", c.Variant, c.Point)
-	if c.OnPostgres {
-		rerun += " --postgres"
-	}
-	fmt.Fprintf(&b, "rerun the cell on real parts (in real/): %s\n", rerun)
-	rc := c.WorstConfig
-	shown := c.Worst
-	if shown == nil && c.SimRun != nil {
-		rc = *c.SimRun
-		res, err := Run(rc)
+// check names what is wrong with the configuration.
+func (m *matrixRun) check() error {
+	for _, name := range m.cfg.Variants {
+		v, err := FindVariant(name)
 		if err != nil {
-			fmt.Fprintf(&b, "the simulator's run on real parts: %v\n", err)
-			return b.String()
+			return err
 		}
-		shown = &res
+		if v.postgres && !m.postgres {
+			return fmt.Errorf("variant %q: %w on SQLite: it runs on PostgreSQL only (labrun-real matrix --postgres)", name, ErrNotInMatrix)
+		}
+		if v.sqliteHides != "" && !m.postgres {
+			return fmt.Errorf("variant %q: %w on SQLite: %s (labrun-real matrix --postgres)", name, ErrNotInMatrix, v.sqliteHides)
+		}
 	}
-	if shown == nil {
-		return b.String() // n/a against OK: there is no run to show
+	for _, p := range m.cfg.Points {
+		if _, err := FindRow(p, m.postgres); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(&b, "\non real parts, %s@%d with %d relay(s): %s\n", rc.Crash, rc.Occurrence, rc.Relays, shown.Outcome)
-	for _, v := range shown.Violations {
-		fmt.Fprintf(&b, "  %s\n", v)
+	if m.cfg.MaxRelays < 1 || m.cfg.MaxRelays > 3 {
+		return fmt.Errorf("%w relay count %d (valid: 2, or 3)", ErrUnknown, m.cfg.MaxRelays)
 	}
-	for _, l := range shown.Timeline {
-		fmt.Fprintf(&b, "  %s\n", l)
+	if m.cfg.Shards < 0 || (m.cfg.Shards > 0 && (m.cfg.Shard < 1 || m.cfg.Shard > m.cfg.Shards)) {
+		return fmt.Errorf("%w shard %d/%d (valid: i/n with 1 <= i <= n)", ErrUnknown, m.cfg.Shard, m.cfg.Shards)
 	}
-	lines, err := SimTimeline(rc)
-	if err != nil {
-		fmt.Fprintf(&b, "the simulator: %v\n", err)
-		return b.String()
+	return nil
+}
+
+// MergeCells merges the cells of the shards of one matrix into the
+// unsharded matrix's order: variant by variant, row by row, as variants
+// and points list them. It fails on a cell of neither, and on a cell two
+// shards both ran.
+func MergeCells(variants, points []string, shards ...[]Cell) ([]Cell, error) {
+	index := func(c Cell) int {
+		return slices.Index(variants, c.Variant)*len(points) + slices.Index(points, c.Point)
 	}
-	fmt.Fprintf(&b, "\nin the simulator (replay: %s):\n", c.SimReplay)
-	for _, l := range lines {
-		fmt.Fprintf(&b, "  %s\n", l)
+	var all []Cell
+	for _, cells := range shards {
+		for _, c := range cells {
+			if !slices.Contains(variants, c.Variant) || !slices.Contains(points, c.Point) {
+				return nil, fmt.Errorf("merge: the cell %s at %s is not in the matrix", c.Variant, c.Point)
+			}
+			all = append(all, c)
+		}
 	}
-	return b.String()
+	slices.SortStableFunc(all, func(a, b Cell) int { return index(a) - index(b) })
+	for i := 1; i < len(all); i++ {
+		if index(all[i]) == index(all[i-1]) {
+			return nil, fmt.Errorf("merge: the cell %s at %s is in two shards", all[i].Variant, all[i].Point)
+		}
+	}
+	return all, nil
 }

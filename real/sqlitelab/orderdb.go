@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"outboxlab/domain"
@@ -21,6 +22,16 @@ import (
 type orderDB struct {
 	*sql.DB
 	dialect
+	// shared: the parent's connection to a PostgreSQL database, kept
+	// across runs (see parentOrders); done leaves it open.
+	shared bool
+}
+
+// done closes db, unless it is the parent's shared connection.
+func (db orderDB) done() {
+	if !db.shared {
+		db.Close()
+	}
 }
 
 // dialect is what differs between the two in the order database's SQL.
@@ -29,8 +40,9 @@ type orderDB struct {
 // appearance, so written in order both bind alike).
 type dialect struct {
 	schema string
-	// reset drops what an earlier run left: a PostgreSQL database serves
-	// one run after another.
+	// reset empties what an earlier run left: a PostgreSQL database serves
+	// one run after another (its tables are made once: TRUNCATE costs a
+	// run less than DROP and CREATE).
 	reset string
 	// forUpdate ends the read of a row the transaction is going to write:
 	// PostgreSQL locks the row, so that a relay that marks a message SENT
@@ -85,25 +97,28 @@ CREATE INDEX commit_log_seq ON commit_log (commit_seq); -- each commit draws MAX
 	nextSeq: `SELECT COALESCE(MAX(seq), 0) + 1 FROM outbox`,
 }
 
-// postgresOrders: the same tables; the outbox's seq is a BIGSERIAL, drawn
+// postgresOrders: the same tables, made if the database has none; the
+// outbox's seq is a BIGSERIAL, drawn
 // when the row is written (not when it commits: the commit-visibility gap
 // a relay that polls by offset falls into), and a transaction-level
 // advisory lock orders the commit log.
 var postgresOrders = dialect{
 	schema: `
-CREATE TABLE orders (
+CREATE TABLE IF NOT EXISTS orders (
 	id      TEXT PRIMARY KEY,
 	version INT NOT NULL,
 	body    TEXT NOT NULL
 );
-CREATE TABLE outbox (
+CREATE TABLE IF NOT EXISTS outbox (
 	seq    BIGSERIAL PRIMARY KEY,
 	id     TEXT NOT NULL UNIQUE,
 	status TEXT NOT NULL,
-	body   TEXT NOT NULL
+	body   TEXT NOT NULL,
+	-- the transaction that wrote the row: what offset-by-horizon reads by
+	created_xid XID8 NOT NULL DEFAULT pg_current_xact_id()
 );
-CREATE INDEX outbox_unsent ON outbox (seq) WHERE status <> 'SENT';
-CREATE TABLE commit_log (
+CREATE INDEX IF NOT EXISTS outbox_unsent ON outbox (seq) WHERE status <> 'SENT';
+CREATE TABLE IF NOT EXISTS commit_log (
 	n          BIGSERIAL PRIMARY KEY,
 	commit_seq BIGINT NOT NULL,
 	owner      TEXT NOT NULL,
@@ -113,8 +128,8 @@ CREATE TABLE commit_log (
 	body       TEXT,
 	lsn        PG_LSN -- the WAL position just before the commit
 );
-CREATE INDEX commit_log_seq ON commit_log (commit_seq);`,
-	reset:      `DROP TABLE IF EXISTS orders, outbox, commit_log`,
+CREATE INDEX IF NOT EXISTS commit_log_seq ON commit_log (commit_seq);`,
+	reset:      `TRUNCATE orders, outbox, commit_log RESTART IDENTITY`,
 	forUpdate:  ` FOR UPDATE`,
 	skipLocked: ` FOR UPDATE SKIP LOCKED`,
 	nextSeq:    `SELECT nextval(pg_get_serial_sequence('outbox', 'seq'))`,
@@ -127,7 +142,7 @@ CREATE INDEX commit_log_seq ON commit_log (commit_seq);`,
 func openOrders(dir, postgres string) (orderDB, error) {
 	if postgres == "" {
 		db, err := open(dir, OrderFile)
-		return orderDB{db, sqliteOrders}, err
+		return orderDB{DB: db, dialect: sqliteOrders}, err
 	}
 	db, err := sql.Open("pgx", postgres)
 	if err != nil {
@@ -138,23 +153,55 @@ func openOrders(dir, postgres string) (orderDB, error) {
 		db.Close()
 		return orderDB{}, fmt.Errorf("sqlitelab: open the order database on PostgreSQL: %w", err)
 	}
-	return orderDB{db, postgresOrders}, nil
+	return orderDB{DB: db, dialect: postgresOrders}, nil
 }
 
-// createOrders makes the order database's tables, empty, and with slot
-// (PostgreSQL only) the replication slot the CDC relay reads.
-func createOrders(dir, postgres string, slot bool) error {
+// parents are the parent's connections to the PostgreSQL databases its
+// runs use, one per database, kept for the life of the process: a new
+// connection is a new server process that loads its caches, and the
+// parent opened four a run (to make the tables, to pace the workload, to
+// wait for quiet, to read the result), a third of the server's work in a
+// run.
+var parents struct {
+	sync.Mutex
+	dbs map[string]*sql.DB
+}
+
+// parentOrders opens the order database for the parent: the SQLite file
+// in dir, or the shared connection to postgres's database.
+func parentOrders(dir, postgres string) (orderDB, error) {
+	if postgres == "" {
+		return openOrders(dir, "")
+	}
+	parents.Lock()
+	defer parents.Unlock()
+	if db := parents.dbs[postgres]; db != nil {
+		return orderDB{DB: db, dialect: postgresOrders, shared: true}, nil
+	}
 	db, err := openOrders(dir, postgres)
+	if err != nil {
+		return db, err
+	}
+	if parents.dbs == nil {
+		parents.dbs = map[string]*sql.DB{}
+	}
+	parents.dbs[postgres] = db.DB
+	db.shared = true
+	return db, nil
+}
+
+// createOrders makes the order database's tables on PostgreSQL, empty,
+// and with slot the replication slot the CDC relay reads.
+func createOrders(postgres string, slot bool) error {
+	db, err := parentOrders("", postgres)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if postgres != "" {
-		if err := dropSlot(db.DB); err != nil {
-			return err
-		}
+	defer db.done()
+	if err := dropSlot(db.DB); err != nil {
+		return err
 	}
-	for _, ddl := range []string{db.reset, db.schema} {
+	for _, ddl := range []string{db.schema, db.reset} {
 		if ddl == "" {
 			continue
 		}

@@ -20,11 +20,13 @@ type relay struct {
 	broker durableBroker
 	gate   effect.Gate
 	cfg    outbox.Config
-	// sendThenMark is false for mark-before-send.
-	sendThenMark bool
-	// claimWithoutLock is true for claim-without-lock.
-	claimWithoutLock bool
-	log              func(format string, args ...any)
+	// variant says which mistake, if any, the relay makes.
+	variant Variant
+	// position is what a relay that claims only past a position keeps in
+	// memory (see positions.go): the highest id sent, or a transaction-id
+	// horizon.
+	position string
+	log      func(format string, args ...any)
 }
 
 // recover releases the claims this relay held when its process died, as
@@ -41,14 +43,21 @@ func (r *relay) recover() error {
 	}
 	released := 0
 	for _, m := range msgs {
-		if m.Status != outbox.InFlight || m.LeaseOwner != r.cfg.Owner {
+		owner := r.cfg.Owner
+		if r.variant.recoverAll {
+			// MISTAKE (recover-all): every IN_FLIGHT message, whoever holds
+			// it; the reference releases only its own, for the others'
+			// claims are live.
+			owner = m.LeaseOwner
+		}
+		if m.Status != outbox.InFlight || m.LeaseOwner != owner {
 			continue
 		}
 		cur, ok, err := tx.getMessage(m.Key) // locked: another relay may be claiming it as its lease expired
 		if err != nil {
 			return err
 		}
-		if ok && cur.Release(r.cfg.Owner) == nil {
+		if ok && cur.Release(owner) == nil {
 			if err := tx.putMessage(cur); err != nil {
 				return err
 			}
@@ -61,7 +70,7 @@ func (r *relay) recover() error {
 	if err := r.gate.Cross(outbox.BoundaryRecover, tx.commit); err != nil {
 		return err
 	}
-	r.log("recovered %d claim(s) of its own", released)
+	r.log("recovered %d claim(s)", released)
 	return nil
 }
 
@@ -73,7 +82,7 @@ func (r *relay) step() (bool, error) {
 		return false, err
 	}
 	for i, m := range batch {
-		if !r.sendThenMark {
+		if r.variant.markBeforeSend {
 			// MISTAKE (mark-before-send): SENT is recorded before the broker
 			// has the message: a crash after this commit loses it.
 			if err := r.recordSent(m); err != nil {
@@ -88,7 +97,7 @@ func (r *relay) step() (bool, error) {
 			return true, r.recordFailure(m, err, batch[i+1:])
 		}
 		r.log("sent %s %s#%d", m.ID, m.Event.AggregateID, m.Event.Sequence)
-		if r.sendThenMark {
+		if !r.variant.markBeforeSend {
 			if err := r.recordSent(m); err != nil {
 				return true, err
 			}
@@ -105,13 +114,20 @@ func (r *relay) step() (bool, error) {
 // locks the row, and a row another relay's transaction holds is passed
 // over (its aggregate waits for the next poll) instead of waited for.
 func (r *relay) claimDue() ([]outbox.Message, error) {
+	// A look first, in one statement: with nothing unsent, a claim's
+	// transaction would find nothing (outbox.Relay.NextWake spares the
+	// reference the same poll).
+	var unsent bool
+	if err := r.db.QueryRow(`SELECT EXISTS (SELECT 1 FROM outbox WHERE status <> 'SENT')`).Scan(&unsent); err != nil || !unsent {
+		return nil, err
+	}
 	now := time.Now().UTC()
 	tx, err := beginOrders(r.db, r.cfg.Owner)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.rollback()
-	msgs, err := tx.unsent()
+	msgs, err := r.unsentPastPosition(tx)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +139,7 @@ func (r *relay) claimDue() ([]outbox.Message, error) {
 			continue
 		}
 		m, ok, err := tx.lockUnsent(seen.Key)
-		if r.claimWithoutLock {
+		if r.variant.claimWithoutLock {
 			// MISTAKE (claim-without-lock): the row is read without a lock,
 			// so another relay may claim it between this read and this
 			// transaction's commit, and both send it. Harmless on SQLite,
@@ -171,8 +187,15 @@ func (r *relay) recordSent(m outbox.Message) error {
 	if err != nil || !ok {
 		return err
 	}
-	if err := cur.MarkSent(r.cfg.Owner, now); err != nil {
+	if r.variant.noFencing {
+		// MISTAKE (no-fencing): SENT is written without MarkSent's lease
+		// check. A relay that lost its lease overwrites the new owner's
+		// outcome.
+		cur.Status, cur.SentAt, cur.LastError = outbox.Sent, now, ""
+		cur.LeaseOwner, cur.ClaimedAt, cur.LeaseUntil = "", time.Time{}, time.Time{}
+	} else if err := cur.MarkSent(r.cfg.Owner, now); err != nil {
 		if errors.Is(err, outbox.ErrLeaseLost) || errors.Is(err, outbox.ErrIllegalTransition) {
+			r.log("mark of %s refused: %v", m.ID, err)
 			return nil
 		}
 		return fmt.Errorf("outbox: %w", err)
@@ -184,7 +207,7 @@ func (r *relay) recordSent(m outbox.Message) error {
 		return err
 	}
 	r.log("marked %s SENT", m.ID)
-	return nil
+	return r.movePosition()
 }
 
 // recordFailure marks m FAILED (or DEAD_LETTER) and releases the rest of

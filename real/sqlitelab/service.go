@@ -1,8 +1,6 @@
 package sqlitelab
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -19,6 +17,8 @@ type service struct {
 	broker durableBroker // only the mistakes that publish themselves use it
 	gate   effect.Gate
 	owner  string
+	// newID draws a message id no other message has.
+	newID func() string
 }
 
 // handle is orders.Service.Handle in SQL: the changed order and its outbox
@@ -35,7 +35,7 @@ func (s *service) handle(c orders.Command) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.appendMessage(newMessageID(), event, now); err != nil {
+	if _, err := tx.appendMessage(s.newID(), event, now); err != nil {
 		return fmt.Errorf("orders: %s: %w", c, err)
 	}
 	return s.gate.Cross(orders.BoundaryCommit, tx.commit)
@@ -56,7 +56,7 @@ func (s *service) handleCDC(c orders.Command) error {
 	if err != nil {
 		return err
 	}
-	m, err := tx.appendMessage(newMessageID(), event, now)
+	m, err := tx.appendMessage(s.newID(), event, now)
 	if err != nil {
 		return fmt.Errorf("orders: %s: %w", c, err)
 	}
@@ -128,7 +128,7 @@ func (s *service) handleSeparateTx(c orders.Command) error {
 		return err
 	}
 	defer tx.rollback()
-	if _, err := tx.appendMessage(newMessageID(), event, now); err != nil {
+	if _, err := tx.appendMessage(s.newID(), event, now); err != nil {
 		return fmt.Errorf("orders: %s: %w", c, err)
 	}
 	return s.gate.Cross(mistakes.BoundaryOutboxCommit, tx.commit)
@@ -141,7 +141,7 @@ func (s *service) publish(event domain.Event) error {
 	if err != nil {
 		return fmt.Errorf("orders: publish: %w", err)
 	}
-	env := broker.Envelope{ID: newMessageID(), Event: rec}
+	env := broker.Envelope{ID: s.newID(), Event: rec}
 	return s.gate.Cross(mistakes.BoundaryServicePublish, func() error { return s.broker.Publish(env) })
 }
 
@@ -174,11 +174,4 @@ func decide(tx *orderTx, c orders.Command, now time.Time) (domain.Event, error) 
 		return nil, fmt.Errorf("orders: %w", err)
 	}
 	return event, tx.putOrder(o)
-}
-
-// newMessageID draws a message id that no other message has.
-func newMessageID() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return "e-" + hex.EncodeToString(b[:])
 }

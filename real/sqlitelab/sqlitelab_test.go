@@ -6,14 +6,15 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"outboxlab/lab/check"
+	"outboxlab/real/cleanup"
 )
 
 func TestMain(m *testing.M) {
 	testVariants = append(brokenPorts, portConfirmsFirst) // before Child: the children run them too
 	Child()
+	cleanup.MustStart()
 	os.Exit(m.Run())
 }
 
@@ -71,67 +72,4 @@ func timeline(res Result) string {
 		s += "  " + v.String() + "\n"
 	}
 	return s
-}
-
-// TestTheRealMatrixEqualsTheSimulators is the differential test: every
-// crash point of every variant the real parts express gives the same
-// verdict on SQLite with SIGKILL as in the simulator.
-func TestTheRealMatrixEqualsTheSimulators(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the real matrix starts a thousand processes; without -short it runs")
-	}
-	exe, args := program(t)
-	start := time.Now()
-	cells, err := Matrix(MatrixConfig{Program: exe, Args: args})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs := 0
-	for _, c := range cells {
-		runs += c.Runs
-		if !c.Agrees() {
-			t.Errorf("%s", Explain(c))
-		}
-	}
-	t.Logf("%d cells, %d runs on real parts in %s", len(cells), runs, time.Since(start).Round(time.Millisecond))
-}
-
-// TestABatchOutlivesARelayThatRecoversNothing is what the differential test
-// found when the parent handed the service its commands as fast as it
-// answered: the relay's first claim took five messages, and
-// no-inflight-recovery killed right after marking the first held the other
-// four forever (STUCK), where the simulator's matrix cell is OK. Both are
-// right for their schedule: the simulator's workload places a command a
-// second, so each claim holds one message, and the parent now paces the
-// commands the same way (Config.Burst off). The simulator reaches the batch
-// with two crashes: its double-crash sweep has relay.after-mark#1 then
-// relay.after-mark#1 STUCK (the restarted relay claims the five at once).
-func TestABatchOutlivesARelayThatRecoversNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a matrix cell; without -short it runs")
-	}
-	exe, args := program(t)
-	var timelines []string
-	worst := check.OK
-	for k := 1; ; k++ { // as a cell does: every occurrence, the worst counts
-		res, err := Run(Config{Variant: "no-inflight-recovery", Relays: 1, Crash: "relay.after-mark", Occurrence: k, Burst: true, Program: exe, Args: args})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.Fired {
-			break
-		}
-		worst = max(worst, res.Outcome)
-		timelines = append(timelines, timeline(res))
-	}
-	if worst != check.Stuck {
-		t.Fatalf("worst outcome %s, want STUCK:\n%s", worst, strings.Join(timelines, "\n"))
-	}
-	paced, err := Run(Config{Variant: "no-inflight-recovery", Relays: 1, Crash: "relay.after-mark", Occurrence: 1, Program: exe, Args: args})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if paced.Outcome != check.OK {
-		t.Fatalf("paced like the simulator: outcome %s, want OK: %v\n%s", paced.Outcome, paced.Violations, timeline(paced))
-	}
 }

@@ -13,27 +13,37 @@ import (
 	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/sim"
 	"outboxlab/store"
 )
+
+// facts are what readWorld reads beside the checker's World.
+type facts struct {
+	// fired: the crash point was reached Occurrence times.
+	fired bool
+	// commits is how many transactions the order database committed.
+	commits int
+	// situations are what the commit log shows the run went through.
+	situations []sim.Situation
+}
 
 // readWorld reads what the databases and the broker hold after a run into
 // the checker's World, as the simulator does from its stores: the committed
 // orders and the commit log, the messages not SENT, billing's ledger,
-// accounts and parked messages, the broker's log. crashes is how many
-// processes were killed (each may send a message once more than its retry
-// policy says). It also reports whether the crash point fired and how many
-// transactions the order database committed.
-func readWorld(dir, postgres string, crashes int) (w check.World, fired bool, commits int, err error) {
-	orderDB, err := openOrders(dir, postgres)
+// accounts and parked messages, the broker's log. interruptions is how many
+// processes were killed or frozen (each may send a message once more than
+// its retry policy says).
+func readWorld(dir, postgres string, interruptions int) (w check.World, f facts, err error) {
+	orderDB, err := parentOrders(dir, postgres)
 	if err != nil {
-		return w, false, 0, err
+		return w, f, err
 	}
-	defer orderDB.Close()
+	defer orderDB.done()
 	dbs := map[string]*sql.DB{}
 	for _, file := range []string{BillingFile, BrokerFile, controlFile} {
 		db, err := open(dir, file)
 		if err != nil {
-			return w, false, 0, err
+			return w, f, err
 		}
 		defer db.Close()
 		dbs[file] = db
@@ -43,26 +53,26 @@ func readWorld(dir, postgres string, crashes int) (w check.World, fired bool, co
 	var firedPID int
 	err = dbs[controlFile].QueryRow(`SELECT fired_pid FROM crash`).Scan(&firedPID)
 	if err != nil && err != sql.ErrNoRows {
-		return w, false, 0, fmt.Errorf("sqlitelab: read control: %w", err)
+		return w, f, fmt.Errorf("sqlitelab: read control: %w", err)
 	}
 	log, err := commitLog(orderDB.DB)
 	if err != nil {
-		return w, false, 0, err
+		return w, f, err
 	}
 	if w.Orders, err = scanJSON[domain.Order](orderDB, `SELECT body FROM orders ORDER BY id`); err != nil {
-		return w, false, 0, err
+		return w, f, err
 	}
 	if w.Outbox, err = scanMessages(orderDB, `SELECT body FROM outbox WHERE status <> 'SENT' ORDER BY seq`); err != nil {
-		return w, false, 0, err
+		return w, f, err
 	}
 	if w.Ledger, w.Accounts, err = readBilling(billingDB); err != nil {
-		return w, false, 0, err
+		return w, f, err
 	}
 	if w.Held, err = scanJSON[inbox.Parked](billingDB, `SELECT body FROM parked ORDER BY order_id, seq`); err != nil {
-		return w, false, 0, err
+		return w, f, err
 	}
 	if w.Published, err = published(brokerDB); err != nil {
-		return w, false, 0, err
+		return w, f, err
 	}
 	for _, m := range w.Outbox {
 		if m.Status == outbox.DeadLetter {
@@ -73,9 +83,48 @@ func readWorld(dir, postgres string, crashes int) (w check.World, fired bool, co
 	w.Changes = check.Changes(log)
 	w.Transient = true // no broker faults on real parts: only crashes
 	w.Publishes = attempts(w.Published)
-	w.PublishBudget = check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, crashes)
+	w.PublishBudget = check.Budget(outbox.DefaultConfig("").MaxAttempts, 1, interruptions)
 	w.Unsafe = check.Safety(log, w.Ledger, w.Orders)
-	return w, firedPID != 0, len(log), nil
+	return w, facts{fired: firedPID != 0, commits: len(log), situations: situations(log)}, nil
+}
+
+// situations reads from the order database's commit log what the run went
+// through that a row exists to produce, as the simulator reads its own: a
+// relay that took over a claim whose lease another relay held, a relay
+// that released its own claim (a recovery), an outbox row committed after
+// a row with a higher id, a failed send recorded.
+func situations(log []store.Commit) []sim.Situation {
+	seen := map[sim.Situation]bool{}
+	last := map[string]outbox.Message{}
+	highest := ""
+	for _, c := range log {
+		for _, ch := range c.Changes {
+			if ch.Table != outbox.Table || ch.Deleted {
+				continue
+			}
+			m := ch.Value.(outbox.Message)
+			prev, ok := last[ch.Key]
+			last[ch.Key] = m
+			switch {
+			case !ok && ch.Key < highest:
+				seen[sim.LateCommit] = true
+			case ok && prev.Status == outbox.InFlight && m.Status == outbox.InFlight && prev.LeaseOwner != m.LeaseOwner:
+				seen[sim.LeaseTakenOver] = true
+			case ok && prev.Status == outbox.InFlight && m.Status == outbox.Pending && prev.LeaseOwner == c.Owner:
+				seen[sim.ClaimReleased] = true
+			case ok && m.Status == outbox.Failed && prev.Status != outbox.Failed:
+				seen[sim.Retried] = true
+			}
+			highest = max(highest, ch.Key)
+		}
+	}
+	var out []sim.Situation
+	for _, s := range sim.Situations() {
+		if seen[s] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // commitLog reads the order database's commit log as the store's, with

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"outboxlab/real/cleanup"
 )
 
 // Proc is one process of a relay instance.
@@ -107,7 +109,9 @@ func (f *Fleet) supervise(name string) {
 func (f *Fleet) start(name string, gen int) (*Proc, error) {
 	cmd := exec.Command("/bin/sh", "-c", f.command)
 	cmd.Env = append(append(os.Environ(), f.env...), EnvInstance+"="+name)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, killed when the harness dies, and stopped by
+	// the harness's interrupt handler or janitor (package cleanup).
+	cleanup.Prepare(cmd, syscall.SIGKILL)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -127,6 +131,13 @@ func (f *Fleet) start(name string, gen int) (*Proc, error) {
 		r.Close()
 		return nil, err
 	}
+	release, err := cleanup.Track(cmd, syscall.SIGKILL)
+	if err != nil {
+		f.mu.Unlock()
+		r.Close()
+		cmd.Wait()
+		return nil, err
+	}
 	p := &Proc{Instance: name, Gen: gen, PID: cmd.Process.Pid, started: time.Now(), cmd: cmd, done: make(chan struct{})}
 	f.current[name] = p
 	f.all = append(f.all, p)
@@ -140,6 +151,7 @@ func (f *Fleet) start(name string, gen int) (*Proc, error) {
 		}
 		r.Close()
 		cmd.Wait()
+		release()
 		close(p.done)
 	}()
 	return p, nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"outboxlab/lab/check"
+	"outboxlab/real/cleanup"
 	"outboxlab/real/pglab"
 	"outboxlab/real/verify"
 )
@@ -32,12 +33,13 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	cleanup.MustStart()
 	code := m.Run()
 	if server != nil {
 		server.Stop()
 	}
 	if bin != "" {
-		os.RemoveAll(bin)
+		cleanup.RemoveAll(bin)
 	}
 	os.Exit(code)
 }
@@ -46,7 +48,7 @@ func TestMain(m *testing.M) {
 // test that needs them.
 func prepare() {
 	server, serverErr = pglab.StartServer()
-	if bin, binErr = os.MkdirTemp("", "outboxlab-relays-"); binErr != nil {
+	if bin, binErr = cleanup.MkdirTemp("", "outboxlab-relays-"); binErr != nil {
 		return
 	}
 	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin+"/", "./relays/...").CombinedOutput()

@@ -1,0 +1,133 @@
+package twophase
+
+import (
+	"fmt"
+	"time"
+
+	"outboxlab/broker"
+	"outboxlab/domain"
+	"outboxlab/effect"
+	"outboxlab/orders"
+	"outboxlab/store"
+)
+
+// The effect boundaries of a two-phase commit.
+var (
+	// BoundaryPrepare is the broker's prepare (service.after-prepare: the
+	// message is prepared, the database not yet committed).
+	BoundaryPrepare = effect.Boundary{Process: "service", Effect: "prepare"}
+	// BoundaryCommitMessage is the broker's commit of the prepared message
+	// (service.before-commit-message: the database committed, the message
+	// is still in doubt).
+	BoundaryCommitMessage = effect.Boundary{Process: "service", Effect: "commit-message"}
+	// BoundaryAbort is the service's abort of its prepared message after
+	// its database refused the commit.
+	BoundaryAbort = effect.Boundary{Process: "service", Effect: "abort"}
+	// BoundaryResolve is the coordinator's commit or abort of a message in
+	// doubt.
+	BoundaryResolve = effect.Boundary{Process: "coordinator", Effect: "resolve"}
+)
+
+// InDoubtAfter is how long a prepared message may wait for its second
+// phase before the coordinator resolves it: longer than any command takes.
+const InDoubtAfter = 10 * time.Second
+
+// Clock tells the current time.
+type Clock interface{ Now() time.Time }
+
+// IDs draws message ids.
+type IDs interface{ NewID() string }
+
+// Broker is what a two-phase commit needs of the broker.
+type Broker interface {
+	Prepare(broker.Envelope) error
+	CommitPrepared(id string) error
+	AbortPrepared(id string) error
+	InDoubt(before time.Time) []broker.Envelope
+}
+
+// Service is the order service storing the order and the event in one
+// two-phase commit.
+type Service struct {
+	DB     *store.DB
+	Broker Broker
+	Gate   effect.Gate
+	Clock  Clock
+	IDs    IDs
+	Owner  string
+}
+
+// Handle decides the command, has the broker prepare its event, commits
+// the order, and commits the event. Without the broker's prepare nothing
+// is stored and the client sees the error.
+func (s *Service) Handle(c orders.Command) error {
+	now := s.Clock.Now()
+	tx := s.DB.Begin(s.Owner)
+	defer tx.Rollback()
+	event, err := orders.Decide(tx, c, now)
+	if err != nil {
+		return err
+	}
+	rec, err := domain.Encode(event)
+	if err != nil {
+		return err
+	}
+	msg := broker.Envelope{ID: s.IDs.NewID(), Event: rec}
+	if err := s.Gate.Cross(BoundaryPrepare, func() error { return s.Broker.Prepare(msg) }); err != nil {
+		return fmt.Errorf("twophase: %s: phase 1: %w", c, err)
+	}
+	if err := s.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
+		// The decision is no: the message must never be delivered. If the
+		// abort does not reach the broker, the coordinator aborts it.
+		_ = s.Gate.Cross(BoundaryAbort, func() error { return s.Broker.AbortPrepared(msg.ID) })
+		return fmt.Errorf("twophase: %s: %w", c, err)
+	}
+	// The order is committed: the decision is yes. A broker that is gone
+	// now leaves the message in doubt for the coordinator.
+	_ = s.Gate.Cross(BoundaryCommitMessage, func() error { return s.Broker.CommitPrepared(msg.ID) })
+	return nil
+}
+
+// Coordinator resolves the messages in doubt: committed when the order
+// database holds their change, aborted when it does not.
+type Coordinator struct {
+	DB     *store.DB
+	Broker Broker
+	Gate   effect.Gate
+	Clock  Clock
+}
+
+// Step resolves every message prepared more than InDoubtAfter ago.
+func (c *Coordinator) Step() (bool, error) {
+	did := false
+	for _, m := range c.Broker.InDoubt(c.Clock.Now().Add(-InDoubtAfter)) {
+		o, _ := orders.Get(c.DB, m.Event.AggregateID)
+		committed := o.Version >= m.Event.Sequence
+		err := c.Gate.Cross(BoundaryResolve, func() error {
+			if committed {
+				return c.Broker.CommitPrepared(m.ID)
+			}
+			return c.Broker.AbortPrepared(m.ID)
+		})
+		did = true
+		if err != nil {
+			return did, nil // the broker is away: try again at the next wake
+		}
+	}
+	return did, nil
+}
+
+// NextWake is a second from now while any message is prepared: the
+// coordinator looks for what fell in doubt once a second.
+func (c *Coordinator) NextWake() (time.Time, bool) {
+	if len(c.Broker.InDoubt(c.Clock.Now().Add(InDoubtAfter))) == 0 {
+		return time.Time{}, false
+	}
+	return c.Clock.Now().Add(time.Second), true
+}
+
+// Recover does nothing: what is in doubt is in the broker.
+func (c *Coordinator) Recover() error { return nil }
+
+// ReplayDeadLetters replays nothing: there are no dead letters.
+func (c *Coordinator) ReplayDeadLetters() (int, error) { return 0, nil }

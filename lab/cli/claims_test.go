@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"outboxlab/scenarios"
+)
+
+// TestEveryClaimPrintsWhatItSays holds every claim of the chapters to its
+// run: a run that no longer prints what its claim says (another outcome,
+// a line gone, another exit code) fails here, naming the command.
+func TestEveryClaimPrintsWhatItSays(t *testing.T) {
+	code, stdout, stderr := runLabrun("claims", "--check")
+	if code != 0 {
+		t.Fatalf("labrun claims --check: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if n, want := strings.Count(stdout, "✓ "), len(scenarios.Claims()); n != want {
+		t.Fatalf("%d claims checked, want %d:\n%s", n, want, stdout)
+	}
+}
+
+// TestAClaimWhoseRunChangedIsCaught is the check failing: a claim whose
+// run prints another outcome, and one whose run exits otherwise, are
+// named with what differs, and the check exits 1.
+func TestAClaimWhoseRunChangedIsCaught(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "claims.txt")
+	text := `claim 000 §2
+en The reference loses the event when the service dies after its commit.
+de Die Referenz verliert das Ereignis, wenn der Service nach seinem Commit stirbt.
+run scenario service.after-commit --variant outbox
+want Outcome: LOST
+
+claim 000 §6
+en The critical row sends again.
+de Die kritische Zeile sendet noch einmal.
+run scenario after-send-before-sent --variant non-idempotent-consumer
+want Outcome: DUPLICATE
+exit 1
+`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := runLabrun("claims", "--check", "--file", file)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, stdout)
+	}
+	for _, want := range []string{
+		"✗ 000 §2",
+		`no line says "Outcome: LOST"`,
+		"✗ 000 §6",
+		"exit 0, the claim wants 1", // the variant declares DUPLICATE there: labrun agrees
+		"2 of 2 claims no longer print what they say",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the check does not say %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestABadClaimsFileIsRefusedNamingTheLine: exit 2, the file and line,
+// and what is valid there.
+func TestABadClaimsFileIsRefusedNamingTheLine(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "claims.txt")
+	if err := os.WriteFile(file, []byte("claim 007 §1\nen x\nde y\nrun scenario happy-path\nwant OK\nsays nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runLabrun("claims", "--file", file)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	for _, want := range []string{file + ":1", "want a chapter first (000, 001, 003, 004)", file + ":6", `unknown line "says"`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not say %q: %s", want, stderr)
+		}
+	}
+}
+
+// TestEveryChapterHasClaims: the list covers the four chapters, and every
+// claim has its German.
+func TestEveryChapterHasClaims(t *testing.T) {
+	count := map[string]int{}
+	for _, c := range scenarios.Claims() {
+		count[c.Chapter()]++
+	}
+	for _, ch := range scenarios.Chapters {
+		if count[ch] == 0 {
+			t.Errorf("chapter %s has no claim", ch)
+		}
+	}
+}

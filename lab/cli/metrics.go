@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"outboxlab/internal/metrics"
+	"outboxlab/lab/lang"
+	"outboxlab/outbox"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
+)
+
+// metricsSamples is about how many samples the metrics view shows.
+const metricsSamples = 40
+
+// metricsRules are the dashboard's alerts: the oldest unsent message
+// older than limit, and a dead letter in the outbox.
+func metricsRules(limit time.Duration) []metrics.Rule {
+	return []metrics.Rule{metrics.OldestUnsent(limit), metrics.DeadLetters()}
+}
+
+// writeMetrics prints the metrics view of a run: the dashboard sampled
+// over the run and quiesce, and when each alert fired.
+func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, expected string) {
+	l := langOf(w)
+	variantName, seed, limit, replay := r.v.Name, r.seed, r.alert, r.replay+" --format metrics"
+	end := res.WorkEnded
+	step := metrics.Step(end, metricsSamples)
+	samples := metrics.Series(res.OrderLog, res.BillingLog, sim.Epoch, end, step, metricsRules(limit))
+	summary, _ := scenarioText(w, sc)
+	fmt.Fprint(w, lang.Textf(lang.Text{
+		EN: "Metrics of scenario %s, variant %s, seed %d, every %s\n",
+		DE: "Metriken des Szenarios %s, Variante %s, Seed %d, alle %s\n",
+	}, sc.Name, variantName, seed, step).In(l))
+	fmt.Fprintf(w, "%s\n", summary)
+	if r.tuned {
+		fmt.Fprintf(w, "%s\n", hanging("", "", describePolicy(r.v).In(l)))
+	}
+	fmt.Fprintln(w)
+	head := lang.Text{
+		EN: "time         PENDING IN_FLIGHT FAILED DEAD_LETTER    SENT  oldest unsent blocked held  sent   read",
+		DE: "Zeit         PENDING IN_FLIGHT FAILED DEAD_LETTER    SENT  älteste offen blockiert hält ges. gelesen",
+	}
+	fmt.Fprintln(w, head.In(l))
+	for _, s := range samples {
+		by := s.Outbox.ByStatus
+		oldest := "-"
+		if s.Unsent() > 0 {
+			oldest = s.Outbox.OldestUnsentAge.Round(time.Second).String()
+		}
+		line := fmt.Sprintf("%-12s %7d %9d %6d %11d %7d  %13s %7d %4d %5d %6d", sim.FormatTime(s.At), by[outbox.Pending], by[outbox.InFlight], by[outbox.Failed],
+			by[outbox.DeadLetter], by[outbox.Sent], oldest, len(s.Outbox.Blocked), s.Held, s.SentSince, s.Reads)
+		if len(s.Alerts) > 0 {
+			line += "  ALERT"
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "%s\n", hanging("", "", lang.Textf(lang.Text{
+		EN: "(oldest unsent: the age of the oldest message not yet SENT; blocked: aggregates whose oldest unsent message cannot be sent now, their later ones waiting behind it; held: messages billing holds unapplied, parked or dead; sent: messages sent in the %s before; read: the most rows one claim of a relay read in the database in that time, measured)",
+		DE: "(älteste offen: das Alter der ältesten noch nicht gesendeten Nachricht; blockiert: Aggregate, deren älteste ungesendete Nachricht gerade nicht gesendet werden kann, ihre späteren warten dahinter; hält: Nachrichten, die Billing unangewendet hält, geparkt oder als Dead Letter; ges.: in den %s davor gesendete Nachrichten; gelesen: die meisten Zeilen, die ein Claim eines Relays in der Zeit in der Datenbank las, gemessen)",
+	}, step).In(l)))
+	writeAlerts(w, samples, metricsRules(limit), step)
+	fmt.Fprint(w, trf(w, "\nOutcome: %s (expected %s)\n", res.Outcome, expected))
+	fmt.Fprint(w, trf(w, "Replay: %s\n", replay))
+}
+
+// writeAlerts says, for each rule, from when to when it fired (a run of
+// samples in a row is one alert), or that it never did.
+func writeAlerts(w io.Writer, samples []metrics.Sample, rules []metrics.Rule, step time.Duration) {
+	l := langOf(w)
+	fmt.Fprintln(w, lang.Text{EN: "\nAlerts:", DE: "\nAlarme:"}.In(l))
+	for _, r := range rules {
+		var spans []string
+		for i := 0; i < len(samples); i++ {
+			if !fires(samples[i], r) {
+				continue
+			}
+			j := i
+			for j+1 < len(samples) && fires(samples[j+1], r) {
+				j++
+			}
+			spans = append(spans, lang.Textf(lang.Text{EN: "from %s to %s", DE: "von %s bis %s"},
+				sim.FormatTime(samples[i].At), sim.FormatTime(samples[j].At)).In(l))
+			i = j
+		}
+		if len(spans) == 0 {
+			fmt.Fprintf(w, "%s\n", hanging("  "+r.Name+":", "    ", lang.Text{EN: "never fired", DE: "nie ausgelöst"}.In(l)))
+			continue
+		}
+		fmt.Fprintf(w, "%s\n", hanging("  "+r.Name+":", "    ", lang.Textf(lang.Text{EN: "FIRED %s (sampled every %s): %s", DE: "AUSGELÖST %s (alle %s gemessen): %s"},
+			strings.Join(spans, ", "), step, r.Text.In(l)).In(l)))
+	}
+}
+
+func fires(s metrics.Sample, r metrics.Rule) bool {
+	for _, a := range s.Alerts {
+		if a.Name == r.Name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,35 @@
+package mistakes
+
+import (
+	"outboxlab/insurance"
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
+)
+
+// InsuranceWithoutInbox is chapter 004's story (variant.Insurance) with a
+// payment service that does not check the message id: chapter 004's
+// "Doppelte Auszahlung". When e-5531 arrives twice (the relay dies after
+// its send, or the broker's confirmation is lost), claim 4711 gets two
+// payouts. It is non-idempotent-consumer's change, made to the payment
+// service. A story's variant, not a column of the matrix.
+func InsuranceWithoutInbox() variant.Variant {
+	v := variant.Insurance()
+	v.Name = "insurance-without-inbox"
+	v.Summary = "chapter 004's story with a payment service that does not check the message id"
+	v.SummaryDE = "die Geschichte aus Kapitel 004 mit einem Zahlungsdienst, der die Kennung nicht prüft"
+	v.Chapter = "004 \"Doppelte Auszahlung\""
+	// Where e-5531 reaches the payment service twice.
+	v.Expect = map[string]check.Outcome{
+		"relay.after-send":       check.Duplicate,
+		"publish-timeout-stored": check.Duplicate,
+	}
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		c, err := newConsumerFor(env, variant.PaymentsSubscription, insurance.PreparePayout)
+		if err != nil {
+			return nil, err
+		}
+		c.handle, c.process, c.apply = c.handleWithoutInbox, c.processUnordered, c.applyWithoutInbox
+		return c, nil
+	}
+	return v
+}

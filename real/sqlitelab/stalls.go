@@ -1,0 +1,146 @@
+package sqlitelab
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// stalling is the parent's part of a stall a process announced ("at
+// relay.before-send #2": the run's second stall): wait until the kernel
+// shows it stopped, let it stay so for the stall's time, take the broker
+// down if the stall says so, and resume it with SIGCONT.
+func (r *run) stalling(name string, pid int, said string) {
+	point, number, _ := strings.Cut(said, " #")
+	i, err := strconv.Atoi(number)
+	if err != nil || i < 1 || i > len(r.cfg.Stalls) || r.cfg.Stalls[i-1].Point != point {
+		r.fail(fmt.Errorf("sqlitelab: %s (pid %d) stalled at %q, which the run did not plan", name, pid, said))
+		return
+	}
+	s := r.cfg.Stalls[i-1]
+	s.Process = name
+	r.mu.Lock()
+	r.stallsFired++
+	r.stallsPending++
+	if p := r.procs[name]; p != nil && p.pid == pid {
+		p.frozen = true
+	}
+	if ch := r.stalled[name]; ch != nil {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+	r.mu.Unlock()
+	go r.resume(s, pid)
+}
+
+// resume sends SIGCONT to a stalled process once its time is up.
+func (r *run) resume(s Stall, pid int) {
+	defer func() {
+		r.mu.Lock()
+		r.stallsPending--
+		r.mu.Unlock()
+	}()
+	if !waitUntil(func() bool { return stopped(pid) }, 5*time.Second) {
+		r.fail(fmt.Errorf("sqlitelab: %s (pid %d) announced its stall at %s and did not stop", s.Process, pid, s.Point))
+		return
+	}
+	time.Sleep(s.For)
+	if s.Outage {
+		if err := r.setOutage(true); err != nil {
+			r.fail(err)
+			return
+		}
+		r.say("parent", os.Getpid(), "broker down")
+	}
+	r.mu.Lock()
+	if p := r.procs[s.Process]; p != nil && p.pid == pid {
+		p.frozen = false
+	}
+	resumedAt := len(r.timeline)
+	r.mu.Unlock()
+	if s.Kill {
+		syscall.Kill(pid, syscall.SIGKILL)
+		r.say("parent", os.Getpid(), fmt.Sprintf("SIGKILL %s (pid %d), frozen for %s", s.Process, pid, s.For))
+		return
+	}
+	syscall.Kill(pid, syscall.SIGCONT)
+	r.say("parent", os.Getpid(), fmt.Sprintf("SIGCONT %s (pid %d) after %s", s.Process, pid, s.For))
+	if s.Outage {
+		waitUntil(func() bool { return r.saidSince(s.Process, "failed", resumedAt) }, 2*time.Second)
+		if err := r.setOutage(false); err != nil {
+			r.fail(err)
+			return
+		}
+		r.say("parent", os.Getpid(), "broker up")
+	}
+	if strings.HasPrefix(s.Process, "service") {
+		return // the workload waits for its answer
+	}
+	// The stall is over once the process finished the step it froze in.
+	if !waitUntil(func() bool { return r.saidSince(s.Process, idleWord, resumedAt) || !r.alive(s.Process, pid) }, 20*time.Second) {
+		r.fail(fmt.Errorf("sqlitelab: %s (pid %d) resumed from its stall and did not finish its step within 20 s", s.Process, pid))
+	}
+}
+
+// alive reports whether pid is still the live process under name.
+func (r *run) alive(name string, pid int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.procs[name]
+	return p != nil && p.pid == pid && p.alive
+}
+
+// saidSince reports whether the process said a line containing word
+// among the timeline's lines from index from on.
+func (r *run) saidSince(name, word string, from int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, l := range r.timeline[from:] {
+		if f := strings.Fields(l); len(f) > 1 && f[1] == name && strings.Contains(l, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// setOutage takes the broker down or brings it back.
+func (r *run) setOutage(down bool) error {
+	control, err := open(r.cfg.Dir, controlFile)
+	if err != nil {
+		return err
+	}
+	defer control.Close()
+	if _, err := control.Exec(`UPDATE outage SET down = ?`, down); err != nil {
+		return fmt.Errorf("sqlitelab: outage: %w", err)
+	}
+	return nil
+}
+
+// stopped reports whether the kernel shows the process stopped (or gone).
+func stopped(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	f := strings.Fields(string(stat[i+1:]))
+	return len(f) > 0 && (f[0] == "T" || f[0] == "Z" || f[0] == "X")
+}
+
+// waitUntil polls done every millisecond until it holds or the time is up.
+func waitUntil(done func() bool, limit time.Duration) bool {
+	for deadline := time.Now().Add(limit); ; time.Sleep(time.Millisecond) {
+		if done() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
