@@ -295,3 +295,22 @@ func describeAction(a broker.Action) string {
 	}
 	return s
 }
+
+func (w *world) record(s Event) {
+	s.At = w.clock.Since()
+	// The outages that began or ended before this event, or at its time
+	// (a phase comes first).
+	w.traceOutages(func(at time.Duration) bool { return at < s.At || at == s.At && s.Kind != EventPhase })
+	w.trace = append(w.trace, s)
+}
+
+// resumeTrace records that p moves again after a stall.
+func (w *world) resumeTrace(p *proc) {
+	if p.frozen == "" {
+		return
+	}
+	if w.cfg.Trace {
+		w.record(Event{Process: p.name, Kind: EventResume, Action: p.frozen, Changes: []string{"moves on where it stood"}})
+	}
+	p.frozen = ""
+}

@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"time"
+
+	"outboxlab/lab/check"
+	"outboxlab/outbox"
+	"outboxlab/store"
+)
+
+// workEnd is what the run's work left when quiesce was over, before the
+// operator's work: whether it was quiet (busy says what was not), the
+// outbox rows unsent and the dead letters then, the publishes so far, and
+// both databases' commit logs up to that time, at.
+type workEnd struct {
+	quiet        bool
+	busy         string
+	unsent       []outbox.Message
+	deadLetters  []check.DeadLetter
+	beforeReplay []check.Attempts
+	orderLog     []store.Commit
+	billingLog   []store.Commit
+	at           time.Duration
+}
+
+// judge is a run's fourth phase: it ends what is left, gathers the
+// evidence of the run from the databases, the broker and the processes,
+// and checks it against what the run's work left (end).
+func (w *world) judge(end workEnd) Result {
+	w.abandon()
+	w.notePark()
+	all, ledger, accounts := w.books()
+	unsafe := check.SafetyOf(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention})
+	faults := w.plannedFaults()
+	vs := check.Check(check.World{
+		Orders:             all,
+		Ledger:             ledger,
+		Outbox:             end.unsent,
+		Held:               w.held(),
+		Quiesced:           end.quiet,
+		Busy:               end.busy,
+		Changes:            check.Changes(w.orderDB.Log(0)),
+		Accounts:           accounts,
+		Published:          w.broker.Log(),
+		DeadLetters:        end.deadLetters,
+		Transient:          faults.Transient(w.relayPolicy, w.consumerPolicy),
+		Publishes:          w.publishes(),
+		PublishBudget:      w.relayPolicy.PublishBudget(1+w.ops.unfixedReplays, w.interruptions()),
+		BeforeReplay:       end.beforeReplay,
+		BeforeReplayBudget: w.relayPolicy.PublishBudget(0, w.interruptions()),
+		WhileDown:          w.broker.AttemptsWhileDown(),
+		WhileDownBudget:    w.relayPolicy.DownBudget(w.downFaults(faults), w.cfg.Relays+w.interruptions()),
+		Relay:              w.relayPolicy,
+		Consumer:           w.consumerPolicy,
+		Exercise:           w.exercise(),
+		Unsafe:             unsafe,
+		Acknowledged:       w.acknowledged,
+		Delays:             w.delays,
+		Unreplayed:         w.unreplayed,
+		Vanished:           w.ops.vanished,
+		BillingParked:      w.parks.parked,
+	})
+	return Result{
+		Unsafe:         unsafe,
+		Situations:     w.situations(),
+		Outcome:        check.Worst(vs),
+		Violations:     vs,
+		Fired:          w.fired,
+		Stalls:         w.stalled,
+		Kills:          w.killed,
+		CommitFailures: w.failed,
+		Missteps:       Missteps{Unhandled: w.unhandled, Swallowed: w.swallowed, Panics: w.panics},
+		Reached:        w.reached(),
+		Trace:          w.trace,
+		Duration:       w.clock.Since(),
+		OrderLog:       end.orderLog,
+		BillingLog:     end.billingLog,
+		WorkEnded:      end.at,
+	}
+}
+
+// publishes returns the broker's count of publish attempts per message.
+func (w *world) publishes() []check.Attempts {
+	var out []check.Attempts
+	for _, a := range w.broker.Attempts() {
+		out = append(out, check.Attempts{MessageID: a.ID, AggregateID: a.Event.AggregateID, Sequence: a.Event.Sequence, N: a.N})
+	}
+	return out
+}

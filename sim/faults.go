@@ -1,0 +1,163 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// installFault installs one planned fault of the run: a broker's fault in
+// the broker, a stall, a commit failure or a kill in the world's plan.
+func (w *world) installFault(f Fault) {
+	switch f.Kind {
+	case FaultOutage:
+		w.broker.Outage(Epoch.Add(f.From), Epoch.Add(f.From+f.For))
+		w.outages = append(w.outages, outageWindow{from: f.From, to: f.From + f.For})
+	case FaultTimeoutStored:
+		w.broker.TimeoutStored(f.Target)
+	case FaultTimeoutDropped:
+		w.broker.TimeoutDropped(f.Target)
+	case FaultDuplicate:
+		w.broker.Duplicate(f.Target)
+	case FaultReorder:
+		w.broker.Reorder(f.Target)
+	case FaultPoison:
+		w.broker.Poison(f.Target)
+	case FaultUnknownVersion:
+		w.broker.NewerVersion(f.Target)
+	case FaultUnknownType:
+		w.broker.UnknownType(f.Target)
+	case FaultWrongCurrency:
+		w.broker.WrongCurrency(f.Target)
+	case FaultCorruptOnce:
+		w.broker.CorruptOnce(f.Target)
+	case FaultDelay:
+		w.broker.Delay(f.Target, f.For)
+	case FaultRejected:
+		w.broker.Reject(f.Target)
+	case FaultExtraField:
+		w.broker.ExtraField(f.Target)
+	case FaultStall:
+		w.stalls = append(w.stalls, f)
+	case FaultSlowCommit:
+		f.Point = "service.before-commit"
+		w.stalls = append(w.stalls, f)
+	case FaultCommitFailure:
+		w.failures = append(w.failures, f)
+	case FaultKill:
+		i := len(w.kills)
+		for i > 0 && w.kills[i-1].From > f.From {
+			i--
+		}
+		w.kills = slices.Insert(w.kills, i, f)
+	}
+}
+
+// failHere counts an effect at bp's boundary and reports whether a
+// commit-failure fault fails this one.
+func (w *world) failHere(bp *boundaryPoints) bool {
+	if !w.crashing || len(w.failures) == 0 {
+		return false
+	}
+	bp.performed++
+	for i, f := range w.failures {
+		if f.Point == bp.b.String() && f.Occurrence == bp.performed {
+			w.failures = slices.Delete(w.failures, i, i+1)
+			w.failed++
+			return true
+		}
+	}
+	return false
+}
+
+// stallHere freezes p if a stall is planned for it at point: it is not
+// scheduled again before the stall ends. Only a process inside a task can
+// stall (a recovery runs at once).
+func (w *world) stallHere(p *proc, point string) bool {
+	if p.yield == nil || !w.crashing {
+		return false
+	}
+	for i, f := range w.stalls {
+		if f.Process != p.name || f.Point != point {
+			continue
+		}
+		w.stalls = append(w.stalls[:i:i], w.stalls[i+1:]...)
+		w.stalled++
+		p.stalledUntil, p.frozen = w.clock.Now().Add(f.For), point
+		if w.cfg.Trace {
+			w.record(Event{Process: p.name, Kind: EventStall, Action: point, Result: "stall",
+				Changes: []string{fmt.Sprintf("frozen until %s, holding what it holds", FormatTime(p.stalledUntil.Sub(Epoch)))}})
+		}
+		return true
+	}
+	return false
+}
+
+// crashHere counts that pt was reached and crashes p if the plan says so.
+func (w *world) crashHere(p *proc, pt *crashPoint) bool {
+	if !w.crashing {
+		return false
+	}
+	pt.reached++
+	if len(w.plan) == 0 {
+		return false
+	}
+	pt.counted++
+	next := w.plan[0]
+	if next.Point != pt.id || pt.counted != next.Occurrence {
+		return false
+	}
+	w.plan = w.plan[1:]
+	for _, bp := range w.points {
+		bp.before.counted, bp.after.counted = 0, 0
+	}
+	w.fired = append(w.fired, FiredCrash{Crash: next, Process: p.name, At: w.clock.Since()})
+	down := time.Duration(0)
+	if next.ForGood {
+		down = ForGood
+	}
+	w.crash(p, pt.id, down)
+	return true
+}
+
+// crash kills p for down (RestartDelay if 0): its open transactions are
+// aborted, its unacknowledged deliveries go back to the broker, its
+// volatile state is gone.
+func (w *world) crash(p *proc, point string, down time.Duration) {
+	if down <= 0 {
+		down = w.cfg.RestartDelay
+	}
+	p.alive = false
+	p.crashedAt = point
+	p.stalledUntil, p.frozen = time.Time{}, "" // a freeze ends with the process
+	p.service, p.relay, p.consumer = nil, nil, nil
+	p.restartAt = w.clock.Now().Add(down)
+	aborted := w.orderDB.Crash(p.name) + w.billingDB.Crash(p.name)
+	switch {
+	case p.role == roleConsumer:
+		w.broker.Disconnect(w.subscription())
+	case p.role == roleRelay && w.cfg.Variant.RelaySubscription != "":
+		w.broker.Disconnect(w.cfg.Variant.RelaySubscription)
+	}
+	if w.cfg.Trace {
+		w.record(Event{Process: p.name, Kind: EventCrash, Action: point, Result: "crash",
+			Changes: []string{fmt.Sprintf("%d open transaction(s) aborted; restart at %s", aborted, FormatTime(p.restartAt.Sub(Epoch)))}})
+	}
+}
+
+// kill crashes the named process wherever it stands, if it is alive, for
+// down (RestartDelay if 0): a
+// task it was in the middle of returns from its boundary with
+// effect.ErrCrashed and unwinds.
+func (w *world) kill(name string, down time.Duration) {
+	for _, p := range w.procs {
+		if p.name != name || !p.alive {
+			continue
+		}
+		w.killed++
+		w.crash(p, "kill", down)
+		if p.task {
+			stopWorker(p)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"outboxlab/effect"
+	"outboxlab/store"
+)
+
+// gate is the effect.Gate of one incarnation of one process.
+type gate struct {
+	w           *world
+	p           *proc
+	incarnation int
+}
+
+// Cross implements effect.Gate: it may crash the process before or after
+// the effect, and records the crossing in the trace.
+func (g gate) Cross(b effect.Boundary, do func() error) error {
+	w, p := g.w, g.p
+	if !p.alive || p.incarnation != g.incarnation {
+		return effect.ErrCrashed // a dead process has no effects
+	}
+	// A scheduling point: any other process may run before this effect.
+	if p.yield != nil && !p.yield(struct{}{}) {
+		return effect.ErrCrashed // the run ended while it waited
+	}
+	points := w.pointsOf(b)
+	if w.stallHere(p, points.before.id) && !p.yield(struct{}{}) {
+		return effect.ErrCrashed
+	}
+	if w.crashHere(p, &points.before) {
+		return effect.ErrCrashed
+	}
+	var err error
+	if w.failHere(points) {
+		err = ErrCommitFailed
+	} else {
+		calls, refused := w.broker.Publishes()
+		err = do()
+		w.countSends(p, calls, refused)
+	}
+	w.clock.Set(w.clock.Now().Add(w.effectCost()))
+	if w.cfg.Trace {
+		result := "ok"
+		switch {
+		case errors.Is(err, store.ErrConflict):
+			// First committer wins: the expected end of a race, not a fault.
+			result = "refused, nothing written: another transaction committed this row first"
+		case err != nil:
+			result = "error: " + err.Error()
+		}
+		changes, ids, rows, actions := w.changesSince(w.seen)
+		w.seen = w.mark()
+		w.record(Event{Process: p.name, Kind: EventEffect, Action: b.String(), Result: result, Messages: ids, Changes: changes, Rows: rows,
+			Broker: slices.Clone(actions)})
+	}
+	if err != nil {
+		return err
+	}
+	if w.crashHere(p, &points.after) {
+		return effect.ErrCrashed
+	}
+	return nil
+}
+
+// effectCost draws how long an effect takes: EffectCost on average, between
+// half and one and a half times it.
+func (w *world) effectCost() time.Duration {
+	if w.cfg.EffectCost <= 0 {
+		return 0
+	}
+	return w.cfg.EffectCost/2 + time.Duration(w.rng.Int64N(int64(w.cfg.EffectCost)))
+}
+
+// crashPoint is one crash point of the run and how often it was reached.
+type crashPoint struct {
+	id      string // b.Before() or b.After() of its boundary
+	reached int    // while crashes may fire
+	counted int    // since the previous planned crash fired
+}
+
+// boundaryPoints are the two crash points of a boundary.
+type boundaryPoints struct {
+	b             effect.Boundary
+	before, after crashPoint
+	// performed counts the effects performed here while crashes could
+	// fire (what a commit-failure's Occurrence counts).
+	performed int
+}
+
+// pointsOf returns b's crash points, made at its first crossing, so that a
+// crossing builds no string. A run crosses a dozen boundaries at most: a
+// linear search finds them.
+func (w *world) pointsOf(b effect.Boundary) *boundaryPoints {
+	for _, bp := range w.points {
+		if bp.b == b {
+			return bp
+		}
+	}
+	bp := &boundaryPoints{b: b, before: crashPoint{id: b.Before()}, after: crashPoint{id: b.After()}}
+	w.points = append(w.points, bp)
+	return bp
+}
+
+// reached returns how often each crash point was reached while crashes
+// could fire, by point id.
+func (w *world) reached() map[string]int {
+	out := map[string]int{}
+	for _, bp := range w.points {
+		for _, pt := range []*crashPoint{&bp.before, &bp.after} {
+			if pt.reached > 0 {
+				out[pt.id] = pt.reached
+			}
+		}
+	}
+	return out
+}
