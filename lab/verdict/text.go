@@ -167,9 +167,12 @@ func (f Finding) RunText() lang.Text {
 			t = textf(lang.Text{EN: "without a crash%s", DE: "ohne Absturz%s"}, relays)
 		}
 	case StageFailureSweep:
-		commit := r.Scenario[strings.Index(r.Scenario, "commit-failure:")+len("commit-failure:"):]
+		_, commit, failed := strings.Cut(r.Scenario, "commit-failure:")
 		t = textf(lang.Text{EN: "when commit %s fails%s", DE: "wenn der Commit %s scheitert%s"}, commit, relays)
-		if f.Point != "" {
+		switch {
+		case !failed: // the sweep's first run, before any commit fails
+			t = textf(lang.Text{EN: "in %s, before any commit fails%s", DE: "in %s, bevor ein Commit scheitert%s"}, r.Scenario, relays)
+		case f.Point != "":
 			t = textf(lang.Text{EN: "when commit %s fails under %s%s", DE: "wenn der Commit %s unter %s scheitert%s"}, commit, f.Point, relays)
 		}
 	case StageExplore:

@@ -1,0 +1,36 @@
+package verdict
+
+import (
+	"strings"
+	"testing"
+
+	"outboxlab/lab/lang"
+)
+
+// TestEveryRunOfEveryStageReads: a finding's run reads as words for every
+// stage, also where the run is no injected failure: the failure sweep's
+// first run ("happy-path", a variant that cannot even run without a
+// failure) made RunText panic with a slice out of range (the property
+// found it, at -rapid.seed=14632078122975739065 on a slip that cannot be
+// built).
+func TestEveryRunOfEveryStageReads(t *testing.T) {
+	for _, tc := range []struct {
+		f    Finding
+		want string
+	}{
+		{Finding{Stage: StageFailureSweep, Run: Run{Scenario: "happy-path"}}, "in happy-path, before any commit fails"},
+		{Finding{Stage: StageFailureSweep, Run: Run{Scenario: "commit-failure:relay.mark@1"}}, "when commit relay.mark@1 fails"},
+		{Finding{Stage: StageFailureSweep, Point: "poison", Run: Run{Scenario: "poison+commit-failure:consumer.count-failure@1", Relays: 2}},
+			"when commit consumer.count-failure@1 fails under poison, 2 relays"},
+		{Finding{Stage: StageSweep, Run: Run{Scenario: "happy-path"}}, "without a crash"},
+		{Finding{Stage: StageSweep, Run: Run{Scenario: "relay.after-send@1+relay.after-mark@1"}}, "after a crash at relay.after-send@1, then at relay.after-mark@1"},
+	} {
+		got := tc.f.RunText()
+		if en := got.In(lang.English); !strings.Contains(en, tc.want) {
+			t.Errorf("%+v: %q, want it to contain %q", tc.f.Run, en, tc.want)
+		}
+		if got.DE == "" {
+			t.Errorf("%+v: no German", tc.f.Run)
+		}
+	}
+}
