@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -131,7 +130,7 @@ func (p *parser) line(line string) error {
 		err = p.addCrash(line, arg(1))
 	case "fault":
 		var flt sim.Fault
-		if flt, err = fault(words[1:]); err == nil {
+		if flt, err = sim.ParseFault(words[1:]); err == nil {
 			p.cfg.Faults = append(p.cfg.Faults, flt)
 			p.refs = append(p.refs, faultRef(p.lineNo+1, words, flt))
 		}
@@ -327,110 +326,9 @@ func command(words []string) (sim.Command, error) {
 	return c, nil
 }
 
-// fault parses what follows "fault": a kind and its arguments.
-func fault(words []string) (sim.Fault, error) {
-	const valid = "broker-outage FROM FOR, publish-timeout-stored|publish-timeout-dropped|duplicate-delivery|reorder|poison|corrupt-once|unknown-version|unknown-type|extra-field|wrong-currency|rejected TARGET, " +
-		"delay TARGET FOR, stall PROCESS POINT FOR, slow-commit PROCESS FOR, clock-skew PROCESS SKEW, kill PROCESS AT [FOR], commit-failure BOUNDARY@K"
-	if len(words) == 0 {
-		return sim.Fault{}, fmt.Errorf("fault needs a kind (valid: %s)", valid)
-	}
-	f := sim.Fault{Kind: sim.FaultKind(words[0])}
-	args := words[1:]
-	want := func(n int, form string) error {
-		if len(args) != n {
-			return fmt.Errorf("want \"fault %s %s\"", f.Kind, form)
-		}
-		return nil
-	}
-	var err error
-	switch f.Kind {
-	case sim.FaultOutage:
-		if err = want(2, "FROM FOR"); err == nil {
-			f.From, err = duration(args[0])
-			if err == nil {
-				f.For, err = duration(args[1])
-			}
-		}
-	case sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate, sim.FaultReorder, sim.FaultPoison, sim.FaultUnknownVersion, sim.FaultUnknownType, sim.FaultWrongCurrency, sim.FaultCorruptOnce, sim.FaultRejected, sim.FaultExtraField:
-		if err = want(1, "TARGET (e.g. o-1#1)"); err == nil {
-			f.Target, err = target(args[0])
-		}
-	case sim.FaultDelay:
-		if err = want(2, "TARGET FOR"); err == nil {
-			if f.Target, err = target(args[0]); err == nil {
-				f.For, err = duration(args[1])
-			}
-		}
-	case sim.FaultStall:
-		if err = want(3, "PROCESS POINT FOR"); err == nil {
-			f.Process, f.Point = args[0], args[1]
-			f.For, err = duration(args[2])
-		}
-	case sim.FaultSlowCommit:
-		if err = want(2, "PROCESS FOR"); err == nil {
-			f.Process = args[0]
-			f.For, err = duration(args[1])
-		}
-	case sim.FaultClockSkew:
-		if err = want(2, "PROCESS SKEW (negative: behind)"); err == nil {
-			f.Process = args[0]
-			f.Skew, err = duration(args[1])
-		}
-	case sim.FaultKill:
-		if len(args) == 3 {
-			f.For, err = duration(args[2])
-			args = args[:2]
-		}
-		if err == nil {
-			err = want(2, "PROCESS AT [FOR]")
-		}
-		if err == nil {
-			f.Process = args[0]
-			f.From, err = duration(args[1])
-		}
-	case sim.FaultCommitFailure:
-		if err = want(1, "BOUNDARY@K (e.g. relay.claim@2)"); err == nil {
-			boundary, at, _ := strings.Cut(args[0], "@")
-			k, convErr := strconv.Atoi(at)
-			if convErr != nil || k < 1 || !slices.Contains(sim.CommitBoundaries, boundary) {
-				err = fmt.Errorf("fault commit-failure %q: want BOUNDARY@K with K >= 1 and a boundary of %s", args[0], strings.Join(sim.CommitBoundaries, ", "))
-			}
-			f.Point, f.Occurrence = boundary, k
-		}
-	default:
-		err = fmt.Errorf("unknown fault %q (valid: %s)", f.Kind, valid)
-	}
-	return f, err
-}
-
 // target parses "o-1#2".
-func target(s string) (broker.Target, error) {
-	id, seq, ok := strings.Cut(s, "#")
-	n, err := strconv.Atoi(seq)
-	if !ok || id == "" || err != nil || n < 1 {
-		return broker.Target{}, fmt.Errorf("target %q is not ORDER#SEQUENCE, e.g. o-1#2", s)
-	}
-	return broker.Target{AggregateID: id, Sequence: n}, nil
-}
+func target(s string) (broker.Target, error) { return sim.ParseTarget(s) }
 
 // duration parses a Go duration, with days in front if wanted: "40s",
 // "1m30s", "8d", "8d1m", "-1m".
-func duration(s string) (time.Duration, error) {
-	var days time.Duration
-	rest := s
-	if d, r, ok := strings.Cut(s, "d"); ok {
-		n, err := strconv.Atoi(d)
-		if err != nil {
-			return 0, fmt.Errorf("duration %q: want e.g. 40s, 1m30s, 8d or 8d1m", s)
-		}
-		days, rest = time.Duration(n)*24*time.Hour, r
-		if rest == "" {
-			return days, nil
-		}
-	}
-	d, err := time.ParseDuration(rest)
-	if err != nil {
-		return 0, fmt.Errorf("duration %q: want e.g. 40s, 1m30s, 8d or 8d1m", s)
-	}
-	return days + d, nil
-}
+func duration(s string) (time.Duration, error) { return sim.ParseDuration(s) }

@@ -2,9 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +9,8 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
@@ -43,130 +42,57 @@ func Workload() []sim.Command {
 	}
 }
 
-// CrashPoints are the crash points of DESIGN.md, in the order of a message's
-// life, plus the extra points the mistakes add.
-var CrashPoints = []string{
-	"service.before-commit",
-	"service.after-commit",
-	"service.after-publish", // publish-first, dual-write, listen-to-yourself
-	"relay.after-claim",
-	"relay.after-send",
-	// The mark's transaction is written, its commit does not happen: chapter
-	// 003's "schlägt aber der Commit von processed_at fehl".
-	"relay.before-mark",
-	"relay.after-mark", // mark-before-send marks before it sends
-	"consumer.before-commit",
-	"consumer.after-commit",
-}
-
-// Descriptions say in a line what happens at each point of the matrix.
-var Descriptions = map[string]string{
-	"service.before-commit":   "the service dies with the order and its outbox row written, not committed",
-	"service.after-commit":    "the service dies right after its commit",
-	"service.after-publish":   "a service that publishes itself dies right after the publish",
-	"relay.after-claim":       "a relay dies holding its claims (IN_FLIGHT, under a lease)",
-	"relay.after-send":        "a relay dies after the broker's ack, before it records SENT",
-	"relay.before-mark":       "a relay dies with its mark written, not committed",
-	"relay.after-mark":        "a relay dies right after it recorded an outcome",
-	"consumer.before-commit":  "billing dies with the invoice and the inbox row written, not committed",
-	"consumer.after-commit":   "billing dies after its commit, before the ack",
-	"broker-outage":           "the broker is unreachable for ten minutes",
-	"outage-backlog":          "the broker is unreachable for ten minutes while twelve orders come in",
-	"publish-timeout-stored":  "the relay's publish of o-1#1 times out; the broker stored it",
-	"publish-timeout-dropped": "the relay's publish of o-1#1 times out; the broker never got it",
-	"duplicate-delivery":      "the broker delivers o-1#1 twice",
-	"reorder":                 "o-1#1 is delivered after o-1#2",
-	"poison":                  "o-1#1 can never be processed until its cause is fixed",
-	"corrupt-once":            "o-1#1 arrives corrupted once (in transit), then intact: billing must try it again, not give it up",
-	"unknown-contract":        "o-1#2 arrives in a version and o-2#1 as a type billing does not know yet, until it is upgraded",
-	"wrong-currency":          "o-1#2 arrives before o-1#1 with its amount in another currency, until fixed: billing parks it and cannot apply it when its turn comes",
-	"rejected":                "the broker refuses o-1#1 and o-3#1 until their causes are fixed, one after the other",
-	"stall":                   "relay-1 freezes 40 s before a send, past its 30 s lease, while relay-2 runs",
-	"stall-outage":            "as stall, and the broker is down when relay-1 resumes: its late send fails",
-	"stall-release":           "relay-1's late send fails while relay-2 holds the rest of its batch: relay-1 must not hand that back",
-	"mark-conflict":           "relay-1 freezes 40 s with its mark not committed, while relay-2 takes over and marks",
-	"failure-conflict":        "as mark-conflict, but relay-1's send failed: its record of the failure is refused",
-	"relay-restart":           "relay-1 is killed and restarts while relay-2 holds a live claim",
-	"recover-conflict":        "relay-1 restarts and freezes 40 s inside its recovery while relay-2 takes its claim over: its release is refused",
-	"relay-lost":              "relay-1 dies holding a claim and never comes back; relay-2 must take it over",
-	"slow-commit":             "service-1's transaction stays open 3 s with its id drawn while service-2 commits",
-	"clock-skew":              "relay-2's clock runs a minute ahead while relay-1 pauses inside its lease",
-}
-
-// DescriptionsDE are the Descriptions in German, for labrun --lang de.
-var DescriptionsDE = map[string]string{
-	"service.before-commit":   "der Service stirbt mit Bestellung und Outbox-Zeile geschrieben, nicht committet",
-	"service.after-commit":    "der Service stirbt direkt nach seinem Commit",
-	"service.after-publish":   "ein Service, der selbst veröffentlicht, stirbt direkt nach dem Veröffentlichen",
-	"relay.after-claim":       "ein Relay stirbt mit seinen Claims (IN_FLIGHT, unter einer Lease)",
-	"relay.after-send":        "ein Relay stirbt nach dem Ack des Brokers, bevor es SENT einträgt",
-	"relay.before-mark":       "ein Relay stirbt mit seiner Markierung geschrieben, nicht committet",
-	"relay.after-mark":        "ein Relay stirbt direkt nachdem es ein Ergebnis eingetragen hat",
-	"consumer.before-commit":  "Billing stirbt mit Rechnung und Inbox-Zeile geschrieben, nicht committet",
-	"consumer.after-commit":   "Billing stirbt nach seinem Commit, vor dem Ack",
-	"broker-outage":           "der Broker ist zehn Minuten nicht erreichbar",
-	"outage-backlog":          "der Broker ist zehn Minuten nicht erreichbar, während zwölf Bestellungen eingehen",
-	"publish-timeout-stored":  "das Senden von o-1#1 läuft in einen Timeout; der Broker hat die Nachricht gespeichert",
-	"publish-timeout-dropped": "das Senden von o-1#1 läuft in einen Timeout; der Broker hat die Nachricht nie erhalten",
-	"duplicate-delivery":      "der Broker stellt o-1#1 zweimal zu",
-	"reorder":                 "o-1#1 wird nach o-1#2 zugestellt",
-	"poison":                  "o-1#1 kann nie verarbeitet werden, bis ihre Ursache behoben ist",
-	"corrupt-once":            "o-1#1 kommt einmal beschädigt an (unterwegs), dann unversehrt: Billing muss es erneut versuchen, nicht aufgeben",
-	"unknown-contract":        "o-1#2 kommt in einer Version und o-2#1 als Typ an, die Billing noch nicht kennt, bis es aktualisiert ist",
-	"wrong-currency":          "o-1#2 kommt vor o-1#1 und mit ihrem Betrag in einer anderen Währung an, bis das behoben ist: Billing parkt sie und kann sie nicht anwenden, wenn sie an der Reihe ist",
-	"rejected":                "der Broker weist o-1#1 und o-3#1 ab, bis ihre Ursachen behoben sind, eine nach der anderen",
-	"stall":                   "relay-1 friert 40 s vor einem Senden ein, über seine 30-s-Lease hinaus, während relay-2 läuft",
-	"stall-outage":            "wie stall, und der Broker ist weg, wenn relay-1 weitermacht: sein spätes Senden scheitert",
-	"stall-release":           "das späte Senden von relay-1 scheitert, während relay-2 den Rest seines Batches hält: relay-1 darf ihn nicht zurückgeben",
-	"mark-conflict":           "relay-1 friert 40 s mit nicht committeter Markierung ein, während relay-2 übernimmt und markiert",
-	"failure-conflict":        "wie mark-conflict, aber das Senden von relay-1 scheiterte: sein Eintrag des Fehlschlags wird abgewiesen",
-	"relay-restart":           "relay-1 wird beendet und startet neu, während relay-2 einen lebenden Claim hält",
-	"recover-conflict":        "relay-1 startet neu und friert 40 s in seiner Recovery ein, während relay-2 seinen Claim übernimmt: seine Freigabe wird abgewiesen",
-	"relay-lost":              "relay-1 stirbt mit einem Claim und kommt nie zurück; relay-2 muss ihn übernehmen",
-	"slow-commit":             "die Transaktion von service-1 bleibt 3 s offen, ihre ID gezogen, während service-2 committet",
-	"clock-skew":              "die Uhr von relay-2 geht eine Minute vor, während relay-1 innerhalb seiner Lease pausiert",
-}
-
-// crashSituations are what the crash rows exist to produce: a recovery
-// that releases a claim, a message billing receives twice.
-var crashSituations = map[string][]sim.Situation{
-	"relay.after-claim":      {sim.ClaimReleased},
-	"relay.after-send":       {sim.Redelivered},
-	"relay.before-mark":      {sim.Redelivered},
-	"consumer.before-commit": {sim.Redelivered},
-	"consumer.after-commit":  {sim.Redelivered},
-}
-
 // Points returns the rows of the default matrix: every crash point, then
-// every broker fault, aimed at the standard workload.
+// every fault row, aimed at the standard workload: scenarios' own, then
+// those the fault kinds bring (sim.FaultSpec's Row).
 func Points() []sim.Point {
-	points := points()
-	for i := range points {
-		points[i].Description = Descriptions[points[i].ID]
+	points := slices.Clone(crashPoints)
+	points = append(points, faultRows()...)
+	for _, spec := range sim.FaultSpecs() {
+		if spec.Row != nil {
+			points = append(points, spec.Row())
+		}
 	}
 	return points
 }
 
-// points are the rows without their descriptions.
-func points() []sim.Point {
-	var points []sim.Point
-	for _, id := range CrashPoints {
-		points = append(points, sim.Point{ID: id, Kind: sim.KindCrash, Situations: crashSituations[id]})
-	}
-	fault := func(kind sim.FaultKind, f sim.Fault, situations ...sim.Situation) sim.Point {
+// faultRows are scenarios' fault rows.
+func faultRows() []sim.Point {
+	fault := func(kind sim.FaultKind, text lang.Text, f sim.Fault, situations ...sim.Situation) sim.Point {
 		f.Kind = kind
-		return sim.Point{ID: string(kind), Kind: sim.KindFault, Faults: []sim.Fault{f}, Situations: situations}
+		return sim.Point{ID: string(kind), Kind: sim.KindFault, Description: text, Faults: []sim.Fault{f}, Situations: situations}
 	}
 	first := broker.Target{AggregateID: "o-1", Sequence: 1}
-	return append(points,
-		fault(sim.FaultOutage, sim.Fault{From: 0, For: 10 * time.Minute}, sim.Retried),
+	return []sim.Point{
+		fault(sim.FaultOutage, lang.Text{
+			EN: "the broker is unreachable for ten minutes",
+			DE: "der Broker ist zehn Minuten nicht erreichbar",
+		}, sim.Fault{From: 0, For: 10 * time.Minute}, sim.Retried),
 		outageBacklog(),
-		fault(sim.FaultTimeoutStored, sim.Fault{Target: first}, sim.Retried, sim.Redelivered),
-		fault(sim.FaultTimeoutDropped, sim.Fault{Target: first}, sim.Retried),
-		fault(sim.FaultDuplicate, sim.Fault{Target: first}, sim.Redelivered),
-		fault(sim.FaultReorder, sim.Fault{Target: first}, sim.GapParked),
-		fault(sim.FaultPoison, sim.Fault{Target: first}, sim.BillingDeadLettered, sim.ReplayedBeforeFix, sim.DeadLetterReplayed, sim.ReplayedTwice),
-		fault(sim.FaultCorruptOnce, sim.Fault{Target: first}, sim.Redelivered),
+		fault(sim.FaultTimeoutStored, lang.Text{
+			EN: "the relay's publish of o-1#1 times out; the broker stored it",
+			DE: "das Senden von o-1#1 läuft in einen Timeout; der Broker hat die Nachricht gespeichert",
+		}, sim.Fault{Target: first}, sim.Retried, sim.Redelivered),
+		fault(sim.FaultTimeoutDropped, lang.Text{
+			EN: "the relay's publish of o-1#1 times out; the broker never got it",
+			DE: "das Senden von o-1#1 läuft in einen Timeout; der Broker hat die Nachricht nie erhalten",
+		}, sim.Fault{Target: first}, sim.Retried),
+		fault(sim.FaultDuplicate, lang.Text{
+			EN: "the broker delivers o-1#1 twice",
+			DE: "der Broker stellt o-1#1 zweimal zu",
+		}, sim.Fault{Target: first}, sim.Redelivered),
+		fault(sim.FaultReorder, lang.Text{
+			EN: "o-1#1 is delivered after o-1#2",
+			DE: "o-1#1 wird nach o-1#2 zugestellt",
+		}, sim.Fault{Target: first}, sim.GapParked),
+		fault(sim.FaultPoison, lang.Text{
+			EN: "o-1#1 can never be processed until its cause is fixed",
+			DE: "o-1#1 kann nie verarbeitet werden, bis ihre Ursache behoben ist",
+		}, sim.Fault{Target: first}, sim.BillingDeadLettered, sim.ReplayedBeforeFix, sim.DeadLetterReplayed, sim.ReplayedTwice),
+		fault(sim.FaultCorruptOnce, lang.Text{
+			EN: "o-1#1 arrives corrupted once (in transit), then intact: billing must try it again, not give it up",
+			DE: "o-1#1 kommt einmal beschädigt an (unterwegs), dann unversehrt: Billing muss es erneut versuchen, nicht aufgeben",
+		}, sim.Fault{Target: first}, sim.Redelivered),
 		unknownContract(),
 		wrongCurrency(),
 		rejected(),
@@ -180,7 +106,7 @@ func points() []sim.Point {
 		relayLost(),
 		slowCommit(),
 		clockSkew(),
-	)
+	}
 }
 
 // wrongCurrency is the wrong-currency row: o-1's amendment #2 arrives
@@ -192,7 +118,10 @@ func points() []sim.Point {
 // and be applied once the cause is fixed and the dead letters are
 // replayed.
 func wrongCurrency() sim.Point {
-	return sim.Point{ID: string(sim.FaultWrongCurrency), Kind: sim.KindFault, Faults: []sim.Fault{
+	return sim.Point{ID: string(sim.FaultWrongCurrency), Kind: sim.KindFault, Description: lang.Text{
+		EN: "o-1#2 arrives before o-1#1 with its amount in another currency, until fixed: billing parks it and cannot apply it when its turn comes",
+		DE: "o-1#2 kommt vor o-1#1 und mit ihrem Betrag in einer anderen Währung an, bis das behoben ist: Billing parkt sie und kann sie nicht anwenden, wenn sie an der Reihe ist",
+	}, Faults: []sim.Fault{
 		{Kind: sim.FaultReorder, Target: broker.Target{AggregateID: "o-1", Sequence: 1}},
 		{Kind: sim.FaultWrongCurrency, Target: broker.Target{AggregateID: "o-1", Sequence: 2}},
 	}, Situations: []sim.Situation{sim.GapParked, sim.BillingDeadLettered, sim.DeadLetterReplayed}}
@@ -205,7 +134,10 @@ func wrongCurrency() sim.Point {
 // not misread it, and apply it once it is upgraded and the dead letters
 // are replayed; o-1's later amendment waits for #2 meanwhile.
 func unknownContract() sim.Point {
-	return sim.Point{ID: "unknown-contract", Kind: sim.KindFault, Faults: []sim.Fault{
+	return sim.Point{ID: "unknown-contract", Kind: sim.KindFault, Description: lang.Text{
+		EN: "o-1#2 arrives in a version and o-2#1 as a type billing does not know yet, until it is upgraded",
+		DE: "o-1#2 kommt in einer Version und o-2#1 als Typ an, die Billing noch nicht kennt, bis es aktualisiert ist",
+	}, Faults: []sim.Fault{
 		{Kind: sim.FaultUnknownVersion, Target: broker.Target{AggregateID: "o-1", Sequence: 2}},
 		{Kind: sim.FaultUnknownType, Target: broker.Target{AggregateID: "o-2", Sequence: 1}},
 	}, Situations: []sim.Situation{sim.BillingDeadLettered, sim.GapParked, sim.DeadLetterReplayed}}
@@ -226,7 +158,10 @@ func unknownContract() sim.Point {
 // it was created weeks before; the replays run a second time change
 // nothing.
 func rejected() sim.Point {
-	return sim.Point{ID: string(sim.FaultRejected), Kind: sim.KindFault, Faults: []sim.Fault{
+	return sim.Point{ID: string(sim.FaultRejected), Kind: sim.KindFault, Description: lang.Text{
+		EN: "the broker refuses o-1#1 and o-3#1 until their causes are fixed, one after the other",
+		DE: "der Broker weist o-1#1 und o-3#1 ab, bis ihre Ursachen behoben sind, eine nach der anderen",
+	}, Faults: []sim.Fault{
 		{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-1", Sequence: 1}},
 		{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-3", Sequence: 1}},
 	}, Situations: []sim.Situation{sim.DeadLettered, sim.CleanedUp, sim.RetentionKept, sim.DeadLetterKept, sim.ReplayedBeforeFix,
@@ -247,7 +182,10 @@ func outageBacklog() sim.Point {
 		workload = append(workload, sim.Command{At: time.Duration(i) * 500 * time.Millisecond,
 			Command: orders.Command{Kind: orders.Place, OrderID: fmt.Sprintf("o-%d", i+1), Amount: amount}})
 	}
-	return sim.Point{ID: "outage-backlog", Kind: sim.KindFault, Workload: workload, Faults: []sim.Fault{
+	return sim.Point{ID: "outage-backlog", Kind: sim.KindFault, Description: lang.Text{
+		EN: "the broker is unreachable for ten minutes while twelve orders come in",
+		DE: "der Broker ist zehn Minuten nicht erreichbar, während zwölf Bestellungen eingehen",
+	}, Workload: workload, Faults: []sim.Fault{
 		{Kind: sim.FaultOutage, From: 0, For: 10 * time.Minute},
 	}, Situations: []sim.Situation{sim.Retried}}
 }
@@ -257,7 +195,10 @@ func outageBacklog() sim.Point {
 // well within its 30 s lease. By relay-2's clock that lease expired long
 // ago. A relay that judges leases by the database's clock is not fooled.
 func clockSkew() sim.Point {
-	return sim.Point{ID: string(sim.FaultClockSkew), Kind: sim.KindFault, Relays: 2, Faults: []sim.Fault{
+	return sim.Point{ID: string(sim.FaultClockSkew), Kind: sim.KindFault, Description: lang.Text{
+		EN: "relay-2's clock runs a minute ahead while relay-1 pauses inside its lease",
+		DE: "die Uhr von relay-2 geht eine Minute vor, während relay-1 innerhalb seiner Lease pausiert",
+	}, Relays: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultClockSkew, Process: "relay-2", Skew: time.Minute},
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
 	}}
@@ -272,7 +213,10 @@ func clockSkew() sim.Point {
 // a race, as for a mark: the relay runs on, it is not an error (Relay.Run
 // stops at the error of its recovery).
 func recoverConflict() sim.Point {
-	return sim.Point{ID: "recover-conflict", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
+	return sim.Point{ID: "recover-conflict", Kind: sim.KindFault, Description: lang.Text{
+		EN: "relay-1 restarts and freezes 40 s inside its recovery while relay-2 takes its claim over: its release is refused",
+		DE: "relay-1 startet neu und friert 40 s in seiner Recovery ein, während relay-2 seinen Claim übernimmt: seine Freigabe wird abgewiesen",
+	}, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
 		{Kind: sim.FaultKill, Process: "relay-1", From: 4 * time.Second},
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-recover", For: 40 * time.Second},
@@ -284,7 +228,10 @@ func recoverConflict() sim.Point {
 // before the check (its host is gone). relay-2 must take the claim over
 // once its lease runs out: that is what a lease is for.
 func relayLost() sim.Point {
-	return sim.Point{ID: "relay-lost", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
+	return sim.Point{ID: "relay-lost", Kind: sim.KindFault, Description: lang.Text{
+		EN: "relay-1 dies holding a claim and never comes back; relay-2 must take it over",
+		DE: "relay-1 stirbt mit einem Claim und kommt nie zurück; relay-2 muss ihn übernehmen",
+	}, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
 		{Kind: sim.FaultKill, Process: "relay-1", From: 2 * time.Second, For: 1000 * time.Hour},
 	}, Situations: []sim.Situation{sim.LeaseTakenOver}}
@@ -295,7 +242,10 @@ func relayLost() sim.Point {
 // outbox id drawn, while service-2 commits o-2 and the relays send it. A
 // relay must still find o-1's message when it commits.
 func slowCommit() sim.Point {
-	return sim.Point{ID: string(sim.FaultSlowCommit), Kind: sim.KindFault, Services: 2, Faults: []sim.Fault{
+	return sim.Point{ID: string(sim.FaultSlowCommit), Kind: sim.KindFault, Description: lang.Text{
+		EN: "service-1's transaction stays open 3 s with its id drawn while service-2 commits",
+		DE: "die Transaktion von service-1 bleibt 3 s offen, ihre ID gezogen, während service-2 committet",
+	}, Services: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultSlowCommit, Process: "service-1", For: 3 * time.Second},
 	}, Situations: []sim.Situation{sim.LateCommit}}
 }
@@ -306,7 +256,10 @@ func slowCommit() sim.Point {
 // and restarts at 9 s and runs its recovery, which must release its own
 // claim and leave relay-2's alone.
 func relayRestart() sim.Point {
-	return sim.Point{ID: "relay-restart", Kind: sim.KindFault, Relays: 2, Faults: []sim.Fault{
+	return sim.Point{ID: "relay-restart", Kind: sim.KindFault, Description: lang.Text{
+		EN: "relay-1 is killed and restarts while relay-2 holds a live claim",
+		DE: "relay-1 wird beendet und startet neu, während relay-2 einen lebenden Claim hält",
+	}, Relays: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
 		{Kind: sim.FaultStall, Process: "relay-2", Point: "relay.before-send", For: 20 * time.Second},
 		{Kind: sim.FaultKill, Process: "relay-1", From: 4 * time.Second},
@@ -318,7 +271,10 @@ func relayRestart() sim.Point {
 // over, sends and marks; then relay-1 resumes where it stood.
 func stall() sim.Point {
 	f := sim.Fault{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second}
-	return sim.Point{ID: string(sim.FaultStall), Kind: sim.KindFault, Faults: []sim.Fault{f}, Relays: 2,
+	return sim.Point{ID: string(sim.FaultStall), Kind: sim.KindFault, Description: lang.Text{
+		EN: "relay-1 freezes 40 s before a send, past its 30 s lease, while relay-2 runs",
+		DE: "relay-1 friert 40 s vor einem Senden ein, über seine 30-s-Lease hinaus, während relay-2 läuft",
+	}, Faults: []sim.Fault{f}, Relays: 2,
 		Situations: []sim.Situation{sim.LeaseTakenOver}, Story: stallStory}
 }
 
@@ -347,7 +303,10 @@ var stallStory = lang.Text{
 // lease is long gone. Recording that failure would write over relay-2's
 // SENT: the fence guards a failed send as it guards a successful one.
 func stallOutage() sim.Point {
-	return sim.Point{ID: "stall-outage", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
+	return sim.Point{ID: "stall-outage", Kind: sim.KindFault, Description: lang.Text{
+		EN: "as stall, and the broker is down when relay-1 resumes: its late send fails",
+		DE: "wie stall, und der Broker ist weg, wenn relay-1 weitermacht: sein spätes Senden scheitert",
+	}, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second},
 		{Kind: sim.FaultOutage, From: 35 * time.Second, For: 10 * time.Minute},
 	}, Situations: []sim.Situation{sim.LeaseTakenOver}}
@@ -363,7 +322,10 @@ func stallOutage() sim.Point {
 // would otherwise hand back for anyone to claim while relay-2's lease
 // still runs. The release is fenced like a mark.
 func stallRelease() sim.Point {
-	return sim.Point{ID: "stall-release", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
+	return sim.Point{ID: "stall-release", Kind: sim.KindFault, Description: lang.Text{
+		EN: "relay-1's late send fails while relay-2 holds the rest of its batch: relay-1 must not hand that back",
+		DE: "das späte Senden von relay-1 scheitert, während relay-2 den Rest seines Batches hält: relay-1 darf ihn nicht zurückgeben",
+	}, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultKill, Process: "relay-1", From: 0, For: 6 * time.Second},
 		{Kind: sim.FaultKill, Process: "relay-2", From: 0, For: 30 * time.Second},
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 40 * time.Second},
@@ -378,7 +340,10 @@ func stallRelease() sim.Point {
 // mark, and the database refuses it: another transaction committed the
 // row first. A stale mark refused is the end of a race, not an error.
 func markConflict() sim.Point {
-	return sim.Point{ID: "mark-conflict", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
+	return sim.Point{ID: "mark-conflict", Kind: sim.KindFault, Description: lang.Text{
+		EN: "relay-1 freezes 40 s with its mark not committed, while relay-2 takes over and marks",
+		DE: "relay-1 friert 40 s mit nicht committeter Markierung ein, während relay-2 übernimmt und markiert",
+	}, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-mark", For: 40 * time.Second},
 	}, Situations: []sim.Situation{sim.LeaseTakenOver, sim.WriteConflict}}
 }
@@ -390,6 +355,10 @@ func markConflict() sim.Point {
 func failureConflict() sim.Point {
 	p := markConflict()
 	p.ID = "failure-conflict"
+	p.Description = lang.Text{
+		EN: "as mark-conflict, but relay-1's send failed: its record of the failure is refused",
+		DE: "wie mark-conflict, aber das Senden von relay-1 scheiterte: sein Eintrag des Fehlschlags wird abgewiesen",
+	}
 	p.Faults = append(p.Faults, sim.Fault{Kind: sim.FaultOutage, From: time.Second, For: time.Second})
 	return p
 }
@@ -496,7 +465,7 @@ func Extras() []variant.Variant {
 // fault.
 func everywhere(v variant.Variant, o check.Outcome) variant.Variant {
 	v.Expect = map[string]check.Outcome{}
-	for _, p := range points() {
+	for _, p := range Points() {
 		if p.ID != "service.after-publish" {
 			v.Expect[p.ID] = o
 		}

@@ -52,6 +52,9 @@ func (s Scenario) Expected(v variant.Variant) check.Outcome {
 	if s.Point == "" {
 		return check.OK
 	}
+	if p, err := FindPoint(s.Point); err == nil {
+		return p.Expected(v)
+	}
 	return v.Expected(s.Point)
 }
 

@@ -63,8 +63,8 @@ func TestFindScenario(t *testing.T) {
 // description for labrun list.
 func TestEveryPointSaysWhatHappens(t *testing.T) {
 	for _, p := range scenarios.Points() {
-		if p.Description == "" {
-			t.Errorf("point %s has no description (scenarios.Descriptions)", p.ID)
+		if p.Description.EN == "" || p.Description.DE == "" {
+			t.Errorf("point %s has no description in English or in German: %+v (its row's Description)", p.ID, p.Description)
 		}
 	}
 }

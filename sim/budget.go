@@ -28,22 +28,13 @@ func (w *world) plannedFaults() check.Faults {
 		}
 		return m
 	}
+	b := budgetFaults{message: message}
 	for _, fault := range w.cfg.Faults {
-		switch fault.Kind {
-		case FaultOutage:
-			f.Outages = append(f.Outages, fault.For)
-		case FaultTimeoutStored, FaultTimeoutDropped:
-			f.Timeouts++
-		case FaultRejected:
-			f.Rejected = true
-		case FaultCorruptOnce:
-			message(fault.Target).Corrupted++
-		case FaultPoison, FaultWrongCurrency:
-			message(fault.Target).Unprocessable = true
-		case FaultUnknownVersion, FaultUnknownType:
-			message(fault.Target).Unknown = true
+		if spec, ok := fault.Kind.Spec(); ok && spec.budget != nil {
+			spec.budget(fault, &b)
 		}
 	}
+	f = b.Faults
 	for _, t := range order {
 		f.Billing = append(f.Billing, *billing[t])
 	}

@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -106,25 +105,6 @@ const (
 	FaultCommitFailure FaultKind = "commit-failure"
 )
 
-// FaultKinds are every fault kind, in the order of their declaration.
-var FaultKinds = []FaultKind{
-	FaultOutage, FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion,
-	FaultUnknownType, FaultWrongCurrency, FaultCorruptOnce, FaultRejected, FaultExtraField, FaultStall, FaultSlowCommit, FaultClockSkew, FaultKill, FaultDelay, FaultCommitFailure,
-}
-
-// ErrCommitFailed is what a process gets from a commit that a
-// commit-failure fault fails: nothing was committed.
-var ErrCommitFailed = errors.New("commit failed: the connection to the database was lost (nothing committed)")
-
-// CommitBoundaries are the boundaries whose effect is a database commit,
-// every variant's: where a commit-failure fault can strike.
-var CommitBoundaries = []string{
-	"service.commit", "service.commit-outbox",
-	"relay.recover", "relay.claim", "relay.mark", "relay.offset",
-	"listener.commit",
-	"consumer.commit", "consumer.count-failure", "consumer.record-processed",
-}
-
 // Fault plans one broker fault.
 type Fault struct {
 	Kind FaultKind
@@ -146,25 +126,10 @@ type Fault struct {
 	Occurrence     int
 }
 
+// String is how a schedule and a replay name f.
 func (f Fault) String() string {
-	switch f.Kind {
-	case FaultOutage:
-		return fmt.Sprintf("%s from %s for %s", f.Kind, f.From, f.For)
-	case FaultDelay:
-		return fmt.Sprintf("%s %s by %s", f.Kind, f.Target, f.For)
-	case FaultStall:
-		return fmt.Sprintf("%s %s at %s for %s", f.Kind, f.Process, f.Point, f.For)
-	case FaultKill:
-		if f.For > 0 {
-			return fmt.Sprintf("%s %s at %s for %s", f.Kind, f.Process, f.From, f.For)
-		}
-		return fmt.Sprintf("%s %s at %s", f.Kind, f.Process, f.From)
-	case FaultSlowCommit:
-		return fmt.Sprintf("%s %s for %s", f.Kind, f.Process, f.For)
-	case FaultClockSkew:
-		return fmt.Sprintf("%s %s by %s", f.Kind, f.Process, f.Skew)
-	case FaultCommitFailure:
-		return fmt.Sprintf("%s %s@%d", f.Kind, f.Point, f.Occurrence)
+	if spec, ok := f.Kind.Spec(); ok && spec.describe != nil {
+		return spec.describe(f)
 	}
 	return fmt.Sprintf("%s %s", f.Kind, f.Target)
 }
@@ -345,49 +310,13 @@ func (c Config) Validate() error {
 		}
 	}
 	for _, f := range c.Faults {
-		switch f.Kind {
-		case FaultOutage:
-			if f.For <= 0 {
-				errs = append(errs, fmt.Errorf("sim: %s: For = %s, want > 0", f.Kind, f.For))
-			}
-		case FaultStall:
-			if f.Process == "" || f.For <= 0 || (!strings.Contains(f.Point, ".before-") && !strings.Contains(f.Point, ".after-")) {
-				errs = append(errs, fmt.Errorf("sim: %s: needs a process, a crash point such as relay.before-send, and For > 0; got %q at %q for %s", f.Kind, f.Process, f.Point, f.For))
-			}
-		case FaultSlowCommit:
-			if f.Process == "" || f.For <= 0 {
-				errs = append(errs, fmt.Errorf("sim: %s: needs a service instance such as service-1 and For > 0; got %q for %s", f.Kind, f.Process, f.For))
-			}
-		case FaultClockSkew:
-			if f.Process == "" || f.Skew == 0 {
-				errs = append(errs, fmt.Errorf("sim: %s: needs a process and a Skew other than 0; got %q by %s", f.Kind, f.Process, f.Skew))
-			}
-		case FaultKill:
-			if f.Process == "" || f.From < 0 {
-				errs = append(errs, fmt.Errorf("sim: %s: needs a process and From >= 0; got %q at %s", f.Kind, f.Process, f.From))
-			}
-		case FaultCommitFailure:
-			if !slices.Contains(CommitBoundaries, f.Point) || f.Occurrence < 1 {
-				errs = append(errs, fmt.Errorf("sim: %s: needs a commit boundary (%s) and Occurrence >= 1; got %q@%d", f.Kind, strings.Join(CommitBoundaries, ", "), f.Point, f.Occurrence))
-			}
-		case FaultTimeoutStored, FaultTimeoutDropped, FaultDuplicate, FaultReorder, FaultPoison, FaultUnknownVersion, FaultUnknownType, FaultCorruptOnce, FaultRejected, FaultExtraField, FaultDelay:
-			if f.Target.AggregateID == "" || f.Target.Sequence < 1 {
-				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
-			}
-		case FaultWrongCurrency:
-			kind, ok := EventKinds(c.Workload)[f.Target]
-			switch {
-			case f.Target.AggregateID == "" || f.Target.Sequence < 1:
-				errs = append(errs, fmt.Errorf("sim: %s: target %q needs an aggregate id and a sequence >= 1", f.Kind, f.Target))
-			case ok && kind != orders.Amend:
-				errs = append(errs, fmt.Errorf("sim: %s: target %q is made by a %s command, want an amendment (an amend command's event)", f.Kind, f.Target, kind))
-			}
-		default:
-			var valid []string
-			for _, k := range FaultKinds {
-				valid = append(valid, string(k))
-			}
-			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s)", f.Kind, strings.Join(valid, ", ")))
+		spec, ok := f.Kind.Spec()
+		if !ok {
+			errs = append(errs, fmt.Errorf("sim: unknown fault %q (valid: %s)", f.Kind, kindList()))
+			continue
+		}
+		if err := spec.validate(f, c); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if c.Operations != nil {

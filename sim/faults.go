@@ -9,47 +9,8 @@ import (
 // installFault installs one planned fault of the run: a broker's fault in
 // the broker, a stall, a commit failure or a kill in the world's plan.
 func (w *world) installFault(f Fault) {
-	switch f.Kind {
-	case FaultOutage:
-		w.broker.Outage(Epoch.Add(f.From), Epoch.Add(f.From+f.For))
-		w.outages = append(w.outages, outageWindow{from: f.From, to: f.From + f.For})
-	case FaultTimeoutStored:
-		w.broker.TimeoutStored(f.Target)
-	case FaultTimeoutDropped:
-		w.broker.TimeoutDropped(f.Target)
-	case FaultDuplicate:
-		w.broker.Duplicate(f.Target)
-	case FaultReorder:
-		w.broker.Reorder(f.Target)
-	case FaultPoison:
-		w.broker.Poison(f.Target)
-	case FaultUnknownVersion:
-		w.broker.NewerVersion(f.Target)
-	case FaultUnknownType:
-		w.broker.UnknownType(f.Target)
-	case FaultWrongCurrency:
-		w.broker.WrongCurrency(f.Target)
-	case FaultCorruptOnce:
-		w.broker.CorruptOnce(f.Target)
-	case FaultDelay:
-		w.broker.Delay(f.Target, f.For)
-	case FaultRejected:
-		w.broker.Reject(f.Target)
-	case FaultExtraField:
-		w.broker.ExtraField(f.Target)
-	case FaultStall:
-		w.stalls = append(w.stalls, f)
-	case FaultSlowCommit:
-		f.Point = "service.before-commit"
-		w.stalls = append(w.stalls, f)
-	case FaultCommitFailure:
-		w.failures = append(w.failures, f)
-	case FaultKill:
-		i := len(w.kills)
-		for i > 0 && w.kills[i-1].From > f.From {
-			i--
-		}
-		w.kills = slices.Insert(w.kills, i, f)
+	if spec, ok := f.Kind.Spec(); ok { // Validate refused any other
+		spec.install(w, f)
 	}
 }
 

@@ -25,7 +25,7 @@ type Point struct {
 	ID   string
 	Kind PointKind
 	// Description says in a line what happens at the point.
-	Description string
+	Description lang.Text
 	// Faults are the faults a fault row installs.
 	Faults []Fault
 	// Relays, if not 0, is how many relays the row runs (a stall needs a
@@ -48,6 +48,21 @@ type Point struct {
 	// Story, if not empty, tells what happens at the row in a few
 	// sentences, for `labrun scenario ROW`.
 	Story lang.Text
+	// Like, if not empty, is the row this one adds to (an outage that
+	// outlasts a restart adds to broker-outage): a variant that declares
+	// nothing for this row is expected to do here what it declares there.
+	// What fails the outage fails it the more; a variant that passes the
+	// outage and not this row is what the row is for.
+	Like string
+}
+
+// Expected returns the outcome v declares for the row: for the row
+// itself, or else for the row it adds to (Like).
+func (p Point) Expected(v variant.Variant) check.Outcome {
+	if _, ok := v.Expect[p.ID]; ok || p.Like == "" {
+		return v.Expected(p.ID)
+	}
+	return v.Expected(p.Like)
 }
 
 // Apply sets a fault row's faults and relays in cfg, for cfg's variant: the
@@ -207,7 +222,7 @@ func (m Matrix) Config(v variant.Variant) Config {
 // the variant has no relay or supports only one): a second relay is what
 // tests claims, leases and recovery against each other.
 func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
-	cell := Cell{Variant: v.Name, Point: p, Expected: v.Expected(p.ID), Outcome: check.NotApplicable, Situations: map[Situation]int{}}
+	cell := Cell{Variant: v.Name, Point: p, Expected: p.Expected(v), Outcome: check.NotApplicable, Situations: map[Situation]int{}}
 	worst := check.OK
 	consider := func(cfg Config, res Result, sched []string, scenario string) {
 		cell.Runs++

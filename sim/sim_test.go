@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/lab/check"

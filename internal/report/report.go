@@ -43,13 +43,17 @@ type Options struct {
 	German bool
 }
 
+// lang is the page's language.
+func (o Options) lang() lang.Lang {
+	if o.German {
+		return lang.German
+	}
+	return lang.English
+}
+
 // meaning says what o means, in the page's language.
 func (o Options) meaning(out check.Outcome) string {
-	l := lang.English
-	if o.German {
-		l = lang.German
-	}
-	return out.Meaning().In(l)
+	return out.Meaning().In(o.lang())
 }
 
 // WriteRun writes a page with one run.
@@ -99,7 +103,7 @@ func WriteMatrix(w io.Writer, m Matrix, opts Options) error {
 	var b strings.Builder
 	b.WriteString(`<table class="matrix"><thead><tr><th></th>`)
 	for _, p := range m.Points {
-		fmt.Fprintf(&b, `<th scope="col" title="%s">%s</th>`, esc(p.Description), esc(p.ID))
+		fmt.Fprintf(&b, `<th scope="col" title="%s">%s</th>`, esc(p.Description.In(opts.lang())), esc(p.ID))
 	}
 	b.WriteString(`</tr></thead><tbody>`)
 	keys := make([]string, 0, len(m.Runs))

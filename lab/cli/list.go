@@ -31,11 +31,7 @@ func runList(args []string, stdout io.Writer) error {
 	de := german(stdout)
 	out.Variants = listVariants(de)
 	for _, p := range scenarios.Points() {
-		description := p.Description
-		if d := scenarios.DescriptionsDE[p.ID]; de && d != "" {
-			description = d
-		}
-		out.Points = append(out.Points, jsonPoint{ID: p.ID, Kind: string(p.Kind), Description: description})
+		out.Points = append(out.Points, jsonPoint{ID: p.ID, Kind: string(p.Kind), Description: p.Description.In(langOf(stdout))})
 	}
 	for _, s := range scenarios.Catalogue() {
 		summary, _ := scenarioText(stdout, s)

@@ -159,10 +159,16 @@ func excerptOf(shown, output []string) (out, missing []string) {
 			j++
 		}
 		run := shown[i:j]
-		first, ok := findWord(output, at, word(run[0]))
+		// A run whose ends begin with the same word (the point lines of
+		// labrun list) is found by its ends' first two words.
+		key := word
+		if len(run) > 1 && word(run[0]) == word(run[len(run)-1]) {
+			key = words2
+		}
+		first, ok := findKey(output, at, key, run[0])
 		last := first
 		if ok && len(run) > 1 {
-			last, ok = findWord(output, first+1, word(run[len(run)-1]))
+			last, ok = findKey(output, first+1, key, run[len(run)-1])
 		}
 		if !ok {
 			out, missing = append(out, run...), append(missing, run...)
@@ -183,9 +189,16 @@ func word(line string) string {
 	return ""
 }
 
-func findWord(lines []string, from int, w string) (int, bool) {
+// words2 is a line's first two words.
+func words2(line string) string {
+	f := strings.Fields(line)
+	return strings.Join(f[:min(2, len(f))], " ")
+}
+
+// findKey returns the first line from from on whose key is line's.
+func findKey(lines []string, from int, key func(string) string, line string) (int, bool) {
 	for i := from; i < len(lines); i++ {
-		if word(lines[i]) == w {
+		if key(lines[i]) == key(line) {
 			return i, true
 		}
 	}

@@ -8,25 +8,14 @@ import (
 	"outboxlab/sim"
 )
 
-// TestEveryFaultKindIsDrawnOrSaysWhyNot: each of sim's fault kinds is in
-// faultKinds or in notDrawn, not both, and the schedules Generate draws
+// TestEveryFaultKindIsDrawnOrSaysWhyNot: each of sim's fault kinds is
+// drawn or says why not (sim.FaultSpec's NotDrawn), not both, and the schedules Generate draws
 // show exactly the kinds it says it draws. A fault kind added to sim fails
 // it until exploration draws the kind or says why it does not.
 func TestEveryFaultKindIsDrawnOrSaysWhyNot(t *testing.T) {
-	for _, k := range sim.FaultKinds {
-		_, excluded := notDrawn[k]
-		if drawn := slices.Contains(faultKinds, k); drawn == excluded {
-			t.Errorf("fault kind %s: in faultKinds %v, in notDrawn %v; want exactly one", k, drawn, excluded)
-		}
-	}
-	for _, k := range faultKinds {
-		if !slices.Contains(sim.FaultKinds, k) {
-			t.Errorf("faultKinds has %s, which sim.FaultKinds does not", k)
-		}
-	}
-	for k, why := range notDrawn {
-		if !slices.Contains(sim.FaultKinds, k) || why == "" {
-			t.Errorf("notDrawn has %s (reason %q): not in sim.FaultKinds, or no reason", k, why)
+	for _, spec := range sim.FaultSpecs() {
+		if drawn := slices.Contains(faultKinds, spec.Kind); drawn == (spec.NotDrawn != "") {
+			t.Errorf("fault kind %s: drawn %v, NotDrawn %q; want exactly one of the two", spec.Kind, drawn, spec.NotDrawn)
 		}
 	}
 

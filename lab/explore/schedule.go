@@ -53,24 +53,9 @@ var CrashPoints = func() []string {
 }()
 
 // faultKinds are the fault kinds Generate draws one of, up to three times
-// a schedule. Every other kind of sim.FaultKinds is in notDrawn with its
-// reason (a test holds the two lists to sim's, so that a new kind cannot
-// go unexplored unnoticed).
-var faultKinds = []sim.FaultKind{sim.FaultOutage, sim.FaultTimeoutStored, sim.FaultTimeoutDropped, sim.FaultDuplicate,
-	sim.FaultReorder, sim.FaultPoison, sim.FaultRejected, sim.FaultStall, sim.FaultSlowCommit, sim.FaultClockSkew, sim.FaultKill,
-	sim.FaultUnknownVersion, sim.FaultUnknownType, sim.FaultWrongCurrency, sim.FaultCorruptOnce}
-
-// notDrawn are the fault kinds Generate does not draw from faultKinds, and
-// why.
-var notDrawn = map[sim.FaultKind]string{
-	sim.FaultCommitFailure: "drawn on its own, up to twice a schedule, aimed at a commit boundary of any variant (sim.CommitBoundaries)",
-	sim.FaultDelay: "the gaps it opens in an order's events, exploration opens with reorder (at once) and with a relay " +
-		"stalled for up to 90 s while another relay sends on; the stories use it to open a gap at a chosen time",
-	sim.FaultExtraField: "a compatible extension breaks nothing in a consumer that decodes with encoding/json; the story compatible-change shows it, and a draw would test the decoder, which domain's fuzz targets do",
-}
-
-// stallPoints are where a relay may freeze: just before one of its effects.
-var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.before-mark"}
+// a schedule, in the order sim's registry gives them (sim.FaultSpec says
+// how each is drawn, or why it is not).
+var faultKinds = sim.DrawnKinds()
 
 // Generate draws a schedule: 1 to 5 orders, each in a currency of its own
 // (EUR, USD, CHF or JPY) with amounts of any cents, 1 to 8 commands
@@ -121,49 +106,13 @@ func Generate(src Source) Schedule {
 			amendments = append(amendments, events[len(events)-1])
 		}
 	}
-	lost := false // at most one relay is lost for good, by a kill or a crash
+	draw := sim.FaultDraw{Src: src, Relays: s.Relays, Services: s.Services, Events: events, Amendments: amendments}
 	for i, n := 0, src.Intn("faults", 4); i < n && len(events) > 0; i++ {
-		f := sim.Fault{Kind: faultKinds[src.Intn("fault", len(faultKinds))]}
-		switch f.Kind {
-		case sim.FaultOutage:
-			f.From = time.Duration(src.Intn("outage-from", 10)) * time.Second
-			f.For = time.Duration(1+src.Intn("outage-for", 15)) * time.Minute
-		case sim.FaultStall:
-			f.Process = fmt.Sprintf("relay-%d", 1+src.Intn("stall-relay", s.Relays))
-			f.Point = stallPoints[src.Intn("stall-point", len(stallPoints))]
-			f.For = time.Duration(1+src.Intn("stall-for", 90)) * time.Second
-		case sim.FaultSlowCommit:
-			f.Process = "service"
-			if s.Services > 1 {
-				f.Process = fmt.Sprintf("service-%d", 1+src.Intn("slow-service", s.Services))
-			}
-			f.For = time.Duration(1+src.Intn("slow-for", 10)) * time.Second
-		case sim.FaultClockSkew:
-			f.Process = fmt.Sprintf("relay-%d", 1+src.Intn("skew-relay", s.Relays))
-			f.Skew = time.Duration(1+src.Intn("skew", 90)) * time.Second
-			if src.Intn("skew-behind", 2) == 0 {
-				f.Skew = -f.Skew
-			}
-		case sim.FaultKill:
-			processes := []string{"billing"}
-			for i := 1; i <= s.Relays; i++ {
-				processes = append(processes, fmt.Sprintf("relay-%d", i))
-			}
-			f.Process = processes[src.Intn("kill-process", len(processes))]
-			f.From = time.Duration(src.Intn("kill-at", 30)) * time.Second
-			if f.Process == "relay-1" && s.Relays > 1 && !lost && src.Intn("kill-for-good", 3) == 0 {
-				f.For, lost = sim.ForGood, true // its host is gone: the other relays must take over
-			}
-		case sim.FaultWrongCurrency:
-			if len(amendments) == 0 {
-				continue // it changes only an amendment's amount
-			}
-			f.Target = amendments[src.Intn("target", len(amendments))]
-		default:
-			f.Target = events[src.Intn("target", len(events))]
+		if f, ok := sim.DrawFault(faultKinds[src.Intn("fault", len(faultKinds))], &draw); ok {
+			s.Faults = append(s.Faults, f)
 		}
-		s.Faults = append(s.Faults, f)
 	}
+	lost := draw.Lost // at most one relay is lost for good, by a kill or a crash
 	crashes := src.Intn("crashes", 4)
 	if src.Intn("crash-loop", 4) == 0 {
 		crashes = src.Intn("crashes", 11)

@@ -110,8 +110,8 @@ func Describe(id string) string {
 			return r.Description
 		}
 	}
-	if d, ok := scenarios.Descriptions[id]; ok {
-		return d
+	if p, err := scenarios.FindPoint(id); err == nil {
+		return p.Description.EN
 	}
 	if d, ok := otherDescriptions[id]; ok {
 		return d

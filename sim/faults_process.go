@@ -1,0 +1,216 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"outboxlab/lab/lang"
+)
+
+// The faults of a process: it freezes, its transaction stays open, its
+// clock runs wrong, it is killed, a commit of its does not arrive.
+
+// stallPoints are where exploration lets a relay freeze: just before one
+// of its effects.
+var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.before-mark"}
+
+// isPoint reports whether point is of the form process.before-effect or
+// process.after-effect.
+func isPoint(point string) bool {
+	return strings.Contains(point, ".before-") || strings.Contains(point, ".after-")
+}
+
+var stall = FaultSpec{
+	Kind: FaultStall, Form: "PROCESS POINT FOR",
+	Text: lang.Text{
+		EN: "a process freezes (a GC pause, a frozen VM) at a crash point's place for a while, then resumes where it stood",
+		DE: "ein Prozess friert an der Stelle eines Crash-Punkts eine Weile ein (eine GC-Pause, eine angehaltene VM) und macht dann weiter, wo er stand",
+	},
+	parse: func(f *Fault, args []string) error {
+		if err := argsWant(FaultStall, args, 3, "PROCESS POINT FOR"); err != nil {
+			return err
+		}
+		f.Process, f.Point = args[0], args[1]
+		return durations(args[2:], &f.For)
+	},
+	validate: func(f Fault, _ Config) error {
+		if f.Process == "" || f.For <= 0 || !isPoint(f.Point) {
+			return fmt.Errorf("sim: %s: needs a process, a crash point such as relay.before-send, and For > 0; got %q at %q for %s", f.Kind, f.Process, f.Point, f.For)
+		}
+		return nil
+	},
+	install:  func(w *world, f Fault) { w.stalls = append(w.stalls, f) },
+	describe: func(f Fault) string { return fmt.Sprintf("%s %s at %s for %s", f.Kind, f.Process, f.Point, f.For) },
+	draw: func(d *FaultDraw) (Fault, bool) {
+		f := Fault{Process: fmt.Sprintf("relay-%d", 1+d.Src.Intn("stall-relay", d.Relays))}
+		f.Point = stallPoints[d.Src.Intn("stall-point", len(stallPoints))]
+		f.For = time.Duration(1+d.Src.Intn("stall-for", 90)) * time.Second
+		return f, true
+	},
+}
+
+var slowCommit = FaultSpec{
+	Kind: FaultSlowCommit, Form: "PROCESS FOR",
+	Text: lang.Text{
+		EN: "a service instance's transaction stays open before its commit, its ids drawn, while others commit",
+		DE: "die Transaktion einer Service-Instanz bleibt vor ihrem Commit offen, ihre IDs gezogen, während andere committen",
+	},
+	parse: func(f *Fault, args []string) error {
+		if err := argsWant(FaultSlowCommit, args, 2, "PROCESS FOR"); err != nil {
+			return err
+		}
+		f.Process = args[0]
+		return durations(args[1:], &f.For)
+	},
+	validate: func(f Fault, _ Config) error {
+		if f.Process == "" || f.For <= 0 {
+			return fmt.Errorf("sim: %s: needs a service instance such as service-1 and For > 0; got %q for %s", f.Kind, f.Process, f.For)
+		}
+		return nil
+	},
+	install: func(w *world, f Fault) {
+		f.Point = "service.before-commit"
+		w.stalls = append(w.stalls, f)
+	},
+	describe: func(f Fault) string { return fmt.Sprintf("%s %s for %s", f.Kind, f.Process, f.For) },
+	draw: func(d *FaultDraw) (Fault, bool) {
+		f := Fault{Process: "service"}
+		if d.Services > 1 {
+			f.Process = fmt.Sprintf("service-%d", 1+d.Src.Intn("slow-service", d.Services))
+		}
+		f.For = time.Duration(1+d.Src.Intn("slow-for", 10)) * time.Second
+		return f, true
+	},
+}
+
+var clockSkew = FaultSpec{
+	Kind: FaultClockSkew, Form: "PROCESS SKEW",
+	Text: lang.Text{
+		EN: "a process's own clock runs ahead (or behind) of the true time for the whole run; the database's stays true",
+		DE: "die eigene Uhr eines Prozesses geht den ganzen Lauf über vor (oder nach); die der Datenbank bleibt richtig",
+	},
+	parse: func(f *Fault, args []string) error {
+		if err := argsWant(FaultClockSkew, args, 2, "PROCESS SKEW (negative: behind)"); err != nil {
+			return err
+		}
+		f.Process = args[0]
+		return durations(args[1:], &f.Skew)
+	},
+	validate: func(f Fault, _ Config) error {
+		if f.Process == "" || f.Skew == 0 {
+			return fmt.Errorf("sim: %s: needs a process and a Skew other than 0; got %q by %s", f.Kind, f.Process, f.Skew)
+		}
+		return nil
+	},
+	install:  func(*world, Fault) {}, // clockOf reads it when the process starts
+	describe: func(f Fault) string { return fmt.Sprintf("%s %s by %s", f.Kind, f.Process, f.Skew) },
+	draw: func(d *FaultDraw) (Fault, bool) {
+		f := Fault{Process: fmt.Sprintf("relay-%d", 1+d.Src.Intn("skew-relay", d.Relays))}
+		f.Skew = time.Duration(1+d.Src.Intn("skew", 90)) * time.Second
+		if d.Src.Intn("skew-behind", 2) == 0 {
+			f.Skew = -f.Skew
+		}
+		return f, true
+	},
+}
+
+var kill = FaultSpec{
+	Kind: FaultKill, Form: "PROCESS AT [FOR]",
+	Text: lang.Text{
+		EN: "a process is killed wherever it stands (a deploy, an OOM kill, a host lost) and restarts later, or never",
+		DE: "ein Prozess wird beendet, wo er gerade steht (ein Deployment, ein OOM-Kill, ein verlorener Host), und startet später neu, oder nie",
+	},
+	parse: func(f *Fault, args []string) error {
+		if len(args) == 3 {
+			if err := durations(args[2:], &f.For); err != nil {
+				return err
+			}
+			args = args[:2]
+		}
+		if err := argsWant(FaultKill, args, 2, "PROCESS AT [FOR]"); err != nil {
+			return err
+		}
+		f.Process = args[0]
+		return durations(args[1:], &f.From)
+	},
+	validate: func(f Fault, _ Config) error {
+		if f.Process == "" || f.From < 0 {
+			return fmt.Errorf("sim: %s: needs a process and From >= 0; got %q at %s", f.Kind, f.Process, f.From)
+		}
+		return nil
+	},
+	install: func(w *world, f Fault) { w.planKill(f) },
+	describe: func(f Fault) string {
+		if f.For > 0 {
+			return fmt.Sprintf("%s %s at %s for %s", f.Kind, f.Process, f.From, f.For)
+		}
+		return fmt.Sprintf("%s %s at %s", f.Kind, f.Process, f.From)
+	},
+	draw: func(d *FaultDraw) (Fault, bool) {
+		processes := []string{"billing"}
+		for i := 1; i <= d.Relays; i++ {
+			processes = append(processes, fmt.Sprintf("relay-%d", i))
+		}
+		f := Fault{Process: processes[d.Src.Intn("kill-process", len(processes))]}
+		f.From = time.Duration(d.Src.Intn("kill-at", 30)) * time.Second
+		if f.Process == "relay-1" && d.Relays > 1 && !d.Lost && d.Src.Intn("kill-for-good", 3) == 0 {
+			f.For, d.Lost = ForGood, true // its host is gone: the other relays must take over
+		}
+		return f, true
+	},
+}
+
+// planKill adds f to the kills still to happen, in time order.
+func (w *world) planKill(f Fault) {
+	i := len(w.kills)
+	for i > 0 && w.kills[i-1].From > f.From {
+		i--
+	}
+	w.kills = slices.Insert(w.kills, i, f)
+}
+
+// ErrCommitFailed is what a process gets from a commit that a
+// commit-failure fault fails: nothing was committed.
+var ErrCommitFailed = errors.New("commit failed: the connection to the database was lost (nothing committed)")
+
+// CommitBoundaries are the boundaries whose effect is a database commit,
+// every variant's: where a commit-failure fault can strike.
+var CommitBoundaries = []string{
+	"service.commit", "service.commit-outbox",
+	"relay.recover", "relay.claim", "relay.mark", "relay.offset",
+	"listener.commit",
+	"consumer.commit", "consumer.count-failure", "consumer.record-processed",
+}
+
+var commitFailure = FaultSpec{
+	Kind: FaultCommitFailure, Form: "BOUNDARY@K",
+	Text: lang.Text{
+		EN: "the K-th commit at a boundary does not reach the database (a connection lost): nothing committed, the process gets an error",
+		DE: "der K-te Commit an einer Grenze erreicht die Datenbank nicht (eine verlorene Verbindung): nichts committet, der Prozess bekommt einen Fehler",
+	},
+	parse: func(f *Fault, args []string) error {
+		if err := argsWant(FaultCommitFailure, args, 1, "BOUNDARY@K (e.g. relay.claim@2)"); err != nil {
+			return err
+		}
+		boundary, at, _ := strings.Cut(args[0], "@")
+		k, convErr := strconv.Atoi(at)
+		f.Point, f.Occurrence = boundary, k
+		if convErr != nil || k < 1 || !slices.Contains(CommitBoundaries, boundary) {
+			return fmt.Errorf("fault commit-failure %q: want BOUNDARY@K with K >= 1 and a boundary of %s", args[0], strings.Join(CommitBoundaries, ", "))
+		}
+		return nil
+	},
+	validate: func(f Fault, _ Config) error {
+		if !slices.Contains(CommitBoundaries, f.Point) || f.Occurrence < 1 {
+			return fmt.Errorf("sim: %s: needs a commit boundary (%s) and Occurrence >= 1; got %q@%d", f.Kind, strings.Join(CommitBoundaries, ", "), f.Point, f.Occurrence)
+		}
+		return nil
+	},
+	install:  func(w *world, f Fault) { w.failures = append(w.failures, f) },
+	describe: func(f Fault) string { return fmt.Sprintf("%s %s@%d", f.Kind, f.Point, f.Occurrence) },
+	NotDrawn: "drawn on its own, up to twice a schedule, aimed at a commit boundary of any variant (sim.CommitBoundaries)",
+}
