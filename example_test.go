@@ -123,4 +123,5 @@ func Example_gradeYourOwnRelay() {
 	// relay-lost              OK    as declared
 	// slow-commit             OK    as declared
 	// clock-skew              LATE  declared OK
+	// outage-restart          STORM returned: relay-1: broker: publish e-6aaa407bc219b7cd: broker unavailable
 }

@@ -58,7 +58,7 @@ type FaultSpec struct {
 var faultSpecs = []FaultSpec{
 	outage, timeoutStored, timeoutDropped, duplicate, reorder, poison, rejected,
 	stall, slowCommit, clockSkew, kill, unknownVersion, unknownType, wrongCurrency, corruptOnce,
-	extraField, delay, commitFailure,
+	extraField, delay, commitFailure, outageRestart,
 }
 
 // FaultSpecs returns every fault kind's definition, those exploration

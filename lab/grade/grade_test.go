@@ -95,7 +95,7 @@ func TestGradingPrintsOneFindingPerCause(t *testing.T) {
 	}
 	got := r.errors[0]
 	for _, want := range []string{
-		"LOST, a committed (or acknowledged) change has no effect downstream, in 5 runs: matrix at",
+		"LOST, a committed (or acknowledged) change has no effect downstream, in 6 runs: matrix at",
 		"first at broker-outage (broker-outage): LOST o-1#1: committed, but billing never applied it",
 		"hint: send it again until the broker confirmed it",
 		"replay: go test ./lab/grade -run '^TestMine$' -lab.replay=broker-outage",
@@ -117,7 +117,7 @@ func TestGradingPrintsOneFindingPerCause(t *testing.T) {
 // TestAPassingGradeSaysSoUnderV: a variant that passes is told so, in one
 // line, in the test's log (go test -v prints it).
 func TestAPassingGradeSaysSoUnderV(t *testing.T) {
-	for l, want := range map[string]string{"en": "graded 129 runs at depth quick: OK", "de": "129 Läufe bewertet, Tiefe quick: OK"} {
+	for l, want := range map[string]string{"en": "graded 131 runs at depth quick: OK", "de": "131 Läufe bewertet, Tiefe quick: OK"} {
 		r := gradeWith(t, variant.Outbox(), grade.Options{}, map[string]string{"lab.depth": "quick", "lab.lang": l})
 		if len(r.errors) > 0 || len(r.logs) != 1 || r.logs[0] != want {
 			t.Errorf("%s: errors %q, log %q; want the log %q", l, r.errors, r.logs, want)
