@@ -85,6 +85,8 @@ func (s *dualWriteService) Handle(c orders.Command) error {
 	if err != nil {
 		return err
 	}
+	// MISTAKE: no outbox row in the order's transaction; the event is
+	// published below, after the commit.
 	if err := s.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
 		return fmt.Errorf("orders: %s: %w", c, err)
 	}

@@ -312,7 +312,11 @@ func NoInflightRecovery() variant.Variant {
 type noRecoveryRelay struct{ *relay }
 
 // Recover does nothing. DO NOT COPY.
-func (noRecoveryRelay) Recover() error { return nil }
+func (noRecoveryRelay) Recover() error {
+	// MISTAKE: nothing is released: the claims this relay held when it
+	// died stay IN_FLIGHT, and with an endless lease nobody takes them.
+	return nil
+}
 
 // NoRetryLimit is the reference relay without a maximum number of attempts.
 //
@@ -620,6 +624,8 @@ func (r *relay) claimWithoutLock() ([]outbox.Message, error) {
 			blocked[agg] = true
 			return true
 		}
+		// MISTAKE: the claim is not written here, in the transaction that
+		// read the row (the loop below writes it).
 		batch = append(batch, m)
 		return len(batch) < r.cfg.BatchSize
 	})
@@ -703,6 +709,8 @@ func (r *offsetRelay) claimAboveOffset() ([]outbox.Message, error) {
 	defer tx.Rollback()
 	var batch []outbox.Message
 	blocked := map[string]bool{}
+	// MISTAKE: the scan reads each row's key (its id), for the offset
+	// below.
 	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(key string, v any) bool {
 		m := v.(outbox.Message)
 		agg := m.Event.AggregateID

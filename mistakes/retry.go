@@ -132,13 +132,14 @@ func (s *dualWriteRetryService) Handle(c orders.Command) error {
 	if err := s.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
 		return fmt.Errorf("orders: %s: %w", c, err)
 	}
+	// MISTAKE: still a publish after the commit; retried under the same
+	// id (the envelope is made once), but the retries live in this
+	// process and this request.
 	rec, err := domain.Encode(event)
 	if err != nil {
 		return err
 	}
 	msg := broker.Envelope{ID: s.IDs.NewID(), Event: rec}
-	// MISTAKE: still a publish after the commit; retried under the same
-	// id, but the retries live in this process and this request.
 	for attempt := 1; ; attempt++ {
 		err := s.Gate.Cross(BoundaryServicePublish, func() error { return s.Broker.Publish(msg) })
 		if err == nil || attempt == 3 {
