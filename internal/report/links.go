@@ -58,15 +58,6 @@ func Where(trace []sim.Event, v check.Violation) (int, bool) {
 		}
 		return out
 	}
-	nth := func(events []int, n int) (int, bool) {
-		switch {
-		case len(events) == 0:
-			return 0, false
-		case n < 0 || n >= len(events):
-			return events[len(events)-1], true
-		}
-		return events[n], true
-	}
 	switch v.Outcome {
 	case check.Duplicate:
 		if i, ok := nth(rowsOf("ledger"), 1); ok && len(rowsOf("ledger")) > 1 {
@@ -92,27 +83,48 @@ func Where(trace []sim.Event, v check.Violation) (int, bool) {
 			return i, true
 		}
 	case check.Unsafe:
-		if m := ledgerRef.FindStringSubmatch(v.Detail); m != nil {
-			for i, e := range trace {
-				for _, r := range e.Rows {
-					if r.DB == "billing" && r.Table == "ledger" && r.Key == m[1] {
-						return i, true
-					}
-				}
-			}
+		if i, ok := unsafeAt(trace, v.Detail); ok {
+			return i, true
 		}
-		if m := commitRef.FindStringSubmatch(v.Detail); m != nil {
-			seq, _ := strconv.ParseUint(m[1], 10, 64)
-			for i, e := range trace {
-				for _, r := range e.Rows {
-					if r.DB == "orders" && r.Commit == seq {
-						return i, true
-					}
+	}
+	return nth(rowsOf(""), -1)
+}
+
+// nth returns the n-th of events (the last for n < 0 or past the end),
+// false for none.
+func nth(events []int, n int) (int, bool) {
+	switch {
+	case len(events) == 0:
+		return 0, false
+	case n < 0 || n >= len(events):
+		return events[len(events)-1], true
+	}
+	return events[n], true
+}
+
+// unsafeAt returns the event of the ledger row or the commit a safety
+// breach's detail names.
+func unsafeAt(trace []sim.Event, detail string) (int, bool) {
+	if m := ledgerRef.FindStringSubmatch(detail); m != nil {
+		for i, e := range trace {
+			for _, r := range e.Rows {
+				if r.DB == "billing" && r.Table == "ledger" && r.Key == m[1] {
+					return i, true
 				}
 			}
 		}
 	}
-	return nth(rowsOf(""), -1)
+	if m := commitRef.FindStringSubmatch(detail); m != nil {
+		seq, _ := strconv.ParseUint(m[1], 10, 64)
+		for i, e := range trace {
+			for _, r := range e.Rows {
+				if r.DB == "orders" && r.Commit == seq {
+					return i, true
+				}
+			}
+		}
+	}
+	return 0, false
 }
 
 // commitRef and ledgerRef find the commit or ledger row a safety breach

@@ -264,7 +264,6 @@ type change struct {
 // Check returns every violation in w, ordered by outcome (worst first), then
 // aggregate and sequence.
 func Check(w World) []Violation {
-	var vs []Violation
 	changes := 0
 	for _, o := range w.Orders {
 		changes += o.Version
@@ -275,60 +274,9 @@ func Check(w World) []Violation {
 			committed[change{o.ID, seq}] = true
 		}
 	}
-	effects := make(map[change]int, len(w.Ledger))
-	lastApplied := make(map[string]billing.Entry, len(w.Orders))
-	for _, e := range w.Ledger {
-		c := change{e.OrderID, e.Sequence}
-		effects[c]++
-		if prev, ok := lastApplied[e.OrderID]; ok && e.Sequence < prev.Sequence {
-			vs = append(vs, Violation{OutOfOrder, e.OrderID, e.Sequence,
-				fmt.Sprintf("%s of #%d applied after %s of #%d", e.Kind, e.Sequence, prev.Kind, prev.Sequence)})
-		}
-		if prev, ok := lastApplied[e.OrderID]; !ok || e.Sequence > prev.Sequence {
-			lastApplied[e.OrderID] = e
-		}
-	}
-	for c, n := range effects {
-		if !committed[c] {
-			vs = append(vs, Violation{Phantom, c.order, c.seq, fmt.Sprintf("billing applied %d effect(s) for a change the order service never committed", n)})
-		}
-		if n > 1 {
-			vs = append(vs, Violation{Duplicate, c.order, c.seq, fmt.Sprintf("billing applied the change %d times", n)})
-		}
-	}
+	effects, vs := applied(w, committed)
 	stuck := stuckMessages(w.Outbox)
-	held := map[change]bool{}
-	for _, v := range stuck {
-		held[change{v.AggregateID, v.Sequence}] = true
-	}
-	waiting := map[change]string{}
-	for _, p := range w.Held {
-		c := change{p.Envelope.Event.AggregateID, p.Envelope.Event.Sequence}
-		waiting[c] = p.Reason
-		if effects[c] > 0 {
-			// What billing holds waits for nothing any more, and shows
-			// the operator a change as waiting that is done.
-			vs = append(vs, Violation{Stuck, c.order, c.seq, fmt.Sprintf("billing applied it and still holds message %s (%s)", p.Envelope.ID, p.Reason)})
-		}
-	}
-	for c := range committed {
-		// A change whose message is still in the outbox is not lost: it is
-		// stuck there, and that is reported as STUCK.
-		if effects[c] == 0 && !held[c] {
-			why, ok := waiting[c]
-			if before, stuck := stuckBefore(held, c); ok && stuck {
-				// Billing holds it for a predecessor that waits in the
-				// outbox: the outbox shows why, so it is STUCK too.
-				vs = append(vs, Violation{Stuck, c.order, c.seq, fmt.Sprintf("billing holds it (%s), and #%d is stuck in the outbox", why, before)})
-				continue
-			}
-			detail := "committed, but billing never applied it"
-			if ok {
-				detail += " (billing holds it: " + why + ")"
-			}
-			vs = append(vs, Violation{Lost, c.order, c.seq, detail})
-		}
-	}
+	vs = append(vs, missing(w, committed, effects, stuck)...)
 	vs = append(vs, acknowledged(w)...)
 	vs = append(vs, content(w, effects)...)
 	vs = append(vs, contract(w.Published)...)
@@ -340,31 +288,7 @@ func Check(w World) []Violation {
 		vs = append(vs, Violation{Outcome: Stuck, Detail: "still busy at the end of the horizon: " + w.Busy})
 	}
 	vs = append(vs, stuck...)
-	for _, p := range w.BillingParked {
-		if p.Allowed == 0 {
-			vs = append(vs, Violation{GaveUp, p.AggregateID, p.Sequence,
-				fmt.Sprintf("billing put message %s aside as a dead letter after %d attempt(s), though its fault was transient: the next attempt would have worked (retry is the protection against transient errors)", p.MessageID, p.Attempts)})
-			continue
-		}
-		if p.Attempts > p.Allowed {
-			vs = append(vs, Violation{Storm, p.AggregateID, p.Sequence,
-				fmt.Sprintf("billing tried message %s %d times before it parked it, its policy parks it after %d", p.MessageID, p.Attempts, p.Allowed)})
-		}
-	}
-	for _, f := range Findings(w.Relay, w.Consumer, w.Exercise) {
-		vs = append(vs, f.Violation())
-	}
-	for _, d := range w.Unreplayed {
-		vs = append(vs, Violation{Stuck, d.AggregateID, d.Sequence,
-			fmt.Sprintf("the operator fixed its cause and replayed message %s (in %s), and it stayed a dead letter", d.MessageID, d.Where)})
-	}
-	for _, d := range w.Vanished {
-		vs = append(vs, Violation{Lost, d.AggregateID, d.Sequence,
-			fmt.Sprintf("the operator replayed message %s (a dead letter in %s), and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent", d.MessageID, d.Where)})
-	}
-	for _, d := range w.Delays {
-		vs = append(vs, Violation{Late, d.AggregateID, d.Sequence, d.Detail})
-	}
+	vs = append(vs, policies(w)...)
 	Sort(vs)
 	return vs
 }

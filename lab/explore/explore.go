@@ -196,6 +196,31 @@ func candidates(s Schedule) []Schedule {
 	if s.Services > 1 {
 		with(func(c *Schedule) { c.Services-- })
 	}
+	smallerCrashes(s, with)
+	smallerFaults(s, with)
+	earlierCommands(s, with)
+	// An interleaving bug may need a step and another interleaving at
+	// once: every step again under a few other seeds. (Every step makes
+	// the schedule smaller by some measure other than the seed, so that
+	// shrinking ends.)
+	steps := len(out)
+	if s.Seed != 0 {
+		with(func(c *Schedule) { c.Seed = 0 })
+	}
+	for seed := range uint64(reseeds) {
+		for _, c := range out[:steps] {
+			if seed != c.Seed {
+				c.Seed = seed
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// smallerCrashes adds the schedules with a crash at an earlier occurrence
+// or an earlier point of its process.
+func smallerCrashes(s Schedule, with func(func(*Schedule))) {
 	for i, cr := range s.Crashes {
 		if cr.Occurrence > 1 {
 			with(func(c *Schedule) { c.Crashes[i].Occurrence-- })
@@ -213,6 +238,11 @@ func candidates(s Schedule) []Schedule {
 			}
 		}
 	}
+}
+
+// smallerFaults adds the schedules with a fault aimed at an earlier
+// event, at a lower-numbered relay, sooner or shorter.
+func smallerFaults(s Schedule, with func(func(*Schedule))) {
 	for i, f := range s.Faults {
 		if f.Target.Sequence > 1 {
 			with(func(c *Schedule) { c.Faults[i].Target.Sequence-- })
@@ -238,6 +268,11 @@ func candidates(s Schedule) []Schedule {
 			with(func(c *Schedule) { c.Faults[i].For = f.For / 2 / time.Second * time.Second })
 		}
 	}
+}
+
+// earlierCommands adds the schedules with a command moved back to the one
+// before it, the later ones with it.
+func earlierCommands(s Schedule, with func(func(*Schedule))) {
 	for i := range s.Workload {
 		prev := s.Workload[max(i-1, 0)].At
 		if i == 0 {
@@ -252,23 +287,6 @@ func candidates(s Schedule) []Schedule {
 			})
 		}
 	}
-	// An interleaving bug may need a step and another interleaving at
-	// once: every step again under a few other seeds. (Every step makes
-	// the schedule smaller by some measure other than the seed, so that
-	// shrinking ends.)
-	steps := len(out)
-	if s.Seed != 0 {
-		with(func(c *Schedule) { c.Seed = 0 })
-	}
-	for seed := range uint64(reseeds) {
-		for _, c := range out[:steps] {
-			if seed != c.Seed {
-				c.Seed = seed
-				out = append(out, c)
-			}
-		}
-	}
-	return out
 }
 
 // reseeds is how many seeds shrinking tries with each step.

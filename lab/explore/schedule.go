@@ -112,21 +112,7 @@ func Generate(src Source) Schedule {
 			s.Faults = append(s.Faults, f)
 		}
 	}
-	lost := draw.Lost // at most one relay is lost for good, by a kill or a crash
-	crashes := src.Intn("crashes", 4)
-	if src.Intn("crash-loop", 4) == 0 {
-		crashes = src.Intn("crashes", 11)
-	}
-	for i := 0; i < crashes; i++ {
-		c := sim.Crash{
-			Point:      CrashPoints[src.Intn("crash-point", len(CrashPoints))],
-			Occurrence: 1 + src.Intn("occurrence", 4),
-		}
-		if strings.HasPrefix(c.Point, "relay.") && s.Relays > 1 && !lost && src.Intn("crash-for-good", 3) == 0 {
-			c.ForGood, lost = true, true // its host is gone: another relay must take over
-		}
-		s.Crashes = append(s.Crashes, c)
-	}
+	s.Crashes = drawCrashes(src, s.Relays, draw.Lost) // at most one relay is lost for good, by a kill or a crash
 	// Drawn last, so that the draws before them stay what they were before
 	// they existed: a command the service must refuse (one schedule in
 	// four), and failed commits.
@@ -154,6 +140,28 @@ func Generate(src Source) Schedule {
 	priceInCurrencies(own, s.Workload)
 	s.Operations = operations(own)
 	return s
+}
+
+// drawCrashes draws up to 3 crashes, or up to 10 in one schedule of four
+// (crash loops), for a schedule with that many relays; lost says a relay
+// is lost for good already (at most one is).
+func drawCrashes(src Source, relays int, lost bool) []sim.Crash {
+	var out []sim.Crash
+	crashes := src.Intn("crashes", 4)
+	if src.Intn("crash-loop", 4) == 0 {
+		crashes = src.Intn("crashes", 11)
+	}
+	for i := 0; i < crashes; i++ {
+		c := sim.Crash{
+			Point:      CrashPoints[src.Intn("crash-point", len(CrashPoints))],
+			Occurrence: 1 + src.Intn("occurrence", 4),
+		}
+		if strings.HasPrefix(c.Point, "relay.") && relays > 1 && !lost && src.Intn("crash-for-good", 3) == 0 {
+			c.ForGood, lost = true, true // its host is gone: another relay must take over
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // ownSource returns a source seeded by the schedule s drawn so far.

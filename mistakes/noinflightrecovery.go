@@ -1,0 +1,56 @@
+package mistakes
+
+import (
+	"time"
+
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
+	"outboxlab/outbox"
+)
+
+// NoInflightRecovery is a relay whose claims never end: it recovers nothing
+// after a restart, and its claims have no lease that could expire (as in
+// the course's Java lab, where IN_FLIGHT lasts until someone calls
+// recoverInFlightAfterCrash, and nobody does).
+//
+// WRONG: a relay that dies between claiming and marking leaves the message
+// IN_FLIGHT forever. No relay will ever send it, and no alarm rings.
+//
+// Chapter 000, section 11 ("IN_FLIGHT-Nachrichten werden nach Crash nie wieder
+// freigegeben"); chapter 000 section 5.
+func NoInflightRecovery() variant.Variant {
+	return variant.Variant{
+		Name:      "no-inflight-recovery",
+		Summary:   "never releases IN_FLIGHT claims after a crash",
+		SummaryDE: "gibt IN_FLIGHT-Claims nach einem Absturz nie wieder frei",
+		Chapter:   "000 section 11 \"IN_FLIGHT-Nachrichten werden nach Crash nie wieder freigegeben\"",
+		Expect: map[string]check.Outcome{
+			"relay.after-claim": check.Stuck,
+			"relay.after-send":  check.Stuck, // also claimed, and never marked
+			"relay.before-mark": check.Stuck,
+			"relay-restart":     check.Stuck, // killed holding a claim
+			"relay-lost":        check.Stuck, // its claim outlives it: no lease runs out
+		},
+		Install:    variant.InstallAll,
+		NewService: variant.NewOutboxService,
+		NewRelay: func(env variant.Env) (variant.Relay, error) {
+			r, err := newRelay(env, func(c *outbox.Config) {
+				c.Lease = 100 * 365 * 24 * time.Hour // "no lease": a claim is forever
+			})
+			if err != nil {
+				return nil, err
+			}
+			return noRecoveryRelay{r}, nil
+		},
+		NewConsumer: variant.NewBillingConsumer,
+	}
+}
+
+type noRecoveryRelay struct{ *relay }
+
+// Recover does nothing. DO NOT COPY.
+func (noRecoveryRelay) Recover() error {
+	// MISTAKE: nothing is released: the claims this relay held when it
+	// died stay IN_FLIGHT, and with an endless lease nobody takes them.
+	return nil
+}

@@ -1,0 +1,44 @@
+package mistakes
+
+import (
+	"math"
+
+	"outboxlab/lab/check"
+	"outboxlab/lab/variant"
+	"outboxlab/outbox"
+)
+
+// NoRetryLimit is the reference relay without a maximum number of attempts.
+//
+// WRONG: a message the broker refuses every time (too large, a schema it
+// rejects) is retried forever. It never becomes a visible dead letter,
+// nobody is alerted, the relay spends its time on it, and with
+// per-aggregate order every later event of that aggregate waits behind it.
+//
+// Chapter 000, section 8 ("Retry ohne Grenze ist eine Produktionsgefahr").
+func NoRetryLimit() variant.Variant {
+	return configMistake("no-retry-limit", "retries forever, never dead-letters", "wiederholt endlos, nie ein Dead Letter",
+		"000 section 8 \"Retry ohne Grenze ist eine Produktionsgefahr\"",
+		map[string]check.Outcome{"rejected": check.Stuck},
+		func(c *outbox.Config) {
+			c.MaxAttempts = math.MaxInt // "it will work eventually"
+		})
+}
+
+// configMistake is the reference with its relay's configuration changed
+// by change: a mistake of policy, not of code.
+func configMistake(name, summary, summaryDE, chapter string, expect map[string]check.Outcome, change func(*outbox.Config)) variant.Variant {
+	return variant.Variant{
+		Name: name, Summary: summary, SummaryDE: summaryDE, Chapter: chapter, Expect: expect,
+		Install:    variant.InstallAll,
+		NewService: variant.NewOutboxService,
+		NewRelay: func(env variant.Env) (variant.Relay, error) {
+			ref, err := variant.ReferenceRelay(env, change)
+			if err != nil {
+				return nil, err
+			}
+			return variant.RelayAdapter{Relay: ref}, nil
+		},
+		NewConsumer: variant.NewBillingConsumer,
+	}
+}
