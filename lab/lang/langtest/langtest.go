@@ -1,0 +1,85 @@
+package langtest
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// strong are English words a German sentence never uses, even once: one
+// of them makes a line English.
+var strong = map[string]bool{
+	"the": true, "and": true, "of": true, "is": true, "are": true, "with": true,
+	"without": true, "after": true, "before": true, "never": true, "every": true,
+	"which": true, "that": true, "this": true, "its": true, "not": true, "but": true,
+	"or": true, "at": true, "to": true, "from": true, "by": true, "for": true,
+	"when": true, "has": true, "have": true, "been": true, "each": true, "it": true,
+	"applied": true, "times": true, "expected": true, "should": true,
+	"would": true, "could": true, "one": true, "usage": true, "legend": true,
+	"points": true, "next": true, "findings": true, "violations": true,
+	"outcome": true, "timeline": true, "shows": true, "changes": true,
+	"committed": true, "passed": true, "graded": true, "runs": true, "more": true,
+	"where": true, "what": true, "how": true, "else": true,
+	"billed": true, "holds": true, "waiting": true, "default": true, "than": true,
+}
+
+// labels are English labels whose word a German sentence may borrow (the
+// chapters speak of a Replay), but not as a label.
+var labels = map[string]bool{"replay:": true, "Replay:": true, "failed:": true}
+
+var (
+	// commands are labrun's commands as it prints them: the program and
+	// then its lowercase words and flags, one space apart.
+	command  = regexp.MustCompile(`(?:go run \S+|go test \S+|\blabrun(?:-real)?)(?: (?:-{1,2}\S+|[a-z0-9][a-z0-9./@_=+:,|-]*|[A-Z]+))*`)
+	backtick = regexp.MustCompile("`[^`]*`")
+	quote    = regexp.MustCompile(`"[^"]*"|„[^“”]*[“”]`)
+	tag      = regexp.MustCompile(`<[^>]*>`)
+)
+
+// English returns the lines of out that have English prose, each with the
+// English words found in it, for a test's failure message.
+func English(out string) []string {
+	var found []string
+	for _, line := range strings.Split(out, "\n") {
+		if words := englishWords(line); len(words) > 0 {
+			found = append(found, strings.TrimSpace(line)+"   ["+strings.Join(words, " ")+"]")
+		}
+	}
+	return found
+}
+
+// HTML is English for an HTML page: its tags, scripts and styles left
+// out.
+func HTML(page string) []string {
+	for _, block := range []string{"script", "style"} {
+		re := regexp.MustCompile(`(?s)<` + block + `[^>]*>.*?</` + block + `>`)
+		page = re.ReplaceAllString(page, "\n")
+	}
+	page = strings.NewReplacer("&#39;", "'", "&quot;", `"`, "&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(tag.ReplaceAllString(page, "\n"))
+	return English(page)
+}
+
+// englishWords returns the English words of line's prose.
+func englishWords(line string) []string {
+	line = backtick.ReplaceAllString(line, " ")
+	line = quote.ReplaceAllString(line, " ")
+	line = command.ReplaceAllString(line, " ")
+	var words []string
+	for _, w := range strings.FieldsFunc(line, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(`,;()[]{}"'„“”!?…=|*<>`, r)
+	}) {
+		if labels[w] {
+			words = append(words, w)
+			continue
+		}
+		w = strings.TrimRight(w, ".:")
+		if w == "" || strings.ContainsAny(w, "./-_:@#0123456789%+$") || w == strings.ToUpper(w) {
+			continue
+		}
+		if lw := strings.ToLower(w); strong[lw] && !slices.Contains(words, lw) {
+			words = append(words, lw)
+		}
+	}
+	return words
+}

@@ -1,0 +1,44 @@
+package langtest
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEnglishIsFound(t *testing.T) {
+	for _, line := range []string{
+		"DUPLICATE o-1#1: billing applied the change 2 times",
+		"  replay: go run ./cmd/labrun scenario relay.after-send --variant dual-write",
+		"Legend: ✓ all invariants hold",
+		"usage: labrun labrun",
+		"<td>expected OK</td>",
+	} {
+		if got := English(line); len(got) != 1 {
+			t.Errorf("English(%q) = %q, want the line", line, got)
+		}
+	}
+	if got := HTML("<p>the <b>change</b> was</p>"); len(got) == 0 {
+		t.Errorf("HTML: no English found in an English page")
+	}
+}
+
+func TestGermanIdsCommandsAndOutcomesPass(t *testing.T) {
+	for _, line := range []string{
+		"DUPLICATE o-1#1: Billing hat die Änderung 2-mal angewendet",
+		"  wiederholen: go run ./cmd/labrun scenario relay.after-send --variant dual-write --lang de",
+		"  go run ./cmd/labrun scenario mistake/dual-write --lang de   die Geschichte eines Fehlers als Zeitleiste",
+		"Legende: ✓ alle Invarianten gelten",
+		"mark-before-send         LOST bei relay.after-mark (+8 weitere)",
+		"siehe `labrun help matrix`, `the run prints this`",
+		"relay-1 crash relay.after-send; IN_FLIGHT o-1#1",
+		"Ohne Bereinigung hinterlassen 2 Ereignisse/s 172.800 SENT-Zeilen am Tag",
+	} {
+		if got := English(line); len(got) != 0 {
+			t.Errorf("English(%q) = %q, want none", line, got)
+		}
+	}
+	page := "<style>p { color: the }</style><p>die <b>Änderung</b></p><script>if (a && the) {}</script>"
+	if got := HTML(page); len(got) != 0 {
+		t.Errorf("HTML(%q) = %q, want none", page, strings.Join(got, "\n"))
+	}
+}
