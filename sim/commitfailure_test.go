@@ -147,7 +147,7 @@ func TestACleanupThatForgetsTheAgeIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != check.Unsafe || len(res.Unsafe) == 0 || !strings.Contains(res.Unsafe[0], "after it was SENT: retention keeps a SENT message 168h0m0s") {
+	if res.Outcome != check.Unsafe || len(res.Unsafe) == 0 || !strings.Contains(res.Unsafe[0].EN, "after it was SENT: retention keeps a SENT message 168h0m0s") {
 		t.Fatalf("%s %v, want UNSAFE: a SENT message deleted before its retention ran out", res.Outcome, res.Unsafe)
 	}
 	ref, err := sim.Run(scenarios.Matrix().Config(variant.Outbox()))

@@ -67,7 +67,7 @@ func TestARelayThatSpinsEndsTheRunQuickly(t *testing.T) {
 		}
 		found := false
 		for _, viol := range res.Violations {
-			found = found || (viol.Outcome == check.Stuck && strings.Contains(viol.Detail, c.want))
+			found = found || (viol.Outcome == check.Stuck && strings.Contains(viol.Detail.EN, c.want))
 		}
 		if !found {
 			t.Errorf("publish=%v: %s %v, want STUCK saying %q", c.publish, res.Outcome, res.Violations, c.want)

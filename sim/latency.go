@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"fmt"
 	"time"
 
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/outbox"
 )
 
@@ -104,7 +104,9 @@ func (w *world) checkHeld(p *proc) {
 		if c, ok := w.claimOf(m.Key); !ok || c.process != p.name || c.at.Before(born) {
 			return
 		}
-		w.delay(m, fmt.Sprintf("%s ended a step at %s still holding it, claimed, under a lease until %s: no relay may send it before then (a failed batch's unsent rest goes back at once)",
+		w.delay(m, lang.Textf(lang.Text{
+			EN: "%s ended a step at %s still holding it, claimed, under a lease until %s: no relay may send it before then (a failed batch's unsent rest goes back at once)",
+			DE: "%s beendete um %s einen Schritt und hielt sie noch, geclaimt, unter einer Lease bis %s: vorher darf kein Relay sie senden (der ungesendete Rest eines gescheiterten Stapels geht sofort zurück)"},
 			p.name, FormatTime(now.Sub(Epoch)), FormatTime(m.LeaseUntil.Sub(Epoch))))
 	})
 }
@@ -178,12 +180,14 @@ func (w *world) checkSleep(next time.Time) {
 			continue
 		}
 		excused := later(due, p.stalledUntil)
-		why := ""
+		why := lang.Text{}
 		if p.failedSends > 0 {
 			pause := p.lastFailedSend.Add(w.pause(p.failedSends))
 			if pause.After(excused) {
 				excused = pause
-				why = fmt.Sprintf(", its pause after %d refused publish(es) in a row until %s", p.failedSends, FormatTime(pause.Sub(Epoch)))
+				why = lang.Textf(lang.Text{
+					EN: ", its pause after %d refused publish(es) in a row until %s",
+					DE: ", seine Pause nach %d abgelehnten Sendeversuch(en) in Folge bis %s"}, p.failedSends, FormatTime(pause.Sub(Epoch)))
 			}
 		}
 		excused = excused.Add(latencyPolicy.IdlePoll + abs(p.skew))
@@ -191,12 +195,14 @@ func (w *world) checkSleep(next time.Time) {
 		if ok && !wake.After(excused) {
 			continue
 		}
-		sleep := "for good"
+		sleep := lang.Text{EN: "for good", DE: "für immer"}
 		if ok {
-			sleep = "until " + FormatTime(wake.Sub(Epoch))
+			sleep = lang.Textf(lang.Text{EN: "until %s", DE: "bis %s"}, FormatTime(wake.Sub(Epoch)))
 		}
-		w.delay(m, fmt.Sprintf("it could be claimed from %s, the broker up, but %s slept %s (allowed: an idle poll of %s%s)",
-			FormatTime(due.Sub(Epoch)), p.name, sleep, latencyPolicy.IdlePoll, why))
+		w.delay(m, lang.Textf(lang.Text{
+			EN: "it could be claimed from %s, the broker up, but %s slept %s (allowed: an idle poll of %s%s)",
+			DE: "sie war ab %s claimbar, der Broker erreichbar, aber %s schlief %s (erlaubt: ein Leerlauf-Poll von %s%s)"},
+			FormatTime(due.Sub(Epoch)), p.name, sleep, lang.Duration(latencyPolicy.IdlePoll), why))
 	}
 }
 
@@ -223,7 +229,7 @@ func (w *world) firstClaimable() (outbox.Message, time.Time, bool) {
 }
 
 // delay records that m waited for no reason, the first time it did.
-func (w *world) delay(m outbox.Message, detail string) {
+func (w *world) delay(m outbox.Message, detail lang.Text) {
 	if w.delayed[m.ID] {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/outbox"
 	"outboxlab/store"
 )
@@ -29,7 +30,7 @@ type Result struct {
 	Duration time.Duration
 	// Unsafe lists the breaches of check.Safety (each is also an UNSAFE
 	// violation).
-	Unsafe []string
+	Unsafe []lang.Text
 	// Missteps are what a process did that no declaration allows: an
 	// error it should have handled, a crash it went on from, a panic.
 	Missteps

@@ -10,6 +10,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
@@ -114,7 +115,7 @@ func TestDualWriteLosesTheEventWhenItDiesAfterCommit(t *testing.T) {
 	cfg := sim.DefaultConfig(mistakes.DualWrite(), onePlace(), 1)
 	cfg.Crashes = []sim.Crash{{Point: "service.after-commit", Occurrence: 1}}
 	res := run(t, cfg)
-	want := []check.Violation{{Outcome: check.Lost, AggregateID: "o-1", Sequence: 1, Detail: "committed, but billing never applied it"}}
+	want := []check.Violation{{Outcome: check.Lost, AggregateID: "o-1", Sequence: 1, Detail: lang.Text{EN: "committed, but billing never applied it", DE: "committet, aber Billing hat sie nie angewendet"}}}
 	if diff := cmp.Diff(want, res.Violations); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 )
 
@@ -34,7 +35,7 @@ type SweepFailure struct {
 	Row        string
 	Outcome    check.Outcome
 	Violations []check.Violation
-	Unsafe     []string
+	Unsafe     []lang.Text
 	// Missing are the situations the run should have reached and did
 	// not: FailureReported, in a FailureSweep's run whose process
 	// swallowed the failed commit.

@@ -86,7 +86,7 @@ func TestAStaleDecisionIsCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Outcome.String() == "LOST" && strings.Contains(res.Violations[0].Detail, "answered 3 command(s) with success, but 2 change(s) are committed") {
+		if res.Outcome.String() == "LOST" && strings.Contains(res.Violations[0].Detail.EN, "answered 3 command(s) with success, but 2 change(s) are committed") {
 			lost++
 		}
 	}

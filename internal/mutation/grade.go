@@ -127,15 +127,15 @@ func row(f verdict.Finding) string {
 	word := f.Outcome.String()
 	switch f.Cause {
 	case verdict.CauseUnhandled:
-		word = "unhandled error " + f.Detail
+		word = "unhandled error " + f.Detail.EN
 	case verdict.CauseSwallowedCrash, verdict.CausePanic:
-		word = f.Detail
+		word = f.Detail.EN
 	case verdict.CauseUnreported:
 		word = "never reached [failure-reported]"
 	case verdict.CauseMissingSituation:
-		return f.Point + ": " + f.Detail
+		return f.Point + ": " + f.Detail.EN
 	case verdict.CauseError:
-		word = "error " + f.Detail
+		word = "error " + f.Detail.EN
 	}
 	where := f.Run.Scenario
 	if f.Run.Relays > 1 {

@@ -83,7 +83,7 @@ func Where(trace []sim.Event, v check.Violation) (int, bool) {
 			return i, true
 		}
 	case check.Unsafe:
-		if i, ok := unsafeAt(trace, v.Detail); ok {
+		if i, ok := unsafeAt(trace, v.Detail.EN); ok {
 			return i, true
 		}
 	}

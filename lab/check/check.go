@@ -10,6 +10,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
+	"outboxlab/lab/lang"
 	"outboxlab/outbox"
 )
 
@@ -67,17 +68,29 @@ type Violation struct {
 	Outcome     Outcome
 	AggregateID string
 	Sequence    int
-	Detail      string
+	// Detail says what broke, with numbers, in both languages.
+	Detail lang.Text
 }
 
-func (v Violation) String() string {
+// String is the violation in English.
+func (v Violation) String() string { return v.In(lang.English) }
+
+// Text is the violation in both languages.
+func (v Violation) Text() lang.Text {
+	return lang.Text{EN: v.In(lang.English), DE: v.In(lang.German)}
+}
+
+// In is the violation in l: the outcome word and the change stay as they
+// are, the detail is in l.
+func (v Violation) In(l lang.Lang) string {
+	detail := v.Detail.In(l)
 	switch {
 	case v.AggregateID == "":
-		return fmt.Sprintf("%s: %s", v.Outcome, v.Detail)
+		return fmt.Sprintf("%s: %s", v.Outcome, detail)
 	case v.Sequence == 0:
-		return fmt.Sprintf("%s %s: %s", v.Outcome, v.AggregateID, v.Detail)
+		return fmt.Sprintf("%s %s: %s", v.Outcome, v.AggregateID, detail)
 	}
-	return fmt.Sprintf("%s %s#%d: %s", v.Outcome, v.AggregateID, v.Sequence, v.Detail)
+	return fmt.Sprintf("%s %s#%d: %s", v.Outcome, v.AggregateID, v.Sequence, detail)
 }
 
 // Worst returns the worst outcome among vs, OK for none.
@@ -146,7 +159,7 @@ type World struct {
 	WhileDown       int
 	WhileDownBudget int
 	// Unsafe lists the breaches of Safety; each is UNSAFE.
-	Unsafe []string
+	Unsafe []lang.Text
 	// Acknowledged are the order ids of the commands the service answered
 	// with success, one per command: each is a change its client was told
 	// is committed. An order must have at least as many committed versions;
@@ -201,7 +214,7 @@ type Delay struct {
 	AggregateID string
 	Sequence    int
 	// Detail says who kept it waiting, from when, and until when.
-	Detail string
+	Detail lang.Text
 }
 
 // DeadLetter is a message that was given up on, and where.
@@ -285,7 +298,8 @@ func Check(w World) []Violation {
 		vs = append(vs, Violation{Outcome: Unsafe, Detail: u})
 	}
 	if !w.Quiesced {
-		vs = append(vs, Violation{Outcome: Stuck, Detail: "still busy at the end of the horizon: " + w.Busy})
+		vs = append(vs, Violation{Outcome: Stuck, Detail: lang.Textf(lang.Text{
+			EN: "still busy at the end of the horizon: %s", DE: "am Ende des Horizonts noch beschäftigt: %s"}, w.Busy)})
 	}
 	vs = append(vs, stuck...)
 	vs = append(vs, policies(w)...)
@@ -308,7 +322,7 @@ func Sort(vs []Violation) {
 		if a.Sequence != b.Sequence {
 			return a.Sequence < b.Sequence
 		}
-		return a.Detail < b.Detail
+		return a.Detail.EN < b.Detail.EN
 	})
 }
 
@@ -326,7 +340,9 @@ func acknowledged(w World) []Violation {
 	var vs []Violation
 	for id, n := range told {
 		if versions[id] < n {
-			vs = append(vs, Violation{Lost, id, 0, fmt.Sprintf("the service answered %d command(s) with success, but %d change(s) are committed", n, versions[id])})
+			vs = append(vs, Violation{Lost, id, 0, lang.Textf(lang.Text{
+				EN: "the service answered %d command(s) with success, but %d change(s) are committed",
+				DE: "der Dienst hat %d Befehl(e) mit Erfolg beantwortet, aber %d Änderung(en) sind committet"}, n, versions[id])})
 		}
 	}
 	return vs
@@ -356,9 +372,11 @@ func stuckMessages(msgs []outbox.Message) []Violation {
 			blocked[agg] = true
 		case m.Status == outbox.Sent || blocked[agg]:
 		default:
-			detail := fmt.Sprintf("message %s is %s after quiesce", m.ID, m.Status)
+			detail := lang.Textf(lang.Text{EN: "message %s is %s after quiesce", DE: "die Nachricht %s ist nach dem Abklingen %s"}, m.ID, m.Status)
 			if m.Status == outbox.InFlight {
-				detail += " (claimed by " + m.LeaseOwner + ", never released)"
+				detail = lang.Textf(lang.Text{
+					EN: "message %s is %s after quiesce (claimed by %s, never released)",
+					DE: "die Nachricht %s ist nach dem Abklingen %s (von %s geclaimt, nie freigegeben)"}, m.ID, m.Status, m.LeaseOwner)
 			}
 			vs = append(vs, Violation{Stuck, agg, m.Event.Sequence, detail})
 		}
@@ -373,7 +391,10 @@ func liveness(w World) []Violation {
 	if w.Transient {
 		for _, d := range w.DeadLetters {
 			vs = append(vs, Violation{GaveUp, d.AggregateID, d.Sequence,
-				fmt.Sprintf("message %s was dead-lettered in %s (%s), but every fault of the run was transient: the retries should have outlasted it", d.MessageID, d.Where, d.Reason)})
+				lang.Textf(lang.Text{
+					EN: "message %s was dead-lettered in %s (%s), but every fault of the run was transient: the retries should have outlasted it",
+					DE: "die Nachricht %s wurde in %s zum Dead Letter („%s“), aber jede Störung des Laufs war vorübergehend: die Wiederholungen hätten sie überdauern müssen"},
+					d.MessageID, d.Where, d.Reason)})
 		}
 	}
 	stormed := map[string]bool{}
@@ -385,18 +406,26 @@ func liveness(w World) []Violation {
 		if budget > 0 && a.N > budget {
 			stormed[a.MessageID] = true
 			vs = append(vs, Violation{Storm, a.AggregateID, a.Sequence,
-				fmt.Sprintf("message %s was published %d times, the retry policy allows %d: retries without backoff or limit hammer the broker", a.MessageID, a.N, budget)})
+				lang.Textf(lang.Text{
+					EN: "message %s was published %d times, the retry policy allows %d: retries without backoff or limit hammer the broker",
+					DE: "die Nachricht %s wurde %d-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d: Retries ohne Backoff oder Grenze hämmern auf den Broker ein"},
+					a.MessageID, a.N, budget)})
 		}
 	}
 	if w.WhileDownBudget > 0 && w.WhileDown > w.WhileDownBudget {
-		vs = append(vs, Violation{Outcome: Storm, Detail: fmt.Sprintf(
-			"the broker refused %d sends while it was down, a relay that pauses after a failed send allows %d: trying every waiting message on its own schedule hammers the broker", w.WhileDown, w.WhileDownBudget)})
+		vs = append(vs, Violation{Outcome: Storm, Detail: lang.Textf(lang.Text{
+			EN: "the broker refused %d sends while it was down, a relay that pauses after a failed send allows %d: trying every waiting message on its own schedule hammers the broker",
+			DE: "der Broker hat während seines Ausfalls %d Sendeversuche abgelehnt, ein Relay, das nach einem gescheiterten Senden pausiert, erlaubt %d: jede wartende Nachricht nach ihrem eigenen Zeitplan zu versuchen, hämmert auf den Broker ein"},
+			w.WhileDown, w.WhileDownBudget)})
 	}
 	if w.BeforeReplayBudget > 0 {
 		for _, a := range w.BeforeReplay {
 			if a.N > w.BeforeReplayBudget && !stormed[a.MessageID] {
 				vs = append(vs, Violation{Storm, a.AggregateID, a.Sequence,
-					fmt.Sprintf("message %s was published %d times before the operator's replay, the retry policy allows %d until a message is given up", a.MessageID, a.N, w.BeforeReplayBudget)})
+					lang.Textf(lang.Text{
+						EN: "message %s was published %d times before the operator's replay, the retry policy allows %d until a message is given up",
+						DE: "die Nachricht %s wurde vor dem erneuten Einspielen durch den Operator %d-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d, bis eine Nachricht aufgegeben wird"},
+						a.MessageID, a.N, w.BeforeReplayBudget)})
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/inbox"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/outbox"
 )
 
@@ -86,7 +87,7 @@ func TestCheck(t *testing.T) {
 			Accounts: []billing.Account{{OrderID: "o-1"}},
 		}, []string{"MISMATCH o-1: the account says cancelled: false, its ledger says true"}},
 		{"a delay the simulator saw", check.World{Quiesced: true,
-			Delays: []check.Delay{{AggregateID: "o-1", Sequence: 2, Detail: "relay-1 slept"}},
+			Delays: []check.Delay{{AggregateID: "o-1", Sequence: 2, Detail: lang.Plain("relay-1 slept")}},
 		}, []string{"LATE o-1#2: relay-1 slept"}},
 		{"billing tried a message more often than its policy", check.World{Quiesced: true,
 			BillingParked: []check.ParkAttempts{{MessageID: "e-1", AggregateID: "o-1", Sequence: 1, Attempts: 4, Allowed: 3}},

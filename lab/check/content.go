@@ -6,6 +6,7 @@ import (
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/lab/lang"
 	"outboxlab/orders"
 	"outboxlab/store"
 )
@@ -98,7 +99,7 @@ func content(w World, effects map[change]int) []Violation {
 		e := applied[k]
 		if e.Kind != c.Kind || e.Amount != c.Amount {
 			vs = append(vs, Violation{Mismatch, c.OrderID, c.Sequence,
-				fmt.Sprintf("billed %s %s, the change was %s", e.Kind, signed(e.Amount), c)})
+				lang.Textf(lang.Text{EN: "billed %s %s, the change was %s", DE: "berechnet %s %s, die Änderung war %s"}, e.Kind, signed(e.Amount), c)})
 		}
 	}
 	judged, avs := accounts(w, effects)
@@ -109,12 +110,16 @@ func content(w World, effects map[change]int) []Violation {
 		}
 		if a.Billed.Minor != net[a.OrderID] {
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
-				Detail: fmt.Sprintf("the account shows %s billed, its ledger nets to %s",
+				Detail: lang.Textf(lang.Text{
+					EN: "the account shows %s billed, its ledger nets to %s",
+					DE: "das Konto zeigt %s berechnet, sein Journal ergibt netto %s"},
 					a.Billed, domain.Money{Minor: net[a.OrderID], Currency: a.Billed.Currency})})
 		}
 		if a.Cancelled != credited[a.OrderID] {
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
-				Detail: fmt.Sprintf("the account says cancelled: %v, its ledger says %v", a.Cancelled, credited[a.OrderID])})
+				Detail: lang.Textf(lang.Text{
+					EN: "the account says cancelled: %v, its ledger says %v",
+					DE: "das Konto sagt storniert: %s, sein Journal sagt %s"}, yesNo(a.Cancelled), yesNo(credited[a.OrderID]))})
 		}
 	}
 	return vs
@@ -149,16 +154,24 @@ func accounts(w World, effects map[change]int) (map[string]bool, []Violation) {
 		switch {
 		case !ok:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: fmt.Sprintf("billing applied all %d change(s) and holds no account for the order (want %s billed)", o.Version, want)})
+				Detail: lang.Textf(lang.Text{
+					EN: "billing applied all %d change(s) and holds no account for the order (want %s billed)",
+					DE: "Billing hat alle %d Änderung(en) angewendet und führt kein Konto für die Bestellung (erwartet: %s berechnet)"}, o.Version, want)})
 		case a.Billed.Currency != want.Currency:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: fmt.Sprintf("the account shows %s billed, in %s, the order is in %s (want %s)", a.Billed, a.Billed.Currency, want.Currency, want)})
+				Detail: lang.Textf(lang.Text{
+					EN: "the account shows %s billed, in %s, the order is in %s (want %s)",
+					DE: "das Konto zeigt %s berechnet, in %s, die Bestellung ist in %s (erwartet: %s)"}, a.Billed, a.Billed.Currency, want.Currency, want)})
 		case a.Billed != want:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: fmt.Sprintf("the account shows %s billed, the committed order %s", a.Billed, owes(o, want))})
+				Detail: lang.Textf(lang.Text{
+					EN: "the account shows %s billed, the committed order %s",
+					DE: "das Konto zeigt %s berechnet, die committete Bestellung %s"}, a.Billed, owes(o, want))})
 		case a.Cancelled != (o.Status == domain.Cancelled):
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: fmt.Sprintf("the account says cancelled: %v, the order is %s", a.Cancelled, o.Status)})
+				Detail: lang.Textf(lang.Text{
+					EN: "the account says cancelled: %v, the order is %s",
+					DE: "das Konto sagt storniert: %s, die Bestellung ist %s"}, yesNo(a.Cancelled), o.Status)})
 		}
 	}
 	return judged, vs
@@ -177,11 +190,20 @@ func appliedOnce(o domain.Order, effects map[change]int) bool {
 
 // owes says what a committed order owes: its total, or nothing once
 // cancelled.
-func owes(o domain.Order, want domain.Money) string {
+func owes(o domain.Order, want domain.Money) lang.Text {
 	if o.Status == domain.Cancelled {
-		return fmt.Sprintf("is cancelled (want %s)", want)
+		return lang.Textf(lang.Text{EN: "is cancelled (want %s)", DE: "ist storniert (erwartet: %s)"}, want)
 	}
-	return fmt.Sprintf("totals %s", want)
+	return lang.Textf(lang.Text{EN: "totals %s", DE: "beträgt %s"}, want)
+}
+
+// yesNo is a truth value as a sentence prints it: true and false in
+// English (as the lab always printed them), ja and nein in German.
+func yesNo(b bool) lang.Text {
+	if b {
+		return lang.Text{EN: "true", DE: "ja"}
+	}
+	return lang.Text{EN: "false", DE: "nein"}
 }
 
 // contract checks the message contract on everything the broker stored:
@@ -205,7 +227,10 @@ func contract(published []broker.Envelope) []Violation {
 		case id != e.ID && !reported[k]:
 			reported[k] = true
 			vs = append(vs, Violation{Duplicate, e.Event.AggregateID, e.Event.Sequence,
-				fmt.Sprintf("the same %s was published as %s and again as %s: a consumer that deduplicates by message id applies it twice", e.Event.Type, id, e.ID)})
+				lang.Textf(lang.Text{
+					EN: "the same %s was published as %s and again as %s: a consumer that deduplicates by message id applies it twice",
+					DE: "dasselbe %s wurde als %s und noch einmal als %s veröffentlicht: ein Consumer, der nach der Nachrichten-ID dedupliziert, wendet es zweimal an"},
+					e.Event.Type, id, e.ID)})
 		}
 	}
 	return vs

@@ -19,8 +19,8 @@ type Finding struct {
 	Text    lang.Text
 }
 
-// Violation returns the finding as a violation of the run, in English.
-func (f Finding) Violation() Violation { return Violation{Outcome: f.Outcome, Detail: f.Text.EN} }
+// Violation returns the finding as a violation of the run.
+func (f Finding) Violation() Violation { return Violation{Outcome: f.Outcome, Detail: f.Text} }
 
 // Exercise is what a run put the policies to: a finding is reported only
 // in a run that puts its part of the policy to the test (a run without a

@@ -1,7 +1,7 @@
 package check
 
 import (
-	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/billing"
 )
@@ -18,7 +18,7 @@ func applied(w World, committed map[change]bool) (map[change]int, []Violation) {
 		effects[c]++
 		if prev, ok := lastApplied[e.OrderID]; ok && e.Sequence < prev.Sequence {
 			vs = append(vs, Violation{OutOfOrder, e.OrderID, e.Sequence,
-				fmt.Sprintf("%s of #%d applied after %s of #%d", e.Kind, e.Sequence, prev.Kind, prev.Sequence)})
+				lang.Textf(lang.Text{EN: "%s of #%d applied after %s of #%d", DE: "%s von #%d nach %s von #%d angewendet"}, e.Kind, e.Sequence, prev.Kind, prev.Sequence)})
 		}
 		if prev, ok := lastApplied[e.OrderID]; !ok || e.Sequence > prev.Sequence {
 			lastApplied[e.OrderID] = e
@@ -26,10 +26,10 @@ func applied(w World, committed map[change]bool) (map[change]int, []Violation) {
 	}
 	for c, n := range effects {
 		if !committed[c] {
-			vs = append(vs, Violation{Phantom, c.order, c.seq, fmt.Sprintf("billing applied %d effect(s) for a change the order service never committed", n)})
+			vs = append(vs, Violation{Phantom, c.order, c.seq, lang.Textf(lang.Text{EN: "billing applied %d effect(s) for a change the order service never committed", DE: "Billing hat %d Wirkung(en) für eine Änderung angewendet, die der Bestelldienst nie committet hat"}, n)})
 		}
 		if n > 1 {
-			vs = append(vs, Violation{Duplicate, c.order, c.seq, fmt.Sprintf("billing applied the change %d times", n)})
+			vs = append(vs, Violation{Duplicate, c.order, c.seq, lang.Textf(lang.Text{EN: "billing applied the change %d times", DE: "Billing hat die Änderung %d-mal angewendet"}, n)})
 		}
 	}
 	return effects, vs
@@ -50,7 +50,7 @@ func missing(w World, committed map[change]bool, effects map[change]int, stuck [
 		if effects[c] > 0 {
 			// What billing holds waits for nothing any more, and shows
 			// the operator a change as waiting that is done.
-			vs = append(vs, Violation{Stuck, c.order, c.seq, fmt.Sprintf("billing applied it and still holds message %s (%s)", p.Envelope.ID, p.Reason)})
+			vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(lang.Text{EN: "billing applied it and still holds message %s (%s)", DE: "Billing hat sie angewendet und hält die Nachricht %s noch („%s“)"}, p.Envelope.ID, p.Reason)})
 		}
 	}
 	for c := range committed {
@@ -61,12 +61,14 @@ func missing(w World, committed map[change]bool, effects map[change]int, stuck [
 			if before, stuck := stuckBefore(held, c); ok && stuck {
 				// Billing holds it for a predecessor that waits in the
 				// outbox: the outbox shows why, so it is STUCK too.
-				vs = append(vs, Violation{Stuck, c.order, c.seq, fmt.Sprintf("billing holds it (%s), and #%d is stuck in the outbox", why, before)})
+				vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(lang.Text{EN: "billing holds it (%s), and #%d is stuck in the outbox", DE: "Billing hält sie („%s“), und #%d steckt in der Outbox fest"}, why, before)})
 				continue
 			}
-			detail := "committed, but billing never applied it"
+			detail := lang.Text{EN: "committed, but billing never applied it", DE: "committet, aber Billing hat sie nie angewendet"}
 			if ok {
-				detail += " (billing holds it: " + why + ")"
+				detail = lang.Textf(lang.Text{
+					EN: "committed, but billing never applied it (billing holds it: %s)",
+					DE: "committet, aber Billing hat sie nie angewendet (Billing hält sie: „%s“)"}, why)
 			}
 			vs = append(vs, Violation{Lost, c.order, c.seq, detail})
 		}
@@ -82,12 +84,12 @@ func policies(w World) []Violation {
 	for _, p := range w.BillingParked {
 		if p.Allowed == 0 {
 			vs = append(vs, Violation{GaveUp, p.AggregateID, p.Sequence,
-				fmt.Sprintf("billing put message %s aside as a dead letter after %d attempt(s), though its fault was transient: the next attempt would have worked (retry is the protection against transient errors)", p.MessageID, p.Attempts)})
+				lang.Textf(lang.Text{EN: "billing put message %s aside as a dead letter after %d attempt(s), though its fault was transient: the next attempt would have worked (retry is the protection against transient errors)", DE: "Billing hat die Nachricht %s nach %d Versuch(en) als Dead Letter beiseitegelegt, obwohl ihre Störung vorübergehend war: der nächste Versuch hätte geklappt (Retry ist der Schutz gegen vorübergehende Fehler)"}, p.MessageID, p.Attempts)})
 			continue
 		}
 		if p.Attempts > p.Allowed {
 			vs = append(vs, Violation{Storm, p.AggregateID, p.Sequence,
-				fmt.Sprintf("billing tried message %s %d times before it parked it, its policy parks it after %d", p.MessageID, p.Attempts, p.Allowed)})
+				lang.Textf(lang.Text{EN: "billing tried message %s %d times before it parked it, its policy parks it after %d", DE: "Billing hat die Nachricht %s %d-mal versucht, bevor es sie parkte; seine Strategie parkt sie nach %d"}, p.MessageID, p.Attempts, p.Allowed)})
 		}
 	}
 	for _, f := range Findings(w.Relay, w.Consumer, w.Exercise) {
@@ -95,11 +97,11 @@ func policies(w World) []Violation {
 	}
 	for _, d := range w.Unreplayed {
 		vs = append(vs, Violation{Stuck, d.AggregateID, d.Sequence,
-			fmt.Sprintf("the operator fixed its cause and replayed message %s (in %s), and it stayed a dead letter", d.MessageID, d.Where)})
+			lang.Textf(lang.Text{EN: "the operator fixed its cause and replayed message %s (in %s), and it stayed a dead letter", DE: "der Operator hat die Ursache behoben und die Nachricht %s erneut eingespielt (in %s), und sie blieb ein Dead Letter"}, d.MessageID, d.Where)})
 	}
 	for _, d := range w.Vanished {
 		vs = append(vs, Violation{Lost, d.AggregateID, d.Sequence,
-			fmt.Sprintf("the operator replayed message %s (a dead letter in %s), and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent", d.MessageID, d.Where)})
+			lang.Textf(lang.Text{EN: "the operator replayed message %s (a dead letter in %s), and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent", DE: "der Operator hat die Nachricht %s erneut eingespielt (ein Dead Letter in %s), und sie verschwand: sie ist weder wieder ein Dead Letter noch zugestellt, noch wartet sie auf das Senden"}, d.MessageID, d.Where)})
 	}
 	for _, d := range w.Delays {
 		vs = append(vs, Violation{Late, d.AggregateID, d.Sequence, d.Detail})

@@ -1,11 +1,11 @@
 package check
 
 import (
-	"fmt"
 	"time"
 
 	"outboxlab/billing"
 	"outboxlab/domain"
+	"outboxlab/lab/lang"
 	"outboxlab/outbox"
 	"outboxlab/store"
 )
@@ -32,7 +32,7 @@ import (
 // by the writers' own names, and the course's retention period: see
 // SafetyOf. It returns every breach in plain words, in the order they
 // happened.
-func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Order) []string {
+func Safety(orderLog []store.Commit, ledger []billing.Entry, orders []domain.Order) []lang.Text {
 	return SafetyOf(History{OrderLog: orderLog, Ledger: ledger, Orders: orders})
 }
 
@@ -70,12 +70,12 @@ func committer(c store.Commit) string {
 
 // SafetyOf is Safety on h: leases judged by the process that committed
 // each claim, retention by h.Retention.
-func SafetyOf(h History) []string {
+func SafetyOf(h History) []lang.Text {
 	retention := h.Retention
 	if retention <= 0 {
 		retention = outbox.DefaultConfig("").Retention
 	}
-	var out []string
+	var out []lang.Text
 	last := map[string]outbox.Message{}
 	leases := map[string]lease{}     // key -> the claim's holder, by the commit log
 	writtenBy := map[string]uint64{} // key -> the commit that wrote last
@@ -90,12 +90,16 @@ func SafetyOf(h History) []string {
 				// A row inserted and deleted by one commit is the CDC
 				// pattern: the commit log carries the message.
 				if seen && prev.Status != outbox.Sent && writtenBy[ch.Key] != c.Seq && !deletedOnSend(prev, leases[ch.Key], c) {
-					out = append(out, fmt.Sprintf("commit %d by %s: %s deleted while %s: only a SENT message may go; an unsent one is the evidence and the replay source",
+					out = append(out, lang.Textf(lang.Text{
+						EN: "commit %d by %s: %s deleted while %s: only a SENT message may go; an unsent one is the evidence and the replay source",
+						DE: "Commit %d von %s: %s gelöscht, während sie %s war: nur eine SENT-Nachricht darf gehen; eine ungesendete ist der Beleg und die Quelle eines Replays"},
 						c.Seq, by, prev.ID, prev.Status))
 				}
 				if keep := prev.SentAt.Add(retention); seen && prev.Status == outbox.Sent && !c.At.IsZero() && c.At.Before(keep) {
-					out = append(out, fmt.Sprintf("commit %d by %s: %s deleted %s after it was SENT: retention keeps a SENT message %s, as the evidence",
-						c.Seq, by, prev.ID, c.At.Sub(prev.SentAt).Round(time.Second), retention))
+					out = append(out, lang.Textf(lang.Text{
+						EN: "commit %d by %s: %s deleted %s after it was SENT: retention keeps a SENT message %s, as the evidence",
+						DE: "Commit %d von %s: %s %s nach SENT gelöscht: die Aufbewahrung hält eine SENT-Nachricht %s, als Beleg"},
+						c.Seq, by, prev.ID, lang.Duration(c.At.Sub(prev.SentAt).Round(time.Second)), lang.Duration(retention)))
 				}
 				delete(last, ch.Key)
 				delete(leases, ch.Key)
@@ -111,8 +115,8 @@ func SafetyOf(h History) []string {
 			if !claimed && prev.Status == outbox.InFlight {
 				held = lease{holder: prev.LeaseOwner, until: prev.LeaseUntil} // claimed before the log begins
 			}
-			if why := transitionBreach(prev, m, held, c, ch.Locked); why != "" {
-				out = append(out, fmt.Sprintf("commit %d by %s: %s %s", c.Seq, by, m.ID, why))
+			if why := transitionBreach(prev, m, held, c, ch.Locked); why.EN != "" {
+				out = append(out, lang.Textf(lang.Text{EN: "commit %d by %s: %s %s", DE: "Commit %d von %s: %s %s"}, c.Seq, by, m.ID, why))
 			}
 			delete(leases, ch.Key)
 			if m.Status == outbox.InFlight {
@@ -125,8 +129,8 @@ func SafetyOf(h History) []string {
 
 // overcharged finds ledger entries after which an order was charged more
 // than its total.
-func overcharged(ledger []billing.Entry, orders []domain.Order) []string {
-	var out []string
+func overcharged(ledger []billing.Entry, orders []domain.Order) []lang.Text {
+	var out []lang.Text
 	totals := map[string]domain.Money{}
 	for _, o := range orders {
 		totals[o.ID] = o.Total
@@ -139,7 +143,9 @@ func overcharged(ledger []billing.Entry, orders []domain.Order) []string {
 		}
 		charged[e.OrderID] += e.Amount.Minor
 		if charged[e.OrderID] > total.Minor {
-			out = append(out, fmt.Sprintf("ledger %s: %s charged %s after #%d, more than its total %s",
+			out = append(out, lang.Textf(lang.Text{
+				EN: "ledger %s: %s charged %s after #%d, more than its total %s",
+				DE: "Journal %s: %s mit %s belastet nach #%d, mehr als ihre Summe %s"},
 				e.Key, e.OrderID, domain.Money{Minor: charged[e.OrderID], Currency: total.Currency}, e.Sequence, total))
 		}
 	}
@@ -171,7 +177,7 @@ func deletedOnSend(prev outbox.Message, held lease, c store.Commit) bool {
 // checked the lease. Who holds a lease is judged by the process that
 // committed the claim, never by the owner name written into the row,
 // which the relay chooses.
-func transitionBreach(prev, m outbox.Message, held lease, c store.Commit, locked bool) string {
+func transitionBreach(prev, m outbox.Message, held lease, c store.Commit, locked bool) lang.Text {
 	now := c.At
 	if now.IsZero() {
 		now = m.ClaimedAt
@@ -180,23 +186,31 @@ func transitionBreach(prev, m outbox.Message, held lease, c store.Commit, locked
 	live := prev.Status == outbox.InFlight && now.Before(held.until)
 	switch {
 	case prev.Status == outbox.Sent:
-		return fmt.Sprintf("left the terminal state SENT for %s", m.Status)
+		return lang.Textf(lang.Text{EN: "left the terminal state SENT for %s", DE: "verließ den Endzustand SENT nach %s"}, m.Status)
 	case prev.Status == outbox.DeadLetter && (m.Status != outbox.Pending || m.Replays != prev.Replays+1):
-		return fmt.Sprintf("left DEAD_LETTER for %s without a replay", m.Status)
+		return lang.Textf(lang.Text{EN: "left DEAD_LETTER for %s without a replay", DE: "verließ DEAD_LETTER nach %s ohne erneutes Einspielen"}, m.Status)
 	case m.Status == outbox.Sent && prev.Status != outbox.InFlight && locked:
-		return "" // its lock was its claim
+		return lang.Text{} // its lock was its claim
 	case m.Status == outbox.Sent && prev.Status != outbox.InFlight:
-		return fmt.Sprintf("marked SENT from %s, without a claim (a lease, or the row's lock)", prev.Status)
+		return lang.Textf(lang.Text{
+			EN: "marked SENT from %s, without a claim (a lease, or the row's lock)",
+			DE: "aus %s als SENT markiert, ohne Claim (eine Lease oder die Sperre der Zeile)"}, prev.Status)
 	case m.Status == outbox.Sent && (held.holder != by || !m.SentAt.Before(held.until)):
-		return fmt.Sprintf("marked SENT at %s by %s, but %s's lease ran until %s",
+		return lang.Textf(lang.Text{
+			EN: "marked SENT at %s by %s, but %s's lease ran until %s",
+			DE: "um %s von %s als SENT markiert, aber die Lease von %s lief bis %s"},
 			clock(m.SentAt), by, held.holder, clock(held.until))
 	case m.Status == outbox.InFlight && live && held.holder != by:
-		return fmt.Sprintf("claimed by %s while %s's lease ran until %s", by, held.holder, clock(held.until))
+		return lang.Textf(lang.Text{
+			EN: "claimed by %s while %s's lease ran until %s",
+			DE: "von %s geclaimt, während die Lease von %s bis %s lief: zwei gültige Leases zugleich"}, by, held.holder, clock(held.until))
 	case live && held.holder != by:
-		return fmt.Sprintf("set %s by %s at %s, while %s's lease ran until %s: %s may be sending it",
+		return lang.Textf(lang.Text{
+			EN: "set %s by %s at %s, while %s's lease ran until %s: %s may be sending it",
+			DE: "von %[2]s um %[3]s auf %[1]s gesetzt, während die Lease von %[4]s bis %[5]s lief: %[6]s sendet sie womöglich gerade"},
 			m.Status, by, clock(now), held.holder, clock(held.until), held.holder)
 	}
-	return ""
+	return lang.Text{}
 }
 
 func clock(t time.Time) string { return t.Format("15:04:05.000") }

@@ -67,7 +67,7 @@ func TestSafety(t *testing.T) {
 		switch {
 		case c.want == "" && len(got) > 0:
 			t.Errorf("%s: breaches %v, want none", c.name, got)
-		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0].EN, c.want)):
 			t.Errorf("%s: breaches %v, want one containing %q", c.name, got, c.want)
 		}
 	}
@@ -112,7 +112,7 @@ func TestSafetyJudgesLeasesByTheCommittingProcess(t *testing.T) {
 		switch {
 		case c.want == "" && len(got) > 0:
 			t.Errorf("%s: breaches %v, want none", c.name, got)
-		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0].EN, c.want)):
 			t.Errorf("%s: breaches %v, want one containing %q", c.name, got, c.want)
 		}
 	}
@@ -126,7 +126,7 @@ func TestSafetyChargesNeverExceedTheOrder(t *testing.T) {
 		t.Fatalf("breaches %v, want none", got)
 	}
 	twice := append(ok, billing.Entry{Key: "3", OrderID: "o-1", Sequence: 2, Amount: eur("2.00")})
-	if got := check.Safety(nil, twice, orders); len(got) != 1 || !strings.Contains(got[0], "charged 14.00 EUR after #2, more than its total 12.00 EUR") {
+	if got := check.Safety(nil, twice, orders); len(got) != 1 || !strings.Contains(got[0].EN, "charged 14.00 EUR after #2, more than its total 12.00 EUR") {
 		t.Fatalf("breaches %v", got)
 	}
 }

@@ -191,7 +191,9 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 		for _, v := range f.Result.Violations {
 			ce.Violations = append(ce.Violations, v.String())
 		}
-		ce.Unsafe = append(ce.Unsafe, f.Result.Unsafe...)
+		for _, u := range f.Result.Unsafe {
+			ce.Unsafe = append(ce.Unsafe, u.EN)
+		}
 		ce.Unhandled = f.Result.Unhandled
 		out.Counterexample = ce
 	}

@@ -80,7 +80,7 @@ func toJSONVerdict(v verdict.Verdict) jsonVerdict {
 	}
 	for _, f := range v.Findings {
 		out.Findings = append(out.Findings, jsonFinding{Stage: f.Stage.String(), Cause: f.Cause, Outcome: f.Outcome, Expected: f.Expected,
-			Point: f.Point, Detail: f.Detail, Replay: f.Run.Labrun(programName(), v.Variant)})
+			Point: f.Point, Detail: f.Detail.EN, Replay: f.Run.Labrun(programName(), v.Variant)})
 	}
 	return out
 }

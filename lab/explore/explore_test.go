@@ -184,7 +184,7 @@ func TestExplorationFindsAServiceThatSaysOKToARefusedCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f == nil || f.Result.Outcome != check.Lost || !strings.Contains(f.Result.Violations[0].Detail, "answered") {
+	if f == nil || f.Result.Outcome != check.Lost || !strings.Contains(f.Result.Violations[0].Detail.EN, "answered") {
 		t.Fatalf("finding %v, want LOST: a command answered with success and not committed", f)
 	}
 	t.Logf("found in %d of %d schedules: %v", f.Found, f.Runs, f.Schedule.Lines())

@@ -273,7 +273,7 @@ func TestGradingAMatrixCellWithAnUnhandledError(t *testing.T) {
 	if f == nil {
 		t.Fatalf("no unhandled error at mark-conflict among %+v", v.Findings)
 	}
-	if !strings.HasPrefix(f.Detail, "relay-1: outbox: claim: driver: serialization failure") || f.Run.TestFlags() != "-lab.replay=mark-conflict" {
+	if !strings.HasPrefix(f.Detail.EN, "relay-1: outbox: claim: driver: serialization failure") || f.Run.TestFlags() != "-lab.replay=mark-conflict" {
 		t.Fatalf("%q (%s), want the refused claim named, with its replay", f.Detail, f.Run.TestFlags())
 	}
 	if err := grade.Replay(t, conflictBlind(), f.Run); err == nil || !strings.Contains(err.Error(), "driver: serialization failure") {

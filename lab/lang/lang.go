@@ -2,7 +2,9 @@ package lang
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Lang is the language of what a learner reads.
@@ -66,13 +68,70 @@ func (t Text) In(l Lang) string {
 	return t.EN
 }
 
-// Textf formats both languages of format with the same arguments.
+// Textf formats both languages of format with the same arguments; an
+// argument that is a Text (a nested sentence, a Count, a Duration) is
+// formatted in each language as that language's.
 func Textf(format Text, args ...any) Text {
-	t := Text{EN: fmt.Sprintf(format.EN, args...)}
+	t := Text{EN: fmt.Sprintf(format.EN, in(args, English)...)}
 	if format.DE != "" {
-		t.DE = fmt.Sprintf(format.DE, args...)
+		t.DE = fmt.Sprintf(format.DE, in(args, German)...)
 	}
 	return t
+}
+
+// in returns args with every Text among them put into l.
+func in(args []any, l Lang) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		if t, ok := a.(Text); ok {
+			a = t.In(l)
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// Count is a whole number as each language writes it: 600000 in English
+// (as the lab always printed it), 600.000 in German, where a dot groups
+// the thousands from 10.000 on (and 2.000 as the chapters write it).
+func Count(n int64) Text {
+	en := strconv.FormatInt(n, 10)
+	digits, sign := en, ""
+	if n < 0 {
+		digits, sign = en[1:], "-"
+	}
+	if len(digits) <= 3 {
+		return Plain(en)
+	}
+	var b strings.Builder
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte('.')
+		}
+		b.WriteRune(d)
+	}
+	return Text{EN: en, DE: sign + b.String()}
+}
+
+// Duration is a span of time as each language writes it: Go's 33m20s in
+// English, "33 min 20 s" in German (h, min, s and ms, zero parts left
+// out).
+func Duration(d time.Duration) Text {
+	if d <= 0 || d%time.Millisecond != 0 {
+		return Plain(d.String())
+	}
+	en := d.String()
+	var parts []string
+	for _, u := range []struct {
+		unit time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "min"}, {time.Second, "s"}, {time.Millisecond, "ms"}} {
+		if n := d / u.unit; n > 0 {
+			parts = append(parts, Count(int64(n)).DE+" "+u.name)
+			d -= n * u.unit
+		}
+	}
+	return Text{EN: en, DE: strings.Join(parts, " ")}
 }
 
 // Join joins texts with sep in each language.

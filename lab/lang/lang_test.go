@@ -3,6 +3,7 @@ package lang_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"outboxlab/lab/lang"
 )
@@ -53,4 +54,27 @@ func ExampleTextf() {
 	// Output:
 	// billing applied the change 2 times
 	// Billing hat die Änderung 2-mal angewendet
+}
+
+func TestNumbersAndDurationsInGerman(t *testing.T) {
+	for _, c := range []struct {
+		got  lang.Text
+		want lang.Text
+	}{
+		{lang.Count(600000), lang.Text{EN: "600000", DE: "600.000"}},
+		{lang.Count(2000), lang.Text{EN: "2000", DE: "2.000"}},
+		{lang.Count(-1234567), lang.Text{EN: "-1234567", DE: "-1.234.567"}},
+		{lang.Count(999), lang.Plain("999")},
+		{lang.Duration(2000 * time.Second), lang.Text{EN: "33m20s", DE: "33 min 20 s"}},
+		{lang.Duration(26*time.Hour + 1500*time.Millisecond), lang.Text{EN: "26h0m1.5s", DE: "26 h 1 s 500 ms"}},
+		{lang.Duration(0), lang.Plain("0s")},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %+v, want %+v", c.got, c.want)
+		}
+	}
+	got := lang.Textf(lang.Text{EN: "%s messages after %s", DE: "%s Nachrichten nach %s"}, lang.Count(600000), lang.Duration(20*time.Minute))
+	if want := (lang.Text{EN: "600000 messages after 20m0s", DE: "600.000 Nachrichten nach 20 min"}); got != want {
+		t.Errorf("Textf with Count and Duration: %+v, want %+v", got, want)
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
@@ -183,9 +184,11 @@ func (g *grader) cellFindings(s Stage, p sim.Point, c sim.Cell, err error) []Fin
 		}
 		switch {
 		case len(c.Violations) > 0:
-			f.Detail = c.Violations[0].String()
+			f.Detail = c.Violations[0].Text()
 		case c.Outcome == check.NotApplicable:
-			f.Detail = "the workload never reaches the point: the row tests nothing for this variant"
+			f.Detail = lang.Text{
+				EN: "the workload never reaches the point: the row tests nothing for this variant",
+				DE: "die Arbeitslast erreicht den Punkt nie: die Zeile prüft für diese Variante nichts"}
 		}
 		out = append(out, f)
 	}
@@ -194,7 +197,7 @@ func (g *grader) cellFindings(s Stage, p sim.Point, c sim.Cell, err error) []Fin
 	}
 	if missing := c.Missing(); g.opts.Situations && len(missing) > 0 {
 		f := base
-		f.Cause, f.Detail = CauseMissingSituation, fmt.Sprintf("never reached %v", missing)
+		f.Cause, f.Detail = CauseMissingSituation, lang.Textf(lang.Text{EN: "never reached %v", DE: "nie erreicht: %v"}, missing)
 		if ce := c.Counterexample; ce != nil {
 			f.Run = counterexampleRun(*ce)
 		}
@@ -217,7 +220,7 @@ func misstepFindings(base Finding, m sim.Missteps, run Run) []Finding {
 	}{{CauseUnhandled, m.Unhandled}, {CauseSwallowedCrash, m.Swallowed}, {CausePanic, m.Panics}} {
 		if len(k.list) > 0 {
 			f := base
-			f.Cause, f.Detail, f.Run = k.cause, k.list[0], run
+			f.Cause, f.Detail, f.Run = k.cause, lang.Plain(k.list[0]), run
 			out = append(out, f)
 		}
 	}
@@ -226,7 +229,7 @@ func misstepFindings(base Finding, m sim.Missteps, run Run) []Finding {
 
 // errorFinding is the finding of a run that could not be made.
 func errorFinding(base Finding, err error) Finding {
-	base.Cause, base.Detail = CauseError, err.Error()
+	base.Cause, base.Detail = CauseError, lang.Plain(err.Error())
 	if errors.Is(err, sim.ErrPanicked) {
 		base.Cause = CausePanic
 	}
@@ -295,14 +298,17 @@ func runFindings(base Finding, f sim.SweepFailure) []Finding {
 		o := base
 		o.Cause = CauseOutcome
 		if len(f.Violations) > 0 {
-			o.Detail = f.Violations[0].String()
+			o.Detail = f.Violations[0].Text()
 		}
 		out = append(out, o)
 	}
 	if len(f.Missing) > 0 {
 		u := base
 		u.Cause = CauseUnreported
-		u.Detail = fmt.Sprintf("the failed commit never came back as an error from the step, the delivery or the command that made it (never reached %s)", sim.FailureReported)
+		u.Detail = lang.Textf(lang.Text{
+			EN: "the failed commit never came back as an error from the step, the delivery or the command that made it (never reached %s)",
+			DE: "der gescheiterte Commit kam nie als Fehler aus dem Schritt, der Zustellung oder dem Befehl zurück, die ihn machten (nie erreicht: %s)"},
+			sim.FailureReported)
 		out = append(out, u)
 	}
 	out = append(out, misstepFindings(base, f.Missteps, base.Run)...)

@@ -255,7 +255,7 @@ func rawCauses(g *grader, stage Stage) []cause {
 // replaysBroken plays f's run again and says what is wrong if it does
 // not break v's declaration again ("" if it does).
 func replaysBroken(v variant.Variant, f Finding) string {
-	stageError := f.Cause == CauseError || f.Cause == CausePanic && f.Detail != "" && strings.Contains(f.Detail, sim.ErrPanicked.Error())
+	stageError := f.Cause == CauseError || f.Cause == CausePanic && f.Detail.EN != "" && strings.Contains(f.Detail.EN, sim.ErrPanicked.Error())
 	if f.Run.Explore {
 		found, err := explore.Explore(v, f.Run.ExploreRuns, f.Run.ExploreSeed, explore.Options{})
 		switch {

@@ -191,8 +191,8 @@ func (g Group) Report(l lang.Lang, hint lang.Text, replay string, width int) str
 	}
 	first := g.First()
 	detail := lang.Join([]lang.Text{{EN: "first", DE: "zuerst"}, first.RunText()}, " ")
-	if first.Detail != "" {
-		detail = lang.Join([]lang.Text{detail, lang.Plain(first.Detail)}, ": ")
+	if first.Detail.EN != "" {
+		detail = lang.Join([]lang.Text{detail, first.Detail}, ": ")
 	}
 	var b strings.Builder
 	b.WriteString(Wrap("", "  ", g.Headline().In(l), width))

@@ -152,8 +152,9 @@ type Finding struct {
 	// Point is the matrix row of a matrix or polled finding.
 	Point string
 	// Detail is what went wrong, as the checker or the simulator said it:
-	// the first violation, the error, the panic.
-	Detail string
+	// the first violation, the error, the panic (the last two as the
+	// variant's code said them, the same in both languages).
+	Detail lang.Text
 	// Run replays it.
 	Run Run
 	// Found and Tried count, for an exploration, the schedules that broke

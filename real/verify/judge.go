@@ -9,6 +9,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/outbox"
 	"outboxlab/real/pglab"
 )
@@ -71,7 +72,9 @@ func Judge(e Evidence) ([]check.Violation, error) {
 	}
 	w.Publishes, w.WhileDown = attempts(e.Produces, byID, len(e.Interruptions)+len(e.Outages), e.Lease)
 	w.WhileDownBudget = downBudget(e.Outages, e.Instances)
-	w.Unsafe = append(twoLiveSenders(e.Log, byID, e.Interruptions, e.Produces, e.Lease), historyBreaches(e.History)...)
+	for _, u := range append(twoLiveSenders(e.Log, byID, e.Interruptions, e.Produces, e.Lease), historyBreaches(e.History)...) {
+		w.Unsafe = append(w.Unsafe, lang.Text{EN: u})
+	}
 	vs := append(givenUp(check.Check(w), e.Unsent), extra...)
 	check.Sort(vs)
 	return vs, nil
@@ -123,16 +126,16 @@ func envelopes(log []*Stored, byID map[string]Committed) ([]broker.Envelope, []c
 		c, ok := byID[r.EventID]
 		switch {
 		case !r.HasID:
-			vs = append(vs, check.Violation{Outcome: check.Phantom, Detail: fmt.Sprintf(
+			vs = append(vs, check.Violation{Outcome: check.Phantom, Detail: english(
 				"the record at p%d/%d (key %s) has no event id header: no consumer can tell which event it is", s.Partition, s.Offset, r.Key)})
 			continue
 		case !ok:
-			vs = append(vs, check.Violation{Outcome: check.Phantom, Detail: fmt.Sprintf(
+			vs = append(vs, check.Violation{Outcome: check.Phantom, Detail: english(
 				"the record at p%d/%d carries event id %q, which no committed row has", s.Partition, s.Offset, r.EventID)})
 			continue
 		case r.Key != c.Record.AggregateID:
 			vs = append(vs, check.Violation{Outcome: check.Mismatch, AggregateID: c.Record.AggregateID, Sequence: c.Record.Sequence,
-				Detail: fmt.Sprintf("%s was published with key %q: its aggregate is %q", r.EventID, r.Key, c.Record.AggregateID)})
+				Detail: english("%s was published with key %q: its aggregate is %q", r.EventID, r.Key, c.Record.AggregateID)})
 		}
 		rec := c.Record
 		rec.Payload = string(r.Value)
@@ -162,13 +165,13 @@ func keyOrder(log []*Stored, byID map[string]Committed) []check.Violation {
 		seen[s.Record.EventID] = true
 		agg, seq := c.Record.AggregateID, c.Record.Sequence
 		if p, ok := partition[agg]; ok && p.Partition != s.Partition {
-			vs = append(vs, check.Violation{Outcome: check.OutOfOrder, AggregateID: agg, Sequence: seq, Detail: fmt.Sprintf(
+			vs = append(vs, check.Violation{Outcome: check.OutOfOrder, AggregateID: agg, Sequence: seq, Detail: english(
 				"stored in partition %d, #%d of the same aggregate in partition %d: a consumer reads partitions independently, in any order", s.Partition, byID[p.Record.EventID].Record.Sequence, p.Partition)})
 			continue
 		}
 		partition[agg] = s
 		if l, ok := last[agg]; ok && byID[l.Record.EventID].Record.Sequence > seq {
-			vs = append(vs, check.Violation{Outcome: check.OutOfOrder, AggregateID: agg, Sequence: seq, Detail: fmt.Sprintf(
+			vs = append(vs, check.Violation{Outcome: check.OutOfOrder, AggregateID: agg, Sequence: seq, Detail: english(
 				"first stored at p%d/%d, after #%d at p%d/%d: a consumer reads #%d first", s.Partition, s.Offset, byID[l.Record.EventID].Record.Sequence, l.Partition, l.Offset, byID[l.Record.EventID].Record.Sequence)})
 			continue
 		}
@@ -183,9 +186,14 @@ func unacknowledged(produces []*Produce) []check.Violation {
 	var vs []check.Violation
 	for _, p := range produces {
 		if p.Acks == 0 {
-			vs = append(vs, check.Violation{Outcome: check.Lost, Detail: fmt.Sprintf(
+			vs = append(vs, check.Violation{Outcome: check.Lost, Detail: english(
 				"produce #%d from %s asked for no acknowledgement (acks=0): the relay cannot know the broker stored %s, and marks it sent all the same", p.N, p.From(), describe(p.Records))})
 		}
 	}
 	return vs
+}
+
+// english is a detail of labrun-real verify, which speaks English only.
+func english(format string, args ...any) lang.Text {
+	return lang.Text{EN: fmt.Sprintf(format, args...)}
 }

@@ -80,7 +80,7 @@ func WriteSummary(w io.Writer, results []Result, l lang.Lang, wall time.Duration
 // detail names, and those of its aggregate (and sequence).
 func eventIDs(v check.Violation, committed []Committed) []string {
 	named := map[string]bool{}
-	for _, t := range tokens(v.Detail) {
+	for _, t := range tokens(v.Detail.EN) {
 		named[t] = true
 	}
 	var out []string

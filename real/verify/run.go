@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/real/pglab"
 )
 
@@ -86,7 +87,7 @@ func RunRound(cfg Config, r Round) (Result, error) {
 		return Result{}, err
 	}
 	if err := w.fleet.Broken(); err != nil {
-		vs = append(vs, check.Violation{Outcome: check.Stuck, Detail: err.Error()})
+		vs = append(vs, check.Violation{Outcome: check.Stuck, Detail: lang.Text{EN: err.Error()}})
 	}
 	res := Result{Round: r, Outcome: check.Worst(vs), Violations: vs, NotReached: w.drv.notReached(),
 		Timeline: w.tl.Events(), Committed: e.Committed, Wall: time.Since(start)}
