@@ -244,7 +244,7 @@ func runView(r Run, opts Options) (runPage, error) {
 		v.Expected = r.Expected.String()
 	}
 	for _, viol := range r.Violations {
-		vv := violationView{Text: viol.String(), Meaning: opts.meaning(viol.Outcome), Run: r.ID}
+		vv := violationView{Text: viol.In(opts.lang()), Meaning: opts.meaning(viol.Outcome), Run: r.ID}
 		if i, ok := Where(r.Trace, viol); ok {
 			vv.Linked, vv.Step, vv.Href = true, i, fmt.Sprintf("%s-e%d", r.ID, i)
 			vv.At = fmt.Sprintf("%s %d (%s, %s %s)", words.EventWord, i+1, sim.FormatTime(r.Trace[i].At), r.Trace[i].Process, r.Trace[i].Action)

@@ -72,7 +72,7 @@ func runBacklog(args []string, stdout io.Writer) error {
 	if sim != nil {
 		writeSimulation(stdout, p, est, *sim)
 	}
-	fmt.Fprint(stdout, trf(stdout, "Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (chapter 004: 2,000 a day are %.0f a year).\n",
+	fmt.Fprint(stdout, inf(stdout, lang.Text{EN: "Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (chapter 004: 2,000 a day are %.0f a year).\n", DE: "Ohne Bereinigung hinterlassen %g Ereignisse/s %.0f SENT-Zeilen am Tag in der Outbox (Kapitel 004: 2.000 am Tag sind %.0f im Jahr).\n"},
 		p.Rate, backlog.Growth(p.Rate*86400, 24*time.Hour), backlog.Growth(2000, 365*24*time.Hour)))
 	return nil
 }
@@ -175,15 +175,15 @@ func short(d time.Duration) time.Duration {
 func rate(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
 func writeArithmetic(w io.Writer, p backlog.Params, est backlog.Estimate) {
-	fmt.Fprint(w, trf(w, "Backlog after a %s outage at %s events/s: %.0f messages (R·D)\n", p.Outage, rate(p.Rate), est.Backlog))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Backlog after a %s outage at %s events/s: %.0f messages (R·D)\n", DE: "Rückstau nach einem Ausfall von %s bei %s Ereignissen/s: %.0f Nachrichten (R·D)\n"}, p.Outage, rate(p.Rate), est.Backlog))
 	if p.Broker > 0 || p.Consumer > 0 {
 		writeCapacity(w, p, est)
 		return
 	}
 	if est.Drains {
-		fmt.Fprint(w, trf(w, "Drain at %s/s relay throughput, %s/s net: %s (backlog / (P − R))\n", rate(p.Relay), rate(p.Relay-p.Rate), short(est.Drain)))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "Drain at %s/s relay throughput, %s/s net: %s (backlog / (P − R))\n", DE: "Abbau bei %s/s Relay-Durchsatz, %s/s netto: %s (Rückstau / (P − R))\n"}, rate(p.Relay), rate(p.Relay-p.Rate), short(est.Drain)))
 	} else {
-		fmt.Fprint(w, trf(w, "The backlog never drains: the relay (%s/s) is not faster than the arrivals (%s/s).\n", rate(p.Relay), rate(p.Rate)))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "The backlog never drains: the relay (%s/s) is not faster than the arrivals (%s/s).\n", DE: "Der Rückstau baut sich nie ab: das Relay (%s/s) ist nicht schneller als die Ankünfte (%s/s).\n"}, rate(p.Relay), rate(p.Rate)))
 	}
 }
 
@@ -261,14 +261,14 @@ func writeSimulation(w io.Writer, p backlog.Params, est backlog.Estimate, sim ba
 		}, rate(p.Relay), backlog.MaxBatch, rate(pl.Rate), short(capped.Drain)).In(l)))
 	}
 	if !sim.Drained {
-		fmt.Fprintln(w, tr(w, "Simulated with the real relay: not drained by the end of the simulation."))
+		fmt.Fprintln(w, in(w, lang.Text{EN: "Simulated with the real relay: not drained by the end of the simulation.", DE: "Mit dem echten Relay simuliert: bis zum Ende der Simulation nicht abgebaut."}))
 	} else {
 		text := lang.Textf(lang.Text{EN: "Simulated: drained in %s", DE: "Simuliert: abgebaut in %s"}, short(sim.Drain)).In(l)
 		ratio := sim.Drain.Seconds() / est.Drain.Seconds()
 		switch {
 		case est.Drain <= 0:
 		case ratio <= 2:
-			text += trf(w, " (%+.2f%% against the arithmetic)", 100*(ratio-1))
+			text += inf(w, lang.Text{EN: " (%+.2f%% against the arithmetic)", DE: " (%+.2f%% gegenüber der Rechnung)"}, 100*(ratio-1))
 		default:
 			text += lang.Textf(lang.Text{EN: " (%s times the arithmetic's %s)", DE: " (das %s-Fache der rechnerischen %s)"}, times(ratio), short(est.Drain)).In(l)
 		}
@@ -277,7 +277,7 @@ func writeSimulation(w io.Writer, p backlog.Params, est backlog.Estimate, sim ba
 		}
 		fmt.Fprintln(w, hanging("", "", text))
 	}
-	fmt.Fprint(w, trf(w, "Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n",
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n", DE: "Höchstes Alter der ältesten ungesendeten Nachricht: %s (%d Nachrichten, %d wartend, als der Broker zurückkam)\n"},
 		short(sim.PeakOldestAge), sim.Messages, sim.Backlog))
 }
 

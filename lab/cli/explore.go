@@ -99,16 +99,16 @@ func runExplore(args []string, stdout io.Writer) error {
 // that says there was none.
 func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, expected check.Outcome) error {
 	if f == nil {
-		return report.WriteText(w, strings.TrimSpace(trf(w, "No counterexample for %s in %d random schedules (seed %d).\n", variantName, runs, seed)), reportOptions(w))
+		return report.WriteText(w, strings.TrimSpace(inf(w, lang.Text{EN: "No counterexample for %s in %d random schedules (seed %d).\n", DE: "Kein Gegenbeispiel für %s in %d zufälligen Abläufen (Seed %d).\n"}, variantName, runs, seed)), reportOptions(w))
 	}
 	return report.WriteRun(w, report.Run{
 		ID:         "run",
-		Title:      strings.TrimSpace(trf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, brokeWith(w, f.Result))),
-		Summary:    strings.TrimSpace(trf(w, "Shrunk from %d to %d items:\n", f.Original.Size(), f.Schedule.Size())) + " " + strings.Join(f.Schedule.Lines(), "; "),
+		Title:      strings.TrimSpace(inf(w, lang.Text{EN: "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", DE: "%s scheiterte in %d von %d zufälligen Abläufen (Seed %d); das kleinste Gegenbeispiel: %s\n"}, variantName, f.Found, f.Runs, seed, brokeWith(w, f.Result))),
+		Summary:    strings.TrimSpace(inf(w, lang.Text{EN: "Shrunk from %d to %d items:\n", DE: "Verkleinert von %d auf %d Einträge:\n"}, f.Original.Size(), f.Schedule.Size())) + " " + strings.Join(f.Schedule.Lines(), "; "),
 		Outcome:    trace.Outcome,
 		Expected:   expected,
 		Violations: trace.Violations,
-		Replay:     f.Replay(programName()) + " --format html",
+		Replay:     withLang(w, f.Replay(programName())+" --format html"),
 		Trace:      trace.Trace,
 	}, reportOptions(w))
 }
@@ -127,27 +127,27 @@ func progressLine(total int) func(int) {
 
 func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) {
 	if f == nil {
-		fmt.Fprint(w, trf(w, "No counterexample for %s in %d random schedules (seed %d).\n", variantName, runs, seed))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "No counterexample for %s in %d random schedules (seed %d).\n", DE: "Kein Gegenbeispiel für %s in %d zufälligen Abläufen (Seed %d).\n"}, variantName, runs, seed))
 		writeSituations(w, runs, reached)
 		return
 	}
-	fmt.Fprint(w, trf(w, "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", variantName, f.Found, f.Runs, seed, brokeWith(w, f.Result)))
-	fmt.Fprint(w, trf(w, "Shrunk from %d to %d items:\n", f.Original.Size(), f.Schedule.Size()))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", DE: "%s scheiterte in %d von %d zufälligen Abläufen (Seed %d); das kleinste Gegenbeispiel: %s\n"}, variantName, f.Found, f.Runs, seed, brokeWith(w, f.Result)))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Shrunk from %d to %d items:\n", DE: "Verkleinert von %d auf %d Einträge:\n"}, f.Original.Size(), f.Schedule.Size()))
 	for _, l := range f.Schedule.Lines() {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
-	fmt.Fprintln(w, tr(w, "\nTimeline of the shrunk schedule:"))
+	fmt.Fprintln(w, in(w, lang.Text{EN: "\nTimeline of the shrunk schedule:", DE: "\nZeitleiste des verkleinerten Ablaufs:"}))
 	for _, s := range trace.Trace {
 		fmt.Fprintln(w, s)
 	}
-	fmt.Fprintln(w, tr(w, "\nViolations:"))
+	fmt.Fprintln(w, in(w, lang.Text{EN: "\nViolations:", DE: "\nVerletzungen:"}))
 	for _, v := range f.Result.Violations {
-		fmt.Fprintf(w, "  %s\n", v)
+		fmt.Fprintf(w, "  %s\n", v.In(langOf(w)))
 	}
 	for _, m := range missteps(w, f.Result.Missteps) {
 		fmt.Fprintf(w, "  %s\n", m)
 	}
-	fmt.Fprint(w, trf(w, "Replay: %s\n", f.Replay(programName())))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, withLang(w, f.Replay(programName()))))
 	writeSituations(w, f.Runs, reached)
 }
 
@@ -159,9 +159,9 @@ func writeSituations(w io.Writer, tried int, reached map[sim.Situation]int) {
 		parts = append(parts, fmt.Sprintf("%s %d", s.Situation, s.N))
 	}
 	if len(parts) == 0 {
-		parts = []string{tr(w, "none")}
+		parts = []string{in(w, lang.Text{EN: "none", DE: "keine"})}
 	}
-	fmt.Fprint(w, trf(w, "Situations reached, in how many of the %d schedules: %s\n", tried, strings.Join(parts, ", ")))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Situations reached, in how many of the %d schedules: %s\n", DE: "Erreichte Situationen, in wie vielen der %d Abläufe: %s\n"}, tried, strings.Join(parts, ", ")))
 }
 
 func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) error {

@@ -68,6 +68,6 @@ func writeGrade(w io.Writer, v verdict.Verdict) {
 		v.Variant, len(groups), v.Runs(), v.Depth, strings.Join(stages, ", "))))
 	for _, g := range groups {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, g.Report(langOf(w), lang.Text{}, g.First().Run.Labrun(programName(), v.Variant), width))
+		fmt.Fprintln(w, g.Report(langOf(w), lang.Text{}, withLang(w, g.First().Run.Labrun(programName(), v.Variant)), width))
 	}
 }

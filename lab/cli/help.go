@@ -151,7 +151,7 @@ var glossary = []struct{ word, text lang.Text }{
 		EN: "explore's counterexample made as small as it still fails: fewer orders, faults and crashes, one at a time taken away",
 		DE: "das Gegenbeispiel von explore, so klein gemacht, wie es noch scheitert: weniger Bestellungen, Störungen und Abstürze, eins nach dem anderen weggenommen",
 	}},
-	{lang.Text{EN: "replay", DE: "wiederholen"}, lang.Text{
+	{lang.Text{EN: "replay", DE: "Wiederholen"}, lang.Text{
 		EN: "the command printed with every failure that plays its run again, as a timeline",
 		DE: "der Befehl, der bei jedem Befund steht und seinen Lauf als Zeitleiste wiederholt",
 	}},
@@ -199,19 +199,23 @@ func printUsage(w io.Writer) {
 }
 
 // helpFor answers `labrun help [COMMAND] [--lang L]`.
-func helpFor(args []string, stdout, stderr io.Writer) int {
+func helpFor(def lang.Lang, args []string, stdout, stderr io.Writer) int {
 	var words, langArgs []string
-	out := &errWriter{de: germanByDefault}
+	out := &errWriter{lang: def}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case (a == "--lang" || a == "-lang") && i+1 < len(args):
 			langArgs = append(langArgs, a, args[i+1])
-			out.de = args[i+1] == "de"
+			if l, err := lang.Parse(args[i+1]); err == nil {
+				out.lang = l
+			}
 			i++
 		case strings.HasPrefix(a, "--lang") || strings.HasPrefix(a, "-lang"):
 			langArgs = append(langArgs, a)
-			out.de = strings.HasSuffix(a, "=de")
+			if l, err := lang.Parse(a[strings.Index(a, "=")+1:]); strings.Contains(a, "=") && err == nil {
+				out.lang = l
+			}
 		default:
 			words = append(words, a)
 		}
@@ -225,13 +229,5 @@ func helpFor(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	return run(append(append(words, langArgs...), "-h"), stdout, stderr)
-}
-
-// langOf is the language of an output.
-func langOf(w io.Writer) lang.Lang {
-	if german(w) {
-		return lang.German
-	}
-	return lang.English
+	return runWith(def, append(append(words, langArgs...), "-h"), stdout, stderr)
 }

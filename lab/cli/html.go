@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"outboxlab/lab/lang"
 	"strings"
 
 	"outboxlab/internal/report"
@@ -14,7 +15,7 @@ import (
 // counterexamples, each run again with its trace.
 func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) error {
 	page := report.Matrix{
-		Title:  strings.TrimSpace(trf(w, "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n", len(variants), len(m.Points), len(m.Workload), m.Seed)),
+		Title:  strings.TrimSpace(inf(w, lang.Text{EN: "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n", DE: "Crash-Matrix: %d Variante(n) x %d Punkte, Standard-Arbeitslast (%d Befehle), Seed %d\n\n"}, len(variants), len(m.Points), len(m.Workload), m.Seed)),
 		Points: m.Points,
 		Cells:  cells,
 		Runs:   map[string]report.Run{},
@@ -53,9 +54,9 @@ func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 				return err
 			}
 			page.Runs[report.Key(v.Name, c.Point.ID)] = report.Run{
-				Title:   strings.TrimSpace(trf(w, "%s at %s: %s (%s)\n", v.Name, c.Point.ID, res.Outcome, trf(w, "expected %s", c.Expected))),
+				Title:   strings.TrimSpace(inf(w, lang.Text{EN: "%s at %s: %s (%s)\n", DE: "%s bei %s: %s (%s)\n"}, v.Name, c.Point.ID, res.Outcome, inf(w, lang.Text{EN: "expected %s", DE: "erwartet %s"}, c.Expected))),
 				Summary: summary, Outcome: res.Outcome, Expected: c.Expected, Violations: res.Violations,
-				Replay: ce.Replay(programName(), v.Name), Trace: res.Trace,
+				Replay: withLang(w, ce.Replay(programName(), v.Name)), Trace: res.Trace,
 			}
 		}
 	}

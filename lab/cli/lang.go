@@ -2,87 +2,63 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"io"
-	"os"
-	"strings"
+
+	"outboxlab/lab/lang"
 )
 
-// Learner-facing text is English by default and German with --lang de, or
-// when LANG or LC_ALL starts with "de" (read by Lab.Main only). The
-// language travels with the output writer, so that runs in one process do
-// not share it. Outcome words (LOST, ...), point ids, commands and the
-// chapters' quotes are the same in both.
-
-// germanByDefault is set by Lab.Main from the environment.
-var germanByDefault bool
-
-// germanEnv reports whether the environment asks for German.
-func germanEnv() bool {
-	for _, v := range []string{os.Getenv("LC_ALL"), os.Getenv("LANG")} {
-		if v != "" {
-			return strings.HasPrefix(v, "de")
-		}
-	}
-	return false
-}
+// Learner-facing text is a lang.Text, printed in the output's language:
+// English by default, German with --lang de or, for Lab.Main, when the
+// environment asks for it (lang.Detect). The language travels with the
+// output writer, so that runs in one process do not share it. Outcome
+// words (LOST, ...), point ids, commands and the chapters' quotes are the
+// same in both.
 
 // languageWriter is an output that knows its language.
-type languageWriter interface{ german() bool }
+type languageWriter interface{ language() lang.Lang }
+
+// langOf returns w's language: English unless w says otherwise.
+func langOf(w io.Writer) lang.Lang {
+	if lw, ok := w.(languageWriter); ok {
+		return lw.language()
+	}
+	return lang.English
+}
 
 // german reports whether w is a German output.
-func german(w io.Writer) bool {
-	lw, ok := w.(languageWriter)
-	return ok && lw.german()
-}
-
-// tr returns en in the output's language: German from the catalogue when w
-// is German and the catalogue has it, en otherwise.
-func tr(w io.Writer, en string) string {
-	if german(w) {
-		if de, ok := catalogue[en]; ok {
-			return de
-		}
-	}
-	return en
-}
-
-// trf is tr for a format.
-func trf(w io.Writer, format string, args ...any) string {
-	return fmt.Sprintf(tr(w, format), args...)
-}
+func german(w io.Writer) bool { return langOf(w) == lang.German }
 
 // langBuffer is an in-memory output in the language of the output it
 // will be copied to.
 type langBuffer struct {
 	bytes.Buffer
-	de bool
+	l lang.Lang
 }
 
-func (b *langBuffer) german() bool { return b.de }
+func (b *langBuffer) language() lang.Lang { return b.l }
 
 // bufferFor returns a buffer in w's language.
 func bufferFor(w io.Writer) *langBuffer {
-	return &langBuffer{de: german(w)}
+	return &langBuffer{l: langOf(w)}
 }
 
 // langFlag is --lang: it sets the language of the command's output.
 type langFlag struct{ out *errWriter }
 
 func (f langFlag) String() string {
-	if f.out != nil && f.out.de {
-		return "de"
+	if f.out != nil {
+		return f.out.lang.String()
 	}
-	return "en"
+	return lang.English.String()
 }
 
 func (f langFlag) Set(s string) error {
-	switch s {
-	case "en", "de":
-		if f.out != nil {
-			f.out.de = s == "de"
-		}
-		return nil
+	l, err := lang.Parse(s)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("%q is not one of en, de", s)
+	if f.out != nil {
+		f.out.lang = l
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
+	"outboxlab/sim"
 )
 
 func runList(args []string, stdout io.Writer) error {
@@ -44,9 +45,9 @@ func runList(args []string, stdout io.Writer) error {
 		return enc.Encode(out)
 	}
 	for _, v := range out.Variants {
-		kind := tr(stdout, "mistake")
+		kind := in(stdout, lang.Text{EN: "mistake", DE: "Fehler"})
 		if v.Correct {
-			kind = tr(stdout, "correct")
+			kind = in(stdout, lang.Text{EN: "correct", DE: "korrekt"})
 		}
 		switch v.Beyond {
 		case "extra":
@@ -57,12 +58,12 @@ func runList(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "variant   %-34s %-8s %s\n", v.Name, kind, v.Summary)
 	}
 	for _, p := range out.Points {
-		fmt.Fprintf(stdout, "point     %-34s %-8s %s\n", p.ID, tr(stdout, p.Kind), p.Description)
+		fmt.Fprintf(stdout, "point     %-34s %-8s %s\n", p.ID, in(stdout, kindText(sim.PointKind(p.Kind))), p.Description)
 	}
 	for _, s := range out.Scenarios {
 		fmt.Fprintf(stdout, "scenario  %-34s %s\n", s.Name, s.Summary)
 	}
-	fmt.Fprintf(stdout, "scenario  %-34s %s\n", "POINT[@K]", tr(stdout, "any point above, crashed at its K-th occurrence (default 1)"))
+	fmt.Fprintf(stdout, "scenario  %-34s %s\n", "POINT[@K]", in(stdout, lang.Text{EN: "any point above, crashed at its K-th occurrence (default 1)", DE: "jeder Punkt oben, Absturz bei seinem K-ten Vorkommen (Standard 1)"}))
 	fmt.Fprintln(stdout, lang.Text{
 		EN: "(* not a column of the matrix: labrun matrix --variant V grades it; story: a variant of its own story's workload)",
 		DE: "(* keine Spalte der Matrix: labrun matrix --variant V bewertet sie; Geschichte: eine Variante mit der Arbeitslast ihrer eigenen Geschichte)",

@@ -51,14 +51,21 @@ type Lab struct {
 }
 
 // Main runs the lab on the process's arguments and exits with its code;
-// learner-facing text is German when LANG or LC_ALL says de.
+// learner-facing text is German when --lang de says so or, without the
+// flag, LC_ALL or LANG (lang.Detect).
 func (l Lab) Main() {
-	germanByDefault = germanEnv()
-	os.Exit(l.Run(os.Args[1:], os.Stdout, os.Stderr))
+	def, _ := lang.Detect("", os.Getenv) // without a flag, never an error
+	os.Exit(l.runIn(def, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// Run runs the lab on args and returns the exit code.
+// Run runs the lab on args and returns the exit code; its output is
+// English unless args say --lang de.
 func (l Lab) Run(args []string, stdout, stderr io.Writer) int {
+	return l.runIn(lang.English, args, stdout, stderr)
+}
+
+// runIn is Run with def the language when args do not name one.
+func (l Lab) runIn(def lang.Lang, args []string, stdout, stderr io.Writer) int {
 	if err := scenarios.Register(l.Variants...); err != nil {
 		fmt.Fprintf(stderr, "labrun: %v\n", err)
 		return exitUsage
@@ -68,7 +75,7 @@ func (l Lab) Run(args []string, stdout, stderr io.Writer) int {
 		command = "labrun"
 	}
 	program.Store(&command)
-	return run(args, stdout, stderr)
+	return runWith(def, args, stdout, stderr)
 }
 
 // program is the command that runs this labrun (Lab.Command), set by
@@ -170,17 +177,23 @@ func commandNames() string {
 	return strings.Join(names, ", ")
 }
 
+// run is labrun in English unless args say --lang de.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runWith(lang.English, args, stdout, stderr)
+}
+
+// runWith runs labrun with def the language when args do not name one.
+func runWith(def lang.Lang, args []string, stdout, stderr io.Writer) int {
 	name := "summary"
 	switch {
 	case len(args) > 0 && args[0] == "help":
-		return helpFor(args[1:], stdout, stderr)
+		return helpFor(def, args[1:], stdout, stderr)
 	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
 		name, args = args[0], args[1:]
 	case slices.ContainsFunc(args, isHelp):
 		// `labrun -h`, `labrun --lang de --help`: every command, not
 		// the summary's flags.
-		out := &errWriter{w: stdout, de: germanByDefault}
+		out := &errWriter{w: stdout, lang: def}
 		if _, err := parse(newFlags("help", "", lang.Text{}, out), slices.DeleteFunc(slices.Clone(args), isHelp)); err != nil {
 			return reportUsage(stderr, "labrun", err, out)
 		}
@@ -192,7 +205,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "labrun: unknown command %q (valid: %s; `labrun help` says what each does)\n", name, commandNames())
 		return exitUsage
 	}
-	out := &errWriter{w: stdout, de: germanByDefault}
+	out := &errWriter{w: stdout, lang: def}
 	err := c.run(args, out)
 	var ue usageError
 	switch {
@@ -228,12 +241,12 @@ func reportUsage(stderr io.Writer, who string, err error, out *errWriter) int {
 // command that wrote into a closed pipe or a full disk says so and exits 2
 // instead of reporting success.
 type errWriter struct {
-	w   io.Writer
-	err error
-	de  bool // German (see tr)
+	w    io.Writer
+	err  error
+	lang lang.Lang
 }
 
-func (e *errWriter) german() bool { return e.de }
+func (e *errWriter) language() lang.Lang { return e.lang }
 
 func (e *errWriter) Write(p []byte) (int, error) {
 	if e.err != nil {

@@ -260,9 +260,9 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"backlog", "--rate", "500", "--outage", "-20m", "--relay", "800"}, `--outage "-20m" is not a duration >= 0`},
 		{[]string{"backlog", "--rate", "500", "--outage", "soon", "--relay", "800"}, `--outage "soon" is not a duration`},
 		{[]string{"backlog", "--rate", "500", "--outage", "20m", "--relay", "0"}, `--relay "0" is not a number`},
-		{[]string{"--lang", "fr"}, `--lang "fr": "fr" is not one of en, de`},
-		{[]string{"--lang", "fr", "-h"}, `--lang "fr": "fr" is not one of en, de`},
-		{[]string{"matrix", "--lang", "DE"}, `"DE" is not one of en, de`},
+		{[]string{"--lang", "fr"}, `--lang "fr": "fr" is not a language: want one of en, de`},
+		{[]string{"--lang", "fr", "-h"}, `--lang "fr": "fr" is not a language: want one of en, de`},
+		{[]string{"matrix", "--lang", "DE"}, `"DE" is not a language: want one of en, de`},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runLabrun(c.args...)

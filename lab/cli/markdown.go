@@ -3,15 +3,16 @@ package cli
 import (
 	"fmt"
 	"io"
+	"outboxlab/lab/lang"
 
 	"outboxlab/lab/variant"
 	"outboxlab/sim"
 )
 
 func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {
-	fmt.Fprint(w, trf(w, "## Crash matrix\n\n%d variant(s) at %d points, standard workload (%d commands), seed %d.\n\n",
+	fmt.Fprint(w, inf(w, lang.Text{EN: "## Crash matrix\n\n%d variant(s) at %d points, standard workload (%d commands), seed %d.\n\n", DE: "## Crash-Matrix\n\n%d Variante(n) an %d Punkten, Standard-Arbeitslast (%d Befehle), Seed %d.\n\n"},
 		len(variants), len(m.Points), len(m.Workload), m.Seed))
-	fmt.Fprint(w, tr(w, "| point | kind |"))
+	fmt.Fprint(w, in(w, lang.Text{EN: "| point | kind |", DE: "| Punkt | Art |"}))
 	for _, v := range variants {
 		fmt.Fprintf(w, " %s |", v.Name)
 	}
@@ -21,33 +22,33 @@ func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, 
 	}
 	fmt.Fprintln(w)
 	for _, p := range m.Points {
-		fmt.Fprintf(w, "| `%s` | %s |", p.ID, tr(w, string(p.Kind)))
+		fmt.Fprintf(w, "| `%s` | %s |", p.ID, in(w, kindText(p.Kind)))
 		for _, v := range variants {
 			fmt.Fprintf(w, " %s |", mark(cellAt(cells, v.Name, p.ID)))
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprint(w, tr(w, "\n### Legend\n\n"))
+	fmt.Fprint(w, in(w, lang.Text{EN: "\n### Legend\n\n", DE: "\n### Legende\n\n"}))
 	for _, l := range legend(w) {
 		fmt.Fprintf(w, "- `%s` %s\n", l.word, l.meaning)
 	}
-	fmt.Fprint(w, tr(w, "\n### Findings\n\n"))
+	fmt.Fprint(w, in(w, lang.Text{EN: "\n### Findings\n\n", DE: "\n### Befunde\n\n"}))
 	for _, c := range cells {
 		if c.Counterexample == nil && c.Matches() {
 			continue
 		}
-		fmt.Fprint(w, trf(w, "- **%s** at `%s`: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, declared(w, c)))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "- **%s** at `%s`: %s (%s)\n", DE: "- **%s** bei `%s`: %s (%s)\n"}, c.Variant, c.Point.ID, c.Outcome, declared(w, c)))
 		for _, v := range c.Violations {
-			fmt.Fprintf(w, "  - %s\n", v)
+			fmt.Fprintf(w, "  - %s\n", v.In(langOf(w)))
 		}
 		if c.Counterexample != nil {
-			fmt.Fprint(w, trf(w, "  - replay: `%s`\n", c.Counterexample.Replay(programName(), c.Variant)))
+			fmt.Fprint(w, inf(w, lang.Text{EN: "  - replay: `%s`\n", DE: "  - Wiederholen: `%s`\n"}, withLang(w, c.Counterexample.Replay(programName(), c.Variant))))
 		}
 		for _, u := range c.Unhandled {
-			fmt.Fprint(w, trf(w, "  - %s: an error the process should have handled itself (Relay.Run stops at it)\n", u))
+			fmt.Fprint(w, inf(w, lang.Text{EN: "  - %s: an error the process should have handled itself (Relay.Run stops at it)\n", DE: "  - %s: ein Fehler, den der Prozess selbst hätte behandeln müssen (Relay.Run hört dabei auf)\n"}, u))
 		}
 		if c.MisstepRun != nil {
-			fmt.Fprint(w, trf(w, "  - replay: `%s`\n", c.MisstepRun.Replay(programName(), c.Variant)))
+			fmt.Fprint(w, inf(w, lang.Text{EN: "  - replay: `%s`\n", DE: "  - Wiederholen: `%s`\n"}, withLang(w, c.MisstepRun.Replay(programName(), c.Variant))))
 		}
 	}
 }

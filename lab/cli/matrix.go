@@ -158,6 +158,28 @@ func selectVariants(names []string) ([]variant.Variant, error) {
 }
 
 // in returns t in w's language.
+// kindText is a point's kind as a learner reads it.
+func kindText(k sim.PointKind) lang.Text {
+	if k == sim.KindFault {
+		return lang.Text{EN: "fault", DE: "Störung"}
+	}
+	return lang.Text{EN: "crash", DE: "Absturz"}
+}
+
+// inf is lang.Textf in w's language.
+func inf(w io.Writer, t lang.Text, args ...any) string { return lang.Textf(t, args...).In(langOf(w)) }
+
+// withLang is a labrun command as w's reader would type it again: with
+// --lang de when w is German, so that a suggested command keeps the
+// language.
+func withLang(w io.Writer, cmd string) string {
+	if german(w) {
+		return cmd + " --lang de"
+	}
+	return cmd
+}
+
+// in returns t in w's language.
 func in(w io.Writer, t lang.Text) string {
 	if german(w) {
 		return t.In(lang.German)
@@ -200,7 +222,7 @@ func letter(c sim.Cell) string {
 }
 
 // disagrees is what the "!" of a matrix cell means.
-const disagrees = "the cell disagrees with what the variant declares"
+var disagrees = lang.Text{EN: "the cell disagrees with what the variant declares", DE: "die Zelle widerspricht der Erwartung der Variante"}
 
 // badOutcomes are the outcomes other than OK, worst first: the order of
 // every legend and key.
@@ -225,12 +247,12 @@ func legend(w io.Writer) []legendEntry {
 	for _, o := range badOutcomes() {
 		out = append(out, legendEntry{o.String(), o.Letter(), in(w, o.Meaning())})
 	}
-	return append(out, legendEntry{"!", "", tr(w, disagrees)})
+	return append(out, legendEntry{"!", "", in(w, disagrees)})
 }
 
 func writeLegend(w io.Writer) {
 	l := legend(w)
-	fmt.Fprintf(w, "\n%s %s %s   %s %s\n", tr(w, "Legend:"), l[0].word, l[0].meaning, l[1].word, l[1].meaning)
+	fmt.Fprintf(w, "\n%s %s %s   %s %s\n", in(w, lang.Text{EN: "Legend:", DE: "Legende:"}), l[0].word, l[0].meaning, l[1].word, l[1].meaning)
 	for _, e := range l[2:] {
 		fmt.Fprintf(w, "  %-13s %s\n", e.word, e.meaning)
 	}
@@ -251,11 +273,11 @@ func command(prefix, cmd string) string { return verdict.Command(prefix, cmd, wi
 func declared(w io.Writer, c sim.Cell) string {
 	switch {
 	case c.Matches():
-		return tr(w, "as declared")
+		return in(w, lang.Text{EN: "as declared", DE: "wie erwartet"})
 	case c.OutcomeMatches():
 		return in(w, lang.Text{EN: "as declared, but a process misstepped", DE: "wie erwartet, aber ein Prozess machte einen Fehltritt"})
 	}
-	return trf(w, "but the variant declares %s", c.Expected)
+	return inf(w, lang.Text{EN: "but the variant declares %s", DE: "die Variante erwartet aber %s"}, c.Expected)
 }
 
 // misstepTexts say what each kind of misstep is, after its entry.
@@ -290,28 +312,28 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 	for _, c := range cells {
 		if c.Counterexample == nil && c.MisstepRun == nil {
 			if !c.Matches() {
-				fmt.Fprint(w, trf(w, "%s at %s: %s, but the variant declares %s\n", c.Variant, c.Point.ID, c.Outcome, c.Expected))
+				fmt.Fprint(w, inf(w, lang.Text{EN: "%s at %s: %s, but the variant declares %s\n", DE: "%s bei %s: %s, die Variante erwartet aber %s\n"}, c.Variant, c.Point.ID, c.Outcome, c.Expected))
 			}
 			continue
 		}
-		fmt.Fprint(w, trf(w, "%s at %s: %s (%s)\n", c.Variant, c.Point.ID, c.Outcome, declared(w, c)))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "%s at %s: %s (%s)\n", DE: "%s bei %s: %s (%s)\n"}, c.Variant, c.Point.ID, c.Outcome, declared(w, c)))
 		for _, v := range c.Violations {
-			fmt.Fprintln(w, hanging("  ", "    ", v.String()))
+			fmt.Fprintln(w, hanging("  ", "    ", v.In(langOf(w))))
 		}
 		if c.Counterexample != nil {
-			fmt.Fprintln(w, command(tr(w, "  replay: "), c.Counterexample.Replay(programName(), c.Variant)))
+			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.Counterexample.Replay(programName(), c.Variant))))
 		}
 		for _, m := range missteps(w, c.Missteps) {
 			fmt.Fprintln(w, hanging("  ", "    ", m))
 		}
 		if c.MisstepRun != nil {
-			fmt.Fprintln(w, command(tr(w, "  replay: "), c.MisstepRun.Replay(programName(), c.Variant)))
+			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.MisstepRun.Replay(programName(), c.Variant))))
 		}
 	}
 	if mismatches == 0 {
-		fmt.Fprintln(w, tr(w, "Every cell matches its variant's declaration."))
+		fmt.Fprintln(w, in(w, lang.Text{EN: "Every cell matches its variant's declaration.", DE: "Jede Zelle stimmt mit der Erwartung ihrer Variante überein."}))
 	} else {
-		fmt.Fprint(w, trf(w, "%d cell(s) disagree with their variant's declaration.\n", mismatches))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "%d cell(s) disagree with their variant's declaration.\n", DE: "%d Zelle(n) widersprechen der Erwartung ihrer Variante.\n"}, mismatches))
 	}
 }
 
@@ -351,7 +373,7 @@ func writeBeyond(w io.Writer, verdicts []verdict.Verdict, d verdict.Depth) {
 		}
 		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-20s ", v.Variant), strings.Repeat(" ", 25), stagesText(w, beyond)))
 		for _, g := range beyond.Groups() {
-			fmt.Fprintln(w, indent("    ", g.Report(langOf(w), lang.Text{}, g.First().Run.Labrun(programName(), v.Variant), width-4)))
+			fmt.Fprintln(w, indent("    ", g.Report(langOf(w), lang.Text{}, withLang(w, g.First().Run.Labrun(programName(), v.Variant)), width-4)))
 		}
 	}
 }

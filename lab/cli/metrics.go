@@ -63,8 +63,8 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Res
 		DE: "(älteste offen: das Alter der ältesten noch nicht gesendeten Nachricht; blockiert: Aggregate, deren älteste ungesendete Nachricht gerade nicht gesendet werden kann, ihre späteren warten dahinter; hält: Nachrichten, die Billing unangewendet hält, geparkt oder als Dead Letter; ges.: in den %s davor gesendete Nachrichten; gelesen: die meisten Zeilen, die ein Claim eines Relays in der Zeit in der Datenbank las, gemessen)",
 	}, step).In(l)))
 	writeAlerts(w, samples, metricsRules(limit), step)
-	fmt.Fprint(w, trf(w, "\nOutcome: %s (expected %s)\n", res.Outcome, expected))
-	fmt.Fprint(w, trf(w, "Replay: %s\n", replay))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "\nOutcome: %s (expected %s)\n", DE: "\nErgebnis: %s (erwartet %s)\n"}, res.Outcome, expected))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, replay))
 }
 
 // writeAlerts says, for each rule, from when to when it fired (a run of

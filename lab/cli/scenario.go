@@ -133,15 +133,15 @@ func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res s
 		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, r.v.Name, r.seed, res.Outcome), res)
 	case "html":
 		summary, narrative := scenarioText(stdout, sc)
-		return report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(trf(stdout, "Scenario %s, variant %s, seed %d\n", sc.Name, r.v.Name, r.seed)),
+		return report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(inf(stdout, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, r.v.Name, r.seed)),
 			Summary: summary, Narrative: narrative, Outcome: res.Outcome, Expected: expected,
-			Violations: res.Violations, Replay: r.replay + " --format html", Trace: res.Trace}, reportOptions(stdout))
+			Violations: res.Violations, Replay: withLang(stdout, r.replay+" --format html"), Trace: res.Trace}, reportOptions(stdout))
 	default:
 		policy := ""
 		if r.tuned {
 			policy = describePolicy(r.v).In(langOf(stdout))
 		}
-		writeScenarioText(stdout, sc, r.v.Name, r.seed, expected, res, r.replay, policy)
+		writeScenarioText(stdout, sc, r.v.Name, r.seed, expected, res, withLang(stdout, r.replay), policy)
 	}
 	return nil
 }
@@ -276,7 +276,7 @@ func relaysFlag(text string, v variant.Variant) (int, error) {
 
 func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay, policy string) {
 	summary, narrative := scenarioText(w, sc)
-	fmt.Fprint(w, trf(w, "Scenario %s, variant %s, seed %d\n", sc.Name, variantName, seed))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, variantName, seed))
 	fmt.Fprintf(w, "%s\n", summary)
 	if policy != "" {
 		fmt.Fprintf(w, "%s\n", wrap(policy, 78))
@@ -285,26 +285,26 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 		fmt.Fprintf(w, "\n%s\n", wrap(narrative, 78))
 		if sc.Variant == "" && variantName != "outbox" && res.Outcome != check.OK {
 			// The story is told for the reference; this run contradicts it.
-			fmt.Fprintf(w, "\n%s\n", wrap(trf(w, "(The story above is told with the reference, variant outbox. With %s this run ends %s: see below.)",
+			fmt.Fprintf(w, "\n%s\n", wrap(inf(w, lang.Text{EN: "(The story above is told with the reference, variant outbox. With %s this run ends %s: see below.)", DE: "(Die Geschichte oben ist mit der Referenz erzählt, Variante outbox. Mit %s endet dieser Lauf %s: siehe unten.)"},
 				variantName, res.Outcome), 78))
 		}
 	}
 	fmt.Fprintln(w)
 	writeTimeline(w, res.Trace)
-	fmt.Fprint(w, trf(w, "\nOutcome: %s (expected %s)\n", res.Outcome, expected))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "\nOutcome: %s (expected %s)\n", DE: "\nErgebnis: %s (erwartet %s)\n"}, res.Outcome, expected))
 	for _, v := range res.Violations {
-		fmt.Fprintf(w, "  %s\n", v)
+		fmt.Fprintf(w, "  %s\n", v.In(langOf(w)))
 	}
 	if res.CommitFailures > res.Situations[sim.FailureReported] {
-		fmt.Fprint(w, trf(w, "  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n", sim.FailureReported))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n", DE: "  ein gescheiterter Commit kam nie als Fehler zurück: der Prozess machte weiter, als wäre gespeichert (nie erreicht: %s)\n"}, sim.FailureReported))
 	}
 	for _, u := range res.Unhandled {
-		fmt.Fprint(w, trf(w, "  %s: an error the process should have handled itself\n", u))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "  %s: an error the process should have handled itself\n", DE: "  %s: ein Fehler, den der Prozess selbst hätte behandeln müssen\n"}, u))
 	}
 	for _, m := range missteps(w, sim.Missteps{Swallowed: res.Swallowed, Panics: res.Panics}) {
 		fmt.Fprintf(w, "  %s\n", m)
 	}
-	fmt.Fprint(w, trf(w, "Replay: %s\n", replay))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, replay))
 }
 
 // scenarioText returns a scenario's summary and narrative in w's language.
@@ -331,7 +331,7 @@ func writeTimeline(w io.Writer, trace []sim.Event) {
 			fmt.Fprintln(w, e)
 		}
 		last := i + (reps-1)*period
-		fmt.Fprint(w, trf(w, "... the same %d event(s) %d more times, until %s ...\n", period, reps-3, sim.FormatTime(trace[last].At)))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "... the same %d event(s) %d more times, until %s ...\n", DE: "... dieselben %d Ereignis(se) noch %d Mal, bis %s ...\n"}, period, reps-3, sim.FormatTime(trace[last].At)))
 		for _, e := range trace[last : last+period] {
 			fmt.Fprintln(w, e)
 		}

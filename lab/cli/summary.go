@@ -13,11 +13,14 @@ import (
 )
 
 // nextSteps are the commands the summary suggests, with what each shows.
-var nextSteps = [][2]string{
-	{"matrix", "every cell, every violation, its replay"},
-	{"scenario mistake/dual-write", "one mistake's story as a timeline"},
-	{"list", "the variants, points and stories"},
-	{"explore --variant outbox", "random schedules against the reference"},
+var nextSteps = []struct {
+	args string
+	text lang.Text
+}{
+	{"matrix", lang.Text{EN: "every cell, every violation, its replay", DE: "jede Zelle und Verletzung, ihr Replay"}},
+	{"scenario mistake/dual-write", lang.Text{EN: "one mistake's story as a timeline", DE: "ein Fehler, als Zeitleiste erzählt"}},
+	{"list", lang.Text{EN: "the variants, points and stories", DE: "die Varianten, Punkte und Geschichten"}},
+	{"explore --variant outbox", lang.Text{EN: "random schedules against the reference", DE: "zufällige Abläufe gegen die Referenz"}},
 }
 
 // depthMeaning explains the depth where the summary names it.
@@ -39,23 +42,36 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 			}
 		}
 	}
-	fmt.Fprint(w, trf(w, "outboxlab: %d variants at %d crash points and faults (%d runs, seed %d)\n\n", len(variants), len(m.Points), runs, m.Seed))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "outboxlab: %d variants at %d crash points and faults (%d runs, seed %d)\n\n", DE: "outboxlab: %d Varianten an %d Absturzpunkten und Störungen (%d Läufe, Seed %d)\n\n"}, len(variants), len(m.Points), runs, m.Seed))
 	for _, v := range verdicts {
 		fmt.Fprintln(w, hanging(fmt.Sprintf("%-24s ", v.Variant), strings.Repeat(" ", 27), summaryVerdict(w, m, v)))
 	}
 	fmt.Fprintln(w)
 	if mismatches == 0 {
-		fmt.Fprintln(w, tr(w, "Every cell matches its variant's declaration: the mistakes fail where the chapters say."))
+		fmt.Fprintln(w, in(w, lang.Text{EN: "Every cell matches its variant's declaration: the mistakes fail where the chapters say.", DE: "Jede Zelle stimmt mit ihrer Variante überein: die Fehler scheitern, wo die Kapitel es sagen."}))
 	} else {
-		fmt.Fprint(w, trf(w, "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", mismatches, programName()))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", DE: "%d Zelle(n) widersprechen der Erwartung ihrer Variante (mit ! markiert): siehe `%s matrix`.\n"}, mismatches, withLang(w, programName())))
 	}
 	writeLegend(w)
 	if len(verdicts) > 0 && verdicts[0].Depth != verdict.Quick {
 		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-13s ", verdicts[0].Depth), strings.Repeat(" ", 16), in(w, depthMeaning)))
 	}
-	fmt.Fprintln(w, tr(w, "\nNext:"))
+	fmt.Fprintln(w, in(w, lang.Text{EN: "\nNext:", DE: "\nAls Nächstes:"}))
+	// A command and what it shows side by side, or, where that does not
+	// fit a screen (German: its commands carry --lang de), one below the
+	// other.
+	column, text := 0, 0
 	for _, next := range nextSteps {
-		fmt.Fprintf(w, "  %-49s %s\n", programName()+" "+next[0], tr(w, next[1]))
+		column = max(column, len(withLang(w, programName()+" "+next.args)))
+		text = max(text, len([]rune(in(w, next.text))))
+	}
+	for _, next := range nextSteps {
+		cmd := withLang(w, programName()+" "+next.args)
+		if 2+column+3+text > width {
+			fmt.Fprintf(w, "  %s\n      %s\n", cmd, in(w, next.text))
+			continue
+		}
+		fmt.Fprintf(w, "  %-*s   %s\n", column, cmd, in(w, next.text))
 	}
 }
 
@@ -93,20 +109,20 @@ func summaryVerdict(w io.Writer, m sim.Matrix, v verdict.Verdict) string {
 				runs, failed = runs+s.Runs, failed+s.Failed
 			}
 		}
-		beyond = trf(w, "; %s: %d runs, all OK", v.Depth, runs)
+		beyond = inf(w, lang.Text{EN: "; %s: %d runs, all OK", DE: "; %s: %d Läufe, alle OK"}, v.Depth, runs)
 		if failed > 0 {
-			beyond = trf(w, "; %s: %d of %d runs FAILED", v.Depth, failed, runs)
+			beyond = inf(w, lang.Text{EN: "; %s: %d of %d runs FAILED", DE: "; %s: %d von %d Läufen FEHLGESCHLAGEN"}, v.Depth, failed, runs)
 		}
 	}
 	if len(order) == 0 {
-		return bad + tr(w, "✓ at every point") + beyond
+		return bad + in(w, lang.Text{EN: "✓ at every point", DE: "✓ an jedem Punkt"}) + beyond
 	}
 	var parts []string
 	for _, o := range order {
 		s := byOutcome[o]
-		part := trf(w, "%s at %s", o, s.first)
+		part := inf(w, lang.Text{EN: "%s at %s", DE: "%s bei %s"}, o, s.first)
 		if s.n > 1 {
-			part += trf(w, " (+%d more)", s.n-1)
+			part += inf(w, lang.Text{EN: " (+%d more)", DE: " (+%d weitere)"}, s.n-1)
 		}
 		parts = append(parts, part)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"outboxlab/lab/lang"
 	"strings"
 	"text/tabwriter"
 
@@ -82,7 +83,7 @@ const compactWidth = 100
 // fit side by side, the crash points and the faults are two tables, one
 // below the other.
 func writeCompactTable(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {
-	fmt.Fprint(w, trf(w, "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n",
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n", DE: "Crash-Matrix: %d Variante(n) x %d Punkte, Standard-Arbeitslast (%d Befehle), Seed %d\n\n"},
 		len(variants), len(m.Points), len(m.Workload), m.Seed))
 	name := len("variant")
 	for _, v := range variants {
@@ -99,7 +100,7 @@ func writeCompactTable(w io.Writer, m sim.Matrix, variants []variant.Variant, ce
 		if b > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%-*s", name, tr(w, "variant"))
+		fmt.Fprintf(w, "%-*s", name, in(w, lang.Text{EN: "variant", DE: "Variante"}))
 		for _, i := range block {
 			fmt.Fprintf(w, " %2d", i+1)
 		}
@@ -112,13 +113,13 @@ func writeCompactTable(w io.Writer, m sim.Matrix, variants []variant.Variant, ce
 			fmt.Fprintln(w)
 		}
 	}
-	fmt.Fprintln(w, tr(w, "\nPoints:"))
+	fmt.Fprintln(w, in(w, lang.Text{EN: "\nPoints:", DE: "\nPunkte:"}))
 	var key []string
 	for i, p := range m.Points {
-		key = append(key, fmt.Sprintf("%2d %s (%s)", i+1, p.ID, tr(w, string(p.Kind))))
+		key = append(key, fmt.Sprintf("%2d %s (%s)", i+1, p.ID, in(w, kindText(p.Kind))))
 	}
 	writeColumns(w, key, 2)
-	fmt.Fprintln(w, tr(w, "\n✓ all invariants hold   - never reached   ! disagrees with what the variant declares"))
+	fmt.Fprintln(w, in(w, lang.Text{EN: "\n✓ all invariants hold   - never reached   ! disagrees with what the variant declares", DE: "\n✓ alle Invarianten gelten   - nie erreicht   ! widerspricht der Erwartung der Variante"}))
 	line := ""
 	for _, o := range badOutcomes() {
 		item := o.Letter() + " " + o.String()

@@ -200,7 +200,7 @@ func (g Group) Report(l lang.Lang, hint lang.Text, replay string, width int) str
 	if hint.EN != "" {
 		b.WriteString("\n" + Wrap("    "+(lang.Text{EN: "hint", DE: "Hinweis"}).In(l)+": ", "      ", hint.In(l), width))
 	}
-	b.WriteString("\n" + Command("    "+(lang.Text{EN: "replay", DE: "wiederholen"}).In(l)+": ", replay, width))
+	b.WriteString("\n" + Command("    "+(lang.Text{EN: "replay", DE: "Wiederholen"}).In(l)+": ", replay, width))
 	return b.String()
 }
 
