@@ -9,6 +9,7 @@ import (
 
 	"outboxlab/domain"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
@@ -188,7 +189,9 @@ func FindVariant(name string) (variant.Variant, error) {
 	for _, v := range slices.Concat(Extras(), StoryVariants()) {
 		more = append(more, v.Name)
 	}
-	return variant.Variant{}, fmt.Errorf("unknown variant %q (valid: %s; beyond the matrix: %s)", name, strings.Join(VariantNames(), ", "), strings.Join(more, ", "))
+	return variant.Variant{}, lang.Errorf(lang.Text{
+		EN: "unknown variant %q (valid: %s; beyond the matrix: %s)",
+		DE: "unbekannte Variante %q (gültig: %s; über die Matrix hinaus: %s)"}, name, strings.Join(VariantNames(), ", "), strings.Join(more, ", "))
 }
 
 // IsLabVariant reports whether name is one of the lab's own variants (the

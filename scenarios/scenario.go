@@ -12,6 +12,7 @@ import (
 
 	"outboxlab/domain"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
@@ -139,7 +140,7 @@ func Catalogue() []Scenario {
 }
 
 // chapterDE puts a variant's Chapter into German; its quotes already are.
-var chapterDE = strings.NewReplacer("sections", "Abschnitte", "section", "Abschnitt")
+var chapterDE = strings.NewReplacer("sections", "Abschnitte", "section", "Abschnitt", " and ", " und ")
 
 // storyPoints are the rows whose runs tell a mistake's story better than
 // its first declared failure, which for these is an accident of the
@@ -318,7 +319,9 @@ func FindScenario(name string) (Scenario, error) {
 		return crashes(name) // a crash point that is not a row, as the sweep names them
 	}
 	if err != nil {
-		return Scenario{}, fmt.Errorf("unknown scenario %q (valid: %s, a matrix point, or any crash point process.before-effect or process.after-effect, with an optional @K, several joined by +, or [ROW+]commit-failure:BOUNDARY@K; see `labrun list`)",
+		return Scenario{}, lang.Errorf(lang.Text{
+			EN: "unknown scenario %q (valid: %s, a matrix point, or any crash point process.before-effect or process.after-effect, with an optional @K, several joined by +, or [ROW+]commit-failure:BOUNDARY@K; see `labrun list`)",
+			DE: "unbekanntes Szenario %q (gültig: %s, ein Punkt der Matrix oder jeder Absturzpunkt process.before-effect oder process.after-effect, mit einem optionalen @K, mehrere mit + verbunden, oder [ROW+]commit-failure:BOUNDARY@K; siehe `labrun list`)"},
 			name, strings.Join(ScenarioNames(), ", "))
 	}
 	summary := fmt.Sprintf("the standard workload with a crash at %s, occurrence %d", p.ID, k)

@@ -4,6 +4,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/inbox"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
@@ -23,14 +24,14 @@ func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 	var out []check.DeadLetter
 	for _, m := range unsent {
 		if m.Status == outbox.DeadLetter {
-			out = append(out, check.DeadLetter{Where: "the outbox", MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
+			out = append(out, check.DeadLetter{Where: theOutbox, MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 		}
 	}
 	if k, ok := w.lastRelay.(variant.DeadLetterKeeper); ok {
 		out = append(out, k.DeadLetters()...)
 	}
 	for _, p := range w.billingDeadLetters() {
-		out = append(out, check.DeadLetter{Where: "billing", MessageID: p.Envelope.ID, AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence, Reason: p.Reason})
+		out = append(out, check.DeadLetter{Where: lang.Text{EN: "billing", DE: "Billing"}, MessageID: p.Envelope.ID, AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence, Reason: p.Reason})
 	}
 	return out
 }
@@ -141,3 +142,6 @@ func (w *world) unsentMessages() []outbox.Message {
 	}
 	return outbox.Unsent(w.orderDB)
 }
+
+// theOutbox is where a relay's dead letters are, as a sentence names it.
+var theOutbox = lang.Text{EN: "the outbox", DE: "der Outbox"}

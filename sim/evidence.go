@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/outbox"
 	"outboxlab/store"
 )
@@ -14,7 +15,7 @@ import (
 // both databases' commit logs up to that time, at.
 type workEnd struct {
 	quiet        bool
-	busy         string
+	busy         lang.Text
 	unsent       []outbox.Message
 	deadLetters  []check.DeadLetter
 	beforeReplay []check.Attempts

@@ -75,7 +75,7 @@ func (w *world) replayOne(relay interface {
 		cur, ok := outbox.Get(tx, m.Key)
 		tx.Rollback()
 		if ok && cur.Status == outbox.DeadLetter {
-			w.unreplayed = append(w.unreplayed, check.DeadLetter{Where: "the outbox", MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
+			w.unreplayed = append(w.unreplayed, check.DeadLetter{Where: theOutbox, MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 		}
 	}
 	return nil

@@ -1,8 +1,7 @@
 package sim
 
 import (
-	"fmt"
-	"strings"
+	"outboxlab/lab/lang"
 	"time"
 )
 
@@ -26,29 +25,33 @@ const maxIdlePolls = 600
 
 // runUntilQuiet steps the world until nothing is due (quiet) or deadline
 // passes (not quiet; busy says what was still going on).
-func (w *world) runUntilQuiet(deadline time.Time) (quiet bool, busy string, err error) {
+func (w *world) runUntilQuiet(deadline time.Time) (quiet bool, busy lang.Text, err error) {
 	idle := 0 // polls in a row of a process that says it is due and does nothing
 	for steps := 0; steps < maxSteps; steps++ {
 		did, err := w.tick()
 		if err != nil {
-			return false, "", err
+			return false, lang.Text{}, err
 		}
 		if did {
 			idle = 0
 			if n := len(w.broker.Log()); n > w.stormCap() {
-				return false, fmt.Sprintf("the broker stores %d messages for %d commands: a publish storm; %s", n, w.commands, w.busy()), nil
+				return false, lang.Textf(lang.Text{
+					EN: "the broker stores %d messages for %d commands: a publish storm; %s",
+					DE: "der Broker speichert %d Nachrichten für %d Befehle: ein Sturm von Sendeversuchen; %s"}, n, w.commands, w.busy()), nil
 			}
 			continue
 		}
 		next, ok := w.nextEvent()
 		if !ok {
-			return true, "", nil
+			return true, lang.Text{}, nil
 		}
 		if !next.After(w.clock.Now()) {
 			// Something claims to be due but did nothing: poll again
 			// later, and not for ever.
 			if idle++; idle == maxIdlePolls {
-				return false, fmt.Sprintf("due for %d polls a second apart without doing anything; %s", maxIdlePolls, w.busy()), nil
+				return false, lang.Textf(lang.Text{
+					EN: "due for %d polls a second apart without doing anything; %s",
+					DE: "fällig für %d Polls im Abstand einer Sekunde, ohne etwas zu tun; %s"}, maxIdlePolls, w.busy()), nil
 			}
 			next = w.clock.Now().Add(time.Second)
 		}
@@ -56,14 +59,14 @@ func (w *world) runUntilQuiet(deadline time.Time) (quiet bool, busy string, err 
 			if w.onlyRestartsLeft() {
 				// What is left is a process that does not come back
 				// before the check (its host is gone): nothing to do.
-				return true, "", nil
+				return true, lang.Text{}, nil
 			}
 			return false, w.busy(), nil
 		}
 		w.checkSleep(next)
 		w.clock.Set(next)
 	}
-	return false, fmt.Sprintf("%d steps without quiescence; %s", maxSteps, w.busy()), nil
+	return false, lang.Textf(lang.Text{EN: "%d steps without quiescence; %s", DE: "%d Schritte ohne Abklingen; %s"}, maxSteps, w.busy()), nil
 }
 
 // tick does one thing at the current time, if anything is due: a restart,
@@ -291,20 +294,35 @@ func later(a, b time.Time) time.Time {
 }
 
 // busy describes what keeps the world from being quiet.
-func (w *world) busy() string {
-	var parts []string
+func (w *world) busy() lang.Text {
+	var parts []lang.Text
 	for _, p := range w.procs {
 		if p.relay != nil {
 			if t, ok := p.relay.NextWake(); ok {
-				parts = append(parts, fmt.Sprintf("%s wants to work again %s", p.name, FromNow(t.Sub(w.clock.Now()))))
+				parts = append(parts, lang.Textf(lang.Text{EN: "%s wants to work again %s", DE: "%[1]s will %[2]s wieder arbeiten"},
+					p.name, fromNow(t.Sub(w.clock.Now()))))
 			}
 		}
 	}
 	if n := w.broker.Pending(w.subscription()); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d deliveries pending", n))
+		parts = append(parts, lang.Textf(lang.Text{EN: "%d deliveries pending", DE: "%d Zustellungen ausstehend"}, n))
 	}
 	if len(parts) == 0 {
-		return "unknown"
+		return lang.Text{EN: "unknown", DE: "unbekannt"}
 	}
-	return strings.Join(parts, "; ")
+	return lang.Join(parts, "; ")
+}
+
+// fromNow is FromNow in both languages.
+func fromNow(d time.Duration) lang.Text {
+	const day, year = 24 * time.Hour, 365 * 24 * time.Hour
+	switch {
+	case d <= 0:
+		return lang.Text{EN: "now", DE: "jetzt"}
+	case d >= year:
+		return lang.Textf(lang.Text{EN: "in %d years", DE: "in %d Jahren"}, d/year)
+	case d >= day:
+		return lang.Textf(lang.Text{EN: "in %d days", DE: "in %d Tagen"}, d/day)
+	}
+	return lang.Textf(lang.Text{EN: "in %s", DE: "in %s"}, lang.Duration(d.Round(time.Millisecond)))
 }

@@ -123,7 +123,7 @@ type World struct {
 	// (something retried forever).
 	Quiesced bool
 	// Busy describes what was still going on when the horizon ran out.
-	Busy string
+	Busy lang.Text
 
 	// Changes are the committed business changes with their content (see
 	// Changes); nil compares labels only.
@@ -219,8 +219,8 @@ type Delay struct {
 
 // DeadLetter is a message that was given up on, and where.
 type DeadLetter struct {
-	// Where is "outbox" or "billing".
-	Where       string
+	// Where is the outbox or billing, as a sentence names it.
+	Where       lang.Text
 	MessageID   string
 	AggregateID string
 	Sequence    int

@@ -75,7 +75,7 @@ func TestCheck(t *testing.T) {
 			Publishes: []check.Attempts{{MessageID: "e-1", AggregateID: "o-1", Sequence: 1, N: 5, Budget: 6},
 				{MessageID: "e-2", AggregateID: "o-1", Sequence: 2, N: 4, Budget: 3}},
 		}, []string{"STORM o-1#2: message e-2 was published 4 times, the retry policy allows 3: retries without backoff or limit hammer the broker"}},
-		{"busy at the horizon", check.World{Busy: "relay-1 wants to work"},
+		{"busy at the horizon", check.World{Busy: lang.Plain("relay-1 wants to work")},
 			[]string{"STUCK: still busy at the end of the horizon: relay-1 wants to work"}},
 		{"acknowledged and not committed", check.World{
 			Orders: []domain.Order{order("o-1", 1)}, Ledger: []billing.Entry{entry("o-1", 1)}, Quiesced: true,
@@ -99,7 +99,7 @@ func TestCheck(t *testing.T) {
 			BillingParked: []check.ParkAttempts{{MessageID: "e-1", AggregateID: "o-1", Sequence: 1, Attempts: 1, Allowed: 0}},
 		}, []string{"GAVE_UP o-1#1: billing put message e-1 aside as a dead letter after 1 attempt(s), though its fault was transient: the next attempt would have worked (retry is the protection against transient errors)"}},
 		{"a replay that left its dead letter dead", check.World{Quiesced: true,
-			Unreplayed: []check.DeadLetter{{Where: "outbox", MessageID: "e-1", AggregateID: "o-1", Sequence: 1}},
+			Unreplayed: []check.DeadLetter{{Where: lang.Plain("outbox"), MessageID: "e-1", AggregateID: "o-1", Sequence: 1}},
 		}, []string{"STUCK o-1#1: the operator fixed its cause and replayed message e-1 (in outbox), and it stayed a dead letter"}},
 		{"billing holds a change it applied", check.World{
 			Orders: []domain.Order{order("o-1", 1)}, Ledger: []billing.Entry{entry("o-1", 1)}, Quiesced: true,

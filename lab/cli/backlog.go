@@ -83,35 +83,35 @@ var simulateBacklog = backlog.SimulateWith
 
 // backlogParams reads the flags and computes the arithmetic.
 func backlogParams(rateText, outageText, relayText, brokerText, consumerText string) (backlog.Params, backlog.Estimate, error) {
-	rate, err := positive("--rate", rateText, "events per second")
+	rate, err := positive("--rate", rateText, eventsPerSecond)
 	if err != nil {
 		return backlog.Params{}, backlog.Estimate{}, err
 	}
-	relay, err := positive("--relay", relayText, "messages per second")
+	relay, err := positive("--relay", relayText, messagesPerSecond)
 	if err != nil {
 		return backlog.Params{}, backlog.Estimate{}, err
 	}
 	if outageText == "" {
-		return backlog.Params{}, backlog.Estimate{}, usagef("missing --outage (a duration such as 20m)")
+		return backlog.Params{}, backlog.Estimate{}, usagef(lang.Text{EN: "missing --outage (a duration such as 20m)", DE: "--outage fehlt (eine Dauer wie 20m)"})
 	}
 	outage, err := time.ParseDuration(outageText)
 	if err != nil || outage < 0 {
-		return backlog.Params{}, backlog.Estimate{}, usagef("--outage %q is not a duration >= 0 (e.g. 20m, 1h30m, 90s)", outageText)
+		return backlog.Params{}, backlog.Estimate{}, usagef(lang.Text{EN: "--outage %q is not a duration >= 0 (e.g. 20m, 1h30m, 90s)", DE: "--outage %q ist keine Dauer >= 0 (z. B. 20m, 1h30m, 90s)"}, outageText)
 	}
 	p := backlog.Params{Rate: rate, Outage: outage, Relay: relay}
 	if brokerText != "" {
-		if p.Broker, err = positive("--broker", brokerText, "messages per second"); err != nil {
+		if p.Broker, err = positive("--broker", brokerText, messagesPerSecond); err != nil {
 			return p, backlog.Estimate{}, err
 		}
 	}
 	if consumerText != "" {
-		if p.Consumer, err = positive("--consumer", consumerText, "messages per second"); err != nil {
+		if p.Consumer, err = positive("--consumer", consumerText, messagesPerSecond); err != nil {
 			return p, backlog.Estimate{}, err
 		}
 	}
 	est, err := backlog.Compute(p)
 	if err != nil {
-		return p, est, usageError{msg: err.Error()}
+		return p, est, usageFrom(err)
 	}
 	return p, est, nil
 }
@@ -143,17 +143,23 @@ func refusal(p backlog.Params, est backlog.Estimate, plan backlog.Plan, err erro
 			DE: "--simulate: etwa %.3g Schritte von %s, bis der Rückstau abgebaut ist, mehr als die Simulation in etwa einer Minute macht (%d); die Rechnung: %.0f Nachrichten warten nach dem Ausfall und bauen sich in %s ab" + ohne,
 		}, plan.Steps, short(plan.Step), backlog.MaxSteps, est.Backlog, short(est.Drain)))
 	}
-	return usageError{msg: err.Error()}
+	return usageFrom(err)
 }
 
 // positive parses a required number > 0.
-func positive(flagName, text, unit string) (float64, error) {
+// The units of backlog's rates, as a usage error names them.
+var (
+	eventsPerSecond   = lang.Text{EN: "events per second", DE: "Ereignisse pro Sekunde"}
+	messagesPerSecond = lang.Text{EN: "messages per second", DE: "Nachrichten pro Sekunde"}
+)
+
+func positive(flagName, text string, unit lang.Text) (float64, error) {
 	if text == "" {
-		return 0, usagef("missing %s (a number of %s > 0)", flagName, unit)
+		return 0, usagef(lang.Text{EN: "missing %s (a number of %s > 0)", DE: "%s fehlt (eine Zahl der %s > 0)"}, flagName, unit)
 	}
 	v, err := strconv.ParseFloat(text, 64)
 	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return 0, usagef("%s %q is not a number of %s > 0", flagName, text, unit)
+		return 0, usagef(lang.Text{EN: "%s %q is not a number of %s > 0", DE: "%s %q ist keine Zahl der %s > 0"}, flagName, text, unit)
 	}
 	return v, nil
 }

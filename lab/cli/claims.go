@@ -44,7 +44,7 @@ func runClaims(args []string, stdout io.Writer) error {
 	}
 	if *chapter != "" {
 		if !slices.Contains(scenarios.Chapters, *chapter) {
-			return usagef("--chapter %q is not a chapter (valid: %s)", *chapter, strings.Join(scenarios.Chapters, ", "))
+			return usagef(lang.Text{EN: "--chapter %q is not a chapter (valid: %s)", DE: "--chapter %q ist kein Kapitel (gültig: %s)"}, *chapter, strings.Join(scenarios.Chapters, ", "))
 		}
 		cs = slices.DeleteFunc(cs, func(c scenarios.Claim) bool { return c.Chapter() != *chapter })
 	}
@@ -69,11 +69,11 @@ func loadClaims(file string) ([]scenarios.Claim, error) {
 	}
 	text, err := os.ReadFile(file)
 	if err != nil {
-		return nil, usagef("--file: %v", err)
+		return nil, usagef(lang.Text{EN: "--file: %v", DE: "--file: %v"}, err)
 	}
 	cs, err := scenarios.ParseClaims(file, string(text))
 	if err != nil {
-		return nil, usageError{msg: err.Error()}
+		return nil, usageFrom(err)
 	}
 	return cs, nil
 }

@@ -36,18 +36,18 @@ func runExplore(args []string, stdout io.Writer) error {
 		*seedText = "1"
 	}
 	if *variantName == "" {
-		return usagef("missing --variant (valid: %s)", strings.Join(scenarios.VariantNames(), ", "))
+		return usagef(lang.Text{EN: "missing --variant (valid: %s)", DE: "--variant fehlt (gültig: %s)"}, strings.Join(scenarios.VariantNames(), ", "))
 	}
 	v, err := scenarios.FindMatrixVariant(*variantName)
 	if err != nil {
-		return usageError{msg: err.Error()}
+		return usageFrom(err)
 	}
 	runs64, err := wholeNumber("--runs", *runsText, 1)
 	if err != nil {
 		return err
 	}
 	if runs64 > maxRuns {
-		return usagef("--runs %d is too large (at most %d)", runs64, maxRuns)
+		return usagef(lang.Text{EN: "--runs %d is too large (at most %d)", DE: "--runs %d ist zu groß (höchstens %d)"}, runs64, maxRuns)
 	}
 	runs := int(runs64)
 	seed, err := wholeNumber("--seed", *seedText, 0)

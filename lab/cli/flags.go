@@ -116,6 +116,7 @@ func (f *flags) names() string {
 // parse parses flags, accepting positional arguments before and after them,
 // and returns the positional arguments.
 func parse(fs *flags, args []string) ([]string, error) {
+	setLanguageFirst(fs, args)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -131,6 +132,24 @@ func parse(fs *flags, args []string) ([]string, error) {
 		}
 		positional = append(positional, args[0])
 		args = args[1:]
+	}
+}
+
+// setLanguageFirst sets --lang before the other flags are parsed, so that
+// an error in a flag before it is in its language. A bad value is left
+// to the parse, which reports it.
+func setLanguageFirst(fs *flags, args []string) {
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "lang" {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			value = args[i+1]
+		}
+		if _, err := lang.Parse(value); err == nil {
+			_ = fs.Set("lang", value) // parsed above: cannot fail
+		}
 	}
 }
 
@@ -155,7 +174,7 @@ func (f *flags) explain(err error) error {
 		if value, err := strconv.QuotedPrefix(rest); err == nil {
 			if rest, ok := strings.CutPrefix(rest[len(value):], " for flag -"); ok {
 				if name, reason, ok := strings.Cut(rest, ": "); ok {
-					return usagef("--%s %s: %s", name, value, reason)
+					return usagef(lang.Text{EN: "--%s %s: %s", DE: "--%s %s: %s"}, name, value, reason)
 				}
 			}
 		}
@@ -170,7 +189,7 @@ func parseFlagsOnly(fs *flags, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return usagef("unexpected argument %q (%s takes only flags)", rest[0], fs.Name())
+		return usagef(lang.Text{EN: "unexpected argument %q (%s takes only flags)", DE: "unerwartetes Argument %q (%s nimmt nur Schalter)"}, rest[0], fs.Name())
 	}
 	return nil
 }

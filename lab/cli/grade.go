@@ -25,11 +25,11 @@ func runGrade(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *variantName == "" {
-		return usagef("missing --variant (valid: %s)", strings.Join(scenarios.VariantNames(), ", "))
+		return usagef(lang.Text{EN: "missing --variant (valid: %s)", DE: "--variant fehlt (gültig: %s)"}, strings.Join(scenarios.VariantNames(), ", "))
 	}
 	v, err := scenarios.FindVariant(*variantName)
 	if err != nil {
-		return usageError{msg: err.Error()}
+		return usageFrom(err)
 	}
 	verdicts, err := gradeAll([]variant.Variant{v}, depth.value)
 	if err != nil {

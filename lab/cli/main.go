@@ -115,7 +115,16 @@ func (e usageError) in(l lang.Lang) string {
 	return e.msg
 }
 
-func usagef(format string, args ...any) error { return usageError{msg: fmt.Sprintf(format, args...)} }
+// usagef is a usage error in both languages, format's arguments in both.
+func usagef(format lang.Text, args ...any) error {
+	return usageError{text: lang.Textf(format, args...)}
+}
+
+// usageFrom is err as a usage error, in both languages where err has a
+// lang.Error.
+func usageFrom(err error) error {
+	return usageError{text: lang.Text{EN: lang.Message(err, lang.English), DE: lang.Message(err, lang.German)}}
+}
 
 // usageText is a usage error in both languages.
 func usageText(t lang.Text) error { return usageError{text: t} }
@@ -126,9 +135,9 @@ func wholeNumber(flagName, text string, lowest uint64) (uint64, error) {
 	n, err := strconv.ParseUint(text, 10, 64)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
-		return 0, usagef("%s %q is too large (at most %d)", flagName, text, uint64(math.MaxUint64))
+		return 0, usagef(lang.Text{EN: "%s %q is too large (at most %d)", DE: "%s %q ist zu groß (höchstens %d)"}, flagName, text, uint64(math.MaxUint64))
 	case err != nil || n < lowest:
-		return 0, usagef("%s %q is not a whole number >= %d", flagName, text, lowest)
+		return 0, usagef(lang.Text{EN: "%s %q is not a whole number >= %d", DE: "%s %q ist keine ganze Zahl >= %d"}, flagName, text, lowest)
 	}
 	return n, nil
 }
@@ -231,7 +240,7 @@ func runWith(def lang.Lang, args []string, stdout, stderr io.Writer) int {
 func reportUsage(stderr io.Writer, who string, err error, out *errWriter) int {
 	var ue usageError
 	if !errors.As(err, &ue) {
-		ue = usageError{msg: err.Error()}
+		ue = usageFrom(err).(usageError)
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", who, ue.in(langOf(out)))
 	return exitUsage

@@ -150,7 +150,7 @@ func selectVariants(names []string) ([]variant.Variant, error) {
 		seen[n] = true
 		v, err := scenarios.FindMatrixVariant(n)
 		if err != nil {
-			return nil, usageError{msg: err.Error()}
+			return nil, usageFrom(err)
 		}
 		out = append(out, v)
 	}

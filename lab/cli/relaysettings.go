@@ -53,7 +53,7 @@ func (f relayFlags) settings() ([]relaySetting, error) {
 	if *f.maxAttempts != "" {
 		n, err := strconv.Atoi(*f.maxAttempts)
 		if err != nil || n < 1 || n > 1000 {
-			return nil, usagef("--max-attempts %q is not a whole number from 1 to 1000", *f.maxAttempts)
+			return nil, usagef(lang.Text{EN: "--max-attempts %q is not a whole number from 1 to 1000", DE: "--max-attempts %q ist keine ganze Zahl von 1 bis 1000"}, *f.maxAttempts)
 		}
 		out = append(out, relaySetting{"--max-attempts", *f.maxAttempts, func(c *outbox.Config) { c.MaxAttempts = n }})
 	}
@@ -70,7 +70,7 @@ func (f relayFlags) settings() ([]relaySetting, error) {
 		}
 		v, err := time.ParseDuration(d.text)
 		if err != nil || v <= 0 {
-			return nil, usagef("%s %q is not a positive duration (e.g. 30s, 5m, 72h)", d.flag, d.text)
+			return nil, usagef(lang.Text{EN: "%s %q is not a positive duration (e.g. 30s, 5m, 72h)", DE: "%s %q ist keine positive Dauer (z. B. 30s, 5m, 72h)"}, d.flag, d.text)
 		}
 		set := d.set
 		out = append(out, relaySetting{d.flag, d.text, func(c *outbox.Config) { set(c, v) }})
@@ -103,7 +103,7 @@ func withRelaySettings(v variant.Variant, settings []relaySetting) (variant.Vari
 	w, err := variant.WithRelayConfig(v, change)
 	if err != nil {
 		base := outbox.DefaultConfig("relay").BackoffBase
-		return v, "", usagef("%s: %v (the backoff and the pause start at BackoffBase, %s)", strings.Join(flags, " "), err, base)
+		return v, "", usagef(lang.Text{EN: "%s: %v (the backoff and the pause start at BackoffBase, %s)", DE: "%s: %v (Backoff und Pause beginnen bei BackoffBase, %s)"}, strings.Join(flags, " "), err, base)
 	}
 	return w, " " + strings.Join(flags, " "), nil
 }

@@ -38,7 +38,7 @@ func runScenario(args []string, stdout io.Writer) error {
 		// A crash that never happened must not pass for one that was
 		// survived.
 		missed := r.cfg.Crashes[len(res.Fired)]
-		return usagef("the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)",
+		return usagef(lang.Text{EN: "the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)", DE: "der geplante Absturz %s@%d kam nie: mit Variante %s und Seed %d erreicht der Lauf %s %d-mal"},
 			missed.Point, missed.Occurrence, r.v.Name, r.seed, missed.Point, res.Reached[missed.Point])
 	}
 	if err := writeScenario(stdout, sc, r, res, opt.format.value); err != nil {
@@ -116,7 +116,7 @@ func scenarioVariant(sc scenarios.Scenario, name string) (variant.Variant, error
 	}
 	v, err := scenarios.FindVariant(name)
 	if err != nil {
-		return v, usageError{msg: err.Error()}
+		return v, usageFrom(err)
 	}
 	return v, sameStory(sc, v)
 }
@@ -194,25 +194,25 @@ func scenarioFlags(stdout io.Writer) (*flags, scenarioOptions) {
 func pickScenario(file string, rest []string) (scenarios.Scenario, error) {
 	switch {
 	case file != "" && len(rest) > 0:
-		return scenarios.Scenario{}, usagef("unexpected argument %q (scenario takes a NAME or --file, not both)", rest[0])
+		return scenarios.Scenario{}, usagef(lang.Text{EN: "unexpected argument %q (scenario takes a NAME or --file, not both)", DE: "unerwartetes Argument %q (scenario nimmt einen NAMEN oder --file, nicht beides)"}, rest[0])
 	case file != "":
 		text, err := os.ReadFile(file)
 		if err != nil {
-			return scenarios.Scenario{}, usagef("--file: %v", err)
+			return scenarios.Scenario{}, usagef(lang.Text{EN: "--file: %v", DE: "--file: %v"}, err)
 		}
 		f, err := scenarios.ParseFile(file, string(text))
 		if err != nil {
-			return scenarios.Scenario{}, usageError{msg: err.Error()}
+			return scenarios.Scenario{}, usageFrom(err)
 		}
 		return f.Scenario, nil
 	case len(rest) == 0:
-		return scenarios.Scenario{}, usagef("missing scenario NAME or --file F (see `labrun list`)")
+		return scenarios.Scenario{}, usagef(lang.Text{EN: "missing scenario NAME or --file F (see `labrun list`)", DE: "Szenario-NAME oder --file F fehlt (siehe `labrun list`)"})
 	case len(rest) > 1:
-		return scenarios.Scenario{}, usagef("unexpected argument %q (scenario takes one NAME)", rest[1])
+		return scenarios.Scenario{}, usagef(lang.Text{EN: "unexpected argument %q (scenario takes one NAME)", DE: "unerwartetes Argument %q (scenario nimmt einen NAMEN)"}, rest[1])
 	}
 	sc, err := scenarios.FindScenario(rest[0])
 	if err != nil {
-		return sc, usageError{msg: err.Error()}
+		return sc, usageFrom(err)
 	}
 	return sc, nil
 }
@@ -224,11 +224,11 @@ func alertFlag(text, format string) (time.Duration, error) {
 		return time.Minute, nil
 	}
 	if format != "metrics" {
-		return 0, usagef("--alert %s: the alert belongs to the metrics view (add --format metrics)", text)
+		return 0, usagef(lang.Text{EN: "--alert %s: the alert belongs to the metrics view (add --format metrics)", DE: "--alert %s: der Alarm gehört zur Metrik-Ansicht (mit --format metrics)"}, text)
 	}
 	d, err := time.ParseDuration(text)
 	if err != nil || d <= 0 {
-		return 0, usagef("--alert %q is not a positive duration (e.g. 30s, 1m, 5m)", text)
+		return 0, usagef(lang.Text{EN: "--alert %q is not a positive duration (e.g. 30s, 1m, 5m)", DE: "--alert %q ist keine positive Dauer (z. B. 30s, 1m, 5m)"}, text)
 	}
 	return d, nil
 }
@@ -265,11 +265,11 @@ func relaysFlag(text string, v variant.Variant) (int, error) {
 		return 0, err
 	}
 	if n64 > scenarios.MaxRelays {
-		return 0, usagef("--relays %d is too large (at most %d)", n64, scenarios.MaxRelays)
+		return 0, usagef(lang.Text{EN: "--relays %d is too large (at most %d)", DE: "--relays %d ist zu groß (höchstens %d)"}, n64, scenarios.MaxRelays)
 	}
 	n := int(n64)
 	if m := v.MaxRelays; m > 0 && n > m {
-		return 0, usagef("--relays %d: variant %s supports at most %d relay(s)", n, v.Name, m)
+		return 0, usagef(lang.Text{EN: "--relays %d: variant %s supports at most %d relay(s)", DE: "--relays %d: Variante %s unterstützt höchstens %d Relay(s)"}, n, v.Name, m)
 	}
 	return n, nil
 }

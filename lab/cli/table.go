@@ -55,16 +55,18 @@ func colourize(text string) string {
 }
 
 func writeMatrixTable(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {
-	fmt.Fprintf(w, "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n",
-		len(variants), len(m.Points), len(m.Workload), m.Seed)
+	fmt.Fprint(w, inf(w, lang.Text{
+		EN: "Crash matrix: %d variant(s) x %d points, standard workload (%d commands), seed %d\n\n",
+		DE: "Crash-Matrix: %d Variante(n) x %d Punkte, Standard-Arbeitslast (%d Befehle), Seed %d\n\n"},
+		len(variants), len(m.Points), len(m.Workload), m.Seed))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "point\tkind")
+	fmt.Fprint(tw, in(w, lang.Text{EN: "point\tkind", DE: "Punkt\tArt"}))
 	for _, v := range variants {
 		fmt.Fprintf(tw, "\t%s", v.Name)
 	}
 	fmt.Fprintln(tw)
 	for _, p := range m.Points {
-		fmt.Fprintf(tw, "%s\t%s", p.ID, p.Kind)
+		fmt.Fprintf(tw, "%s\t%s", p.ID, in(w, kindText(p.Kind)))
 		for _, v := range variants {
 			fmt.Fprintf(tw, "\t%s", mark(cellAt(cells, v.Name, p.ID)))
 		}

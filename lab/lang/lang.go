@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -147,3 +148,26 @@ func Join(texts []Text, sep string) Text {
 // Plain is a text that reads the same in both languages: an id, a
 // command, a number.
 func Plain(s string) Text { return Text{EN: s, DE: s} }
+
+// Error is an error a learner reads (a bad name, a bad value), in both
+// languages; Error() is its English.
+type Error struct{ Text Text }
+
+func (e *Error) Error() string { return e.Text.EN }
+
+// Errorf is Textf as an *Error.
+func Errorf(format Text, args ...any) error { return &Error{Textf(format, args...)} }
+
+// Message returns err's message in l: an *Error in err's chain in l, with
+// the English context that wraps it (as fmt.Errorf("...: %w") puts it
+// before) kept; any other error as it is.
+func Message(err error, l Lang) string {
+	msg := err.Error()
+	var e *Error
+	if errors.As(err, &e) {
+		if prefix, ok := strings.CutSuffix(msg, e.Error()); ok {
+			return prefix + e.Text.In(l)
+		}
+	}
+	return msg
+}

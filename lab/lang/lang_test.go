@@ -78,3 +78,16 @@ func TestNumbersAndDurationsInGerman(t *testing.T) {
 		t.Errorf("Textf with Count and Duration: %+v, want %+v", got, want)
 	}
 }
+
+func TestMessageOfAWrappedError(t *testing.T) {
+	err := fmt.Errorf("--variant: %w", lang.Errorf(lang.Text{EN: "unknown variant %q", DE: "unbekannte Variante %q"}, "nope"))
+	if got := lang.Message(err, lang.German); got != `--variant: unbekannte Variante "nope"` {
+		t.Errorf("German: %q", got)
+	}
+	if got := lang.Message(err, lang.English); got != err.Error() {
+		t.Errorf("English: %q, want %q", got, err.Error())
+	}
+	if got := lang.Message(fmt.Errorf("plain"), lang.German); got != "plain" {
+		t.Errorf("a plain error: %q", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"outboxlab/billing"
 	"outboxlab/inbox"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/store"
@@ -103,7 +104,7 @@ type CDCRelay struct{ *cdc.Relay }
 func (r CDCRelay) DeadLetters() []check.DeadLetter {
 	var out []check.DeadLetter
 	for _, m := range store.Values[outbox.Message](r.DB, cdc.TableDead) {
-		out = append(out, check.DeadLetter{Where: "the CDC relay's dead-letter table", MessageID: m.ID,
+		out = append(out, check.DeadLetter{Where: lang.Text{EN: "the CDC relay's dead-letter table", DE: "der Dead-Letter-Tabelle des CDC-Relays"}, MessageID: m.ID,
 			AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 	}
 	return out

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/real/cleanup"
 )
 
@@ -295,7 +296,7 @@ func (r *run) run() (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	world.Quiesced, world.Busy, world.Acknowledged = quiet, busy, r.acknowledged
+	world.Quiesced, world.Busy, world.Acknowledged = quiet, lang.Text{EN: busy}, r.acknowledged
 	vs := check.Check(world)
 	return Result{Outcome: check.Worst(vs), Violations: vs, Fired: read.fired, Commits: read.commits, Situations: read.situations}, nil
 }

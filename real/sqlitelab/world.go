@@ -11,6 +11,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/inbox"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/sim"
@@ -76,7 +77,7 @@ func readWorld(dir, postgres string, interruptions int) (w check.World, f facts,
 	}
 	for _, m := range w.Outbox {
 		if m.Status == outbox.DeadLetter {
-			w.DeadLetters = append(w.DeadLetters, check.DeadLetter{Where: "outbox", MessageID: m.ID,
+			w.DeadLetters = append(w.DeadLetters, check.DeadLetter{Where: lang.Text{EN: "outbox"}, MessageID: m.ID,
 				AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 		}
 	}

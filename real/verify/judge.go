@@ -59,14 +59,14 @@ func Judge(e Evidence) ([]check.Violation, error) {
 	extra = append(extra, keyOrder(e.Log, byID)...)
 	extra = append(extra, unacknowledged(e.Produces)...)
 	w := check.World{Orders: e.Orders, Changes: e.Changes, Outbox: e.Unsent, Published: published,
-		Quiesced: e.Quiesced, Busy: e.Busy, Transient: true, Acknowledged: e.Acknowledged}
+		Quiesced: e.Quiesced, Busy: lang.Text{EN: e.Busy}, Transient: true, Acknowledged: e.Acknowledged}
 	var err error
 	if w.Ledger, w.Accounts, w.Held, err = pglab.Bill(published); err != nil {
 		return nil, fmt.Errorf("verify: judge: %w", err)
 	}
 	for _, m := range e.Unsent {
 		if m.Status == outbox.DeadLetter {
-			w.DeadLetters = append(w.DeadLetters, check.DeadLetter{Where: "outbox", MessageID: m.ID,
+			w.DeadLetters = append(w.DeadLetters, check.DeadLetter{Where: lang.Text{EN: "outbox"}, MessageID: m.ID,
 				AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: "the relay gave it up"})
 		}
 	}

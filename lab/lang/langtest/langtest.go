@@ -40,6 +40,16 @@ var (
 // English returns the lines of out that have English prose, each with the
 // English words found in it, for a test's failure message.
 func English(out string) []string {
+	// A quote may run over a wrapped line: blank it out in the whole
+	// text first, its line breaks kept.
+	out = quote.ReplaceAllStringFunc(out, func(q string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '\n' {
+				return r
+			}
+			return ' '
+		}, q)
+	})
 	var found []string
 	for _, line := range strings.Split(out, "\n") {
 		if words := englishWords(line); len(words) > 0 {
@@ -63,7 +73,6 @@ func HTML(page string) []string {
 // englishWords returns the English words of line's prose.
 func englishWords(line string) []string {
 	line = backtick.ReplaceAllString(line, " ")
-	line = quote.ReplaceAllString(line, " ")
 	line = command.ReplaceAllString(line, " ")
 	var words []string
 	for _, w := range strings.FieldsFunc(line, func(r rune) bool {

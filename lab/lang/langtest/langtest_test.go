@@ -32,6 +32,7 @@ func TestGermanIdsCommandsAndOutcomesPass(t *testing.T) {
 		"siehe `labrun help matrix`, `the run prints this`",
 		"relay-1 crash relay.after-send; IN_FLIGHT o-1#1",
 		"Ohne Bereinigung hinterlassen 2 Ereignisse/s 172.800 SENT-Zeilen am Tag",
+		"LOST o-1#3: Billing hält sie: „failed 3 times: add 0.10 EUR\n    to 19.99 USD: currency mismatch“)",
 	} {
 		if got := English(line); len(got) != 0 {
 			t.Errorf("English(%q) = %q, want none", line, got)

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"outboxlab/lab/lang/langtest"
+	"outboxlab/scenarios"
+)
+
+// germanRuns are the labrun commands a participant runs in German: every
+// command, its formats for people (text, markdown, HTML, metrics), a
+// passing and a failing variant, help, and bad input.
+func germanRuns() [][]string {
+	runs := [][]string{
+		{}, {"matrix"}, {"matrix", "--format", "markdown"}, {"matrix", "--format", "html"},
+		{"matrix", "--variant", "dual-write", "--variant", "outbox", "--wide"},
+		{"grade", "--variant", "outbox"}, {"grade", "--variant", "mark-before-send"}, {"grade", "--variant", "recover-all"},
+		{"list"},
+		{"scenario", "relay.after-send", "--variant", "dual-write"},
+		{"scenario", "after-send-before-sent", "--format", "html"},
+		{"scenario", "claim-4711", "--format", "metrics"},
+		{"explore", "--variant", "mark-before-send", "--runs", "20"},
+		{"explore", "--variant", "outbox", "--runs", "20"},
+		{"explore", "--variant", "no-fencing", "--runs", "40", "--format", "html"},
+		{"backlog", "--rate", "2", "--outage", "20m", "--relay", "10"},
+		{"backlog", "--rate", "500", "--outage", "20m", "--relay", "1000", "--simulate"},
+		{"backlog", "--rate", "10", "--outage", "1m", "--relay", "5"},
+		{"claims"},
+		{"help"}, {"--help"},
+		{"matrix", "--variant", "nope"}, {"scenario", "nope"}, {"scenario", "reorder", "--seed", "x"},
+		{"explore"}, {"backlog", "--rate", "-1", "--outage", "1m", "--relay", "5"}, {"grade", "--colour"},
+	}
+	for _, c := range commands() {
+		runs = append(runs, []string{"help", c.name})
+	}
+	for _, s := range scenarios.Catalogue() {
+		runs = append(runs, []string{"scenario", s.Name})
+	}
+	return runs
+}
+
+// TestGermanOutputHasNoEnglish runs every command in germanRuns with
+// --lang de and fails on a line with English prose (langtest.English:
+// ids, outcome words, commands and backticks left out).
+func TestGermanOutputHasNoEnglish(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every labrun command")
+	}
+	for _, args := range germanRuns() {
+		args := append(args, "--lang", "de")
+		_, stdout, stderr := runLabrun(args...)
+		found := langtest.English(stderr)
+		if strings.Contains(strings.Join(args, " "), "html") {
+			found = append(found, langtest.HTML(workbench.ReplaceAllString(stdout, ""))...)
+		} else {
+			found = append(found, langtest.English(withoutTimeline(stdout))...)
+		}
+		for _, line := range found {
+			t.Errorf("labrun %s: English: %s", strings.Join(args, " "), line)
+		}
+	}
+}
+
+// timelineLine is a line of a timeline's log (a clock, or the indented
+// changes below one) or of a schedule in story-file syntax (explore's
+// shrunk counterexample: "at 0s: place o-3 27.32 CHF", "fault ...").
+var timelineLine = regexp.MustCompile(`^(day \d+ )?\d\d:\d\d:\d\d\.\d{3} |^ {20,}\S|^  (at \S+: |fault |crash )`)
+
+// workbench is an HTML page's timeline: its diagram and the final
+// state of its tables, which the simulator writes (see timelineLine).
+var workbench = regexp.MustCompile(`(?s)<div class="workbench">.*?</section>`)
+
+// withoutTimeline leaves out a timeline's log lines, which are not yet
+// German (the simulator writes them; see TestGermanOutputHasNoEnglish).
+func withoutTimeline(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		if !timelineLine.MatchString(line) {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
