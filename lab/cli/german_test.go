@@ -25,7 +25,7 @@ func germanRuns() [][]string {
 		{"explore", "--variant", "outbox", "--runs", "20"},
 		{"explore", "--variant", "no-fencing", "--runs", "40", "--format", "html"},
 		{"backlog", "--rate", "2", "--outage", "20m", "--relay", "10"},
-		{"backlog", "--rate", "500", "--outage", "20m", "--relay", "1000", "--simulate"},
+		{"backlog", "--rate", "5", "--outage", "2m", "--relay", "10", "--simulate"},
 		{"backlog", "--rate", "10", "--outage", "1m", "--relay", "5"},
 		{"claims"},
 		{"help"}, {"--help"},
