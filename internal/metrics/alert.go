@@ -29,7 +29,7 @@ func OldestUnsent(limit time.Duration) Rule {
 		Text: lang.Textf(lang.Text{
 			EN: "the oldest unsent message is older than %s: is the relay running, is the broker up, is a message stuck?",
 			DE: "die älteste ungesendete Nachricht ist älter als %s: läuft der Versandprozess, ist der Broker erreichbar, hängt eine Nachricht?",
-		}, limit),
+		}, lang.Duration(limit)),
 		Fires: func(s Sample) bool { return s.Unsent() > 0 && s.Outbox.OldestUnsentAge > limit },
 	}
 }

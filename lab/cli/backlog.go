@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"outboxlab/internal/backlog"
@@ -72,8 +73,8 @@ func runBacklog(args []string, stdout io.Writer) error {
 	if sim != nil {
 		writeSimulation(stdout, p, est, *sim)
 	}
-	fmt.Fprint(stdout, inf(stdout, lang.Text{EN: "Without cleanup, %g events/s leave %.0f SENT rows a day in the outbox (chapter 004: 2,000 a day are %.0f a year).\n", DE: "Ohne Bereinigung hinterlassen %g Ereignisse/s %.0f SENT-Zeilen am Tag in der Outbox (Kapitel 004: 2.000 am Tag sind %.0f im Jahr).\n"},
-		p.Rate, backlog.Growth(p.Rate*86400, 24*time.Hour), backlog.Growth(2000, 365*24*time.Hour)))
+	fmt.Fprint(stdout, inf(stdout, lang.Text{EN: "Without cleanup, %s events/s leave %s SENT rows a day in the outbox (chapter 004: 2,000 a day are %s a year).\n", DE: "Ohne Bereinigung hinterlassen %s Ereignisse/s %s SENT-Zeilen am Tag in der Outbox (Kapitel 004: 2.000 am Tag sind %s im Jahr).\n"},
+		lang.Decimal(p.Rate, 6), count(backlog.Growth(p.Rate*86400, 24*time.Hour)), count(backlog.Growth(2000, 365*24*time.Hour))))
 	return nil
 }
 
@@ -124,24 +125,24 @@ func refusal(p backlog.Params, est backlog.Estimate, plan backlog.Plan, err erro
 	switch {
 	case errors.Is(err, backlog.ErrNeverDrains):
 		return usageText(lang.Textf(lang.Text{
-			EN: "--simulate: the relay (%s/s) is not faster than the arrivals (%s/s): the backlog never drains, it grows by %s messages a second from the %.0f waiting when the broker comes back (%.0f more every hour); the simulation runs a backlog that drains" + without,
-			DE: "--simulate: das Relay (%s/s) ist nicht schneller als die Ankünfte (%s/s): der Rückstau baut sich nie ab, er wächst um %s Nachrichten je Sekunde von den %.0f, die warten, wenn der Broker zurückkommt (%.0f mehr je Stunde); die Simulation spielt einen Rückstau, der sich abbaut" + ohne,
-		}, rate(p.Relay), rate(p.Rate), rate(p.Rate-p.Relay), est.Backlog, 3600*(p.Rate-p.Relay)))
+			EN: "--simulate: the relay (%s/s) is not faster than the arrivals (%s/s): the backlog never drains, it grows by %s messages a second from the %s waiting when the broker comes back (%s more every hour); the simulation runs a backlog that drains" + without,
+			DE: "--simulate: das Relay (%s/s) ist nicht schneller als die Ankünfte (%s/s): der Rückstau baut sich nie ab, er wächst um %s Nachrichten je Sekunde von den %s, die warten, wenn der Broker zurückkommt (%s mehr je Stunde); die Simulation spielt einen Rückstau, der sich abbaut" + ohne,
+		}, rate(p.Relay), rate(p.Rate), rate(p.Rate-p.Relay), count(est.Backlog), count(3600*(p.Rate-p.Relay))))
 	case errors.Is(err, backlog.ErrTooLong) && plan.Steps == 0:
 		return usageText(lang.Textf(lang.Text{
-			EN: "--simulate: the arrivals (%s/s) are faster than the fastest relay the simulation steps through (%s/s: %d messages a claim every 125ms); the arithmetic: %.0f messages wait after the outage and drain in %s at %s/s" + without,
-			DE: "--simulate: die Ankünfte (%s/s) sind schneller als das schnellste Relay, das die Simulation durchschreitet (%s/s: %d Nachrichten je Claim alle 125ms); die Rechnung: %.0f Nachrichten warten nach dem Ausfall und bauen sich in %s bei %s/s ab" + ohne,
-		}, rate(p.Rate), rate(backlog.MaxRelay), backlog.MaxBatch, est.Backlog, short(est.Drain), rate(p.Relay)))
+			EN: "--simulate: the arrivals (%s/s) are faster than the fastest relay the simulation steps through (%s/s: %d messages a claim every 125ms); the arithmetic: %s messages wait after the outage and drain in %s at %s/s" + without,
+			DE: "--simulate: die Ankünfte (%s/s) sind schneller als das schnellste Relay, das die Simulation durchschreitet (%s/s: %d Nachrichten je Claim alle 125ms); die Rechnung: %s Nachrichten warten nach dem Ausfall und bauen sich in %s bei %s/s ab" + ohne,
+		}, rate(p.Rate), rate(backlog.MaxRelay), backlog.MaxBatch, count(est.Backlog), short(est.Drain), rate(p.Relay)))
 	case errors.Is(err, backlog.ErrTooLong) && plan.Messages > backlog.MaxMessages:
 		return usageText(lang.Textf(lang.Text{
-			EN: "--simulate: about %.3g messages arrive until the backlog drains, more than the simulation writes in about a minute (%d); the arithmetic: %.0f messages wait after the outage and drain in %s" + without,
-			DE: "--simulate: etwa %.3g Nachrichten kommen an, bis der Rückstau abgebaut ist, mehr als die Simulation in etwa einer Minute schreibt (%d); die Rechnung: %.0f Nachrichten warten nach dem Ausfall und bauen sich in %s ab" + ohne,
-		}, plan.Messages, backlog.MaxMessages, est.Backlog, short(est.Drain)))
+			EN: "--simulate: about %.3g messages arrive until the backlog drains, more than the simulation writes in about a minute (%s); the arithmetic: %s messages wait after the outage and drain in %s" + without,
+			DE: "--simulate: etwa %.3g Nachrichten kommen an, bis der Rückstau abgebaut ist, mehr als die Simulation in etwa einer Minute schreibt (%s); die Rechnung: %s Nachrichten warten nach dem Ausfall und bauen sich in %s ab" + ohne,
+		}, plan.Messages, lang.Count(int64(backlog.MaxMessages)), count(est.Backlog), short(est.Drain)))
 	case errors.Is(err, backlog.ErrTooLong):
 		return usageText(lang.Textf(lang.Text{
-			EN: "--simulate: about %.3g steps of %s until the backlog drains, more than the simulation takes in about a minute (%d); the arithmetic: %.0f messages wait after the outage and drain in %s" + without,
-			DE: "--simulate: etwa %.3g Schritte von %s, bis der Rückstau abgebaut ist, mehr als die Simulation in etwa einer Minute macht (%d); die Rechnung: %.0f Nachrichten warten nach dem Ausfall und bauen sich in %s ab" + ohne,
-		}, plan.Steps, short(plan.Step), backlog.MaxSteps, est.Backlog, short(est.Drain)))
+			EN: "--simulate: about %.3g steps of %s until the backlog drains, more than the simulation takes in about a minute (%s); the arithmetic: %s messages wait after the outage and drain in %s" + without,
+			DE: "--simulate: etwa %.3g Schritte von %s, bis der Rückstau abgebaut ist, mehr als die Simulation in etwa einer Minute macht (%s); die Rechnung: %s Nachrichten warten nach dem Ausfall und bauen sich in %s ab" + ohne,
+		}, plan.Steps, short(plan.Step), lang.Count(int64(backlog.MaxSteps)), count(est.Backlog), short(est.Drain)))
 	}
 	return usageFrom(err)
 }
@@ -166,22 +167,25 @@ func positive(flagName, text string, unit lang.Text) (float64, error) {
 
 // short prints a duration to a tenth of a second, or to three digits
 // when it is shorter than a second (a drain of 600ns is not 0s).
-func short(d time.Duration) time.Duration {
+func short(d time.Duration) lang.Text {
 	if d >= time.Second || d <= 0 {
-		return d.Round(100 * time.Millisecond)
+		return lang.Duration(d.Round(100 * time.Millisecond))
 	}
 	unit := time.Duration(1)
 	for unit*1000 <= d {
 		unit *= 10
 	}
-	return d.Round(unit)
+	return lang.Duration(d.Round(unit))
 }
 
 // rate prints a rate with at most six significant digits.
-func rate(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+func rate(v float64) lang.Text { return lang.Decimal(v, 6) }
+
+// count prints a number of messages, rounded to a whole one.
+func count(v float64) lang.Text { return lang.Count(int64(math.Round(v))) }
 
 func writeArithmetic(w io.Writer, p backlog.Params, est backlog.Estimate) {
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Backlog after a %s outage at %s events/s: %.0f messages (R·D)\n", DE: "Rückstau nach einem Ausfall von %s bei %s Ereignissen/s: %.0f Nachrichten (R·D)\n"}, p.Outage, rate(p.Rate), est.Backlog))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Backlog after a %s outage at %s events/s: %s messages (R·D)\n", DE: "Rückstau nach einem Ausfall von %s bei %s Ereignissen/s: %s Nachrichten (R·D)\n"}, lang.Duration(p.Outage), rate(p.Rate), count(est.Backlog)))
 	if p.Broker > 0 || p.Consumer > 0 {
 		writeCapacity(w, p, est)
 		return
@@ -203,7 +207,7 @@ func writeCapacity(w io.Writer, p backlog.Params, est backlog.Estimate) {
 		if v == 0 {
 			return lang.Text{EN: "keeps up", DE: "hält mit"}.In(l)
 		}
-		return rate(v) + "/s"
+		return rate(v).In(l) + "/s"
 	}
 	fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
 		EN: "Relay %s/s, broker %s, receiver %s: the %s is the slowest (%s/s), and the backlog waits in front of it (%s).",
@@ -228,7 +232,7 @@ func relayOnly(p backlog.Params, l lang.Lang) string {
 	if err != nil || !alone.Drains {
 		return lang.Text{EN: "it never drains", DE: "er baut sich nie ab"}.In(l)
 	}
-	return short(alone.Drain).String()
+	return short(alone.Drain).In(l)
 }
 
 func bottleneckName(b string, l lang.Lang) string {
@@ -274,24 +278,31 @@ func writeSimulation(w io.Writer, p backlog.Params, est backlog.Estimate, sim ba
 		switch {
 		case est.Drain <= 0:
 		case ratio <= 2:
-			text += inf(w, lang.Text{EN: " (%+.2f%% against the arithmetic)", DE: " (%+.2f%% gegenüber der Rechnung)"}, 100*(ratio-1))
+			text += inf(w, lang.Text{EN: " (%s%% against the arithmetic)", DE: " (%s %% gegenüber der Rechnung)"}, signedPercent(100*(ratio-1)))
 		default:
-			text += lang.Textf(lang.Text{EN: " (%s times the arithmetic's %s)", DE: " (das %s-Fache der rechnerischen %s)"}, times(ratio), short(est.Drain)).In(l)
+			text += lang.Textf(lang.Text{EN: " (%s times the arithmetic's %s)", DE: " (das %s-Fache der rechnerischen %s)"}, lang.Decimal(ratio, 3), short(est.Drain)).In(l)
 		}
 		if ratio > 1.1 {
 			text += backlogRetries.In(l)
 		}
 		fmt.Fprintln(w, hanging("", "", text))
 	}
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Peak age of the oldest unsent message: %s (%d messages, %d waiting when the broker came back)\n", DE: "Höchstes Alter der ältesten ungesendeten Nachricht: %s (%d Nachrichten, %d wartend, als der Broker zurückkam)\n"},
-		short(sim.PeakOldestAge), sim.Messages, sim.Backlog))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Peak age of the oldest unsent message: %s (%s messages, %s waiting when the broker came back)\n", DE: "Höchstes Alter der ältesten ungesendeten Nachricht: %s (%s Nachrichten, %s wartend, als der Broker zurückkam)\n"},
+		short(sim.PeakOldestAge), lang.Count(int64(sim.Messages)), lang.Count(int64(sim.Backlog))))
 }
 
 // defaultMaxAttempts is the reference relay's own attempt limit.
 var defaultMaxAttempts = outbox.DefaultConfig("relay").MaxAttempts
 
-// times prints a ratio with three significant digits: 19, 4.92e+08.
-func times(ratio float64) string { return strconv.FormatFloat(ratio, 'g', 3, 64) }
+// signedPercent prints a percentage with its sign and two decimals:
+// +8.17 in English, +8,17 in German.
+func signedPercent(p float64) lang.Text {
+	en := strconv.FormatFloat(p, 'f', 2, 64)
+	if p >= 0 {
+		en = "+" + en
+	}
+	return lang.Text{EN: en, DE: strings.Replace(en, ".", ",", 1)}
+}
 
 // backlogRetries explains why a drain takes longer than the arithmetic
 // says.

@@ -60,12 +60,12 @@ func writeGrade(w io.Writer, v verdict.Verdict) {
 	}
 	groups := v.Groups()
 	if len(groups) == 0 {
-		fmt.Fprintln(w, hanging("", "  ", fmt.Sprintf(in(w, lang.Text{EN: "%s: graded %d runs at depth %s (%s): OK", DE: "%s: %d Läufe bewertet, Tiefe %s (%s): OK"}),
-			v.Variant, v.Runs(), v.Depth, strings.Join(stages, ", "))))
+		fmt.Fprintln(w, hanging("", "  ", inf(w, lang.Text{EN: "%s: graded %s runs at depth %s (%s): OK", DE: "%s: %s Läufe bewertet, Tiefe %s (%s): OK"},
+			v.Variant, lang.Count(int64(v.Runs())), v.Depth, strings.Join(stages, ", "))))
 		return
 	}
-	fmt.Fprintln(w, hanging("", "  ", fmt.Sprintf(in(w, lang.Text{EN: "%s: %d cause(s) in %d runs at depth %s (%s):", DE: "%s: %d Ursache(n) in %d Läufen, Tiefe %s (%s):"}),
-		v.Variant, len(groups), v.Runs(), v.Depth, strings.Join(stages, ", "))))
+	fmt.Fprintln(w, hanging("", "  ", inf(w, lang.Text{EN: "%s: %d cause(s) in %s runs at depth %s (%s):", DE: "%s: %d Ursache(n) in %s Läufen, Tiefe %s (%s):"},
+		v.Variant, len(groups), lang.Count(int64(v.Runs())), v.Depth, strings.Join(stages, ", "))))
 	for _, g := range groups {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, g.Report(langOf(w), lang.Text{}, withLang(w, g.First().Run.Labrun(programName(), v.Variant)), width))

@@ -34,7 +34,7 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Res
 	fmt.Fprint(w, lang.Textf(lang.Text{
 		EN: "Metrics of scenario %s, variant %s, seed %d, every %s\n",
 		DE: "Metriken des Szenarios %s, Variante %s, Seed %d, alle %s\n",
-	}, sc.Name, variantName, seed, step).In(l))
+	}, sc.Name, variantName, seed, lang.Duration(step)).In(l))
 	fmt.Fprintf(w, "%s\n", summary)
 	if r.tuned {
 		fmt.Fprintf(w, "%s\n", hanging("", "", describePolicy(r.v).In(l)))
@@ -61,7 +61,7 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Res
 	fmt.Fprintf(w, "%s\n", hanging("", "", lang.Textf(lang.Text{
 		EN: "(oldest unsent: the age of the oldest message not yet SENT; blocked: aggregates whose oldest unsent message cannot be sent now, their later ones waiting behind it; held: messages billing holds unapplied, parked or dead; sent: messages sent in the %s before; read: the most rows one claim of a relay read in the database in that time, measured)",
 		DE: "(älteste offen: das Alter der ältesten noch nicht gesendeten Nachricht; blockiert: Aggregate, deren älteste ungesendete Nachricht gerade nicht gesendet werden kann, ihre späteren warten dahinter; hält: Nachrichten, die Billing unangewendet hält, geparkt oder als Dead Letter; ges.: in den %s davor gesendete Nachrichten; gelesen: die meisten Zeilen, die ein Claim eines Relays in der Zeit in der Datenbank las, gemessen)",
-	}, step).In(l)))
+	}, lang.Duration(step)).In(l)))
 	writeAlerts(w, samples, metricsRules(limit), step)
 	fmt.Fprint(w, inf(w, lang.Text{EN: "\nOutcome: %s (expected %s)\n", DE: "\nErgebnis: %s (erwartet %s)\n"}, res.Outcome, expected))
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, replay))
@@ -91,7 +91,7 @@ func writeAlerts(w io.Writer, samples []metrics.Sample, rules []metrics.Rule, st
 			continue
 		}
 		fmt.Fprintf(w, "%s\n", hanging("  "+r.Name+":", "    ", lang.Textf(lang.Text{EN: "FIRED %s (sampled every %s): %s", DE: "AUSGELÖST %s (alle %s gemessen): %s"},
-			strings.Join(spans, ", "), step, r.Text.In(l)).In(l)))
+			strings.Join(spans, ", "), lang.Duration(step), r.Text.In(l)).In(l)))
 	}
 }
 

@@ -29,15 +29,15 @@ func declareRelayFlags(fs *flags) relayFlags {
 		backoffCap: fs.text("backoff-cap", "D", lang.Textf(lang.Text{
 			EN: "the longest a message waits before its next attempt (the course's: %s); shorter, the broker's return is noticed sooner and attempts are spent faster",
 			DE: "die längste Wartezeit einer Nachricht vor ihrem nächsten Versuch (die des Kurses: %s); kürzer wird die Rückkehr des Brokers früher bemerkt, und die Versuche sind schneller verbraucht",
-		}, course.BackoffCap)),
+		}, lang.Duration(course.BackoffCap))),
 		pauseCap: fs.text("pause-cap", "D", lang.Textf(lang.Text{
 			EN: "the longest the relay as a whole pauses after failed sends (the course's: %s)",
 			DE: "die längste Pause des Relays als Ganzes nach gescheiterten Sendeversuchen (die des Kurses: %s)",
-		}, course.PauseCap)),
+		}, lang.Duration(course.PauseCap))),
 		retention: fs.text("retention", "D", lang.Textf(lang.Text{
 			EN: "how long a SENT message is kept before the cleanup may delete it (the course's: %s; chapter 003: three days may do)",
 			DE: "wie lange eine SENT-Nachricht bleibt, bevor die Bereinigung sie löschen darf (die des Kurses: %s; Kapitel 003: drei Tage können reichen)",
-		}, course.Retention)),
+		}, lang.Duration(course.Retention))),
 	}
 }
 

@@ -109,7 +109,7 @@ func summaryVerdict(w io.Writer, m sim.Matrix, v verdict.Verdict) string {
 				runs, failed = runs+s.Runs, failed+s.Failed
 			}
 		}
-		beyond = inf(w, lang.Text{EN: "; %s: %d runs, all OK", DE: "; %s: %d Läufe, alle OK"}, v.Depth, runs)
+		beyond = inf(w, lang.Text{EN: "; %s: %s runs, all OK", DE: "; %s: %s Läufe, alle OK"}, v.Depth, lang.Count(int64(runs)))
 		if failed > 0 {
 			beyond = inf(w, lang.Text{EN: "; %s: %d of %d runs FAILED", DE: "; %s: %d von %d Läufen FEHLGESCHLAGEN"}, v.Depth, failed, runs)
 		}

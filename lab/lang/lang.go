@@ -3,6 +3,7 @@ package lang
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -115,24 +116,41 @@ func Count(n int64) Text {
 }
 
 // Duration is a span of time as each language writes it: Go's 33m20s in
-// English, "33 min 20 s" in German (h, min, s and ms, zero parts left
-// out).
+// English, "33 min 20 s" in German (h, min and s, seconds with a decimal
+// comma, "800 ms" below a second; zero parts left out).
 func Duration(d time.Duration) Text {
 	if d <= 0 || d%time.Millisecond != 0 {
 		return Plain(d.String())
 	}
 	en := d.String()
+	if d < time.Second {
+		return Text{EN: en, DE: strconv.FormatInt(int64(d/time.Millisecond), 10) + " ms"}
+	}
 	var parts []string
-	for _, u := range []struct {
-		unit time.Duration
-		name string
-	}{{time.Hour, "h"}, {time.Minute, "min"}, {time.Second, "s"}, {time.Millisecond, "ms"}} {
-		if n := d / u.unit; n > 0 {
-			parts = append(parts, Count(int64(n)).DE+" "+u.name)
-			d -= n * u.unit
-		}
+	if h := d / time.Hour; h > 0 {
+		parts = append(parts, Count(int64(h)).DE+" h")
+		d -= h * time.Hour
+	}
+	if m := d / time.Minute; m > 0 {
+		parts = append(parts, strconv.FormatInt(int64(m), 10)+" min")
+		d -= m * time.Minute
+	}
+	if d > 0 {
+		sec := strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+		parts = append(parts, strings.Replace(sec, ".", ",", 1)+" s")
 	}
 	return Text{EN: en, DE: strings.Join(parts, " ")}
+}
+
+// Decimal is a number as each language writes it: 2.5 in English, 2,5 in
+// German, whole numbers as Count writes them while they have at most
+// digits digits; at most digits significant digits (1e+12 stays so).
+func Decimal(x float64, digits int) Text {
+	if x == math.Trunc(x) && math.Abs(x) < math.Pow10(digits) {
+		return Count(int64(x))
+	}
+	en := strconv.FormatFloat(x, 'g', digits, 64)
+	return Text{EN: en, DE: strings.Replace(en, ".", ",", 1)}
 }
 
 // Join joins texts with sep in each language.

@@ -66,7 +66,11 @@ func TestNumbersAndDurationsInGerman(t *testing.T) {
 		{lang.Count(-1234567), lang.Text{EN: "-1234567", DE: "-1.234.567"}},
 		{lang.Count(999), lang.Plain("999")},
 		{lang.Duration(2000 * time.Second), lang.Text{EN: "33m20s", DE: "33 min 20 s"}},
-		{lang.Duration(26*time.Hour + 1500*time.Millisecond), lang.Text{EN: "26h0m1.5s", DE: "26 h 1 s 500 ms"}},
+		{lang.Duration(26*time.Hour + 1500*time.Millisecond), lang.Text{EN: "26h0m1.5s", DE: "26 h 1,5 s"}},
+		{lang.Duration(129800 * time.Millisecond), lang.Text{EN: "2m9.8s", DE: "2 min 9,8 s"}},
+		{lang.Duration(125 * time.Millisecond), lang.Text{EN: "125ms", DE: "125 ms"}},
+		{lang.Decimal(2.5, 6), lang.Text{EN: "2.5", DE: "2,5"}},
+		{lang.Decimal(600000, 6), lang.Text{EN: "600000", DE: "600.000"}},
 		{lang.Duration(0), lang.Plain("0s")},
 	} {
 		if c.got != c.want {

@@ -59,6 +59,33 @@ func English(out string) []string {
 	return found
 }
 
+// goNumber is a number as Go prints it and German does not: a duration of
+// two units or with a decimal point (33m20s, 2m9.8s, 1.5s), or a whole
+// number of five digits or more without the dots that group its
+// thousands (600000; ids such as 000000000006 start with a zero).
+var goNumber = regexp.MustCompile(`^(\d+h\d+m\d+(\.\d+)?s|\d+m\d+(\.\d+)?s|\d+\.\d+(s|ms)|[1-9]\d{4,})$`)
+
+// Numbers returns the lines of out whose prose writes a number or a
+// duration as Go does (see goNumber), with the numbers found.
+func Numbers(out string) []string {
+	var found []string
+	for _, line := range strings.Split(out, "\n") {
+		prose := command.ReplaceAllString(quote.ReplaceAllString(backtick.ReplaceAllString(line, " "), " "), " ")
+		var numbers []string
+		for _, w := range strings.FieldsFunc(prose, func(r rune) bool {
+			return unicode.IsSpace(r) || strings.ContainsRune(`,;()[]{}"'„“”!?…=|*<>/:`, r)
+		}) {
+			if goNumber.MatchString(strings.TrimRight(w, ".")) {
+				numbers = append(numbers, w)
+			}
+		}
+		if len(numbers) > 0 {
+			found = append(found, strings.TrimSpace(line)+"   ["+strings.Join(numbers, " ")+"]")
+		}
+	}
+	return found
+}
+
 // HTML is English for an HTML page: its tags, scripts and styles left
 // out.
 func HTML(page string) []string {

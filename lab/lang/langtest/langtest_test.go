@@ -43,3 +43,26 @@ func TestGermanIdsCommandsAndOutcomesPass(t *testing.T) {
 		t.Errorf("HTML(%q) = %q, want none", page, strings.Join(got, "\n"))
 	}
 }
+
+func TestGoNumbersAreFound(t *testing.T) {
+	for _, line := range []string{
+		"Rückstau nach einem Ausfall von 20m0s: 600000 Nachrichten",
+		"Abbau: 33m20s",
+		"abgebaut in 2m9.8s",
+	} {
+		if got := Numbers(line); len(got) != 1 {
+			t.Errorf("Numbers(%q) = %q, want the line", line, got)
+		}
+	}
+	for _, line := range []string{
+		"Rückstau nach einem Ausfall von 20 min: 600.000 Nachrichten",
+		"eine Dauer wie 20m, 1h30m oder 90s",
+		"UNSAFE: Journal 000000000006: o-1 mit 60.07 EUR belastet",
+		"  Wiederholen: go run ./cmd/labrun backlog --rate 500 --outage 1h30m --relay 800",
+		"Seed 1, Kapitel 004, 2.000 am Tag",
+	} {
+		if got := Numbers(line); len(got) != 0 {
+			t.Errorf("Numbers(%q) = %q, want none", line, got)
+		}
+	}
+}
