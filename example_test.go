@@ -5,6 +5,7 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
@@ -64,7 +65,7 @@ func (r myRelay) Step() (bool, error) {
 func Example_gradeYourOwnRelay() {
 	mine := variant.Variant{
 		Name:       "my-relay",
-		Summary:    "a learner's relay",
+		Summary:    lang.Text{EN: "a learner's relay", DE: "das Relay eines Teilnehmers"},
 		Expect:     map[string]check.Outcome{}, // "it is correct"
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

@@ -3,6 +3,7 @@ package mistakes
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
@@ -26,10 +27,9 @@ import (
 // section 5.
 func ClaimWithoutLock() variant.Variant {
 	return variant.Variant{
-		Name:      "claim-without-lock",
-		Summary:   "reads due messages, then claims each in its own transaction without re-checking (no SKIP LOCKED)",
-		SummaryDE: "liest fällige Nachrichten und claimt jede in eigener Transaktion ohne erneute Prüfung (kein SKIP LOCKED)",
-		Chapter:   "003 \"FOR UPDATE SKIP LOCKED\", 000 section 5",
+		Name:    "claim-without-lock",
+		Summary: lang.Text{EN: "reads due messages, then claims each in its own transaction without re-checking (no SKIP LOCKED)", DE: "liest fällige Nachrichten und claimt jede in eigener Transaktion ohne erneute Prüfung (kein SKIP LOCKED)"},
+		Chapter: "003 \"FOR UPDATE SKIP LOCKED\", 000 section 5",
 		Expect: map[string]check.Outcome{
 			// With two relays, whenever both read a message before
 			// either claims it: when both wake from their pause after

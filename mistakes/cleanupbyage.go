@@ -2,6 +2,7 @@ package mistakes
 
 import (
 	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
@@ -22,10 +23,9 @@ import (
 // 000 section 5 (dead letters stay visible and replayable).
 func CleanupByAge() variant.Variant {
 	return variant.Variant{
-		Name:      "cleanup-by-age",
-		Summary:   "retention deletes every message older than seven days, dead letters included",
-		SummaryDE: "die Aufbewahrung löscht jede Nachricht älter als sieben Tage, Dead Letters eingeschlossen",
-		Chapter:   "001 \"Aufbewahrung und Bereinigung\", 003 retention, 000 section 5",
+		Name:    "cleanup-by-age",
+		Summary: lang.Text{EN: "retention deletes every message older than seven days, dead letters included", DE: "die Aufbewahrung löscht jede Nachricht älter als sieben Tage, Dead Letters eingeschlossen"},
+		Chapter: "001 \"Aufbewahrung und Bereinigung\", 003 retention, 000 section 5",
 		Expect: map[string]check.Outcome{
 			"rejected": check.Lost, // the dead letter is deleted before the operator can replay it
 		},

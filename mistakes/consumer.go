@@ -3,6 +3,7 @@ package mistakes
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/billing"
@@ -17,9 +18,9 @@ import (
 
 // consumerMistake builds a variant with the reference service and relay
 // and the reference consumer with one change, made by change.
-func consumerMistake(name, summary, summaryDE, chapter string, expect map[string]check.Outcome, change func(*consumer)) variant.Variant {
+func consumerMistake(name string, summary lang.Text, chapter string, expect map[string]check.Outcome, change func(*consumer)) variant.Variant {
 	return variant.Variant{
-		Name: name, Summary: summary, SummaryDE: summaryDE, Chapter: chapter, Expect: expect,
+		Name: name, Summary: summary, Chapter: chapter, Expect: expect,
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay:   variant.NewOutboxRelay,

@@ -2,6 +2,7 @@ package mistakes
 
 import (
 	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
@@ -24,10 +25,9 @@ import (
 // 000 section 12, question 7 (message ids).
 func NewIDOnResend() variant.Variant {
 	return variant.Variant{
-		Name:      "new-id-on-resend",
-		Summary:   "gives every send a fresh message id: a resend is a new message to the consumer",
-		SummaryDE: "gibt jedem Senden eine neue Nachrichten-ID: ein erneutes Senden ist für den Consumer eine neue Nachricht",
-		Chapter:   "001 \"Deshalb benötigen Ereignisse stabile Kennungen\"",
+		Name:    "new-id-on-resend",
+		Summary: lang.Text{EN: "gives every send a fresh message id: a resend is a new message to the consumer", DE: "gibt jedem Senden eine neue Nachrichten-ID: ein erneutes Senden ist für den Consumer eine neue Nachricht"},
+		Chapter: "001 \"Deshalb benötigen Ereignisse stabile Kennungen\"",
 		Expect: map[string]check.Outcome{
 			"relay.after-send":       check.Duplicate,
 			"relay.before-mark":      check.Duplicate,
@@ -74,8 +74,7 @@ func (f freshIDs) Publish(e broker.Envelope) error {
 func GrossToNet() variant.Variant {
 	return variant.Variant{
 		Name:        "gross-to-net",
-		Summary:     "its events carry net amounts under the contract that meant gross: same fields, another meaning",
-		SummaryDE:   "seine Ereignisse tragen Nettobeträge im Vertrag, der Brutto meinte: dieselben Felder, eine andere Bedeutung",
+		Summary:     lang.Text{EN: "its events carry net amounts under the contract that meant gross: same fields, another meaning", DE: "seine Ereignisse tragen Nettobeträge im Vertrag, der Brutto meinte: dieselben Felder, eine andere Bedeutung"},
 		Chapter:     "000 section 9 \"Wenn amount früher Brutto und später Netto meint\"",
 		Install:     variant.InstallAll,
 		NewService:  func(env variant.Env) (variant.Service, error) { return &netService{newService(env)}, nil },

@@ -3,6 +3,7 @@ package mistakes
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/broker"
 	"outboxlab/effect"
@@ -28,8 +29,7 @@ var BoundaryRecordProcessed = effect.Boundary{Process: "consumer", Effect: "reco
 // Chapter 000, section 7 ("Sonst entsteht ein neues Dual-Write-Problem auf
 // Consumer-Seite"); chapter 003 (check and write in one transaction).
 func DedupOutsideTx() variant.Variant {
-	return consumerMistake("dedup-outside-tx", "records the processed id in a separate step from the effect",
-		"trägt die verarbeitete ID in einem eigenen Schritt getrennt von der Wirkung ein",
+	return consumerMistake("dedup-outside-tx", lang.Text{EN: "records the processed id in a separate step from the effect", DE: "trägt die verarbeitete ID in einem eigenen Schritt getrennt von der Wirkung ein"},
 		"000 section 7 \"ein neues Dual-Write-Problem auf Consumer-Seite\"",
 		map[string]check.Outcome{
 			"consumer.after-commit": check.Duplicate,

@@ -2,6 +2,7 @@ package mistakes
 
 import (
 	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
@@ -29,10 +30,9 @@ var BoundaryServicePublish = effect.Boundary{Process: "service", Effect: "publis
 // Services bekommen für immer nichts davon mit."
 func DualWrite() variant.Variant {
 	return variant.Variant{
-		Name:      "dual-write",
-		Summary:   "commits the order, then publishes to the broker directly",
-		SummaryDE: "committet die Bestellung und veröffentlicht dann direkt an den Broker",
-		Chapter:   "000 section 2, 003 \"Das Dual-Write-Problem\"",
+		Name:    "dual-write",
+		Summary: lang.Text{EN: "commits the order, then publishes to the broker directly", DE: "committet die Bestellung und veröffentlicht dann direkt an den Broker"},
+		Chapter: "000 section 2, 003 \"Das Dual-Write-Problem\"",
 		Expect: map[string]check.Outcome{
 			"service.after-commit":    check.Lost,
 			"broker-outage":           check.Lost,

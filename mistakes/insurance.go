@@ -3,6 +3,7 @@ package mistakes
 import (
 	"outboxlab/insurance"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 )
 
@@ -15,8 +16,7 @@ import (
 func InsuranceWithoutInbox() variant.Variant {
 	v := variant.Insurance()
 	v.Name = "insurance-without-inbox"
-	v.Summary = "chapter 004's story with a payment service that does not check the message id"
-	v.SummaryDE = "die Geschichte aus Kapitel 004 mit einem Zahlungsdienst, der die Kennung nicht prüft"
+	v.Summary = lang.Text{EN: "chapter 004's story with a payment service that does not check the message id", DE: "die Geschichte aus Kapitel 004 mit einem Zahlungsdienst, der die Kennung nicht prüft"}
 	v.Chapter = "004 \"Doppelte Auszahlung\""
 	// Where e-5531 reaches the payment service twice.
 	v.Expect = map[string]check.Outcome{

@@ -3,6 +3,7 @@ package mistakes
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/broker"
 	"outboxlab/effect"
@@ -24,10 +25,9 @@ import (
 // markiert ist. Die Nachricht ist verloren."); chapter 000 section 5.
 func MarkBeforeSend() variant.Variant {
 	return variant.Variant{
-		Name:      "mark-before-send",
-		Summary:   "marks a message SENT before the broker confirmed it",
-		SummaryDE: "markiert eine Nachricht als SENT, bevor der Broker sie bestätigt hat",
-		Chapter:   "004 \"Zu früh markiert\"",
+		Name:    "mark-before-send",
+		Summary: lang.Text{EN: "marks a message SENT before the broker confirmed it", DE: "markiert eine Nachricht als SENT, bevor der Broker sie bestätigt hat"},
+		Chapter: "004 \"Zu früh markiert\"",
 		Expect: map[string]check.Outcome{
 			"relay.after-mark":        check.Lost,
 			"broker-outage":           check.Lost,

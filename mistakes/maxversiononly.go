@@ -2,6 +2,7 @@ package mistakes
 
 import (
 	"errors"
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/broker"
@@ -23,8 +24,7 @@ import (
 // Chapter 001 ("Einfach nur die höchste Version zu speichern reicht nicht, wenn
 // übersprungene Ereignisse eigenständige Geschäftswirkungen tragen.").
 func MaxVersionOnly() variant.Variant {
-	return consumerMistake("max-version-only", "keeps only the highest version, skips gaps",
-		"speichert nur die höchste Version, überspringt Lücken",
+	return consumerMistake("max-version-only", lang.Text{EN: "keeps only the highest version, skips gaps", DE: "speichert nur die höchste Version, überspringt Lücken"},
 		"001 \"Einfach nur die höchste Version zu speichern reicht nicht\"",
 		map[string]check.Outcome{
 			"reorder":          check.Lost,

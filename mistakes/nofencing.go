@@ -3,6 +3,7 @@ package mistakes
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/lab/check"
@@ -28,10 +29,9 @@ import (
 // gleichzeitig senden").
 func NoFencing() variant.Variant {
 	return variant.Variant{
-		Name:      "no-fencing",
-		Summary:   "records SENT without checking that it still holds the lease",
-		SummaryDE: "trägt SENT ein, ohne zu prüfen, ob es die Lease noch hält",
-		Chapter:   "003 \"Mehrere Relay-Instanzen\", 000 section 5",
+		Name:    "no-fencing",
+		Summary: lang.Text{EN: "records SENT without checking that it still holds the lease", DE: "trägt SENT ein, ohne zu prüfen, ob es die Lease noch hält"},
+		Chapter: "003 \"Mehrere Relay-Instanzen\", 000 section 5",
 		Expect: map[string]check.Outcome{
 			"stall": check.Unsafe,
 		},

@@ -1,6 +1,7 @@
 package mistakes
 
 import (
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/lab/check"
@@ -20,10 +21,9 @@ import (
 // freigegeben"); chapter 000 section 5.
 func NoInflightRecovery() variant.Variant {
 	return variant.Variant{
-		Name:      "no-inflight-recovery",
-		Summary:   "never releases IN_FLIGHT claims after a crash",
-		SummaryDE: "gibt IN_FLIGHT-Claims nach einem Absturz nie wieder frei",
-		Chapter:   "000 section 11 \"IN_FLIGHT-Nachrichten werden nach Crash nie wieder freigegeben\"",
+		Name:    "no-inflight-recovery",
+		Summary: lang.Text{EN: "never releases IN_FLIGHT claims after a crash", DE: "gibt IN_FLIGHT-Claims nach einem Absturz nie wieder frei"},
+		Chapter: "000 section 11 \"IN_FLIGHT-Nachrichten werden nach Crash nie wieder freigegeben\"",
 		Expect: map[string]check.Outcome{
 			"relay.after-claim": check.Stuck,
 			"relay.after-send":  check.Stuck, // also claimed, and never marked

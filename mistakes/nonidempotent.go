@@ -3,6 +3,7 @@ package mistakes
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/broker"
@@ -25,8 +26,7 @@ import (
 // Chapter 000, section 7 and the "Merksatz" of section 6; chapter 004, typical
 // mistakes ("Doppelte Auszahlung").
 func NonIdempotentConsumer() variant.Variant {
-	return consumerMistake("non-idempotent-consumer", "no inbox: applies every delivery it receives",
-		"keine Inbox: wendet jede Zustellung an, die ankommt",
+	return consumerMistake("non-idempotent-consumer", lang.Text{EN: "no inbox: applies every delivery it receives", DE: "keine Inbox: wendet jede Zustellung an, die ankommt"},
 		"000 sections 6-7, 004 \"Doppelte Auszahlung\"",
 		map[string]check.Outcome{
 			"relay.after-send":       check.Duplicate,

@@ -2,6 +2,7 @@ package mistakes
 
 import (
 	"math"
+	"outboxlab/lab/lang"
 
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
@@ -17,7 +18,7 @@ import (
 //
 // Chapter 000, section 8 ("Retry ohne Grenze ist eine Produktionsgefahr").
 func NoRetryLimit() variant.Variant {
-	return configMistake("no-retry-limit", "retries forever, never dead-letters", "wiederholt endlos, nie ein Dead Letter",
+	return configMistake("no-retry-limit", lang.Text{EN: "retries forever, never dead-letters", DE: "wiederholt endlos, nie ein Dead Letter"},
 		"000 section 8 \"Retry ohne Grenze ist eine Produktionsgefahr\"",
 		map[string]check.Outcome{"rejected": check.Stuck},
 		func(c *outbox.Config) {
@@ -27,9 +28,9 @@ func NoRetryLimit() variant.Variant {
 
 // configMistake is the reference with its relay's configuration changed
 // by change: a mistake of policy, not of code.
-func configMistake(name, summary, summaryDE, chapter string, expect map[string]check.Outcome, change func(*outbox.Config)) variant.Variant {
+func configMistake(name string, summary lang.Text, chapter string, expect map[string]check.Outcome, change func(*outbox.Config)) variant.Variant {
 	return variant.Variant{
-		Name: name, Summary: summary, SummaryDE: summaryDE, Chapter: chapter, Expect: expect,
+		Name: name, Summary: summary, Chapter: chapter, Expect: expect,
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {

@@ -3,6 +3,7 @@ package mistakes
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/lab/check"
@@ -28,10 +29,9 @@ import (
 // watermill issue 311; chapter 003 (polling the outbox).
 func OffsetByID() variant.Variant {
 	return variant.Variant{
-		Name:      "offset-by-id",
-		Summary:   "claims only ids above the highest id it sent: skips a transaction that drew its id early and committed late",
-		SummaryDE: "claimt nur IDs über der höchsten gesendeten: überspringt eine Transaktion, die ihre ID früh zog und spät committete",
-		Chapter:   "003 (polling), watermill issue 311",
+		Name:    "offset-by-id",
+		Summary: lang.Text{EN: "claims only ids above the highest id it sent: skips a transaction that drew its id early and committed late", DE: "claimt nur IDs über der höchsten gesendeten: überspringt eine Transaktion, die ihre ID früh zog und spät committete"},
+		Chapter: "003 (polling), watermill issue 311",
 		Expect: map[string]check.Outcome{
 			// o-2's acceptance drew id 2 and committed after ids 3 and 4
 			// were sent: it waits below the offset forever, and billing

@@ -3,6 +3,7 @@ package mistakes
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
@@ -26,10 +27,9 @@ import (
 // Relay-Instanzen").
 func RecoverAll() variant.Variant {
 	return variant.Variant{
-		Name:      "recover-all",
-		Summary:   "a restart releases every IN_FLIGHT message, also other relays' live claims",
-		SummaryDE: "ein Neustart gibt jede IN_FLIGHT-Nachricht frei, auch lebende Claims anderer Relays",
-		Chapter:   "000 section 5 (recoverInFlight), 003 \"Mehrere Relay-Instanzen\"",
+		Name:    "recover-all",
+		Summary: lang.Text{EN: "a restart releases every IN_FLIGHT message, also other relays' live claims", DE: "ein Neustart gibt jede IN_FLIGHT-Nachricht frei, auch noch gültige Claims anderer Relays"},
+		Chapter: "000 section 5 (recoverInFlight), 003 \"Mehrere Relay-Instanzen\"",
 		Expect: map[string]check.Outcome{
 			"relay-restart":     check.Unsafe, // relay-1 restarts while relay-2 holds a live claim
 			"stall-release":     check.Unsafe, // relay-2 starts while relay-1 holds live claims

@@ -2,6 +2,7 @@ package mistakes
 
 import (
 	"fmt"
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/broker"
@@ -26,8 +27,7 @@ import (
 // verstärkt Störungen").
 func NoBackoff() variant.Variant {
 	return configMistake("no-backoff",
-		"retries a failed send every second instead of backing off: the attempts are gone in seconds",
-		"wiederholt ein gescheitertes Senden jede Sekunde, statt länger zu warten: die Versuche sind in Sekunden verbraucht",
+		lang.Text{EN: "retries a failed send every second instead of backing off: the attempts are gone in seconds", DE: "wiederholt ein gescheitertes Senden jede Sekunde, statt länger zu warten: die Versuche sind in Sekunden verbraucht"},
 		"000 sections 8 and 11 \"Retry läuft ohne Backoff und verstärkt Störungen\"",
 		map[string]check.Outcome{
 			"broker-outage":  check.GaveUp,
@@ -56,10 +56,9 @@ func NoBackoff() variant.Variant {
 // Chapter 000 section 5 ("Der Publisher ist kein simpler Cron-Job").
 func CronRelay() variant.Variant {
 	return variant.Variant{
-		Name:      "cron-relay",
-		Summary:   "the reference relay started afresh for every poll, as a cron job: it forgets its pause after a failed send",
-		SummaryDE: "das Relay der Referenz, für jeden Poll neu gestartet wie ein Cron-Job: es vergisst seine Pause nach einem gescheiterten Senden",
-		Chapter:   "000 section 5 \"Der Publisher ist kein simpler Cron-Job\"",
+		Name:    "cron-relay",
+		Summary: lang.Text{EN: "the reference relay started afresh for every poll, as a cron job: it forgets its pause after a failed send", DE: "das Relay der Referenz, für jeden Poll neu gestartet wie ein Cron-Job: es vergisst seine Pause nach einem gescheiterten Senden"},
+		Chapter: "000 section 5 \"Der Publisher ist kein simpler Cron-Job\"",
 		Expect: map[string]check.Outcome{
 			"outage-backlog": check.Storm,
 		},
@@ -103,8 +102,7 @@ func (c cronRelay) Step() (bool, error) {
 func DualWriteRetry() variant.Variant {
 	v := DualWrite()
 	v.Name = "dual-write-retry"
-	v.Summary = "dual-write that retries a failed publish three times: a lost request is covered, a crash or an outage is not"
-	v.SummaryDE = "Dual Write, das ein gescheitertes Senden dreimal wiederholt: eine verlorene Anfrage ist abgedeckt, ein Absturz oder ein Ausfall nicht"
+	v.Summary = lang.Text{EN: "dual-write that retries a failed publish three times: a lost request is covered, a crash or an outage is not", DE: "Dual Write, das ein gescheitertes Senden dreimal wiederholt: eine verlorene Anfrage ist abgedeckt, ein Absturz oder ein Ausfall nicht"}
 	v.Chapter = "003 \"Man kann Retry-Logik ergänzen, aber das verschiebt das Problem nur\""
 	v.Expect = map[string]check.Outcome{
 		"service.after-commit": check.Lost,

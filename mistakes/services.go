@@ -2,6 +2,7 @@ package mistakes
 
 import (
 	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/effect"
 	"outboxlab/lab/check"
@@ -23,10 +24,9 @@ import (
 // section 2.
 func PublishFirst() variant.Variant {
 	return variant.Variant{
-		Name:      "publish-first",
-		Summary:   "publishes to the broker, then commits the order",
-		SummaryDE: "veröffentlicht an den Broker und committet danach die Bestellung",
-		Chapter:   "004 \"Ohne Outbox hilft es auch nicht, die Nachricht zuerst zu senden\", 000 section 2",
+		Name:    "publish-first",
+		Summary: lang.Text{EN: "publishes to the broker, then commits the order", DE: "veröffentlicht an den Broker und committet danach die Bestellung"},
+		Chapter: "004 \"Ohne Outbox hilft es auch nicht, die Nachricht zuerst zu senden\", 000 section 2",
 		Expect: map[string]check.Outcome{
 			"service.after-publish":  check.Phantom,
 			"service.before-commit":  check.Phantom, // the publish already happened
@@ -83,10 +83,9 @@ var BoundaryOutboxCommit = effect.Boundary{Process: "service", Effect: "commit-o
 // freigegeben, aber in der Outbox steht kein Eintrag").
 func SeparateTx() variant.Variant {
 	return variant.Variant{
-		Name:      "separate-tx",
-		Summary:   "writes the order and the outbox row in two transactions",
-		SummaryDE: "schreibt Bestellung und Outbox-Zeile in zwei Transaktionen",
-		Chapter:   "004 \"Getrennte Transaktionen\"",
+		Name:    "separate-tx",
+		Summary: lang.Text{EN: "writes the order and the outbox row in two transactions", DE: "schreibt Bestellung und Outbox-Zeile in zwei Transaktionen"},
+		Chapter: "004 \"Getrennte Transaktionen\"",
 		Expect: map[string]check.Outcome{
 			"service.after-commit": check.Lost,
 		},

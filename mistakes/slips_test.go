@@ -3,6 +3,7 @@ package mistakes
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/broker"
@@ -19,7 +20,7 @@ import (
 var Slips = map[string]func() variant.Variant{
 	"cleanup-by-creation": func() variant.Variant {
 		v := CleanupByAge()
-		v.Name, v.Summary, v.SummaryDE, v.Expect = "cleanup-by-creation", "retention deletes SENT messages by the time they were written", "", nil
+		v.Name, v.Summary, v.Expect = "cleanup-by-creation", lang.Text{EN: "retention deletes SENT messages by the time they were written"}, nil
 		v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 			r, err := newRelay(env, nil)
 			return &cleanupByCreationRelay{r}, err
@@ -27,15 +28,15 @@ var Slips = map[string]func() variant.Variant{
 		return v
 	},
 	"park-and-record": func() variant.Variant {
-		return consumerMistake("park-and-record", "records an early event's id in the inbox when it parks it", "", "001", nil,
+		return consumerMistake("park-and-record", lang.Text{EN: "records an early event's id in the inbox when it parks it"}, "001", nil,
 			func(c *consumer) { c.process = c.processParkAndRecord })
 	},
 	"duplicate-key-is-an-error": func() variant.Variant {
-		return consumerMistake("duplicate-key-is-an-error", "returns the refusal of a commit another billing instance beat as an error", "", "003", nil,
+		return consumerMistake("duplicate-key-is-an-error", lang.Text{EN: "returns the refusal of a commit another billing instance beat as an error"}, "003", nil,
 			func(c *consumer) { c.handle = c.handleStrictly })
 	},
 	"drain-one": func() variant.Variant {
-		return consumerMistake("drain-one", "after an event, applies the next parked one, not those after it", "", "001", nil,
+		return consumerMistake("drain-one", lang.Text{EN: "after an event, applies the next parked one, not those after it"}, "001", nil,
 			func(c *consumer) { c.process = c.processDrainOne })
 	},
 }

@@ -3,6 +3,7 @@ package mistakes
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
@@ -28,8 +29,7 @@ import (
 func UnindexedOutbox() variant.Variant {
 	return variant.Variant{
 		Name:       "unindexed-outbox",
-		Summary:    "claims by reading the whole outbox table, not its index of unsent messages: each poll reads every row",
-		SummaryDE:  "claimt, indem es die ganze Outbox-Tabelle liest statt ihres Index der ungesendeten: jeder Poll liest jede Zeile",
+		Summary:    lang.Text{EN: "claims by reading the whole outbox table, not its index of unsent messages: each poll reads every row", DE: "claimt, indem es die ganze Outbox-Tabelle liest statt ihres Index der ungesendeten: jeder Poll liest jede Zeile"},
 		Chapter:    "000 section 11, 003 \"partieller Index\", 004 \"Wachsende Outbox\"",
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

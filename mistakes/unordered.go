@@ -2,6 +2,7 @@ package mistakes
 
 import (
 	"errors"
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/broker"
@@ -21,8 +22,7 @@ import (
 //
 // Chapter 001 ("Reihenfolge pro Geschäftsobjekt statt globale Reihenfolge").
 func UnorderedConsumer() variant.Variant {
-	return consumerMistake("unordered-consumer", "idempotent, but applies events in arrival order",
-		"idempotent, wendet Ereignisse aber in Ankunftsreihenfolge an",
+	return consumerMistake("unordered-consumer", lang.Text{EN: "idempotent, but applies events in arrival order", DE: "idempotent, wendet Ereignisse aber in Ankunftsreihenfolge an"},
 		"001 \"Reihenfolge pro Geschäftsobjekt\"",
 		map[string]check.Outcome{
 			"reorder":          check.OutOfOrder,

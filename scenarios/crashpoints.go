@@ -16,7 +16,7 @@ import (
 var crashPoints = []sim.Point{
 	crashRow("service.before-commit", lang.Text{
 		EN: "the service dies with the order and its outbox row written, not committed",
-		DE: "der Service stirbt mit Bestellung und Outbox-Zeile geschrieben, nicht committet",
+		DE: "der Service stirbt, nachdem er Bestellung und Outbox-Zeile geschrieben, aber noch nicht committet hat",
 	}),
 	crashRow("service.after-commit", lang.Text{
 		EN: "the service dies right after its commit",
@@ -39,16 +39,16 @@ var crashPoints = []sim.Point{
 	// 003's "schlägt aber der Commit von processed_at fehl".
 	crashRow("relay.before-mark", lang.Text{
 		EN: "a relay dies with its mark written, not committed",
-		DE: "ein Relay stirbt mit seiner Markierung geschrieben, nicht committet",
+		DE: "ein Relay stirbt, nachdem es seine Markierung geschrieben, aber noch nicht committet hat",
 	}, sim.Redelivered),
 	// mark-before-send marks before it sends
 	crashRow("relay.after-mark", lang.Text{
 		EN: "a relay dies right after it recorded an outcome",
-		DE: "ein Relay stirbt direkt nachdem es ein Ergebnis eingetragen hat",
+		DE: "ein Relay stirbt, direkt nachdem es ein Ergebnis eingetragen hat",
 	}),
 	crashRow("consumer.before-commit", lang.Text{
 		EN: "billing dies with the invoice and the inbox row written, not committed",
-		DE: "Billing stirbt mit Rechnung und Inbox-Zeile geschrieben, nicht committet",
+		DE: "Billing stirbt, nachdem es Rechnung und Inbox-Zeile geschrieben, aber noch nicht committet hat",
 	}, sim.Redelivered),
 	crashRow("consumer.after-commit", lang.Text{
 		EN: "billing dies after its commit, before the ack",

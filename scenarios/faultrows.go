@@ -42,7 +42,7 @@ func faultRows() []sim.Point {
 		}, sim.Fault{Target: first}, sim.GapParked),
 		fault(sim.FaultPoison, lang.Text{
 			EN: "o-1#1 can never be processed until its cause is fixed",
-			DE: "o-1#1 kann nie verarbeitet werden, bis ihre Ursache behoben ist",
+			DE: "o-1#1 lässt sich erst verarbeiten, wenn ihre Ursache behoben ist",
 		}, sim.Fault{Target: first}, sim.BillingDeadLettered, sim.ReplayedBeforeFix, sim.DeadLetterReplayed, sim.ReplayedTwice),
 		fault(sim.FaultCorruptOnce, lang.Text{
 			EN: "o-1#1 arrives corrupted once (in transit), then intact: billing must try it again, not give it up",
@@ -213,7 +213,7 @@ func slowCommit() sim.Point {
 func relayRestart() sim.Point {
 	return sim.Point{ID: "relay-restart", Kind: sim.KindFault, Description: lang.Text{
 		EN: "relay-1 is killed and restarts while relay-2 holds a live claim",
-		DE: "relay-1 wird beendet und startet neu, während relay-2 einen lebenden Claim hält",
+		DE: "relay-1 wird beendet und startet neu, während relay-2 einen noch gültigen Claim hält",
 	}, Relays: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
 		{Kind: sim.FaultStall, Process: "relay-2", Point: "relay.before-send", For: 20 * time.Second},

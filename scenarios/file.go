@@ -11,6 +11,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
@@ -99,9 +100,9 @@ func (p *parser) line(line string) error {
 	var err error
 	switch words[0] {
 	case "summary":
-		p.f.Summary = strings.TrimSpace(strings.TrimPrefix(line, "summary"))
+		p.f.Summary.EN = strings.TrimSpace(strings.TrimPrefix(line, "summary"))
 	case "summary-de":
-		p.f.SummaryDE = strings.TrimSpace(strings.TrimPrefix(line, "summary-de"))
+		p.f.Summary.DE = strings.TrimSpace(strings.TrimPrefix(line, "summary-de"))
 	case "variant":
 		if _, err = FindVariant(arg(1)); err == nil {
 			p.f.Variant = arg(1)
@@ -247,14 +248,13 @@ func (p *parser) addCrash(line, word string) error {
 // finish checks what the whole file says and builds the scenario.
 func (p *parser) finish() (File, error) {
 	f, name := p.f, p.name
-	if f.Summary == "" {
+	if f.Summary.EN == "" {
 		return File{}, fmt.Errorf("%s: no summary line (e.g. \"summary the broker delivers o-1's first message twice\")", name)
 	}
 	if len(p.workload) == 0 {
 		return File{}, fmt.Errorf("%s: no workload (a \"workload standard\" line or \"at 0s place o-1 10.00 EUR\" lines)", name)
 	}
-	f.Narrative = strings.Join(p.narrative, " ")
-	f.NarrativeDE = strings.Join(p.narrativeDE, " ")
+	f.Narrative = lang.Text{EN: strings.Join(p.narrative, " "), DE: strings.Join(p.narrativeDE, " ")}
 	cfg, workload, relays, restart := p.cfg, p.workload, p.relays, p.restart
 	f.Configure = func(v variant.Variant, seed uint64) sim.Config {
 		c := sim.DefaultConfig(v, append([]sim.Command(nil), workload...), seed)

@@ -88,11 +88,11 @@ anything
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Name != "two" || f.Seed != 7 || f.Narrative != "Two relays. A second line. define is narrative, not German" || f.Expected != "anything\n" {
+	if f.Name != "two" || f.Seed != 7 || f.Narrative.EN != "Two relays. A second line. define is narrative, not German" || f.Expected != "anything\n" {
 		t.Fatalf("parsed %q seed %d narrative %q expected %q", f.Name, f.Seed, f.Narrative, f.Expected)
 	}
-	if f.NarrativeDE != "Zwei Relays. Eine zweite Zeile." || f.SummaryDE != "zwei Relays und ein Einfrieren" {
-		t.Fatalf("German: summary %q narrative %q", f.SummaryDE, f.NarrativeDE)
+	if f.Narrative.DE != "Zwei Relays. Eine zweite Zeile." || f.Summary.DE != "zwei Relays und ein Einfrieren" {
+		t.Fatalf("German: summary %q narrative %q", f.Summary.DE, f.Narrative.DE)
 	}
 	cfg := f.Configure(variant.Outbox(), f.Seed)
 	if cfg.Relays != 2 || cfg.Services != 2 || cfg.RestartDelay != time.Hour || len(cfg.Workload) != 2 ||

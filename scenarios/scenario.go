@@ -22,13 +22,11 @@ import (
 // happens, what breaks or holds, what to learn, and which chapter passage it
 // illustrates.
 type Scenario struct {
-	Name    string
-	Summary string
-	// Narrative is a few sentences for the learner.
-	Narrative string
-	// SummaryDE and NarrativeDE are the same in German, for labrun --lang
-	// de ("" prints the English).
-	SummaryDE, NarrativeDE string
+	Name string
+	// Summary says in a line what happens, in English and in German.
+	Summary lang.Text
+	// Narrative is a few sentences for the learner, in both languages.
+	Narrative lang.Text
 	// Variant is the variant the scenario runs when none is chosen.
 	Variant string
 	// Point is the matrix row whose declaration judges the run; "" means
@@ -125,15 +123,14 @@ func Catalogue() []Scenario {
 		}
 		p, _ := FindPoint(point)
 		out = append(out, Scenario{
-			Name:        "mistake/" + v.Name,
-			Summary:     fmt.Sprintf("%s fails at %s: %s", v.Name, point, v.Expected(point)),
-			Narrative:   fmt.Sprintf("%s %s. Chapter %s.", v.Name, v.Summary, v.Chapter),
-			SummaryDE:   fmt.Sprintf("%s scheitert bei %s: %s", v.Name, point, v.Expected(point)),
-			NarrativeDE: fmt.Sprintf("%s: %s. Kapitel %s.", v.Name, v.SummaryDE, chapterDE.Replace(v.Chapter)),
-			Variant:     v.Name,
-			Point:       point,
-			Seed:        MatrixSeed,
-			Configure:   mistakeRun(v, p),
+			Name:    "mistake/" + v.Name,
+			Summary: lang.Textf(lang.Text{EN: "%s fails at %s: %s", DE: "%s scheitert bei %s: %s"}, v.Name, point, v.Expected(point)),
+			Narrative: lang.Textf(lang.Text{EN: "%s %s. Chapter %s.", DE: "%s: %s. Kapitel %s."},
+				v.Name, v.Summary, lang.Text{EN: v.Chapter, DE: chapterDE.Replace(v.Chapter)}),
+			Variant:   v.Name,
+			Point:     point,
+			Seed:      MatrixSeed,
+			Configure: mistakeRun(v, p),
 		})
 	}
 	return out
@@ -221,10 +218,11 @@ func crashes(name string) (Scenario, error) {
 		wordsDE = append(wordsDE, fmt.Sprintf("%s (Vorkommen %d)", id, k))
 	}
 	return Scenario{
-		Name:      name,
-		Summary:   "the standard workload with crashes at " + strings.Join(words, ", then "),
-		SummaryDE: "die Standard-Arbeitslast mit Abstürzen bei " + strings.Join(wordsDE, ", dann bei "),
-		Seed:      MatrixSeed,
+		Name: name,
+		Summary: lang.Text{
+			EN: "the standard workload with crashes at " + strings.Join(words, ", then "),
+			DE: "die Standard-Arbeitslast mit Abstürzen bei " + strings.Join(wordsDE, ", dann bei ")},
+		Seed: MatrixSeed,
 		Configure: func(v variant.Variant, seed uint64) sim.Config {
 			cfg := sim.DefaultConfig(v, Workload(), seed)
 			cfg.Crashes = planned
@@ -272,18 +270,19 @@ func commitFailure(name string) (Scenario, error) {
 			name, FailurePrefix, FailurePrefix, strings.Join(sim.CommitBoundaries, ", "))
 	}
 	f := sim.Fault{Kind: sim.FaultCommitFailure, Point: boundary, Occurrence: k}
-	summary := fmt.Sprintf("the standard workload; commit %d at %s fails (nothing committed, the process gets an error)", k, boundary)
-	summaryDE := fmt.Sprintf("die Standard-Arbeitslast; Commit %d bei %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler)", k, boundary)
+	summary := lang.Textf(lang.Text{
+		EN: "the standard workload; commit %d at %s fails (nothing committed, the process gets an error)",
+		DE: "die Standard-Arbeitslast; Commit %d bei %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler)"}, k, boundary)
 	if row != "" {
-		summary = fmt.Sprintf("the standard workload under the fault %s; commit %d at %s fails (nothing committed, the process gets an error)", row, k, boundary)
-		summaryDE = fmt.Sprintf("die Standard-Arbeitslast unter der Störung %s; Commit %d bei %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler)", row, k, boundary)
+		summary = lang.Textf(lang.Text{
+			EN: "the standard workload under the fault %s; commit %d at %s fails (nothing committed, the process gets an error)",
+			DE: "die Standard-Arbeitslast unter der Störung %s; Commit %d bei %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler)"}, row, k, boundary)
 	}
 	return Scenario{
-		Name:      name,
-		Summary:   summary,
-		SummaryDE: summaryDE,
-		Point:     p.ID,
-		Seed:      MatrixSeed,
+		Name:    name,
+		Summary: summary,
+		Point:   p.ID,
+		Seed:    MatrixSeed,
 		Configure: func(v variant.Variant, seed uint64) sim.Config {
 			cfg := sim.DefaultConfig(v, Workload(), seed) // the matrix's run, as the failure sweep makes it
 			p.Apply(&cfg)
@@ -324,19 +323,20 @@ func FindScenario(name string) (Scenario, error) {
 			DE: "unbekanntes Szenario %q (gültig: %s, ein Punkt der Matrix oder jeder Absturzpunkt process.before-effect oder process.after-effect, mit einem optionalen @K, mehrere mit + verbunden, oder [ROW+]commit-failure:BOUNDARY@K; siehe `labrun list`)"},
 			name, strings.Join(ScenarioNames(), ", "))
 	}
-	summary := fmt.Sprintf("the standard workload with a crash at %s, occurrence %d", p.ID, k)
-	summaryDE := fmt.Sprintf("die Standard-Arbeitslast mit einem Absturz bei %s, Vorkommen %d", p.ID, k)
+	summary := lang.Textf(lang.Text{
+		EN: "the standard workload with a crash at %s, occurrence %d",
+		DE: "die Standard-Arbeitslast mit einem Absturz bei %s, Vorkommen %d"}, p.ID, k)
 	if p.Kind == sim.KindFault {
 		if k != 1 {
 			return Scenario{}, fmt.Errorf("scenario %q: a fault row has no occurrences", name)
 		}
-		summary = "the standard workload under the fault " + p.ID
-		summaryDE = "die Standard-Arbeitslast unter der Störung " + p.ID
+		summary = lang.Textf(lang.Text{EN: "the standard workload under the fault %s", DE: "die Standard-Arbeitslast unter der Störung %s"}, p.ID)
 		if p.Workload != nil {
-			summary = fmt.Sprintf("the row's own workload (%d commands) under the fault %s", len(p.Workload), p.ID)
-			summaryDE = fmt.Sprintf("die eigene Arbeitslast der Zeile (%d Befehle) unter der Störung %s", len(p.Workload), p.ID)
+			summary = lang.Textf(lang.Text{
+				EN: "the row's own workload (%d commands) under the fault %s",
+				DE: "die eigene Arbeitslast der Zeile (%d Befehle) unter der Störung %s"}, len(p.Workload), p.ID)
 		}
 	}
-	return Scenario{Name: name, Summary: summary, SummaryDE: summaryDE, Point: p.ID, Seed: MatrixSeed, Configure: pointRun(p, k),
-		Narrative: p.Story.EN, NarrativeDE: p.Story.DE}, nil
+	return Scenario{Name: name, Summary: summary, Point: p.ID, Seed: MatrixSeed, Configure: pointRun(p, k),
+		Narrative: p.Story}, nil
 }

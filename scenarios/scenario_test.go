@@ -15,7 +15,7 @@ import (
 func TestCatalogue(t *testing.T) {
 	for _, sc := range scenarios.Catalogue() {
 		t.Run(sc.Name, func(t *testing.T) {
-			if sc.Summary == "" || sc.Narrative == "" || !strings.Contains(sc.Narrative, "hapter") {
+			if sc.Summary.EN == "" || sc.Narrative.EN == "" || !strings.Contains(sc.Narrative.EN, "hapter") {
 				t.Errorf("scenario %s lacks a summary or a narrative that names its chapter's passage", sc.Name)
 			}
 			names := []string{"outbox", "listen-to-yourself", "cdc"}

@@ -79,7 +79,7 @@ var reorder = messageFault(FaultReorder, lang.Text{
 
 var poison = withBudget(messageFault(FaultPoison, lang.Text{
 	EN: "the target can never be processed until its cause is fixed",
-	DE: "die Nachricht kann nie verarbeitet werden, bis ihre Ursache behoben ist",
+	DE: "die Nachricht lässt sich erst verarbeiten, wenn ihre Ursache behoben ist",
 }, (*broker.Broker).Poison), unprocessable)
 
 var rejected = withBudget(messageFault(FaultRejected, lang.Text{

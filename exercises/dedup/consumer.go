@@ -21,6 +21,7 @@ package dedup
 import (
 	"outboxlab/exercises/frame"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 )
 
@@ -29,7 +30,7 @@ import (
 func Variant() variant.Variant {
 	v := variant.Outbox()
 	v.Name = "exercise-dedup"
-	v.Summary = "the learner's consumer: inbox and bill"
+	v.Summary = lang.Text{EN: "the learner's consumer: inbox and bill", DE: "der Consumer des Teilnehmers: Inbox und Rechnung"}
 	v.Expect = map[string]check.Outcome{"reorder": check.OutOfOrder, "poison": check.OutOfOrder, "unknown-contract": check.OutOfOrder, "wrong-currency": check.OutOfOrder}
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
 		c := &consumer{}

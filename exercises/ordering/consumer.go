@@ -23,6 +23,7 @@ package ordering
 
 import (
 	"outboxlab/exercises/frame"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 )
 
@@ -31,7 +32,7 @@ import (
 func Variant() variant.Variant {
 	v := variant.Outbox()
 	v.Name = "exercise-ordering"
-	v.Summary = "the learner's consumer: inbox, bill, and order per order"
+	v.Summary = lang.Text{EN: "the learner's consumer: inbox, bill, and order per order", DE: "der Consumer des Teilnehmers: Inbox, Rechnung und Reihenfolge je Bestellung"}
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
 		c := &consumer{}
 		c.Consumer = frame.New(env, c.handle)

@@ -10,6 +10,7 @@
 package recovery
 
 import (
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 )
 
@@ -18,7 +19,7 @@ import (
 func Variant() variant.Variant {
 	v := variant.Outbox()
 	v.Name = "exercise-recovery"
-	v.Summary = "the reference relay with the learner's recovery"
+	v.Summary = lang.Text{EN: "the reference relay with the learner's recovery", DE: "das Relay der Referenz mit der Recovery des Teilnehmers"}
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		ref, err := variant.ReferenceRelay(env, nil)
 		if err != nil {

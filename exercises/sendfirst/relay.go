@@ -15,6 +15,7 @@
 package sendfirst
 
 import (
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/lab/variant"
@@ -26,7 +27,7 @@ import (
 func Variant() variant.Variant {
 	v := variant.Outbox()
 	v.Name = "exercise-sendfirst"
-	v.Summary = "the learner's relay: claim, send, mark"
+	v.Summary = lang.Text{EN: "the learner's relay: claim, send, mark", DE: "das Relay des Teilnehmers: claimen, senden, markieren"}
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		ref, err := variant.ReferenceRelay(env, nil)
 		if err != nil {

@@ -47,7 +47,7 @@ var outcomeTexts = map[Outcome]struct {
 	Mismatch: {"M", lang.Text{EN: "an effect that differs from the committed change (amount, kind)",
 		DE: "eine Wirkung, die von der committeten Änderung abweicht (Betrag, Art)"}},
 	Unsafe: {"U", lang.Text{EN: "a safety breach during the run (two live owners, a write after SENT)",
-		DE: "eine Sicherheitsverletzung im Lauf (zwei lebende Besitzer, ein Schreiben nach SENT)"}},
+		DE: "ein Sicherheitsbruch im Lauf (zwei gültige Leases zugleich, ein Schreiben nach SENT)"}},
 	Stuck: {"S", lang.Text{EN: "a message neither SENT nor DEAD_LETTER after quiesce",
 		DE: "eine Nachricht nach dem Abklingen weder SENT noch DEAD_LETTER"}},
 	GaveUp: {"G", lang.Text{EN: "a dead letter although every fault was transient",

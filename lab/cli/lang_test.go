@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,13 +37,13 @@ func sources(t *testing.T) (*token.FileSet, []*ast.File) {
 // TestEveryVariantPointAndStoryHasGerman: what labrun list and labrun
 // scenario print for the shipped catalogue exists in German.
 func TestEveryVariantPointAndStoryHasGerman(t *testing.T) {
-	for _, v := range scenarios.Variants() {
-		if v.SummaryDE == "" {
-			t.Errorf("variant %s has no SummaryDE", v.Name)
+	for _, v := range slices.Concat(scenarios.Variants(), scenarios.Extras(), scenarios.StoryVariants()) {
+		if v.Summary.DE == "" {
+			t.Errorf("variant %s has no German summary", v.Name)
 		}
 	}
 	for _, s := range scenarios.Catalogue() {
-		if s.SummaryDE == "" || s.NarrativeDE == "" {
+		if s.Summary.DE == "" || s.Narrative.DE == "" {
 			t.Errorf("scenario %s has no German summary or narrative (summary-de and #de lines)", s.Name)
 		}
 	}

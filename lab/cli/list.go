@@ -88,11 +88,11 @@ func listVariants(de bool) []jsonVariant {
 	var out []jsonVariant
 	add := func(vs []variant.Variant, beyond string) {
 		for _, v := range vs {
-			summary := v.Summary
-			if de && v.SummaryDE != "" {
-				summary = v.SummaryDE
+			l := lang.English
+			if de {
+				l = lang.German
 			}
-			out = append(out, jsonVariant{v.Name, v.Correct(), beyond, summary})
+			out = append(out, jsonVariant{v.Name, v.Correct(), beyond, v.Summary.In(l)})
 		}
 	}
 	add(scenarios.Variants(), "")

@@ -309,10 +309,7 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 
 // scenarioText returns a scenario's summary and narrative in w's language.
 func scenarioText(w io.Writer, sc scenarios.Scenario) (summary, narrative string) {
-	if german(w) && sc.SummaryDE != "" {
-		return sc.SummaryDE, sc.NarrativeDE
-	}
-	return sc.Summary, sc.Narrative
+	return sc.Summary.In(langOf(w)), sc.Narrative.In(langOf(w))
 }
 
 // writeTimeline prints the trace, one event each, with a run of the same
@@ -406,7 +403,7 @@ func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, s
 		Violations []string   `json:"violations"`
 		Replay     string     `json:"replay"`
 		Steps      []jsonStep `json:"steps"`
-	}{Scenario: sc.Name, Summary: sc.Summary, Narrative: sc.Narrative, Variant: variantName, Seed: seed,
+	}{Scenario: sc.Name, Summary: sc.Summary.EN, Narrative: sc.Narrative.EN, Variant: variantName, Seed: seed,
 		Outcome: res.Outcome.String(), Expected: expected.String(), Violations: []string{}, Steps: []jsonStep{},
 		Replay: replay}
 	for _, v := range res.Violations {

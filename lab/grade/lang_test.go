@@ -1,11 +1,14 @@
 package grade_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"outboxlab/lab/grade"
+	"outboxlab/lab/lang/langtest"
 	"outboxlab/lab/variant"
+	"outboxlab/mistakes"
 )
 
 func TestABadLanguageIsAnError(t *testing.T) {
@@ -21,3 +24,44 @@ func TestABadDepthIsAnError(t *testing.T) {
 		t.Errorf("Grade with -lab.depth=deep: fatal %q, want it to name the valid depths", r.fatal)
 	}
 }
+
+// TestGermanGradingHasNoEnglish grades failing variants with
+// -lab.lang=de, and replays one, and fails on English prose in what a
+// learner reads (langtest: ids, outcome words and commands left out; the
+// replay's timeline log is the simulator's, not yet German).
+func TestGermanGradingHasNoEnglish(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grades three variants")
+	}
+	flags := map[string]string{"lab.lang": "de", "lab.depth": "quick"}
+	replay := map[string]string{"lab.lang": "de", "lab.replay": "relay.after-mark"}
+	claimsCorrect := mistakes.MarkBeforeSend()
+	claimsCorrect.Expect = nil // as a learner's variant: OK everywhere
+	for _, c := range []struct {
+		v     variant.Variant
+		flags map[string]string
+	}{{swallowing(), flags}, {claimsCorrect, flags}, {claimsCorrect, replay}} {
+		r := gradeWith(t, c.v, grade.Options{}, c.flags)
+		out := strings.Join(append(append(r.errors, r.logs...), r.fatal), "\n")
+		if !strings.Contains(out, "LOST") && !strings.Contains(out, "UNSAFE") && !strings.Contains(out, "PHANTOM") {
+			t.Errorf("%s %v: no failure graded:\n%s", c.v.Name, c.flags, out)
+		}
+		for _, line := range append(langtest.English(withoutLog(out)), langtest.Numbers(withoutLog(out))...) {
+			t.Errorf("%s %v: English: %s", c.v.Name, c.flags, line)
+		}
+	}
+}
+
+// withoutLog leaves out a timeline's log lines: a clock, or the changes
+// indented below one.
+func withoutLog(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		if !logLine.MatchString(line) {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+var logLine = regexp.MustCompile(`^(day \d+ )?\d\d:\d\d:\d\d\.\d{3} |^ {20,}\S`)

@@ -8,6 +8,7 @@ import (
 
 	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/scenarios"
@@ -53,13 +54,15 @@ func Replay(t testing.TB, v variant.Variant, run verdict.Run) error {
 		cfg.Relays = run.Relays
 	}
 	cfg.Poll = run.Poll
-	return logRun(t, cfg, sc.Expected(v), sc.Summary)
+	l, _ := language() // Grade checked it
+	return logRun(t, cfg, sc.Expected(v), sc.Summary.In(l))
 }
 
-// logRun runs cfg and logs its timeline; what breaks the declaration
-// want is an error.
+// logRun runs cfg and logs its timeline, in the language -lab.lang
+// names; what breaks the declaration want is an error.
 func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) error {
 	t.Helper()
+	l, _ := language() // Grade checked it
 	res, err := sim.Run(cfg)
 	if err != nil {
 		return err
@@ -69,21 +72,30 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 	for _, e := range res.Trace {
 		fmt.Fprintln(&b, e)
 	}
-	fmt.Fprintf(&b, "\nOutcome: %s (declared %s)\n", res.Outcome, want)
+	fmt.Fprint(&b, lang.Textf(lang.Text{EN: "\nOutcome: %s (declared %s)\n", DE: "\nErgebnis: %s (erwartet %s)\n"}, res.Outcome, want).In(l))
 	for _, v := range res.Violations {
-		fmt.Fprintf(&b, "  %s\n", v)
+		fmt.Fprintf(&b, "  %s\n", v.In(l))
 	}
 	unreported := res.CommitFailures > res.Situations[sim.FailureReported]
 	if unreported {
-		fmt.Fprintf(&b, "  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n", sim.FailureReported)
+		fmt.Fprintf(&b, "  %s\n", lang.Textf(lang.Text{
+			EN: "a failed commit never came back as an error: the process went on as if it had committed (never reached %s)",
+			DE: "ein gescheiterter Commit kam nie als Fehler zurück: der Prozess machte weiter, als wäre gespeichert (nie erreicht: %s)",
+		}, sim.FailureReported).In(l))
 	}
 	for _, u := range res.Unhandled {
-		fmt.Fprintf(&b, "  %s: an error the process should have handled itself\n", u)
+		fmt.Fprintf(&b, "  %s: %s\n", u, verdict.CauseUnhandled.Text().In(l))
 	}
 	for _, s := range append(res.Swallowed, res.Panics...) {
 		fmt.Fprintf(&b, "  %s\n", s)
 	}
 	t.Log(b.String())
+	return breach(res, want, unreported)
+}
+
+// breach is what in res breaks the declaration want, as an error (in
+// English: a test's failure names it once more after the timeline).
+func breach(res sim.Result, want check.Outcome, unreported bool) error {
 	switch {
 	case res.Outcome != want:
 		return fmt.Errorf("%s, declared %s", res.Outcome, want)

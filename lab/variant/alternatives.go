@@ -24,8 +24,7 @@ import (
 func ListenToYourself() Variant {
 	return Variant{
 		Name:              "listen-to-yourself",
-		Summary:           "publishes first, then consumes its own event to store the change",
-		SummaryDE:         "veröffentlicht zuerst und konsumiert dann das eigene Ereignis, um die Änderung zu speichern",
+		Summary:           lang.Text{EN: "publishes first, then consumes its own event to store the change", DE: "veröffentlicht zuerst und konsumiert dann das eigene Ereignis, um die Änderung zu speichern"},
 		Chapter:           "004 \"sendet der Dienst die Änderung zuerst als Nachricht ... und liest sie wie jeder andere Empfänger wieder\"",
 		RelayRole:         "listener",
 		RelaySubscription: listen.Subscription,
@@ -75,10 +74,9 @@ func (l listener) NextWake() (time.Time, bool) {
 // offset and publishes every outbox row inserted.
 func CDC() Variant {
 	return Variant{
-		Name:      "cdc",
-		Summary:   "a relay that tails the commit log with a durable offset instead of polling",
-		SummaryDE: "ein Relay, das dem Commit-Log mit einem dauerhaften Offset folgt, statt abzufragen",
-		Chapter:   "003 \"Polling versus Change Data Capture\", 004 Debezium Outbox Event Router",
+		Name:    "cdc",
+		Summary: lang.Text{EN: "a relay that tails the commit log with a durable offset instead of polling", DE: "ein Relay, das dem Commit-Log mit einem dauerhaften Offset folgt, statt abzufragen"},
+		Chapter: "003 \"Polling versus Change Data Capture\", 004 Debezium Outbox Event Router",
 		// A replication slot has one reader: connectors side by side would
 		// each send every change, and each retry it.
 		MaxRelays: 1,
@@ -119,10 +117,9 @@ func (r CDCRelay) DeadLetters() []check.DeadLetter {
 // backoff, no limit, no dead letter.
 func SkipLockedTx() Variant {
 	return Variant{
-		Name:      "skip-locked-tx",
-		Summary:   "chapter 003's relay: one transaction holds SKIP LOCKED row locks across the publish; no backoff, no limit, no dead letter",
-		SummaryDE: "das Relay aus Kapitel 003: eine Transaktion hält SKIP-LOCKED-Zeilensperren über das Senden hinweg; kein Backoff, keine Grenze, kein Dead Letter",
-		Chapter:   "003 \"Den Relay-Prozess bauen\"",
+		Name:    "skip-locked-tx",
+		Summary: lang.Text{EN: "chapter 003's relay: one transaction holds SKIP LOCKED row locks across the publish; no backoff, no limit, no dead letter", DE: "das Relay aus Kapitel 003: eine Transaktion hält SKIP-LOCKED-Zeilensperren über das Senden hinweg; kein Backoff, keine Grenze, kein Dead Letter"},
+		Chapter: "003 \"Den Relay-Prozess bauen\"",
 		Expect: map[string]check.Outcome{
 			// A failed publish is retried at every poll, 500 ms apart,
 			// for as long as the broker is down.

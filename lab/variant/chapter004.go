@@ -2,6 +2,7 @@ package variant
 
 import (
 	"errors"
+	"outboxlab/lab/lang"
 
 	"outboxlab/alternatives/cdc"
 	"outboxlab/alternatives/gapfetch"
@@ -24,8 +25,7 @@ import (
 func TwoPhaseCommit() Variant {
 	return Variant{
 		Name:      "two-phase-commit",
-		Summary:   "order and event in one two-phase commit over database and broker: no outbox, no delay, nothing stored while the broker is down",
-		SummaryDE: "Bestellung und Ereignis in einem Two Phase Commit über Datenbank und Broker: keine Outbox, keine Verzögerung, nichts gespeichert, solange der Broker gestört ist",
+		Summary:   lang.Text{EN: "order and event in one two-phase commit over database and broker: no outbox, no delay, nothing stored while the broker is down", DE: "Bestellung und Ereignis in einem Two Phase Commit über Datenbank und Broker: keine Outbox, keine Verzögerung, nichts gespeichert, solange der Broker gestört ist"},
 		Chapter:   "004 \"Two Phase Commit\"",
 		RelayRole: "coordinator",
 		// One coordinator resolves what is in doubt.
@@ -50,10 +50,9 @@ func TwoPhaseCommit() Variant {
 // is the clerk repeating the command (story sync-call).
 func SyncCall() Variant {
 	return Variant{
-		Name:      "sync-call",
-		Summary:   "calls billing directly and commits the order after billing confirmed: no outbox, no relay, no broker",
-		SummaryDE: "ruft Billing direkt auf und committet die Bestellung nach der Bestätigung von Billing: keine Outbox, kein Relay, kein Broker",
-		Chapter:   "004 \"ruft der Schadendienst den Zahlungsdienst direkt auf\"",
+		Name:    "sync-call",
+		Summary: lang.Text{EN: "calls billing directly and commits the order after billing confirmed: no outbox, no relay, no broker", DE: "ruft Billing direkt auf und committet die Bestellung nach der Bestätigung von Billing: keine Outbox, kein Relay, kein Broker"},
+		Chapter: "004 \"ruft der Schadendienst den Zahlungsdienst direkt auf\"",
 		Expect: map[string]check.Outcome{
 			// Billing confirmed, the order's commit never came: an
 			// effect for a change never committed, until a clerk repeats.
@@ -78,8 +77,7 @@ func SyncCall() Variant {
 func LegacyCDC() Variant {
 	return Variant{
 		Name:      "legacy-cdc",
-		Summary:   "an unchanged legacy service; a connector publishes the changed rows of its orders table, and billing must read them",
-		SummaryDE: "ein unveränderter Altdienst; ein Konnektor veröffentlicht die geänderten Zeilen seiner Bestelltabelle, und Billing muss sie lesen",
+		Summary:   lang.Text{EN: "an unchanged legacy service; a connector publishes the changed rows of its orders table, and billing must read them", DE: "ein unveränderter Altdienst; ein Konnektor veröffentlicht die geänderten Zeilen seiner Bestelltabelle, und Billing muss sie lesen"},
 		Chapter:   "004 \"Der Schadendienst ist ein Altsystem\"",
 		MaxRelays: 1, // one reader of the log, as in variant cdc
 		Install: func(orderDB, billingDB *store.DB) error {
@@ -105,8 +103,7 @@ func LegacyCDC() Variant {
 func GapFetch() Variant {
 	v := Outbox()
 	v.Name = "gap-fetch"
-	v.Summary = "the reference, its consumer asking for the event a gap waits for instead of only waiting"
-	v.SummaryDE = "die Referenz, deren Consumer das Ereignis anfordert, auf das eine Lücke wartet, statt nur zu warten"
+	v.Summary = lang.Text{EN: "the reference, its consumer asking for the event a gap waits for instead of only waiting", DE: "die Referenz, deren Consumer das Ereignis anfordert, auf das eine Lücke wartet, statt nur zu warten"}
 	v.Chapter = "001 \"gezielt nachladen\""
 	v.NewConsumer = func(env Env) (Consumer, error) {
 		c, err := inbox.NewConsumer(inbox.DefaultConfig(env.Owner, Subscription),

@@ -3,6 +3,7 @@ package variant
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/inbox"
 	"outboxlab/insurance"
@@ -22,8 +23,7 @@ import (
 func Insurance() Variant {
 	return Variant{
 		Name:         "insurance",
-		Summary:      "chapter 004's claims service and payment service, on the reference's outbox, relay and inbox",
-		SummaryDE:    "der Schadendienst und der Zahlungsdienst aus Kapitel 004, mit Outbox, Relay und Inbox der Referenz",
+		Summary:      lang.Text{EN: "chapter 004's claims service and payment service, on the reference's outbox, relay and inbox", DE: "der Schadendienst und der Zahlungsdienst aus Kapitel 004, mit Outbox, Relay und Inbox der Referenz"},
 		Chapter:      "004",
 		ServiceName:  "claims",
 		ConsumerName: PaymentsSubscription,

@@ -2,6 +2,7 @@ package variant
 
 import (
 	"errors"
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/billing"
@@ -20,8 +21,7 @@ import (
 func Outbox() Variant {
 	return Variant{
 		Name:        "outbox",
-		Summary:     "order and outbox row in one transaction, leased relay, idempotent ordered consumer",
-		SummaryDE:   "Bestellung und Outbox-Zeile in einer Transaktion, Relay mit Lease, idempotenter, ordnender Consumer",
+		Summary:     lang.Text{EN: "order and outbox row in one transaction, leased relay, idempotent ordered consumer", DE: "Bestellung und Outbox-Zeile in einer Transaktion, Relay mit Lease, idempotenter, ordnender Consumer"},
 		Chapter:     "000 sections 3-8, 001, 003, 004",
 		Policy:      ReferencePolicy(),
 		Install:     InstallAll,
@@ -51,8 +51,7 @@ func ReferencePolicy() Policy {
 func DeleteOnSend() Variant {
 	v := Outbox()
 	v.Name = "outbox-delete-on-send"
-	v.Summary = "the reference, its relay deleting what the broker confirmed instead of marking it SENT"
-	v.SummaryDE = "die Referenz, deren Relay löscht, was der Broker bestätigt hat, statt es als SENT zu markieren"
+	v.Summary = lang.Text{EN: "the reference, its relay deleting what the broker confirmed instead of marking it SENT", DE: "die Referenz, deren Relay löscht, was der Broker bestätigt hat, statt es als SENT zu markieren"}
 	v.Chapter = "004"
 	v.RelayConfig = func(c *outbox.Config) { c.DeleteOnSend = true }
 	v.NewRelay = func(env Env) (Relay, error) {

@@ -3,6 +3,7 @@ package variant
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/broker"
@@ -124,11 +125,10 @@ type Consumer interface {
 type Variant struct {
 	// Name is the public id, e.g. "outbox", "dual-write".
 	Name string
-	// Summary says in one line what the variant does.
-	Summary string
-	// SummaryDE is Summary in German, for labrun --lang de ("" prints
-	// Summary).
-	SummaryDE string
+	// Summary says in one line what the variant does, in English and in
+	// German (labrun --lang de; a Summary without DE prints its EN):
+	// lang.Text{EN: "my relay", DE: "mein Relay"}.
+	Summary lang.Text
 	// Chapter says which passage of the course chapters describes it.
 	Chapter string
 	// Expect maps crash point and fault ids to the outcome theory predicts;

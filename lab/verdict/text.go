@@ -25,6 +25,10 @@ func textf(format lang.Text, args ...any) lang.Text {
 	return lang.Text{EN: fmt.Sprintf(format.EN, in(lang.English)...), DE: fmt.Sprintf(format.In(lang.German), in(lang.German)...)}
 }
 
+// Text says what c is, in a few words ("" for CauseOutcome: its outcome
+// says it).
+func (c Cause) Text() lang.Text { return causeTexts[c] }
+
 // causeTexts say what each cause other than an outcome is, in a few words.
 var causeTexts = map[Cause]lang.Text{
 	CauseUnhandled:        {EN: "an error the process should have handled itself", DE: "ein Fehler, den der Prozess selbst hätte behandeln müssen"},

@@ -6,6 +6,7 @@ package course
 import (
 	"outboxlab/broker"
 	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 )
@@ -15,7 +16,7 @@ import (
 func EagerRelay() variant.Variant {
 	return variant.Variant{
 		Name:        "eager-relay",
-		Summary:     "a learner's relay: marks the batch SENT, then sends it",
+		Summary:     lang.Text{EN: "a learner's relay: marks the batch SENT, then sends it", DE: "das Relay eines Teilnehmers: markiert den Stapel als SENT, dann sendet es ihn"},
 		Chapter:     "(a learner's)",
 		Expect:      map[string]check.Outcome{},
 		Install:     variant.InstallAll,

@@ -2,6 +2,7 @@ package verdicttest
 
 import (
 	"fmt"
+	"outboxlab/lab/lang"
 
 	"outboxlab/lab/variant"
 )
@@ -27,8 +28,7 @@ func (s Slip) Variant(from int) variant.Variant {
 	if from > 1 {
 		v.Name += fmt.Sprintf("@%d", from)
 	}
-	v.Summary = "a learner's " + s.Frame + " that " + s.Does
-	v.SummaryDE, v.Expect = "", nil
+	v.Summary, v.Expect = lang.Text{EN: "a learner's " + s.Frame + " that " + s.Does}, nil
 	return v
 }
 
@@ -53,7 +53,7 @@ func Find(name string) (Slip, error) {
 // it holds everywhere.
 func Frames() variant.Variant {
 	v := variant.Outbox()
-	v.Name, v.Summary, v.SummaryDE = "learner-frames", "the learner's relay, consumer and service, without a slip", ""
+	v.Name, v.Summary = "learner-frames", lang.Text{EN: "the learner's relay, consumer and service, without a slip"}
 	v.NewRelay = newRelay(relaySlip{}, 1)
 	v.NewConsumer = newConsumer(consumerSlip{}, 1)
 	v.NewService = newService(serviceSlip{}, 1)
