@@ -56,8 +56,8 @@ func TestGermanOutputHasNoEnglish(t *testing.T) {
 		if strings.Contains(strings.Join(args, " "), "html") {
 			found = append(found, langtest.HTML(workbench.ReplaceAllString(stdout, ""))...)
 		} else {
-			found = append(found, langtest.English(withoutTimeline(stdout))...)
-			found = append(found, langtest.Numbers(withoutTimeline(stdout))...)
+			found = append(found, langtest.English(langtest.WithoutTimeline(stdout))...)
+			found = append(found, langtest.Numbers(langtest.WithoutTimeline(stdout))...)
 		}
 		for _, line := range found {
 			t.Errorf("labrun %s: English: %s", strings.Join(args, " "), line)
@@ -65,23 +65,6 @@ func TestGermanOutputHasNoEnglish(t *testing.T) {
 	}
 }
 
-// timelineLine is a line of a timeline's log (a clock, or the indented
-// changes below one) or of a schedule in story-file syntax (explore's
-// shrunk counterexample: "at 0s: place o-3 27.32 CHF", "fault ...").
-var timelineLine = regexp.MustCompile(`^(day \d+ )?\d\d:\d\d:\d\d\.\d{3} |^ {20,}\S|^  (at \S+: |fault |crash )`)
-
 // workbench is an HTML page's timeline: its diagram and the final
-// state of its tables, which the simulator writes (see timelineLine).
+// state of its tables, which the simulator writes (see langtest.WithoutTimeline).
 var workbench = regexp.MustCompile(`(?s)<div class="workbench">.*?</section>`)
-
-// withoutTimeline leaves out a timeline's log lines, which are not yet
-// German (the simulator writes them; see TestGermanOutputHasNoEnglish).
-func withoutTimeline(out string) string {
-	var keep []string
-	for _, line := range strings.Split(out, "\n") {
-		if !timelineLine.MatchString(line) {
-			keep = append(keep, line)
-		}
-	}
-	return strings.Join(keep, "\n")
-}

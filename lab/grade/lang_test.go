@@ -1,7 +1,6 @@
 package grade_test
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 
@@ -46,22 +45,8 @@ func TestGermanGradingHasNoEnglish(t *testing.T) {
 		if !strings.Contains(out, "LOST") && !strings.Contains(out, "UNSAFE") && !strings.Contains(out, "PHANTOM") {
 			t.Errorf("%s %v: no failure graded:\n%s", c.v.Name, c.flags, out)
 		}
-		for _, line := range append(langtest.English(withoutLog(out)), langtest.Numbers(withoutLog(out))...) {
+		for _, line := range append(langtest.English(langtest.WithoutTimeline(out)), langtest.Numbers(langtest.WithoutTimeline(out))...) {
 			t.Errorf("%s %v: English: %s", c.v.Name, c.flags, line)
 		}
 	}
 }
-
-// withoutLog leaves out a timeline's log lines: a clock, or the changes
-// indented below one.
-func withoutLog(out string) string {
-	var keep []string
-	for _, line := range strings.Split(out, "\n") {
-		if !logLine.MatchString(line) {
-			keep = append(keep, line)
-		}
-	}
-	return strings.Join(keep, "\n")
-}
-
-var logLine = regexp.MustCompile(`^(day \d+ )?\d\d:\d\d:\d\d\.\d{3} |^ {20,}\S`)

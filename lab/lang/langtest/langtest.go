@@ -119,3 +119,20 @@ func englishWords(line string) []string {
 	}
 	return words
 }
+
+// timelineLine is a line of a timeline's log (a clock, or the changes
+// indented below one) or of a schedule in story-file syntax (explore's
+// shrunk counterexample: "at 0s: place o-3 27.32 CHF", "fault ...").
+var timelineLine = regexp.MustCompile(`^(day \d+ )?\d\d:\d\d:\d\d\.\d{3} |^ {20,}\S|^  (at \S+: |fault |crash )`)
+
+// WithoutTimeline leaves out of out the lines of a timeline's log and of
+// a schedule: the simulator writes them, and they are not yet German.
+func WithoutTimeline(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		if !timelineLine.MatchString(line) {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}

@@ -66,3 +66,11 @@ func TestGoNumbersAreFound(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutTimelineKeepsTheProse(t *testing.T) {
+	out := "Szenario gap, Variante outbox, Seed 1\n00:00:00.011 service   effect  service.commit\n" +
+		"                        orders: o-1 v1 ACCEPTED 19.99 EUR\n  at 0s: place o-3 27.32 CHF\nErgebnis: OK (erwartet OK)"
+	if got, want := WithoutTimeline(out), "Szenario gap, Variante outbox, Seed 1\nErgebnis: OK (erwartet OK)"; got != want {
+		t.Errorf("WithoutTimeline = %q, want %q", got, want)
+	}
+}
