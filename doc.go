@@ -38,6 +38,7 @@
 //	  grade       the grader as one call in a Go test, with replay flags
 //	  cli         labrun, the command line, as a library a course's own labrun uses
 //	  lang        the one way to speak two languages: Text, Lang, Detect
+//	    langtest    finds English prose in German output, for the tests
 //	cmd/labrun  the lab's labrun: one line
 //	cmd/labwhy  the mutation analysis and the annotated reference
 //	internal    what nobody outside the module imports
