@@ -42,6 +42,13 @@ type Options struct {
 	// Workers is how many runs go at once: 0 for every core. The verdict
 	// is the same, byte for byte.
 	Workers int
+	// First names matrix rows (point ids) to run before the others, in
+	// this order; the rest follow in row order, and Verdict.Cells is in
+	// the order run. With StopAtFirstRed the first red cell is then the
+	// first in this order: the mutation analysis puts first the rows
+	// that caught the most mutants before. Names that are no row are
+	// ignored.
+	First []string
 }
 
 // Grade grades v at opts.Depth: every matrix cell against what v
@@ -77,8 +84,33 @@ func Grade(v variant.Variant, opts Options) (Verdict, error) {
 func newGrader(v variant.Variant, opts Options) *grader {
 	g := &grader{v: v, opts: opts, m: scenarios.Matrix(), plan: opts.Depth.plan()}
 	g.m.Workers = opts.Workers
+	g.m.Points = firstPoints(g.m.Points, opts.First)
 	g.out = Verdict{Variant: v.Name, Depth: opts.Depth, Correct: v.Correct()}
 	return g
+}
+
+// firstPoints returns points with the rows first names put first, in
+// first's order.
+func firstPoints(points []sim.Point, first []string) []sim.Point {
+	if len(first) == 0 {
+		return points
+	}
+	out := make([]sim.Point, 0, len(points))
+	taken := make([]bool, len(points))
+	for _, id := range first {
+		for i, p := range points {
+			if p.ID == id && !taken[i] {
+				taken[i] = true
+				out = append(out, p)
+			}
+		}
+	}
+	for i, p := range points {
+		if !taken[i] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // run runs stage s and adds what it found.
