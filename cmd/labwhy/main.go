@@ -1,19 +1,30 @@
 // Command labwhy runs the mutation analysis of the reference path: every
-// mutant built with go build -overlay and graded by the lab (the matrix,
-// the double-crash sweep, the failure sweep, exploration). It prints the mutation score and
-// the survivors, and writes the annotated reference, every line with the
-// rows that fail without it:
+// mutant built with go build -overlay and graded by the lab's one grader
+// at depth course until its first red result (the matrix, the
+// double-crash sweep, the failure sweep, the polled matrix,
+// exploration). It prints the mutation score and the survivors, and
+// writes the annotated reference, every line with the rows that fail
+// without it:
 //
-//	go run ./cmd/labwhy                          the whole reference path, about fourteen minutes on 2 cores
+//	go run ./cmd/labwhy                          the whole reference path (well under a minute on 2 cores with the saved results)
 //	go run ./cmd/labwhy --file outbox/relay.go   one file
+//	go run ./cmd/labwhy --since main             only the files changed since main; the others keep their saved results
+//	go run ./cmd/labwhy --check                  grade, write nothing, exit 1 when the score is below the saved one (CI)
+//	go run ./cmd/labwhy --rows                   a red stage runs to its end: the page lists every red matrix cell
 //	go run ./cmd/labwhy --out why.html           where the annotated reference goes (default: docs/why.md and docs/why.html)
+//	go run ./cmd/labwhy --shard 1/2 --results 1.json   one shard of the mutants (a CI job each)
+//	go run ./cmd/labwhy merge 1.json 2.json      the shards' results merged: the unsharded run's, byte for byte
+//
+// The saved results (docs/why.results.json, --history) make a run
+// cheap: the matrix rows that caught the most mutants run first, and a
+// mutant they mark equivalent, in a file unchanged since, is not graded
+// again (--regrade grades it all the same).
 //
 // It must run from the module's root. The binary it builds is itself with
 // the mutants in; that grader is what the flag -mutants runs.
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -21,7 +32,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"outboxlab/internal/mutation"
 )
@@ -30,57 +40,110 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// savedResults is where the whole path's results are kept.
+const savedResults = "docs/why.results.json"
+
+// flags are labwhy's options.
+type flags struct {
+	file, pkg, out, mutants, first, from, history, since, shard, results string
+	workers                                                              int
+	quick, rows, check, regrade                                          bool
+}
+
+func parse(args []string, stderr io.Writer) (flags, error) {
+	var f flags
 	fs := flag.NewFlagSet("labwhy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("file", "", "mutate only this file of the reference path (e.g. outbox/relay.go)")
-	pkg := fs.String("package", "", "mutate only the files of this package (e.g. outbox)")
-	out := fs.String("out", "", "write the annotated reference here: HTML for a name ending in .html, Markdown otherwise, - for stdout (default: docs/why.md and docs/why.html for the whole reference path, nowhere for a part)")
-	workers := fs.Int("workers", runtime.NumCPU(), "grader processes at once")
-	mutants := fs.String("mutants", "", "grader mode: grade these mutant ids (the binary must be built with them)")
-	quick := fs.Bool("quick", false, "grade with the matrix's cells until one goes red")
-	from := fs.String("from", "", "write the page from the results saved in this file instead of grading again (e.g. docs/why.results.json)")
+	fs.StringVar(&f.file, "file", "", "mutate only this file of the reference path (e.g. outbox/relay.go)")
+	fs.StringVar(&f.pkg, "package", "", "mutate only the files of this package (e.g. outbox)")
+	fs.StringVar(&f.out, "out", "", "write the annotated reference here: HTML for a name ending in .html, Markdown otherwise, - for stdout (default: docs/why.md and docs/why.html for the whole reference path, nowhere for a part)")
+	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "grader processes at once")
+	fs.StringVar(&f.mutants, "mutants", "", "grader mode: grade these mutant ids (the binary must be built with them)")
+	fs.StringVar(&f.first, "first", "", "grader mode: the matrix rows to run first, comma-separated")
+	fs.BoolVar(&f.quick, "quick", false, "grade with the matrix's cells until one goes red")
+	fs.BoolVar(&f.rows, "rows", false, "let a stage that goes red run to its end: the page lists every red matrix cell of a mutant, not the first")
+	fs.StringVar(&f.from, "from", "", "write the page from the results saved in this file instead of grading again (e.g. docs/why.results.json)")
+	fs.StringVar(&f.history, "history", savedResults, "the saved results: the rows that caught most run first, and equivalent mutants of unchanged files are not graded again")
+	fs.BoolVar(&f.regrade, "regrade", false, "grade every mutant, also those the saved results mark equivalent in an unchanged file")
+	fs.StringVar(&f.since, "since", "", "grade only the mutants of the files changed since this git revision (e.g. main); the others keep their saved results")
+	fs.BoolVar(&f.check, "check", false, "write no page and no results; exit 1 when the score is below the saved results' score")
+	fs.StringVar(&f.shard, "shard", "", "grade only shard I/N of the mutants (1 <= I <= N) and write their results to --results; merge the shards with labwhy merge")
+	fs.StringVar(&f.results, "results", "", "write the graded results here, one JSON object per line (default: docs/why.results.json for the whole path)")
 	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "labwhy: unexpected argument %q (the subcommand merge comes first: labwhy merge FILE...)\n", fs.Arg(0))
+		return f, flag.ErrHelp
+	}
+	return f, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return merge(args[1:], stdout, stderr)
+	}
+	f, err := parse(args, stderr)
+	if err != nil {
 		return 2
 	}
 	depth := mutation.Full
-	if *quick {
+	switch {
+	case f.quick && f.rows:
+		fmt.Fprintln(stderr, "labwhy: --quick and --rows: choose one (--quick grades with the matrix only, --rows lets a red stage run to its end)")
+		return 2
+	case f.quick:
 		depth = mutation.FirstRed
+	case f.rows:
+		depth = mutation.Rows
 	}
-	if *mutants != "" {
-		var ids []int
-		for _, s := range strings.Split(*mutants, ",") {
-			id, err := strconv.Atoi(s)
-			if err != nil {
-				fmt.Fprintf(stderr, "labwhy: -mutants: %q is not a mutant id\n", s)
-				return 2
-			}
-			ids = append(ids, id)
-		}
-		if err := mutation.ServeGrades(ids, depth, stdout); err != nil {
-			fmt.Fprintf(stderr, "labwhy: %v\n", err)
-			return 1
-		}
-		return 0
+	if f.mutants != "" {
+		return serve(f, depth, stdout, stderr)
 	}
-	files, err := selectFiles(*file, *pkg)
+	files, err := selectFiles(f.file, f.pkg)
 	if err != nil {
 		fmt.Fprintf(stderr, "labwhy: %v\n", err)
 		return 2
 	}
-	whole := len(files) == len(mutation.Reference)
-	var outs []string
-	switch {
-	case *out != "":
-		outs = []string{*out}
-	case whole:
-		outs = []string{"docs/why.md", "docs/why.html"}
+	shard, shards, err := parseShard(f.shard)
+	if err != nil {
+		fmt.Fprintf(stderr, "labwhy: --shard: %v\n", err)
+		return 2
 	}
-	save := ""
-	if whole && *from == "" && depth == mutation.Full {
-		save = "docs/why.results.json"
+	if shards > 1 && len(files) != len(mutation.Reference) {
+		fmt.Fprintln(stderr, "labwhy: --shard splits the whole reference path: drop --file and --package")
+		return 2
 	}
-	if err := analyse(files, depth, *workers, outs, *from, save, stdout, stderr); err != nil {
+	if shards > 1 && f.results == "" {
+		fmt.Fprintln(stderr, "labwhy: --shard needs --results FILE: the shard's results, for labwhy merge")
+		return 2
+	}
+	job := analysis{files: files, depth: depth, flags: f, shard: shard, shards: shards, stdout: stdout, stderr: stderr}
+	job.plan()
+	code, err := job.run()
+	if err != nil {
+		fmt.Fprintf(stderr, "labwhy: %v\n", err)
+		return 1
+	}
+	return code
+}
+
+// serve is the grader mode: grade the mutants -mutants names.
+func serve(f flags, depth mutation.Depth, stdout, stderr io.Writer) int {
+	var ids []int
+	for _, s := range strings.Split(f.mutants, ",") {
+		id, err := strconv.Atoi(s)
+		if err != nil {
+			fmt.Fprintf(stderr, "labwhy: -mutants: %q is not a mutant id\n", s)
+			return 2
+		}
+		ids = append(ids, id)
+	}
+	var first []string
+	if f.first != "" {
+		first = strings.Split(f.first, ",")
+	}
+	if err := mutation.ServeGrades(ids, depth, first, stdout); err != nil {
 		fmt.Fprintf(stderr, "labwhy: %v\n", err)
 		return 1
 	}
@@ -102,150 +165,18 @@ func selectFiles(file, pkg string) ([]mutation.File, error) {
 	return out, nil
 }
 
-func analyse(files []mutation.File, depth mutation.Depth, workers int, outs []string, from, save string, stdout, stderr io.Writer) error {
-	start := time.Now()
-	ms, err := mutation.Generate(".", files)
-	if err != nil {
-		return err
+// parseShard reads --shard I/N; "" is the whole, 1/1.
+func parseShard(s string) (int, int, error) {
+	if s == "" {
+		return 1, 1, nil
 	}
-	if from != "" {
-		results, err := load(from, ms)
-		if err != nil {
-			return err
-		}
-		return report(mutation.NewAnalysis(ms, results, 0), outs, stdout)
+	is, ns, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("%q: want I/N with 1 <= I <= N, e.g. 1/2", s)
 	}
-	schemata, err := mutation.Schemata(".", ms)
-	if err != nil {
-		return err
-	}
-	var results []mutation.Result
-	for i, s := range schemata {
-		dir, err := os.MkdirTemp("", "labwhy")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		bin, err := mutation.Build(dir, ".", "./cmd/labwhy", s)
-		if err != nil {
-			return err
-		}
-		args := []string{}
-		if depth == mutation.FirstRed {
-			args = append(args, "-quick")
-		}
-		// The reference itself, built with the mutants switched off, must
-		// pass: otherwise the build changed more than the mutants.
-		base, err := mutation.Grade(bin, args, []int{-1}, 1, nil)
-		if err != nil {
-			return err
-		}
-		if base[0].Killed() {
-			return fmt.Errorf("the reference built with build %d's mutants off fails: %v %s", i, base[0].Failed, base[0].Crashed)
-		}
-		tty := isTerminal(stderr)
-		rs, err := mutation.Grade(bin, args, s.Mutants, workers, func(done int) {
-			if tty {
-				fmt.Fprintf(stderr, "\rbuild %d/%d: %d/%d mutants graded", i+1, len(schemata), done, len(s.Mutants))
-			}
-		})
-		if tty {
-			fmt.Fprintln(stderr)
-		} else {
-			// Not a terminal (a log file, CI): a line per build.
-			fmt.Fprintf(stderr, "build %d/%d: %d mutants graded\n", i+1, len(schemata), len(s.Mutants))
-		}
-		if err != nil {
-			return err
-		}
-		results = append(results, rs...)
-	}
-	if save != "" {
-		f, err := os.Create(save)
-		if err != nil {
-			return err
-		}
-		enc := json.NewEncoder(f)
-		for _, r := range results {
-			r.Key = ms[r.ID].Key
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-	}
-	return report(mutation.NewAnalysis(ms, results, time.Since(start)), outs, stdout)
-}
-
-// load reads saved results and matches them to ms by key: results of an
-// older version of the reference are refused.
-func load(file string, ms []mutation.Mutant) ([]mutation.Result, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	saved, err := mutation.ReadResults(f)
-	if err != nil {
-		return nil, err
-	}
-	// Two mutants can have one key (the same change of the same code twice
-	// in a function, such as two equal error checks): the i-th mutant of a
-	// key takes the i-th result saved under it, both in the order of ids.
-	byKey := map[string][]mutation.Result{}
-	for _, r := range saved {
-		byKey[r.Key] = append(byKey[r.Key], r)
-	}
-	var out []mutation.Result
-	for _, m := range ms {
-		rs := byKey[m.Key]
-		if len(rs) == 0 {
-			return nil, fmt.Errorf("%s has no result for %s:%d %s: the reference changed since; grade again (go run ./cmd/labwhy)", file, m.File, m.Line, m.Change)
-		}
-		r := rs[0]
-		byKey[m.Key] = rs[1:]
-		r.ID = m.ID
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// report prints the summary and writes the page to each of outs: HTML
-// for a name ending in .html, Markdown otherwise, - for stdout.
-func report(a mutation.Analysis, outs []string, stdout io.Writer) error {
-	a.WriteSummary(stdout)
-	for _, out := range outs {
-		if err := writePage(a, out, stdout); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writePage writes the annotated reference to out.
-func writePage(a mutation.Analysis, out string, stdout io.Writer) error {
-	var w io.Writer = stdout
-	if out != "-" {
-		f, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-	}
-	write := a.WritePage
-	if strings.HasSuffix(out, ".html") {
-		write = a.WriteHTML
-	}
-	if err := write(w, "."); err != nil {
-		return err
-	}
-	if out != "-" {
-		fmt.Fprintf(stdout, "The annotated reference: %s\n", out)
-	}
-	return nil
+	return i, n, nil
 }
 
 func isTerminal(w io.Writer) bool {

@@ -19,11 +19,18 @@ const (
 	FirstRed Depth = iota
 	// Matrix grades with the matrix's cells only.
 	Matrix
-	// Full grades through the lab's grader at depth course, stage by
-	// stage until one goes red (the matrix, the double-crash sweep, the
-	// failure sweep, the polled matrix, exploration); if none does, with
-	// the matrix of the other correct variants, which share its parts.
+	// Full grades through the lab's grader at depth course until its
+	// first red result (the matrix, the double-crash sweep, the failure
+	// sweep, the polled matrix, exploration); if there is none, with the
+	// matrix of the other correct variants, which share its parts. A
+	// killed mutant's result names the one row that caught it.
 	Full
+	// Rows is Full, but a stage that goes red runs to its end: a mutant
+	// the matrix catches lists every red cell (what the page tells a
+	// reader about each line), one a later stage catches up to
+	// maxStageRows runs. It costs more for every mutant that breaks
+	// many rows; the score is the same.
+	Rows
 )
 
 // maxStageRows bounds the rows a result lists for a stage beyond the
@@ -38,14 +45,17 @@ func (d Depth) options() verdict.Options {
 		return verdict.Options{Depth: verdict.Quick, Stop: verdict.StopAtFirstRed, Workers: 1}
 	case Matrix:
 		return verdict.Options{Depth: verdict.Quick, Workers: 1}
+	case Rows:
+		return verdict.Options{Depth: verdict.Course, Stop: verdict.StopAfterRedStage, Workers: 1}
 	}
-	return verdict.Options{Depth: verdict.Course, Stop: verdict.StopAfterRedStage, Workers: 1}
+	return verdict.Options{Depth: verdict.Course, Stop: verdict.StopAtFirstRed, Workers: 1}
 }
 
 // GradeMutant grades the reference variant with mutant id on, in this
 // process (which must have been built with the mutants: see Build),
-// through the lab's grader (package verdict).
-func GradeMutant(id int, depth Depth) (r Result) {
+// through the lab's grader (package verdict); the matrix rows first
+// names run first, in its order (History.Order).
+func GradeMutant(id int, depth Depth, first []string) (r Result) {
 	on.Active = id
 	defer func() { on.Active = -1 }()
 	r.ID = id
@@ -59,9 +69,10 @@ func GradeMutant(id int, depth Depth) (r Result) {
 	// matrix test catches it.
 	opts := depth.options()
 	opts.Situations = true
+	opts.First = first
 	r = gradeWith(variant.Outbox(), opts)
 	r.ID = id
-	if depth != Full || r.Killed() {
+	if depth < Full || r.Killed() {
 		return r
 	}
 	// The other correct variants build on the same parts (billing's
@@ -154,10 +165,10 @@ func row(f verdict.Finding) string {
 
 // ServeGrades grades each of ids and writes one JSON result per line: the
 // grader's side of Grade.
-func ServeGrades(ids []int, depth Depth, w io.Writer) error {
+func ServeGrades(ids []int, depth Depth, first []string, w io.Writer) error {
 	enc := json.NewEncoder(w)
 	for _, id := range ids {
-		if err := enc.Encode(GradeMutant(id, depth)); err != nil {
+		if err := enc.Encode(GradeMutant(id, depth, first)); err != nil {
 			return err
 		}
 	}

@@ -63,8 +63,10 @@ func Build(dir, root, pkg string, s Schema) (string, error) {
 // Result is what the lab said about one mutant.
 type Result struct {
 	ID int `json:"id"`
-	// Key is the mutant's Key, set when results are saved.
-	Key string `json:"key,omitempty"`
+	// Key is the mutant's Key, and Hash its file's (see Hash) when it
+	// was graded; both set when results are saved.
+	Key  string `json:"key,omitempty"`
+	Hash string `json:"hash,omitempty"`
 	// Failed lists the rows that went red ("relay.after-send DUPLICATE",
 	// "sweep relay.after-claim@1+relay.after-send@2 STUCK",
 	// "explore LOST"); none means the mutant survived.
@@ -85,9 +87,31 @@ const Timeout = 90 * time.Second
 // mutant marks that mutant crashed and goes on with the next in a new
 // process. progress, if not nil, is called after each result.
 func Grade(bin string, args []string, ids []int, workers int, progress func(done int)) ([]Result, error) {
-	queue := make(chan int, len(ids))
-	for _, id := range ids {
-		queue <- id
+	jobs := make([]Job, len(ids))
+	for i, id := range ids {
+		jobs[i] = Job{Bin: bin, ID: id}
+	}
+	return GradeJobs(jobs, args, workers, progress)
+}
+
+// Job is one mutant to grade and the grader built with it (Build).
+type Job struct {
+	Bin string
+	ID  int
+}
+
+// GradeJobs grades jobs as Grade does, the mutants of several builds in
+// one queue: no worker waits for the slowest mutant of a build before
+// the next build's start. Results are in the order of jobs.
+func GradeJobs(jobs []Job, args []string, workers int, progress func(done int)) ([]Result, error) {
+	queue := make(chan []Job, len(jobs))
+	for lo := 0; lo < len(jobs); {
+		hi := lo + 1
+		for hi < len(jobs) && hi-lo < 8 && jobs[hi].Bin == jobs[lo].Bin {
+			hi++
+		}
+		queue <- jobs[lo:hi]
+		lo = hi
 	}
 	close(queue)
 	var (
@@ -109,21 +133,12 @@ func Grade(bin string, args []string, ids []int, workers int, progress func(done
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var batch []int
-			for id := range queue {
-				batch = append(batch, id)
-				if len(batch) < 8 {
-					continue
+			for batch := range queue {
+				ids := make([]int, len(batch))
+				for i, j := range batch {
+					ids[i] = j.ID
 				}
-				if err := gradeBatch(bin, args, batch, record); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-				batch = nil
-			}
-			if len(batch) > 0 {
-				if err := gradeBatch(bin, args, batch, record); err != nil {
+				if err := gradeBatch(batch[0].Bin, args, ids, record); err != nil {
 					mu.Lock()
 					errs = append(errs, err)
 					mu.Unlock()
@@ -135,9 +150,9 @@ func Grade(bin string, args []string, ids []int, workers int, progress func(done
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	out := make([]Result, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, results[id])
+	out := make([]Result, 0, len(jobs))
+	for _, j := range jobs {
+		out = append(out, results[j.ID])
 	}
 	return out, nil
 }

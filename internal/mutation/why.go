@@ -104,6 +104,18 @@ func (a Analysis) survivors() []Mutant {
 	return out
 }
 
+// Unexplained counts the survivors that neither Survivors, Unearned nor
+// a rule explains.
+func (a Analysis) Unexplained() int {
+	n := 0
+	for _, m := range a.survivors() {
+		if Explain(m).Kind == "" {
+			n++
+		}
+	}
+	return n
+}
+
 // WriteSummary prints the score and the survivors.
 func (a Analysis) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "%d mutants of the reference path", len(a.Mutants))
