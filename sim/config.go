@@ -158,6 +158,12 @@ type Config struct {
 	// Horizon bounds each phase in virtual time: a phase still busy after
 	// it ends the run as STUCK.
 	Horizon time.Duration
+	// StepBudget bounds the steps of the whole run, every phase
+	// together; 0 leaves only the bound of each phase (50,000 steps).
+	// A run that spends it ends as STUCK. The mutation analysis sets it
+	// (lab/verdict's Options.StepBudget), so that a mutant that spins
+	// ends within milliseconds, not after 50,000 steps in every phase.
+	StepBudget int
 	// Trace records every event; without it only the verdict is computed.
 	Trace bool
 	// Cleanups are the times (since Epoch) at which the first live relay
@@ -300,6 +306,9 @@ func (c Config) Validate() error {
 	}
 	if c.Horizon <= 0 {
 		errs = append(errs, fmt.Errorf("sim: Horizon = %s, want > 0", c.Horizon))
+	}
+	if c.StepBudget < 0 {
+		errs = append(errs, fmt.Errorf("sim: StepBudget = %d, want >= 0 (0: no budget for the whole run)", c.StepBudget))
 	}
 	for _, cr := range c.Crashes {
 		if !strings.Contains(cr.Point, ".before-") && !strings.Contains(cr.Point, ".after-") {

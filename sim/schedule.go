@@ -28,6 +28,12 @@ const maxIdlePolls = 600
 func (w *world) runUntilQuiet(deadline time.Time) (quiet bool, busy lang.Text, err error) {
 	idle := 0 // polls in a row of a process that says it is due and does nothing
 	for steps := 0; steps < maxSteps; steps++ {
+		if b := w.cfg.StepBudget; b > 0 && w.steps >= b {
+			return false, lang.Textf(lang.Text{
+				EN: "%d steps in the run, its whole budget (Config.StepBudget); %s",
+				DE: "%d Schritte im Lauf, sein ganzes Budget (Config.StepBudget); %s"}, b, w.busy()), nil
+		}
+		w.steps++
 		did, err := w.tick()
 		if err != nil {
 			return false, lang.Text{}, err

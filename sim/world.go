@@ -73,6 +73,7 @@ type proc struct {
 
 // world is everything one run owns.
 type world struct {
+	steps     int // every phase's, against Config.StepBudget
 	cfg       Config
 	clock     *Clock
 	rng       *rand.Rand

@@ -37,18 +37,27 @@ const (
 // matrix: one per cause.
 const maxStageRows = 3
 
+// StepBudget bounds the steps of each run of a mutant's matrix, sweeps
+// and polled matrix (verdict.Options.StepBudget): the reference's
+// longest run of a grading at depth course took 7,105 steps (measured
+// over the matrix, both sweeps, the polled matrix and 8,000 explored
+// schedules), so a mutant that spins is STUCK after three times that,
+// not after 50,000 steps in each phase of each run.
+const StepBudget = 21_000
+
 // options are the grader's options at depth d. A grader process grades
 // one mutant at a time, on one core (Grade runs several processes).
 func (d Depth) options() verdict.Options {
+	o := verdict.Options{Depth: verdict.Course, Stop: verdict.StopAtFirstRed, Workers: 1, StepBudget: StepBudget}
 	switch d {
 	case FirstRed:
-		return verdict.Options{Depth: verdict.Quick, Stop: verdict.StopAtFirstRed, Workers: 1}
+		o.Depth = verdict.Quick
 	case Matrix:
-		return verdict.Options{Depth: verdict.Quick, Workers: 1}
+		o.Depth, o.Stop = verdict.Quick, verdict.StopNever
 	case Rows:
-		return verdict.Options{Depth: verdict.Course, Stop: verdict.StopAfterRedStage, Workers: 1}
+		o.Stop = verdict.StopAfterRedStage
 	}
-	return verdict.Options{Depth: verdict.Course, Stop: verdict.StopAtFirstRed, Workers: 1}
+	return o
 }
 
 // GradeMutant grades the reference variant with mutant id on, in this

@@ -49,6 +49,10 @@ type Options struct {
 	// that caught the most mutants before. Names that are no row are
 	// ignored.
 	First []string
+	// StepBudget bounds the steps of each run of the matrix, the sweeps
+	// and the polled matrix (sim.Config.StepBudget; exploration's runs
+	// keep their own bounds): 0 for none. A run that spends it is STUCK.
+	StepBudget int
 }
 
 // Grade grades v at opts.Depth: every matrix cell against what v
@@ -85,6 +89,15 @@ func newGrader(v variant.Variant, opts Options) *grader {
 	g := &grader{v: v, opts: opts, m: scenarios.Matrix(), plan: opts.Depth.plan()}
 	g.m.Workers = opts.Workers
 	g.m.Points = firstPoints(g.m.Points, opts.First)
+	if b := opts.StepBudget; b > 0 {
+		base := g.m.Base
+		g.m.Base = func(c *sim.Config) {
+			if base != nil {
+				base(c)
+			}
+			c.StepBudget = b
+		}
+	}
 	g.out = Verdict{Variant: v.Name, Depth: opts.Depth, Correct: v.Correct()}
 	return g
 }
