@@ -83,3 +83,37 @@ func TestShardsMergeIntoTheWholeRunByteForByte(t *testing.T) {
 		t.Errorf("a shard missing: exit %d, %q", code, stderr.String())
 	}
 }
+
+// TestCheckFailsWhenTheScoreFalls: --check's comparison passes the saved
+// results against themselves and fails when one mutant they kill
+// survives.
+func TestCheckFailsWhenTheScoreFalls(t *testing.T) {
+	t.Chdir("../..")
+	ms, err := mutation.Generate(".", mutation.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := mutation.LoadHistory(savedResults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, all := hist.Match(ms)
+	if !all {
+		t.Skip("the saved results are of another version of the reference: go run ./cmd/labwhy")
+	}
+	results := byID(ms, saved)
+	var out bytes.Buffer
+	if code := checkScore(mutation.NewAnalysis(ms, results, 0), ms, hist, savedResults, &out); code != 0 {
+		t.Fatalf("the saved results against themselves: exit %d\n%s", code, out.String())
+	}
+	for i := range results {
+		if results[i].Killed() {
+			results[i].Failed, results[i].Crashed = nil, ""
+			break
+		}
+	}
+	out.Reset()
+	if code := checkScore(mutation.NewAnalysis(ms, results, 0), ms, hist, savedResults, &out); code != 1 || !strings.Contains(out.String(), "score fell") {
+		t.Fatalf("one killed mutant surviving: exit %d, %q; want 1, the score fell", code, out.String())
+	}
+}
