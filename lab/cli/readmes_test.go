@@ -46,3 +46,78 @@ func TestBothREADMEsClaimTheSameRuns(t *testing.T) {
 		t.Errorf("the claims tables differ (-README.md +README.de.md):\n%s", diff)
 	}
 }
+
+// headingPairs are README.md's `##` and `###` headings, each with its
+// counterpart in README.de.md, in README.md's order. A heading added to
+// either README needs its pair here.
+var headingPairs = [][2]string{
+	{"## Quick start", "## Schnellstart"},
+	{"## Reading the matrix", "## Die Matrix lesen"},
+	{"## How a run works", "## Wie ein Lauf abläuft"},
+	{"## Three scenarios", "## Drei Szenarien"},
+	{"### A run you can look at", "### Ein Lauf zum Anschauen"},
+	{"### After send, before SENT (chapter 000 section 6, the critical row)", "### Nach Send, vor SENT (Kapitel 000 Abschnitt 6, die kritische Zeile)"},
+	{"### Claim 4711 (chapter 004)", "### Schadenfall 4711 (Kapitel 004)"},
+	{"### Reorder (chapter 001)", "### Vertauschte Reihenfolge (Kapitel 001)"},
+	{"## The course chapters' claims, and the runs that prove them", "## Die Aussagen der Kapitel und die Läufe, die sie beweisen"},
+	{"## Each mistake is the reference with one change", "## Jeder Fehler ist die Referenz mit einer Änderung"},
+	{"## Exercises", "## Übungen"},
+	{"## Grading", "## Bewerten"},
+	{"## The same verdicts on real parts", "## Dieselben Urteile auf echten Teilen"},
+	{"### What a run costs, and the scheduled job", "### Was ein Lauf kostet, und der geplante Job"},
+	{"### Interrupting a run", "### Einen Lauf unterbrechen"},
+	{"## The production stack (chapter 003): PostgreSQL", "## Der Produktions-Stack (Kapitel 003): PostgreSQL"},
+	{"### The crash matrix on PostgreSQL", "### Die Crash-Matrix auf PostgreSQL"},
+	{"### Kafka, the chapter's broker", "### Kafka, der Broker des Kapitels"},
+	{"### Change data capture from the WAL", "### Change Data Capture aus dem WAL"},
+	{"## Your own relay under real kills (`labrun-real verify`)", "## Das eigene Relay unter echten Abstürzen (`labrun-real verify`)"},
+	{"## Replaying any failure", "## Jeden Befund wiederholen"},
+	{"## The test suite", "## Die Testsuite"},
+	{"## Layout", "## Aufbau"},
+}
+
+// headings returns a README's `##` and `###` headings in order, leaving
+// out lines inside code blocks.
+func headings(t *testing.T, readme string) []string {
+	t.Helper()
+	b, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	fenced := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+			continue
+		}
+		if !fenced && (strings.HasPrefix(line, "## ") || strings.HasPrefix(line, "### ")) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// TestBothREADMEsHaveTheSameSections: README.de.md has a section for each
+// of README.md's, at the same level and in the same order, and no other,
+// so that a reader of either finds the same things in the same place. The
+// pairs are headingPairs.
+func TestBothREADMEsHaveTheSameSections(t *testing.T) {
+	en, de := headings(t, "../../README.md"), headings(t, "../../README.de.md")
+	german := map[string]string{}
+	for _, p := range headingPairs {
+		german[p[0]] = p[1]
+	}
+	var want []string
+	for _, h := range en {
+		g, ok := german[h]
+		if !ok {
+			t.Errorf("README.md's %q has no German counterpart in headingPairs: add the pair, and the section to README.de.md", h)
+			continue
+		}
+		want = append(want, g)
+	}
+	if diff := cmp.Diff(want, de); diff != "" {
+		t.Errorf("README.de.md's sections are not README.md's (-README.md's, in German +README.de.md's):\n%s", diff)
+	}
+}
