@@ -10,19 +10,11 @@ import (
 // readmeMarker precedes the README's sample of a mistake's diff.
 const readmeMarker = "<!-- excerpt of: go test ./mistakes -run OneChange/recover-all -v -->"
 
-// TestTheREADMEShowsRecoverAllsDiff: the README's sample of recover-all's
-// diff against the reference is lines of the diff the test above prints,
-// in order, a line "..." standing for lines left out.
+// TestTheREADMEShowsRecoverAllsDiff: each README's sample of recover-all's
+// diff against the reference (README.md's and README.de.md's) is lines of
+// the diff the test above prints, in order, a line "..." standing for
+// lines left out.
 func TestTheREADMEShowsRecoverAllsDiff(t *testing.T) {
-	text, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, after, found := strings.Cut(string(text), readmeMarker+"\n```\n")
-	block, _, ended := strings.Cut(after, "\n```\n")
-	if !found || !ended {
-		t.Fatalf("README.md has no code block after %q", readmeMarker)
-	}
 	i := slices.IndexFunc(changes, func(c change) bool { return c.mistake == "recover-all" })
 	ref, err := source(changes[i].reference)
 	if err != nil {
@@ -33,8 +25,20 @@ func TestTheREADMEShowsRecoverAllsDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	diff, _ := lineDiff(normalize(ref), normalize(wrong))
-	if missing := notAnExcerpt(strings.Split(block, "\n"), strings.Split(diff, "\n")); missing != "" {
-		t.Errorf("README.md's sample of recover-all's diff has %q where the diff does not; copy it anew from `go test ./mistakes -run OneChange/recover-all -v`:\n%s", missing, diff)
+	for _, readme := range []string{"README.md", "README.de.md"} {
+		text, err := os.ReadFile("../" + readme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, after, found := strings.Cut(string(text), readmeMarker+"\n```\n")
+		block, _, ended := strings.Cut(after, "\n```\n")
+		if !found || !ended {
+			t.Errorf("%s has no code block after %q", readme, readmeMarker)
+			continue
+		}
+		if missing := notAnExcerpt(strings.Split(block, "\n"), strings.Split(diff, "\n")); missing != "" {
+			t.Errorf("%s's sample of recover-all's diff has %q where the diff does not; copy it anew from `go test ./mistakes -run OneChange/recover-all -v`:\n%s", readme, missing, diff)
+		}
 	}
 }
 
