@@ -1,12 +1,14 @@
 package mistakes
 
 import (
+	"errors"
 	"fmt"
 	"outboxlab/lab/lang"
 	"time"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/effect"
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
@@ -140,7 +142,7 @@ func (s *dualWriteRetryService) Handle(c orders.Command) error {
 	msg := broker.Envelope{ID: s.IDs.NewID(), Event: rec}
 	for attempt := 1; ; attempt++ {
 		err := s.Gate.Cross(BoundaryServicePublish, func() error { return s.Broker.Publish(msg) })
-		if err == nil || attempt == 3 {
+		if err == nil || errors.Is(err, effect.ErrCrashed) || attempt == 3 {
 			return err
 		}
 	}

@@ -21,7 +21,12 @@ type gate struct {
 func (g gate) Cross(b effect.Boundary, do func() error) error {
 	w, p := g.w, g.p
 	if !p.alive || p.incarnation != g.incarnation {
-		return effect.ErrCrashed // a dead process has no effects
+		// A dead process has no effects. An activity of its that got
+		// here went on after its crash: a misstep (checkSwallowed).
+		if wk := p.worker; wk != nil && w.running == p.name && wk.incarnation == g.incarnation && wk.crossedDead == "" {
+			wk.crossedDead = b.String()
+		}
+		return effect.ErrCrashed
 	}
 	// A scheduling point: any other process may run before this effect.
 	if p.yield != nil && !p.yield(struct{}{}) {

@@ -18,7 +18,9 @@ type Missteps struct {
 	// Swallowed are the crashes a process's activity did not hand back:
 	// its command, step, recovery or delivery crashed at a boundary
 	// (which returned effect.ErrCrashed) and went on to return nil or
-	// another error, as "process crashed at POINT, and ...". A crashed
+	// another error, or to try another boundary, which the gate refused
+	// (whatever it returned then), as "process crashed at POINT, and
+	// ...". A crashed
 	// process is dead: in production nothing after its crash happens.
 	Swallowed []string
 	// Panics are the panics of a process's activity, as "process

@@ -9,6 +9,7 @@ import (
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
+	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
@@ -97,5 +98,52 @@ func TestAServiceThatAnswersAfterItsCrashIsNamed(t *testing.T) {
 	want := "service crashed at service.before-commit, and its command went on and returned no error instead of effect.ErrCrashed"
 	if !slices.Equal(res.Swallowed, []string{want}) || res.Outcome != check.OK {
 		t.Fatalf("swallowed %q, outcome %s %v; want %q and OK (the answer nobody got is not an acknowledgement)", res.Swallowed, res.Outcome, res.Violations, want)
+	}
+}
+
+// sendCrashAsBrokerError is a relay's gate that takes a crash at the
+// send for a broker's error: the reference relay then records the failure,
+// which crosses a boundary as a dead process; the gate refuses it, and the
+// step returns that refusal, effect.ErrCrashed.
+type sendCrashAsBrokerError struct{ effect.Gate }
+
+func (g sendCrashAsBrokerError) Cross(b effect.Boundary, do func() error) error {
+	err := g.Gate.Cross(b, do)
+	if b == outbox.BoundarySend && errors.Is(err, effect.ErrCrashed) {
+		return errors.New("send failed") // "a broker error"
+	}
+	return err
+}
+
+// TestARelayThatGoesOnAfterItsCrashIsNamedWhateverItReturns: a step that
+// swallows its crash and returns the crash of a later boundary, which the
+// gate refused because its process was dead, returned effect.ErrCrashed
+// and passed; the gate knows it crossed a boundary after its crash, so
+// it is a swallowed crash. The reference, which hands its crash back at
+// once, is not named.
+func TestARelayThatGoesOnAfterItsCrashIsNamedWhateverItReturns(t *testing.T) {
+	p, err := scenarios.FindPoint("relay.after-send")
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := variant.Outbox()
+	broken.Name = "send-crash-as-broker-error"
+	broken.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		env.Gate = sendCrashAsBrokerError{env.Gate}
+		r, err := variant.ReferenceRelay(env, nil)
+		return variant.RelayAdapter{Relay: r}, err
+	}
+	want := "relay-1 crashed at relay.after-send, and its step went on and tried relay.mark as a dead process instead of returning effect.ErrCrashed"
+	for _, c := range []struct {
+		v         variant.Variant
+		swallowed bool
+	}{{broken, true}, {variant.Outbox(), false}} {
+		cell, err := scenarios.Matrix().RunCell(c.v, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(cell.Swallowed, want); got != c.swallowed || cell.Matches() == c.swallowed {
+			t.Errorf("%s: swallowed %q, matches %v; want %q: %v", c.v.Name, cell.Swallowed, cell.Matches(), want, c.swallowed)
+		}
 	}
 }

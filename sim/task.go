@@ -36,6 +36,10 @@ type worker struct {
 	incarnation int
 	// panicked is what the activity panicked with, if it did.
 	panicked any
+	// crossedDead is the first boundary the activity tried to cross after
+	// its process crashed under it ("" if none): the gate refused it, and
+	// whatever the activity returns, it went on after its crash.
+	crossedDead string
 }
 
 // idle are the workers between activities that no process holds: at most
@@ -183,29 +187,37 @@ func (w *world) abandon() {
 
 // checkSwallowed runs when p's activity ended: if p crashed during it (at
 // a boundary, which returned effect.ErrCrashed) and the activity returned
-// anything but that error, it went on as if alive. That is recorded (see
+// anything but that error, or returned it only after it tried another
+// boundary as a dead process (the gate refused it: worker.crossedDead),
+// it went on as if alive. That is recorded (see
 // Result.Swallowed), and the activity's result becomes the crash it
 // should have returned: a dead process does nothing more in production,
 // so nothing it did after its crash is judged as its own (a claim it
 // "held" when it ended, an answer to a client).
 func (w *world) checkSwallowed(p *proc, wk *worker) {
-	if p.alive && p.incarnation == wk.incarnation || errors.Is(wk.err, effect.ErrCrashed) {
+	alive := p.alive && p.incarnation == wk.incarnation
+	if alive || errors.Is(wk.err, effect.ErrCrashed) && wk.crossedDead == "" {
 		return
 	}
 	activity := map[string]string{roleService: "command", roleRelay: "step", roleConsumer: "delivery"}[p.role]
 	if p.recovering {
 		activity = "recovery"
 	}
-	returned := "no error"
-	if wk.err != nil {
-		returned = "another error (" + wk.err.Error() + ")"
+	went := "returned no error instead of effect.ErrCrashed"
+	switch {
+	case wk.crossedDead != "":
+		// It returned the crash at last, but only after it tried an
+		// effect as a dead process (the gate refused it).
+		went = "tried " + wk.crossedDead + " as a dead process instead of returning effect.ErrCrashed"
+	case wk.err != nil:
+		went = "returned another error (" + wk.err.Error() + ") instead of effect.ErrCrashed"
 	}
 	if len(w.swallowed) == maxMissteps {
 		wk.err = effect.ErrCrashed
 		return
 	}
-	w.swallowed = append(w.swallowed, fmt.Sprintf("%s crashed at %s, and its %s went on and returned %s instead of effect.ErrCrashed",
-		p.name, p.crashedAt, activity, returned))
+	w.swallowed = append(w.swallowed, fmt.Sprintf("%s crashed at %s, and its %s went on and %s",
+		p.name, p.crashedAt, activity, went))
 	wk.err = effect.ErrCrashed
 }
 
@@ -221,7 +233,7 @@ const CrashLoopCap = 5 * time.Minute
 // run runs the worker's job and keeps its result; a panic of the job is
 // kept too (see checkPanicked), so that it cannot unwind the simulator.
 func (wk *worker) run() {
-	wk.panicked = nil
+	wk.panicked, wk.crossedDead = nil, ""
 	defer func() {
 		if r := recover(); r != nil {
 			wk.did, wk.err, wk.panicked = true, nil, r

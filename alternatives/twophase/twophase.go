@@ -1,6 +1,7 @@
 package twophase
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -76,7 +77,13 @@ func (s *Service) Handle(c orders.Command) error {
 	if err := s.Gate.Cross(BoundaryPrepare, func() error { return s.Broker.Prepare(msg) }); err != nil {
 		return fmt.Errorf("twophase: %s: phase 1: %w", c, err)
 	}
-	if err := s.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
+	err = s.Gate.Cross(orders.BoundaryCommit, tx.Commit)
+	if errors.Is(err, effect.ErrCrashed) {
+		// A dead process does nothing more: the coordinator resolves
+		// its message by what the database holds.
+		return fmt.Errorf("twophase: %s: %w", c, err)
+	}
+	if err != nil {
 		// The decision is no: the message must never be delivered. If the
 		// abort does not reach the broker, the coordinator aborts it.
 		_ = s.Gate.Cross(BoundaryAbort, func() error { return s.Broker.AbortPrepared(msg.ID) })
