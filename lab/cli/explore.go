@@ -205,7 +205,9 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 
 // brokeWith says how a counterexample broke: its outcome, or, when that
 // is OK, the misstep that broke it (an error the process returned, a
-// crash it went on from, a panic).
+// crash it went on from, a panic, a failed commit it went on from). A
+// scenario's replay says it in its Outcome line, so that the first thing
+// a learner reads of a misstep's run is what failed.
 func brokeWith(w io.Writer, res sim.Result) string {
 	switch {
 	case res.Outcome != check.OK:
@@ -216,6 +218,8 @@ func brokeWith(w io.Writer, res sim.Result) string {
 		return in(w, lang.Text{EN: "OK, but a process went on after its crash", DE: "OK, aber ein Prozess machte nach seinem Absturz weiter"})
 	case len(res.Panics) > 0:
 		return in(w, lang.Text{EN: "OK, but a process panicked", DE: "OK, aber ein Prozess löste eine Panic aus"})
+	case res.CommitFailures > res.Situations[sim.FailureReported]:
+		return in(w, lang.Text{EN: "OK, but a failed commit never came back as an error", DE: "OK, aber ein gescheiterter Commit kam nie als Fehler zurück"})
 	}
 	return res.Outcome.String()
 }
