@@ -77,6 +77,7 @@ func (w *world) judge(end workEnd) Result {
 		OrderLog:       end.orderLog,
 		BillingLog:     end.billingLog,
 		WorkEnded:      end.at,
+		Busy:           end.busy,
 	}
 }
 

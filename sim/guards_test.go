@@ -9,6 +9,7 @@ import (
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/store"
 )
@@ -72,5 +73,62 @@ func TestARelayThatSpinsEndsTheRunQuickly(t *testing.T) {
 		if !found {
 			t.Errorf("publish=%v: %s %v, want STUCK saying %q", c.publish, res.Outcome, res.Violations, c.want)
 		}
+	}
+}
+
+// heartbeating is the reference relay that commits a heartbeat after
+// every step and says it did something: it never settles, and every step
+// is a commit a failure sweep would plan a failed commit at.
+type heartbeating struct {
+	variant.Relay
+	env variant.Env
+}
+
+func (h heartbeating) Step() (bool, error) {
+	if _, err := h.Relay.Step(); err != nil {
+		return true, err
+	}
+	tx := h.env.OrderDB.Begin(h.env.Owner)
+	defer tx.Rollback()
+	return true, h.env.Gate.Cross(outbox.BoundaryMark, tx.Commit)
+}
+
+func (h heartbeating) NextWake() (time.Time, bool) { return h.env.Clock.Now(), true } // always due
+
+// TestARunThatNeverSettlesCostsOneStepBudget: a relay that never settles
+// ends its run when its first phase spent its steps (here its whole
+// budget, Config.StepBudget), as STUCK, without a
+// quiesce that would spin as long; and the failure sweep plans no failed
+// commit in a row whose run never settles (it planned one at each of the
+// thousands of heartbeats: the examiner's c-poison-forever ran for more
+// than 887 s at depth course). The matrix's cell says STUCK for the row.
+func TestARunThatNeverSettlesCostsOneStepBudget(t *testing.T) {
+	v := variant.Outbox()
+	v.Name = "heartbeating"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		return heartbeating{variant.RelayAdapter{Relay: r}, env}, err
+	}
+	m := scenarios.Matrix()
+	cfg := m.Config(v)
+	cfg.Trace, cfg.StepBudget = true, 500
+	res, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != check.Stuck || !strings.Contains(res.Busy.EN, "500 steps in the run") {
+		t.Errorf("%s, busy %q; want STUCK after 500 steps", res.Outcome, res.Busy)
+	}
+	for _, e := range res.Trace {
+		if e.Kind == sim.EventPhase && e.Action == "quiesce" {
+			t.Errorf("a quiesce after a run phase that used up its steps: %v", e)
+		}
+	}
+	sw, err := m.FailureSweep(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bases := 2 * (1 + len(m.FailureRows)); sw.Runs > bases {
+		t.Errorf("the failure sweep made %d runs, want at most %d (one per row and relay count)", sw.Runs, bases)
 	}
 }

@@ -43,6 +43,9 @@ type Result struct {
 	// WorkEnded is when the run's work ended: quiesce is over, the
 	// operator's work begins.
 	WorkEnded time.Duration
+	// Busy says what was still going on when quiesce ended (its horizon
+	// or its steps ran out: STUCK), empty for a run that settled.
+	Busy lang.Text
 }
 
 // ReachedPoints returns the crash points reached, sorted.
@@ -91,21 +94,26 @@ func Run(cfg Config) (_ Result, err error) {
 	for _, r := range cfg.Resends {
 		last = max(last, r.At)
 	}
-	if _, _, err := w.runUntilQuiet(Epoch.Add(last + cfg.Horizon)); err != nil {
-		return Result{}, err
-	}
-
-	// 2. quiesce: transient faults healed, no more crashes.
-	w.crashing = false
-	w.broker.Heal()
-	w.healOutages()
-	w.phase("quiesce")
-	var end workEnd
-	quiet, busy, err := w.runUntilQuiet(w.clock.Now().Add(cfg.Horizon))
+	_, busy, err := w.runUntilQuiet(Epoch.Add(last + cfg.Horizon))
 	if err != nil {
 		return Result{}, err
 	}
-	end.quiet, end.busy = quiet, busy
+
+	// 2. quiesce: transient faults healed, no more crashes. A run whose
+	// first phase used up its steps (maxSteps, Config.StepBudget) spins, whatever
+	// the faults: its quiesce would spin as long, and it is STUCK now.
+	w.crashing = false
+	w.broker.Heal()
+	w.healOutages()
+	var end workEnd
+	end.busy = busy
+	if !w.spun {
+		w.phase("quiesce")
+		end.quiet, end.busy, err = w.runUntilQuiet(w.clock.Now().Add(cfg.Horizon))
+		if err != nil {
+			return Result{}, err
+		}
+	}
 	if w.orderDB.HasTable(outbox.Table) {
 		end.unsent = outbox.Unsent(w.orderDB)
 	}

@@ -110,6 +110,8 @@ type world struct {
 	acknowledged []string
 
 	commands int // in the workload (see stormCap)
+	// spun is set when a phase used up its steps (maxSteps, Config.StepBudget).
+	spun bool
 	// relayPolicy and consumerPolicy are the policies the run's budgets
 	// come from: the variant's declared ones (see budget.go).
 	relayPolicy    check.RelayPolicy
