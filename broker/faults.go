@@ -165,6 +165,25 @@ func otherCurrency(payload string) string {
 // UnknownVersion is the version NewerVersion delivers.
 const UnknownVersion = 99
 
+// amountField is an amount in an event's JSON payload, in currency units
+// with two decimals.
+var amountField = regexp.MustCompile(`"amount":"([0-9]+)\.([0-9]{2})"`)
+
+// inCents returns payload with every amount in cents, as version
+// UnknownVersion of the contract carries them: a changed contract changes
+// what its fields mean, not only its number, so that a consumer that reads
+// it as the version it knows books a hundred times the amount.
+func inCents(payload string) string {
+	return amountField.ReplaceAllStringFunc(payload, func(field string) string {
+		m := amountField.FindStringSubmatch(field)
+		cents := strings.TrimLeft(m[1]+m[2], "0")
+		if cents == "" {
+			cents = "0"
+		}
+		return `"amount":"` + cents + `"`
+	})
+}
+
 // corrupt returns e as the poison and unknown-contract faults deliver it,
 // and what they did to it ("" for nothing).
 func (f *faults) corrupt(e Envelope) (Envelope, string) {
@@ -184,7 +203,8 @@ func (f *faults) corrupt(e Envelope) (Envelope, string) {
 	for _, t := range f.newer {
 		if t.matches(e) {
 			e.Event.Version = UnknownVersion
-			return e, fmt.Sprintf("delivered as version %d, which no consumer knows yet", UnknownVersion)
+			e.Event.Payload = inCents(e.Event.Payload)
+			return e, fmt.Sprintf("delivered as version %d, which no consumer knows yet, its amounts in cents", UnknownVersion)
 		}
 	}
 	for _, t := range f.renamed {
