@@ -84,7 +84,7 @@ func cleaning(name string, goes func(m outbox.Message, cutoff time.Time) bool) v
 	v.Name = name
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return cleaner{RelayAdapter: variant.RelayAdapter{Relay: r}, env: env, goes: goes}, err
+		return cleaner{RelayAdapter: variant.AdaptRelay(r), env: env, goes: goes}, err
 	}
 	return v
 }
@@ -121,7 +121,7 @@ func replaying(name string, put func(m *outbox.Message, now time.Time) bool, sel
 	v.Name = name
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return replayer{RelayAdapter: variant.RelayAdapter{Relay: r}, env: env, put: put, selectiveOnly: selectiveOnly}, err
+		return replayer{RelayAdapter: variant.AdaptRelay(r), env: env, put: put, selectiveOnly: selectiveOnly}, err
 	}
 	return v
 }

@@ -252,7 +252,7 @@ func withRelayConfig(name string, change func(*outbox.Config)) variant.Variant {
 	v.Name = name
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, change)
-		return variant.RelayAdapter{Relay: r}, err
+		return variant.AdaptRelay(r), err
 	}
 	return v
 }
@@ -278,7 +278,7 @@ func learner(name string, change func(*learnerRelay)) variant.Variant {
 	v.Name = name
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		ref, err := variant.ReferenceRelay(env, nil)
-		r := &learnerRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env, cfg: outbox.DefaultConfig(env.Owner)}
+		r := &learnerRelay{RelayAdapter: variant.AdaptRelay(ref), env: env, cfg: outbox.DefaultConfig(env.Owner)}
 		change(r)
 		return r, err
 	}
@@ -391,7 +391,7 @@ func replayByTypeAlone() variant.Variant {
 	v.Name = "replay-by-type-alone"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return typeAloneReplay{variant.RelayAdapter{Relay: r}}, err
+		return typeAloneReplay{variant.AdaptRelay(r)}, err
 	}
 	return v
 }
@@ -414,7 +414,7 @@ func timeoutMeansStored() variant.Variant {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
 			DB: env.OrderDB, Broker: optimist{to: env.Broker}, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
-		return variant.RelayAdapter{Relay: r}, err
+		return variant.AdaptRelay(r), err
 	}
 	return v
 }
@@ -524,7 +524,7 @@ func hostClockLeases() variant.Variant {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
 			DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
-		return variant.RelayAdapter{Relay: r}, err
+		return variant.AdaptRelay(r), err
 	}
 	return v
 }

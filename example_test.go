@@ -74,7 +74,7 @@ func Example_gradeYourOwnRelay() {
 			if err != nil {
 				return nil, err
 			}
-			return myRelay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+			return myRelay{RelayAdapter: variant.AdaptRelay(ref), env: env}, nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}

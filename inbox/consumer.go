@@ -13,28 +13,19 @@ import (
 	"outboxlab/store"
 )
 
-// Role is the default process role of a consumer in crash point ids.
-const Role = "consumer"
-
-// The consumer's effect boundaries, for the default role.
+// The consumer's effect boundaries.
 var (
 	// BoundaryCommit is the commit of the effect together with the inbox row
 	// (consumer.before-commit, consumer.after-commit); parking a message is
 	// committed at this boundary too.
-	BoundaryCommit = effect.Boundary{Process: Role, Effect: "commit"}
+	BoundaryCommit = effect.Boundary{Process: "consumer", Effect: "commit"}
 	// BoundaryAck is the acknowledgement of the delivery to the broker.
-	BoundaryAck = effect.Boundary{Process: Role, Effect: "ack"}
+	BoundaryAck = effect.Boundary{Process: "consumer", Effect: "ack"}
 	// BoundaryFailure is the commit that counts a failed processing attempt.
-	BoundaryFailure = effect.Boundary{Process: Role, Effect: "count-failure"}
+	BoundaryFailure = effect.Boundary{Process: "consumer", Effect: "count-failure"}
 	// BoundaryReplay is the commit that takes dead letters out for a replay.
-	BoundaryReplay = effect.Boundary{Process: Role, Effect: "replay"}
+	BoundaryReplay = effect.Boundary{Process: "consumer", Effect: "replay"}
 )
-
-// boundary returns b for this consumer's role.
-func (c *Consumer) boundary(b effect.Boundary) effect.Boundary {
-	b.Process = c.cfg.Role
-	return b
-}
 
 // Source is the broker as a consumer sees it.
 type Source interface {
@@ -60,14 +51,11 @@ type Config struct {
 	// MaxAttempts is how often a message may fail to be processed before it
 	// is parked as a dead letter (poison). Default 3.
 	MaxAttempts int
-	// Role names the process in crash point ids ("consumer.after-commit").
-	// Default "consumer".
-	Role string
 }
 
 // DefaultConfig returns a consumer's default configuration.
 func DefaultConfig(owner, subscription string) Config {
-	return Config{Owner: owner, Subscription: subscription, MaxAttempts: 3, Role: Role}
+	return Config{Owner: owner, Subscription: subscription, MaxAttempts: 3}
 }
 
 // Validate names every field out of range.
@@ -78,9 +66,6 @@ func (c Config) Validate() error {
 	}
 	if c.Subscription == "" {
 		errs = append(errs, errors.New(`inbox: config: Subscription = "", want a subscription name`))
-	}
-	if c.Role == "" {
-		errs = append(errs, errors.New(`inbox: config: Role = "", want a process role such as "consumer"`))
 	}
 	if c.MaxAttempts < 1 {
 		errs = append(errs, fmt.Errorf("inbox: config: MaxAttempts = %d, want >= 1", c.MaxAttempts))
@@ -160,7 +145,7 @@ func (c *Consumer) Step() (bool, error) {
 		}
 	}
 	tag := d.Tag
-	err := c.Gate.Cross(c.boundary(BoundaryAck), func() error { return c.Broker.Ack(c.cfg.Subscription, tag) })
+	err := c.Gate.Cross(BoundaryAck, func() error { return c.Broker.Ack(c.cfg.Subscription, tag) })
 	if err != nil {
 		return true, fmt.Errorf("inbox: ack %s: %w", d.Envelope.ID, err)
 	}
@@ -195,7 +180,7 @@ func (c *Consumer) handle(env broker.Envelope) error {
 	if err != nil || !changed {
 		return err
 	}
-	err = c.Gate.Cross(c.boundary(BoundaryCommit), tx.Commit)
+	err = c.Gate.Cross(BoundaryCommit, tx.Commit)
 	if errors.Is(err, store.ErrDuplicateKey) {
 		return nil // another consumer instance applied it first
 	}
@@ -279,11 +264,11 @@ func (c *Consumer) countFailure(env broker.Envelope, f failure) (parked bool, er
 	if v, ok := tx.Get(TableFailures, env.ID); ok {
 		n = v.(int) + 1
 	}
-	b := c.boundary(BoundaryFailure)
+	b := BoundaryFailure
 	if n >= c.cfg.MaxAttempts {
 		tx.Delete(TableFailures, env.ID)
 		tx.Put(TableDead, env.ID, Parked{Envelope: env, Reason: fmt.Sprintf("failed %d times: %v", n, f.err), At: now})
-		b, parked = c.boundary(BoundaryCommit), true
+		b, parked = BoundaryCommit, true
 	} else {
 		tx.Put(TableFailures, env.ID, n)
 	}
@@ -313,7 +298,7 @@ func (c *Consumer) ReplayDeadLetters() (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	if err := c.Gate.Cross(c.boundary(BoundaryReplay), tx.Commit); err != nil {
+	if err := c.Gate.Cross(BoundaryReplay, tx.Commit); err != nil {
 		return 0, fmt.Errorf("inbox: replay: %w", err)
 	}
 	for _, id := range ids {

@@ -72,12 +72,6 @@ type failure struct{ err error }
 
 func (f failure) Error() string { return f.err.Error() }
 
-// boundary returns b for this consumer's role.
-func (c *consumer) boundary(b effect.Boundary) effect.Boundary {
-	b.Process = c.cfg.Role
-	return b
-}
-
 // Step is inbox.Consumer.Step. DO NOT COPY: use inbox.Consumer.
 func (c *consumer) Step() (bool, error) {
 	d, ok := c.Broker.Receive(c.cfg.Subscription)
@@ -99,7 +93,7 @@ func (c *consumer) Step() (bool, error) {
 		}
 	}
 	tag := d.Tag
-	err := c.Gate.Cross(c.boundary(inbox.BoundaryAck), func() error { return c.Broker.Ack(c.cfg.Subscription, tag) })
+	err := c.Gate.Cross(inbox.BoundaryAck, func() error { return c.Broker.Ack(c.cfg.Subscription, tag) })
 	if err != nil {
 		return true, fmt.Errorf("inbox: ack %s: %w", d.Envelope.ID, err)
 	}
@@ -129,7 +123,7 @@ func (c *consumer) referenceHandle(env broker.Envelope) error {
 	if err != nil || !changed {
 		return err
 	}
-	err = c.Gate.Cross(c.boundary(inbox.BoundaryCommit), tx.Commit)
+	err = c.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 	if errors.Is(err, store.ErrDuplicateKey) {
 		return nil // another consumer instance applied it first
 	}
@@ -208,11 +202,11 @@ func (c *consumer) countFailure(env broker.Envelope, f failure) (parked bool, er
 	if v, ok := tx.Get(inbox.TableFailures, env.ID); ok {
 		n = v.(int) + 1
 	}
-	b := c.boundary(inbox.BoundaryFailure)
+	b := inbox.BoundaryFailure
 	if n >= c.cfg.MaxAttempts {
 		tx.Delete(inbox.TableFailures, env.ID)
 		tx.Put(inbox.TableDead, env.ID, inbox.Parked{Envelope: env, Reason: fmt.Sprintf("failed %d times: %v", n, f.err), At: now})
-		b, parked = c.boundary(inbox.BoundaryCommit), true
+		b, parked = inbox.BoundaryCommit, true
 	} else {
 		tx.Put(inbox.TableFailures, env.ID, n)
 	}

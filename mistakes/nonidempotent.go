@@ -64,7 +64,7 @@ func (c *consumer) handleWithoutInbox(env broker.Envelope) error {
 	if err != nil || !changed {
 		return err
 	}
-	err = c.Gate.Cross(c.boundary(inbox.BoundaryCommit), tx.Commit)
+	err = c.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 	if errors.Is(err, store.ErrDuplicateKey) {
 		return nil // another consumer instance applied it first
 	}

@@ -38,7 +38,7 @@ func configMistake(name string, summary lang.Text, chapter string, expect map[st
 			if err != nil {
 				return nil, err
 			}
-			return variant.RelayAdapter{Relay: ref}, nil
+			return variant.AdaptRelay(ref), nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}

@@ -38,7 +38,7 @@ func newRelay(env variant.Env, change func(*outbox.Config)) (*relay, error) {
 	if change != nil {
 		change(&cfg)
 	}
-	r := &relay{RelayAdapter: variant.RelayAdapter{Relay: ref}, cfg: cfg, claim: ref.ClaimDue}
+	r := &relay{RelayAdapter: variant.AdaptRelay(ref), cfg: cfg, claim: ref.ClaimDue}
 	r.recordSent = r.recordSentFenced
 	return r, nil
 }
@@ -49,8 +49,8 @@ func (r *relay) Step() (bool, error) {
 	return rep.Did(), err
 }
 
-// NextWake is outbox.Relay.NextWake, with the pause step keeps here: the
-// embedded reference never pauses, for its own Step does not run.
+// NextWake is variant.RelayAdapter.NextWake, with the pause step keeps
+// here: the embedded adapter sees no pause, for its own Step does not run.
 func (r *relay) NextWake() (time.Time, bool) {
 	t, ok := r.RelayAdapter.NextWake()
 	if ok && t.Before(r.pausedUntil) {
@@ -90,6 +90,7 @@ func (r *relay) step() (outbox.StepReport, error) {
 			}
 			r.failedSteps++
 			r.pausedUntil = r.Clock.Now().Add(r.cfg.Pause(r.failedSteps))
+			rep.PausedUntil = r.pausedUntil
 			return rep, nil
 		}
 		r.failedSteps = 0

@@ -68,7 +68,7 @@ func CronRelay() variant.Variant {
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
 			r, err := variant.ReferenceRelay(env, nil)
-			return cronRelay{RelayAdapter: variant.RelayAdapter{Relay: r}, env: env}, err
+			return cronRelay{RelayAdapter: variant.AdaptRelay(r), env: env}, err
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}
@@ -88,7 +88,7 @@ func (c cronRelay) Step() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return variant.RelayAdapter{Relay: r}.Step()
+	return variant.AdaptRelay(r).Step()
 }
 
 // DualWriteRetry is dual-write with a retry: when the publish after the

@@ -58,7 +58,7 @@ func (c *consumer) handleStrictly(env broker.Envelope) error {
 	if err != nil || !changed {
 		return err
 	}
-	err = c.Gate.Cross(c.boundary(inbox.BoundaryCommit), tx.Commit)
+	err = c.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 	// MISTAKE: no check for store.ErrDuplicateKey: losing the race is routine.
 	if err != nil {
 		return fmt.Errorf("inbox: commit %s: %w", env.ID, err)

@@ -22,6 +22,8 @@ var (
 	// BoundaryMark is the commit that records a send's outcome: SENT, or
 	// FAILED / DEAD_LETTER.
 	BoundaryMark = effect.Boundary{Process: "relay", Effect: "mark"}
+	// BoundaryReplay is the commit that puts dead letters back to PENDING.
+	BoundaryReplay = effect.Boundary{Process: "relay", Effect: "replay"}
 )
 
 // Clock tells the relay the current time.
@@ -71,9 +73,16 @@ func NewRelay(cfg Config, deps Deps) (*Relay, error) {
 	return &Relay{cfg: cfg, Deps: deps}, nil
 }
 
+// Config returns the relay's configuration.
+func (r *Relay) Config() Config { return r.cfg }
+
 // StepReport counts what one Step did.
 type StepReport struct {
 	Claimed, Sent, Failed, DeadLettered, Released, LeaseLost int
+	// PausedUntil is, after a step that failed to send, when the relay's
+	// pause ends: a Step before then does nothing, and Run sleeps until
+	// then.
+	PausedUntil time.Time
 }
 
 // Did reports whether the step did anything at all.
@@ -142,6 +151,7 @@ func (r *Relay) Step() (StepReport, error) {
 			}
 			r.failedSteps++
 			r.pausedUntil = r.Clock.Now().Add(r.cfg.Pause(r.failedSteps))
+			rep.PausedUntil = r.pausedUntil
 			return rep, nil
 		}
 		r.failedSteps = 0
@@ -268,35 +278,6 @@ func (r *Relay) recordFailure(m Message, cause error, unsent []Message) (dead bo
 	return dead, released, nil
 }
 
-// NextWake returns when Step will next find something to claim if nothing
-// else changes, and false if it never will (nothing unsent, or only dead
-// letters and the messages blocked behind them).
-func (r *Relay) NextWake() (time.Time, bool) {
-	if r.DB.IndexLen(Table, IndexUnsent) == 0 {
-		return time.Time{}, false
-	}
-	tx := r.DB.Begin(r.cfg.Owner)
-	defer tx.Rollback()
-	var next time.Time
-	found := false
-	seen := map[string]bool{}
-	tx.ScanIndex(Table, IndexUnsent, func(_ string, v any) bool {
-		m := v.(Message)
-		if seen[m.Event.AggregateID] {
-			return true
-		}
-		seen[m.Event.AggregateID] = true
-		if at, ok := m.ClaimableAt(); ok && (!found || at.Before(next)) {
-			next, found = at, true
-		}
-		return true
-	})
-	if found && next.Before(r.pausedUntil) {
-		next = r.pausedUntil
-	}
-	return next, found
-}
-
 // Filter selects dead letters to replay; empty fields match everything.
 type Filter struct {
 	AggregateID string
@@ -327,7 +308,7 @@ func (r *Relay) ReplayDeadLetters(f Filter) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	if err := r.Gate.Cross(effect.Boundary{Process: "relay", Effect: "replay"}, tx.Commit); err != nil {
+	if err := r.Gate.Cross(BoundaryReplay, tx.Commit); err != nil {
 		return 0, fmt.Errorf("outbox: replay: %w", err)
 	}
 	return n, nil

@@ -187,10 +187,11 @@ func TestAnotherRelayTakesOverACrashedRelaysClaimAfterTheLease(t *testing.T) {
 	if rep := f.step(other); rep.Claimed != 0 {
 		t.Fatalf("relay-2 claimed under relay-1's live lease")
 	}
-	if at, ok := other.NextWake(); !ok || !at.Equal(t0.Add(30*time.Second)) {
-		t.Fatalf("NextWake = %s, %v; want the lease expiry", at, ok)
+	f.clock.Advance(30*time.Second - time.Millisecond)
+	if rep := f.step(other); rep.Claimed != 0 {
+		t.Fatalf("relay-2 claimed a millisecond before relay-1's lease expired")
 	}
-	f.clock.Advance(30 * time.Second)
+	f.clock.Advance(time.Millisecond)
 	if rep := f.step(other); rep.Sent != 1 {
 		t.Fatalf("relay-2 after the lease: %+v", rep)
 	}
@@ -379,8 +380,5 @@ func TestTheRelayPausesAfterFailedSteps(t *testing.T) {
 	want := []time.Duration{0, 1 * s, 3 * s, 7 * s, 15 * s, 25 * s}
 	if diff := cmp.Diff(want, failedAt); diff != "" {
 		t.Fatalf("failed sends at (-want +got):\n%s", diff)
-	}
-	if at, ok := r.NextWake(); !ok || at.Before(t0.Add(35*time.Second)) {
-		t.Fatalf("NextWake = %s, %v; want the end of the pause", at, ok)
 	}
 }

@@ -14,7 +14,8 @@ func (WallClock) Now() time.Time { return time.Now() }
 
 // Run is the relay's production loop: recover what this instance held,
 // then step, pausing BusyPoll after a step that did work and IdlePoll after
-// one that found nothing, until ctx is cancelled. It returns ctx's error on
+// one that found nothing, or until the relay's pause after failed sends
+// ends if that is later, until ctx is cancelled. It returns ctx's error on
 // cancellation, or the first error a step cannot handle itself (broker
 // errors are handled inside Step: they make messages FAILED, not the loop).
 func (r *Relay) Run(ctx context.Context) error {
@@ -36,6 +37,9 @@ func (r *Relay) Run(ctx context.Context) error {
 		pause := r.cfg.IdlePoll
 		if rep.Did() {
 			pause = r.cfg.BusyPoll
+		}
+		if rest := rep.PausedUntil.Sub(r.Clock.Now()); rest > pause {
+			pause = rest
 		}
 		timer.Reset(pause)
 	}

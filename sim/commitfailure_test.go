@@ -141,7 +141,7 @@ func TestACleanupThatForgetsTheAgeIsCaught(t *testing.T) {
 	v := variant.Outbox()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return eagerCleanup{variant.RelayAdapter{Relay: r}, env}, err
+		return eagerCleanup{variant.AdaptRelay(r), env}, err
 	}
 	res, err := sim.Run(scenarios.Matrix().Config(v))
 	if err != nil {
@@ -185,7 +185,7 @@ func TestARelayThatSwallowsAFailedCommitIsCaught(t *testing.T) {
 	v := variant.Outbox()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return quietRelay{variant.RelayAdapter{Relay: r}}, err
+		return quietRelay{variant.AdaptRelay(r)}, err
 	}
 	bad, _ := commitFailures(t, v)
 	// A swallowed mark also leaves its claim held after a step that
@@ -253,7 +253,7 @@ func TestACleanupThatDeletesNothingIsCaught(t *testing.T) {
 	v := variant.Outbox()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return keepsEverything{variant.RelayAdapter{Relay: r}}, err
+		return keepsEverything{variant.AdaptRelay(r)}, err
 	}
 	p, err := scenarios.FindPoint(string(sim.FaultRejected))
 	if err != nil {
@@ -287,7 +287,7 @@ func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}
 		r, err := variant.ReferenceRelay(env, nil)
-		return variant.RelayAdapter{Relay: r}, err
+		return variant.AdaptRelay(r), err
 	}
 	sw, err := scenarios.Matrix().FailureSweep(v)
 	if err != nil {

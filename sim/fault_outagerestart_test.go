@@ -68,7 +68,7 @@ func giveUpOnRestart() variant.Variant {
 	v.Name = "give-up-on-restart"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, v.RelayConfig)
-		return giveUpRelay{variant.RelayAdapter{Relay: r}, env}, err
+		return giveUpRelay{variant.AdaptRelay(r), env}, err
 	}
 	return v
 }

@@ -107,7 +107,7 @@ func TestARunThatNeverSettlesCostsOneStepBudget(t *testing.T) {
 	v.Name = "heartbeating"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return heartbeating{variant.RelayAdapter{Relay: r}, env}, err
+		return heartbeating{variant.AdaptRelay(r), env}, err
 	}
 	m := scenarios.Matrix()
 	cfg := m.Config(v)

@@ -77,7 +77,7 @@ func TestTheOperatorWaitsForAStepToEnd(t *testing.T) {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		env.Gate = &forgetsSent{Gate: env.Gate}
 		r, err := variant.ReferenceRelay(env, nil)
-		return variant.RelayAdapter{Relay: r}, err
+		return variant.AdaptRelay(r), err
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
 		cfg := sim.DefaultConfig(v, threeOrders(), seed)

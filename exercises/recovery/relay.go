@@ -25,7 +25,7 @@ func Variant() variant.Variant {
 		if err != nil {
 			return nil, err
 		}
-		return &relay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+		return &relay{RelayAdapter: variant.AdaptRelay(ref), env: env}, nil
 	}
 	return v
 }

@@ -33,7 +33,7 @@ func Variant() variant.Variant {
 		if err != nil {
 			return nil, err
 		}
-		return &relay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env, cfg: outbox.DefaultConfig(env.Owner)}, nil
+		return &relay{RelayAdapter: variant.AdaptRelay(ref), env: env, cfg: outbox.DefaultConfig(env.Owner)}, nil
 	}
 	return v
 }

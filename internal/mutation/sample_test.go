@@ -68,7 +68,7 @@ var sample = []struct{ key, first string }{
 		"reorder: LOST"},
 	{"inbox/consumer.go:apply:delete:SetApplied(tx, event.AggregateID(), event.Seq())",
 		"service.before-commit@1: LOST"},
-	{"inbox/consumer.go:handle:delete:err = c.Gate.Cross(c.boundary(BoundaryCommit), tx.Commit)",
+	{"inbox/consumer.go:handle:delete:err = c.Gate.Cross(BoundaryCommit, tx.Commit)",
 		"service.before-commit@1: LOST"},
 	{"inbox/consumer.go:handle:negate:done",
 		"service.before-commit@1: LOST"},

@@ -35,7 +35,7 @@ func TestAMisstepsReplaySaysWhatFailedInItsOutcomeLine(t *testing.T) {
 	broken.Name = "crash-swallowing-relay"
 	broken.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return swallowsCrash{variant.RelayAdapter{Relay: r}}, err
+		return swallowsCrash{variant.AdaptRelay(r)}, err
 	}
 	p, err := scenarios.FindPoint("relay.after-send")
 	if err != nil {

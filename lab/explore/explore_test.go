@@ -121,7 +121,7 @@ func TestExplorationFindsAClaimThatOutlivesItsRelay(t *testing.T) {
 	v.Name = "endless-lease"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, func(c *outbox.Config) { c.Lease = 100 * 365 * 24 * time.Hour })
-		return variant.RelayAdapter{Relay: r}, err
+		return variant.AdaptRelay(r), err
 	}
 	f, err := explore.Explore(v, 1000, 1, explore.Options{})
 	if err != nil {
@@ -143,7 +143,7 @@ func TestExplorationFindsAnErrorARelayShouldHaveHandled(t *testing.T) {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}
 		r, err := variant.ReferenceRelay(env, nil)
-		return variant.RelayAdapter{Relay: r}, err
+		return variant.AdaptRelay(r), err
 	}
 	f, err := explore.Explore(v, 1000, 1, explore.Options{})
 	if err != nil {

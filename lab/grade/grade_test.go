@@ -71,7 +71,7 @@ func swallowing() variant.Variant {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
 			DB: env.OrderDB, Broker: swallow{env.Broker}, Gate: env.Gate, Clock: env.DBClock, Rand: env.Rand})
-		return variant.RelayAdapter{Relay: r}, err
+		return variant.AdaptRelay(r), err
 	}
 	return v
 }
@@ -182,7 +182,7 @@ func quietRelay() variant.Variant {
 	v.Name = "quiet-relay"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return swallows{variant.RelayAdapter{Relay: r}}, err
+		return swallows{variant.AdaptRelay(r)}, err
 	}
 	return v
 }
@@ -235,7 +235,7 @@ func conflictBlind() variant.Variant {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}
 		r, err := variant.ReferenceRelay(env, nil)
-		return variant.RelayAdapter{Relay: r}, err
+		return variant.AdaptRelay(r), err
 	}
 	return v
 }

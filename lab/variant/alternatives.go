@@ -8,6 +8,7 @@ import (
 	"outboxlab/alternatives/listen"
 	"outboxlab/alternatives/skiplocked"
 	"outboxlab/billing"
+	"outboxlab/effect"
 	"outboxlab/inbox"
 	"outboxlab/lab/check"
 	"outboxlab/lab/lang"
@@ -45,9 +46,11 @@ func ListenToYourself() Variant {
 			return &listen.Service{DB: env.OrderDB, Broker: env.Broker, Self: env.Broker, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
 		},
 		NewRelay: func(env Env) (Relay, error) {
-			cfg := inbox.DefaultConfig(env.Owner, listen.Subscription)
-			cfg.Role = "listener"
-			c, err := inbox.NewConsumer(cfg, inbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: listen.StoreOrder})
+			// The inbox's code in the relay's place: its crash points
+			// are the listener's ("listener.commit").
+			gate := asProcess{Gate: env.Gate, process: "listener"}
+			c, err := inbox.NewConsumer(inbox.DefaultConfig(env.Owner, listen.Subscription),
+				inbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: gate, Clock: env.Clock, Effect: listen.StoreOrder})
 			if err != nil {
 				return nil, err
 			}
@@ -67,6 +70,20 @@ func (listener) Recover() error { return nil }
 
 func (l listener) NextWake() (time.Time, bool) {
 	return l.env.Broker.NextAvailable(listen.Subscription)
+}
+
+// asProcess is a gate that names every boundary a component crosses as
+// one of process: a component run in another process's role (the inbox's
+// consumer as listen-to-yourself's listener) crashes at that role's points.
+type asProcess struct {
+	effect.Gate
+	process string
+}
+
+// Cross implements effect.Gate.
+func (g asProcess) Cross(b effect.Boundary, f func() error) error {
+	b.Process = g.process
+	return g.Gate.Cross(b, f)
 }
 
 // CDC is the correct alternative to a polling relay (chapters 003, 004): a

@@ -3,7 +3,6 @@ package variant
 import (
 	"errors"
 	"outboxlab/lab/lang"
-	"time"
 
 	"outboxlab/billing"
 	"outboxlab/inbox"
@@ -56,7 +55,7 @@ func DeleteOnSend() Variant {
 	v.RelayConfig = func(c *outbox.Config) { c.DeleteOnSend = true }
 	v.NewRelay = func(env Env) (Relay, error) {
 		r, err := ReferenceRelay(env, v.RelayConfig)
-		return RelayAdapter{Relay: r}, err
+		return AdaptRelay(r), err
 	}
 	return v
 }
@@ -79,7 +78,7 @@ func NewOutboxRelay(env Env) (Relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	return RelayAdapter{r}, nil
+	return AdaptRelay(r), nil
 }
 
 // ReferenceRelay builds the reference relay for env's process, with the
@@ -99,35 +98,4 @@ func ReferenceRelay(env Env, change func(*outbox.Config)) (*outbox.Relay, error)
 func NewBillingConsumer(env Env) (Consumer, error) {
 	return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, Subscription),
 		inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
-}
-
-// RelayAdapter makes an *outbox.Relay a Relay.
-type RelayAdapter struct{ *outbox.Relay }
-
-// Recover implements Relay.
-func (a RelayAdapter) Recover() error {
-	_, err := a.Relay.Recover()
-	return err
-}
-
-// Step implements Relay.
-func (a RelayAdapter) Step() (bool, error) {
-	rep, err := a.Relay.Step()
-	return rep.Did(), err
-}
-
-// NextWake implements Relay.
-func (a RelayAdapter) NextWake() (time.Time, bool) { return a.Relay.NextWake() }
-
-// ReplayDeadLetters implements Relay as an operator does who fixed every
-// cause: every dead letter at once (an outbox.Filter that names no order
-// and no type).
-func (a RelayAdapter) ReplayDeadLetters() (int, error) {
-	return a.Relay.ReplayDeadLetters(outbox.Filter{})
-}
-
-// ReplayDeadLettersOf implements SelectiveReplayer: the dead letters of one
-// order and event type (outbox.Filter).
-func (a RelayAdapter) ReplayDeadLettersOf(aggregateID, eventType string) (int, error) {
-	return a.Relay.ReplayDeadLetters(outbox.Filter{AggregateID: aggregateID, EventType: eventType})
 }

@@ -36,7 +36,7 @@ func WithRelayConfig(v Variant, change func(*outbox.Config)) (Variant, error) {
 	v.Policy.Relay = check.RelayPolicyOf(cfg)
 	v.NewRelay = func(env Env) (Relay, error) {
 		r, err := ReferenceRelay(env, both)
-		return RelayAdapter{Relay: r}, err
+		return AdaptRelay(r), err
 	}
 	return v, nil
 }

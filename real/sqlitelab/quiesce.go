@@ -131,7 +131,7 @@ func (r *run) holding(m outbox.Message) bool {
 }
 
 // due counts the outbox messages a relay may claim before t, as
-// outbox.Relay.NextWake sees them: the oldest unsent message of each
+// the lab's relay adapter (variant.RelayAdapter.NextWake) sees them: the oldest unsent message of each
 // aggregate (its later ones wait behind it), if it is claimable by then.
 func due(db *sql.DB, t time.Time) (int, error) {
 	unsent, err := scanMessages(db, `SELECT body FROM outbox WHERE status <> 'SENT' ORDER BY seq`)

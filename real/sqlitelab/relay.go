@@ -115,8 +115,8 @@ func (r *relay) step() (bool, error) {
 // over (its aggregate waits for the next poll) instead of waited for.
 func (r *relay) claimDue() ([]outbox.Message, error) {
 	// A look first, in one statement: with nothing unsent, a claim's
-	// transaction would find nothing (outbox.Relay.NextWake spares the
-	// reference the same poll).
+	// transaction would find nothing (variant.RelayAdapter.NextWake spares
+	// the reference the same poll).
 	var unsent bool
 	if err := r.db.QueryRow(`SELECT EXISTS (SELECT 1 FROM outbox WHERE status <> 'SENT')`).Scan(&unsent); err != nil || !unsent {
 		return nil, err

@@ -27,7 +27,7 @@ func EagerRelay() variant.Variant {
 			if err != nil {
 				return nil, err
 			}
-			return &eager{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env}, nil
+			return &eager{RelayAdapter: variant.AdaptRelay(ref), env: env}, nil
 		},
 	}
 }

@@ -67,7 +67,7 @@ func newRelay(slip relaySlip, from int) func(variant.Env) (variant.Relay, error)
 		} else {
 			ref, err = variant.ReferenceRelay(env, change)
 		}
-		return &relay{RelayAdapter: variant.RelayAdapter{Relay: ref}, env: env, cfg: cfg, slip: slip, occasions: occasions{from: from}}, err
+		return &relay{RelayAdapter: variant.AdaptRelay(ref), env: env, cfg: cfg, slip: slip, occasions: occasions{from: from}}, err
 	}
 }
 

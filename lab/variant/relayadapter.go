@@ -1,0 +1,93 @@
+package variant
+
+import (
+	"time"
+
+	"outboxlab/outbox"
+)
+
+// RelayAdapter makes an *outbox.Relay a Relay: it adds NextWake, which a
+// production relay never needs (its Run loop polls), from what the
+// relay's table shows and what its steps reported. Build it with
+// AdaptRelay.
+type RelayAdapter struct {
+	*outbox.Relay
+	// pausedUntil is the end of the relay's pause after failed sends, as
+	// its last step that paused reported it (outbox.StepReport).
+	pausedUntil *time.Time
+}
+
+// AdaptRelay returns r as a Relay. A nil r (a constructor's error) gives
+// an adapter of nothing.
+func AdaptRelay(r *outbox.Relay) RelayAdapter {
+	return RelayAdapter{Relay: r, pausedUntil: new(time.Time)}
+}
+
+// Recover implements Relay.
+func (a RelayAdapter) Recover() error {
+	_, err := a.Relay.Recover()
+	return err
+}
+
+// errUnbuilt is the panic of an adapter not built with AdaptRelay.
+const errUnbuilt = "variant: a RelayAdapter literal has nowhere to keep the relay's pause: build it with variant.AdaptRelay(r)"
+
+// Step implements Relay.
+func (a RelayAdapter) Step() (bool, error) {
+	if a.pausedUntil == nil {
+		panic(errUnbuilt)
+	}
+	rep, err := a.Relay.Step()
+	if !rep.PausedUntil.IsZero() {
+		*a.pausedUntil = rep.PausedUntil
+	}
+	return rep.Did(), err
+}
+
+// NextWake implements Relay: when Step will next find something to claim
+// if nothing else changes, and false if it never will (nothing unsent, or
+// only dead letters and the messages blocked behind them). That is the
+// earliest time the oldest unsent message of an aggregate may be claimed
+// (outbox.Message.ClaimableAt; its later ones wait behind it), and not
+// before the relay's pause after failed sends is over.
+func (a RelayAdapter) NextWake() (time.Time, bool) {
+	if a.pausedUntil == nil {
+		panic(errUnbuilt)
+	}
+	if a.DB.IndexLen(outbox.Table, outbox.IndexUnsent) == 0 {
+		return time.Time{}, false
+	}
+	tx := a.DB.Begin(a.Config().Owner)
+	defer tx.Rollback()
+	var next time.Time
+	found := false
+	seen := map[string]bool{}
+	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
+		m := v.(outbox.Message)
+		if seen[m.Event.AggregateID] {
+			return true
+		}
+		seen[m.Event.AggregateID] = true
+		if at, ok := m.ClaimableAt(); ok && (!found || at.Before(next)) {
+			next, found = at, true
+		}
+		return true
+	})
+	if found && next.Before(*a.pausedUntil) {
+		next = *a.pausedUntil
+	}
+	return next, found
+}
+
+// ReplayDeadLetters implements Relay as an operator does who fixed every
+// cause: every dead letter at once (an outbox.Filter that names no order
+// and no type).
+func (a RelayAdapter) ReplayDeadLetters() (int, error) {
+	return a.Relay.ReplayDeadLetters(outbox.Filter{})
+}
+
+// ReplayDeadLettersOf implements SelectiveReplayer: the dead letters of one
+// order and event type (outbox.Filter).
+func (a RelayAdapter) ReplayDeadLettersOf(aggregateID, eventType string) (int, error) {
+	return a.Relay.ReplayDeadLetters(outbox.Filter{AggregateID: aggregateID, EventType: eventType})
+}
