@@ -72,13 +72,13 @@ var changes = []change{
 	{"(slip) drain-one (drain)", fn{"../inbox/consumer.go", "Consumer", "drainParked"}, fn{"slips_test.go", "consumer", "drainOne"}, ""},
 	{"(slip) cleanup-by-creation", fn{"../outbox/maintenance.go", "Relay", "Cleanup"}, fn{"slips_test.go", "cleanupByCreationRelay", "Cleanup"}, ""},
 	{"dual-write", fn{"../orders/service.go", "Service", "Handle"}, fn{"dualwrite.go", "dualWriteService", "Handle"}, ""},
-	{"publish-first", fn{"../orders/service.go", "Service", "Handle"}, fn{"services.go", "publishFirstService", "Handle"}, ""},
-	{"separate-tx", fn{"../orders/service.go", "Service", "Handle"}, fn{"services.go", "separateTxService", "Handle"}, ""},
+	{"publish-first", fn{"../orders/service.go", "Service", "Handle"}, fn{"publishfirst.go", "publishFirstService", "Handle"}, ""},
+	{"separate-tx", fn{"../orders/service.go", "Service", "Handle"}, fn{"separatetx.go", "separateTxService", "Handle"}, ""},
 	// dual-write-retry is dual-write with one change: the retry.
-	{"dual-write-retry", fn{"dualwrite.go", "dualWriteService", "Handle"}, fn{"retry.go", "dualWriteRetryService", "Handle"},
+	{"dual-write-retry", fn{"dualwrite.go", "dualWriteService", "Handle"}, fn{"dualwriteretry.go", "dualWriteRetryService", "Handle"},
 		"the retry loop builds the envelope once, so that every retry resends under the same id: dual-write's publish helper written out"},
-	{"gross-to-net", fn{"../orders/service.go", "Service", "Handle"}, fn{"contract.go", "netService", "Handle"}, ""},
-	{"cron-relay", fn{"../lab/variant/relayadapter.go", "RelayAdapter", "Step"}, fn{"retry.go", "cronRelay", "Step"}, ""},
+	{"gross-to-net", fn{"../orders/service.go", "Service", "Handle"}, fn{"grosstonet.go", "netService", "Handle"}, ""},
+	{"cron-relay", fn{"../lab/variant/relayadapter.go", "RelayAdapter", "Step"}, fn{"cronrelay.go", "cronRelay", "Step"}, ""},
 }
 
 // frameHooks are the lines where a frame differs from the reference on
