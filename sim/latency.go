@@ -209,8 +209,9 @@ func (w *world) checkSleep(next time.Time) {
 // firstClaimable returns the message of the outbox that may be claimed
 // first, and when: of each aggregate's oldest unsent message (its later
 // ones wait behind it), the one with the earliest ClaimableAt. It is the
-// reference relay's NextWake without the pause, computed here on purpose:
-// the check judges a relay's NextWake, so it must not ask it.
+// relay adapter's NextWake (variant.RelayAdapter) without the pause,
+// computed here on purpose: the check judges a relay's NextWake, so it
+// must not ask it.
 func (w *world) firstClaimable() (outbox.Message, time.Time, bool) {
 	var first outbox.Message
 	var at time.Time
