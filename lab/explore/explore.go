@@ -71,18 +71,47 @@ const Shrunk = 5
 // Shrunk of them broke something (see Options.Keep), shrinks each and
 // returns the smallest (the first of equals); nil if none broke.
 func Explore(v variant.Variant, runs int, seed uint64, opts Options) (*Finding, error) {
-	keep := opts.Keep
-	if keep == nil {
-		keep = Broken
+	keep := keepOf(opts)
+	f := finder{v: v, seed: seed, keep: keep}
+	err := draw(v, runs, seed, opts, func(int) bool { return true }, func(number int, s Schedule, res sim.Result) (bool, error) {
+		if !keep(res) {
+			return false, nil
+		}
+		if err := f.add(s, number); err != nil {
+			return true, err
+		}
+		return f.best.Found == Shrunk, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return f.finish(runs), nil
+}
+
+func keepOf(opts Options) func(sim.Result) bool {
+	if opts.Keep == nil {
+		return Broken
+	}
+	return opts.Keep
+}
+
+// draw draws the schedules 1 to runs from seed in order, runs those
+// include takes (a batch at a time on opts.Workers) and hands each result
+// to each in the order drawn, until each says stop.
+func draw(v variant.Variant, runs int, seed uint64, opts Options, include func(number int) bool, each func(number int, s Schedule, res sim.Result) (stop bool, err error)) error {
 	src := randSource{rand.New(rand.NewPCG(seed, 0x6578706c6f7265))}
-	var best *Finding
-	for done := 0; done < runs; {
+	tried := 0
+	for drawn := 0; drawn < runs; {
 		// Draw the next batch in order, run it on all cores, and take the
-		// first failure in drawing order: the same as one after the other.
-		schedules := make([]Schedule, min(batch, runs-done))
-		for i := range schedules {
-			schedules[i] = Generate(src)
+		// results in drawing order: the same as one after the other.
+		var schedules []Schedule
+		var numbers []int
+		for drawn < runs && len(schedules) < batch {
+			s := Generate(src)
+			drawn++
+			if include(drawn) {
+				schedules, numbers = append(schedules, s), append(numbers, drawn)
+			}
 		}
 		results := make([]sim.Result, len(schedules))
 		err := sim.Parallel(len(schedules), opts.Workers, func(i int) error {
@@ -91,40 +120,138 @@ func Explore(v variant.Variant, runs int, seed uint64, opts Options) (*Finding, 
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("explore %s: %w", v.Name, err)
+			return fmt.Errorf("explore %s: %w", v.Name, err)
 		}
 		for i, res := range results {
 			if opts.Observe != nil {
 				opts.Observe(res)
 			}
+			tried++
 			if opts.Progress != nil {
-				opts.Progress(done + i + 1)
+				opts.Progress(tried)
 			}
-			if !keep(res) {
-				continue
-			}
-			shrunk, sres, err := Shrink(v, schedules[i], keep)
-			if err != nil {
-				return nil, err
-			}
-			found := 1
-			if best != nil {
-				found = best.Found + 1
-			}
-			if best == nil || shrunk.Size() < best.Schedule.Size() {
-				best = &Finding{Variant: v.Name, Schedule: shrunk, Original: schedules[i], Result: sres, Seed: seed}
-			}
-			best.Found, best.Runs = found, done+i+1
-			if found == Shrunk {
-				return best, nil
+			stop, err := each(numbers[i], schedules[i], res)
+			if err != nil || stop {
+				return err
 			}
 		}
-		done += len(schedules)
 	}
-	if best != nil {
-		best.Runs = runs
+	return nil
+}
+
+// finder keeps the smallest of the broken schedules shrunk so far.
+type finder struct {
+	v    variant.Variant
+	seed uint64
+	keep func(sim.Result) bool
+	best *Finding
+}
+
+// add shrinks s, the schedule numbered number (from 1, in drawing order),
+// which broke.
+func (f *finder) add(s Schedule, number int) error {
+	shrunk, sres, err := Shrink(f.v, s, f.keep)
+	if err != nil {
+		return err
 	}
-	return best, nil
+	found := 1
+	if f.best != nil {
+		found = f.best.Found + 1
+	}
+	if f.best == nil || shrunk.Size() < f.best.Schedule.Size() {
+		f.best = &Finding{Variant: f.v.Name, Schedule: shrunk, Original: s, Result: sres, Seed: f.seed}
+	}
+	f.best.Found, f.best.Runs = found, number
+	return nil
+}
+
+// finish returns the finding of an exploration of runs schedules: one
+// that stopped short of Shrunk broken ones tried them all.
+func (f *finder) finish(runs int) *Finding {
+	if f.best != nil && f.best.Found < Shrunk {
+		f.best.Runs = runs
+	}
+	return f.best
+}
+
+// Part is what one shard of an exploration found: see ExploreShard.
+type Part struct {
+	// Tried is how many of the shard's schedules ran.
+	Tried int
+	// Broken are the numbers (from 1, in drawing order) of the shard's
+	// first broken schedules, at most Shrunk; the shard stops at the last.
+	Broken []int
+	// Reached are, for each situation, the numbers of the schedules tried
+	// that reached it, in order.
+	Reached map[sim.Situation][]int
+}
+
+// ExploreShard runs shard (1 <= shard <= shards) of Explore's schedules:
+// those whose number, from 1, is shard modulo shards; it shrinks
+// nothing and stops after Shrunk of them broke. Merge the parts of all
+// shards with Merge.
+func ExploreShard(v variant.Variant, runs int, seed uint64, shard, shards int, opts Options) (Part, error) {
+	keep := keepOf(opts)
+	part := Part{Reached: map[sim.Situation][]int{}}
+	err := draw(v, runs, seed, opts, func(n int) bool { return (n-1)%shards == shard-1 }, func(number int, _ Schedule, res sim.Result) (bool, error) {
+		part.Tried++
+		for s, n := range res.Situations {
+			if n > 0 {
+				part.Reached[s] = append(part.Reached[s], number)
+			}
+		}
+		if !keep(res) {
+			return false, nil
+		}
+		part.Broken = append(part.Broken, number)
+		return len(part.Broken) == Shrunk, nil
+	})
+	return part, err
+}
+
+// Merge returns what Explore returns for the same arguments from the
+// parts of all its shards, and how many schedules reached each situation
+// (up to the last one Explore tried): it takes the first Shrunk broken
+// schedules of all the parts, draws them again from seed and shrinks
+// them as Explore does.
+func Merge(v variant.Variant, runs int, seed uint64, parts []Part, opts Options) (*Finding, map[sim.Situation]int, error) {
+	var broken []int
+	for _, p := range parts {
+		broken = append(broken, p.Broken...)
+	}
+	slices.Sort(broken)
+	last := runs // the last schedule Explore tries
+	if len(broken) >= Shrunk {
+		broken = broken[:Shrunk]
+		last = broken[Shrunk-1]
+	}
+	reached := map[sim.Situation]int{}
+	for _, p := range parts {
+		for s, numbers := range p.Reached {
+			for _, n := range numbers {
+				if n <= last {
+					reached[s]++
+				}
+			}
+		}
+	}
+	f := finder{v: v, seed: seed, keep: keepOf(opts)}
+	if len(broken) == 0 {
+		return nil, reached, nil
+	}
+	src := randSource{rand.New(rand.NewPCG(seed, 0x6578706c6f7265))}
+	next := 0
+	for n := 1; n <= broken[len(broken)-1]; n++ {
+		s := Generate(src)
+		if n != broken[next] {
+			continue
+		}
+		if err := f.add(s, n); err != nil {
+			return nil, nil, err
+		}
+		next++
+	}
+	return f.finish(runs), reached, nil
 }
 
 // Shrink makes s as small as it can while keep still accepts its result:
