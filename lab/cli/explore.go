@@ -10,6 +10,7 @@ import (
 	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
 	"outboxlab/lab/lang"
+	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
@@ -18,13 +19,20 @@ import (
 const maxRuns = 1_000_000_000
 
 func runExplore(args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "merge" {
+		return runExploreMerge(args[1:], stdout)
+	}
 	fs := newFlags("explore", "", lang.Text{
-		EN: "Random workloads, faults, crashes and interleavings against one variant; the first failures are shrunk to a short counterexample, told as a timeline with the command that replays it.",
-		DE: "Zufällige Arbeitslasten, Störungen, Abstürze und Verschränkungen gegen eine Variante; das erste Scheitern wird zu einem kurzen Gegenbeispiel verkleinert und als Zeitleiste erzählt, mit dem Befehl, der es wiederholt.",
+		EN: "Random workloads, faults, crashes and interleavings against one variant; the first failures are shrunk to a short counterexample, told as a timeline with the command that replays it. `labrun explore merge FILE...` merges the JSON of --shard runs into the unsharded run's, byte for byte.",
+		DE: "Zufällige Arbeitslasten, Störungen, Abstürze und Verschränkungen gegen eine Variante; das erste Scheitern wird zu einem kurzen Gegenbeispiel verkleinert und als Zeitleiste erzählt, mit dem Befehl, der es wiederholt. `labrun explore merge DATEI...` fügt das JSON von --shard-Läufen zu dem des ungeteilten Laufs zusammen, Byte für Byte.",
 	}, stdout)
 	variantName := fs.required("variant", "V", lang.Textf(lang.Text{EN: "the variant to explore: %s", DE: "die Variante, die erkundet wird: %s"}, strings.Join(scenarios.VariantNames(), ", ")))
 	runsText := fs.text("runs", "N", lang.Text{EN: "how many random schedules to try, a whole number >= 1 (default 1000)", DE: "wie viele zufällige Abläufe versucht werden, eine ganze Zahl >= 1 (Standard 1000)"})
 	seedText := fs.text("seed", "N", lang.Text{EN: "the exploration's seed, a whole number >= 0 (default 1)", DE: "der Seed der Exploration, eine ganze Zahl >= 0 (Standard 1)"})
+	shardText := fs.text("shard", "I/N", lang.Text{
+		EN: "run only shard I of N of the schedules (those whose number is I modulo N), unshrunk, and write what they found as JSON (needs --format json) for labrun explore merge",
+		DE: "nur Teil I von N der Abläufe ausführen (die, deren Nummer I modulo N ist), unverkleinert, und als JSON schreiben, was sie fanden (braucht --format json), für labrun explore merge",
+	})
 	format := fs.formatFlag("text", "json", "html")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
@@ -54,6 +62,16 @@ func runExplore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *shardText != "" {
+		shard, shards, err := parseShard(*shardText)
+		if err != nil {
+			return err
+		}
+		if format.value != "json" {
+			return usagef(lang.Text{EN: "--shard writes JSON for labrun explore merge: add --format json", DE: "--shard schreibt JSON für labrun explore merge: --format json hinzufügen"})
+		}
+		return runExploreShard(stdout, v, runs, seed, shard, shards)
+	}
 	reached := map[sim.Situation]int{}
 	observe := func(res sim.Result) {
 		for s, n := range res.Situations {
@@ -66,6 +84,13 @@ func runExplore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return writeExplore(stdout, format.value, v, runs, seed, f, reached)
+}
+
+// writeExplore writes an exploration's finding, if any, in format, and
+// returns errMismatch when a variant that claims to be correct broke.
+func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, seed uint64, f *explore.Finding, reached map[sim.Situation]int) error {
+	var err error
 	var trace sim.Result
 	if f != nil {
 		cfg := f.Schedule.Config(v)
@@ -74,7 +99,7 @@ func runExplore(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	switch format.value {
+	switch format {
 	case "json":
 		err = writeExploreJSON(stdout, v.Name, runs, f, trace, reached)
 	case "html":
