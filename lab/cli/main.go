@@ -10,7 +10,8 @@
 //	labrun list [--format text|json]
 //	labrun scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html|metrics]
 //	                [--alert D] [--max-attempts N] [--backoff-cap D] [--pause-cap D] [--retention D]
-//	labrun explore --variant V [--runs N] [--seed N] [--format text|json|html]
+//	labrun explore --variant V [--runs N] [--seed N] [--shard I/N] [--format text|json|html]
+//	labrun explore merge FILE... [--format json|text|html]
 //	labrun backlog --rate R --outage D --relay P [--broker B] [--consumer C] [--simulate] [--format text|json]
 //	labrun claims [--chapter C] [--check] [--file F] [--format text|markdown|json]
 //	labrun help [COMMAND]           what a command and each of its flags does
