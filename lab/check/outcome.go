@@ -46,7 +46,7 @@ var outcomeTexts = map[Outcome]struct {
 		DE: "ein älteres Ereignis nach einem neueren derselben Bestellung angewendet"}},
 	Mismatch: {"M", lang.Text{EN: "an effect that differs from the committed change (amount, kind)",
 		DE: "eine Wirkung, die von der committeten Änderung abweicht (Betrag, Art)"}},
-	Unsafe: {"U", lang.Text{EN: "a safety breach during the run (two live owners, a write after SENT)",
+	Unsafe: {"U", lang.Text{EN: "a safety breach during the run (two valid leases at once, a write after SENT)",
 		DE: "ein Sicherheitsbruch im Lauf (zwei gültige Leases zugleich, ein Schreiben nach SENT)"}},
 	Stuck: {"S", lang.Text{EN: "a message neither SENT nor DEAD_LETTER after quiesce",
 		DE: "eine Nachricht nach dem Abklingen weder SENT noch DEAD_LETTER"}},
