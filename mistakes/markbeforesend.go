@@ -104,6 +104,7 @@ func (r *markBeforeSendRelay) step() (outbox.StepReport, error) {
 			}
 			r.failedSteps++
 			r.pausedUntil = r.Clock.Now().Add(r.cfg.Pause(r.failedSteps))
+			rep.PausedUntil = r.pausedUntil
 			return rep, nil
 		}
 	}

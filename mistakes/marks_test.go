@@ -163,8 +163,10 @@ func TestAChangeOutsideAMarkIsFound(t *testing.T) {
 // withoutReference are the marked functions that change no function of
 // the reference, and why.
 var withoutReference = map[string]string{
-	"newidonresend.go (freshIDs) Publish": "new-id-on-resend's broker: the reference has no step between the outbox row and the broker that could make an id",
-	"nobackoff.go () NoBackoff":           "a configuration mistake: its change is outbox.Config's backoff, which TestEachMistakeIsTheReferenceWithOneChange cannot diff",
+	"newidonresend.go (freshIDs) Publish":       "new-id-on-resend's broker: the reference has no step between the outbox row and the broker that could make an id",
+	"nobackoff.go () NoBackoff":                 "a configuration mistake: its change is outbox.Config's backoff, which TestEachMistakeIsTheReferenceWithOneChange cannot diff",
+	"noretrylimit.go () NoRetryLimit":           "a configuration mistake: its change is outbox.Config's MaxAttempts, which TestEachMistakeIsTheReferenceWithOneChange cannot diff",
+	"nonidempotent.go () NonIdempotentConsumer": "its constructor only chooses the consumer's functions; the changed functions (handleWithoutInbox, applyWithoutInbox) are paired themselves",
 }
 
 // TestEveryMarkHasItsReference: every function of the mistakes with a

@@ -44,6 +44,9 @@ func NonIdempotentConsumer() variant.Variant {
 			"wrong-currency": check.OutOfOrder,
 		},
 		func(c *consumer) {
+			// MISTAKE: no inbox; and with it goes the per-order ordering,
+			// since the applied sequence alone would deduplicate (a second
+			// change that follows from the first: hence the OUT_OF_ORDER cells).
 			c.handle, c.process, c.apply = c.handleWithoutInbox, c.processUnordered, c.applyWithoutInbox
 		})
 }

@@ -22,7 +22,10 @@ func NoRetryLimit() variant.Variant {
 		"000 section 8 \"Retry ohne Grenze ist eine Produktionsgefahr\"",
 		map[string]check.Outcome{"rejected": check.Stuck},
 		func(c *outbox.Config) {
-			c.MaxAttempts = math.MaxInt // "it will work eventually"
+			// MISTAKE: no limit on attempts ("it will work eventually"): a
+			// message the broker always refuses is retried forever, never a
+			// dead letter (000 §8: "Retry ohne Grenze ist eine Produktionsgefahr").
+			c.MaxAttempts = math.MaxInt
 		})
 }
 

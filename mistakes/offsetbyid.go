@@ -101,7 +101,7 @@ func (r *offsetRelay) claimAboveOffset() ([]outbox.Message, error) {
 	return batch, nil
 }
 
-// NextWake is the reference's, but with nothing unsent above the offset
+// NextWake is the frame's (variant.RelayAdapter's), but with nothing unsent above the offset
 // the relay waits for nothing: what lies below it is never read again.
 func (r *offsetRelay) NextWake() (time.Time, bool) {
 	tx := r.DB.Begin(r.cfg.Owner)

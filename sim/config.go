@@ -159,10 +159,11 @@ type Config struct {
 	// it ends the run as STUCK.
 	Horizon time.Duration
 	// StepBudget bounds the steps of the whole run, every phase
-	// together; 0 leaves only the bound of each phase (12,000 steps).
-	// A run that spends it ends as STUCK. The mutation analysis sets it
-	// (lab/verdict's Options.StepBudget), so that a mutant that spins
-	// ends within milliseconds, not after 12,000 steps in every phase.
+	// together; 0 leaves only the bound of each phase (12,000 steps and
+	// 10 more a command of the workload). A run that spends it ends as
+	// STUCK. The mutation analysis sets it (lab/verdict's
+	// Options.StepBudget), so that a mutant that spins ends within
+	// milliseconds, not after a phase's whole bound in every phase.
 	StepBudget int
 	// Trace records every event; without it only the verdict is computed.
 	Trace bool

@@ -42,7 +42,8 @@ const maxStageRows = 3
 // longest run of a grading at depth course took 7,105 steps (measured
 // over the matrix, both sweeps, the polled matrix and 8,000 explored
 // schedules), so a mutant that spins is STUCK after three times that,
-// not after maxSteps (12,000) in each phase of each run.
+// not after a phase's bound (12,000 steps, 10 more a command) in each
+// phase of each run.
 const StepBudget = 21_000
 
 // options are the grader's options at depth d. A grader process grades

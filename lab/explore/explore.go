@@ -99,7 +99,7 @@ func keepOf(opts Options) func(sim.Result) bool {
 // include takes (a batch at a time on opts.Workers) and hands each result
 // to each in the order drawn, until each says stop.
 func draw(v variant.Variant, runs int, seed uint64, opts Options, include func(number int) bool, each func(number int, s Schedule, res sim.Result) (stop bool, err error)) error {
-	src := randSource{rand.New(rand.NewPCG(seed, 0x6578706c6f7265))}
+	src := newSource(seed)
 	tried := 0
 	for drawn := 0; drawn < runs; {
 		// Draw the next batch in order, run it on all cores, and take the
@@ -239,7 +239,7 @@ func Merge(v variant.Variant, runs int, seed uint64, parts []Part, opts Options)
 	if len(broken) == 0 {
 		return nil, reached, nil
 	}
-	src := randSource{rand.New(rand.NewPCG(seed, 0x6578706c6f7265))}
+	src := newSource(seed)
 	next := 0
 	for n := 1; n <= broken[len(broken)-1]; n++ {
 		s := Generate(src)
@@ -418,3 +418,10 @@ func earlierCommands(s Schedule, with func(func(*Schedule))) {
 
 // reseeds is how many seeds shrinking tries with each step.
 const reseeds = 8
+
+// newSource is the random source an exploration of seed draws its
+// schedules from: Explore, ExploreShard and Merge draw the same schedules
+// only because they share it.
+func newSource(seed uint64) randSource {
+	return randSource{rand.New(rand.NewPCG(seed, 0x6578706c6f7265))}
+}

@@ -21,7 +21,7 @@ var (
 	poll     = flag.Bool("lab.poll", false, "with -lab.replay: poll every relay as Relay.Run polls it (a run of the polled matrix)")
 	depth    = flag.String("lab.depth", verdict.Course.String(), "how hard to grade: "+strings.Join(verdict.Depths, ", "))
 	exercise = flag.Bool("exercise", false, "grade an exercise (its starter fails until it is solved)")
-	langFlag = flag.String("lab.lang", "", "the language of failures and hints: en or de (default: de when LANG or LC_ALL starts with de, else en)")
+	langFlag = flag.String("lab.lang", "", "the language of failures and hints: en or de (default: de when LC_ALL, or else LANG, starts with de; else en)")
 )
 
 // language is the language of failures and hints: as -lab.lang says,
@@ -29,7 +29,7 @@ var (
 func language() (lang.Lang, error) {
 	l, err := lang.Detect(*langFlag, os.Getenv)
 	if err != nil {
-		return l, fmt.Errorf("-lab.lang=%s: want en or de", *langFlag)
+		return l, fmt.Errorf("-lab.lang: %w", err)
 	}
 	return l, nil
 }

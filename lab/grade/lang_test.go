@@ -12,7 +12,7 @@ import (
 
 func TestABadLanguageIsAnError(t *testing.T) {
 	r := gradeWith(t, variant.Outbox(), grade.Options{}, map[string]string{"lab.lang": "fr"})
-	if !strings.Contains(r.fatal, "-lab.lang=fr: want en or de") {
+	if !strings.Contains(r.fatal, `-lab.lang: "fr" is not a language: want one of en, de`) {
 		t.Errorf("Grade with -lab.lang=fr: fatal %q, want it to name the valid languages", r.fatal)
 	}
 }

@@ -49,17 +49,6 @@ func Find(name string) (Slip, error) {
 	return Slip{}, fmt.Errorf("verdicttest: no slip %q", name)
 }
 
-// Frames returns the variant built of the three frames without a slip:
-// it holds everywhere.
-func Frames() variant.Variant {
-	v := variant.Outbox()
-	v.Name, v.Summary = "learner-frames", lang.Text{EN: "the learner's relay, consumer and service, without a slip"}
-	v.NewRelay = newRelay(relaySlip{}, 1)
-	v.NewConsumer = newConsumer(consumerSlip{}, 1)
-	v.NewService = newService(serviceSlip{}, 1)
-	return v
-}
-
 // slipsOf returns the slips of one frame, named with what each does, each
 // built by build (the slip's name, and from which occasion on it acts).
 func slipsOf(frame string, slips [][2]string, build func(name string, from int) variant.Variant) []Slip {
