@@ -85,8 +85,14 @@ func (d *driver) busy() bool { return d.active.Load() > 0 }
 
 func (d *driver) kill(p *Proc, format string, args ...any) {
 	d.tl.Add("harness", 0, "SIGKILL %s "+format, append([]any{p.Label()}, args...)...)
+	// The kill happened when the signal went, not when the harness saw the
+	// process reaped: an instance whose claim ends with its connection (row
+	// locks held across the send) takes the row over in between, and with
+	// the later time its copy was judged as two live senders (seen once in
+	// CI with the Python relay at kill-after-answer: reaped 6 ms later).
+	at := d.tl.Since()
 	d.fleet.Kill(p)
-	d.interrupted(p, "killed")
+	d.interruptedAt(p, at, "killed")
 }
 
 // stop stops p for dur and lets it go on.
@@ -106,8 +112,10 @@ func (d *driver) stopped(p *Proc, from, to time.Duration) {
 	d.interruptions = append(d.interruptions, Interruption{Proc: p, From: from, To: to, Why: fmt.Sprintf("stopped for %s", (to - from).Round(time.Millisecond))})
 }
 
-func (d *driver) interrupted(p *Proc, why string) {
-	at := d.tl.Since()
+func (d *driver) interrupted(p *Proc, why string) { d.interruptedAt(p, d.tl.Since(), why) }
+
+// interruptedAt records that p's claims may have ended at at.
+func (d *driver) interruptedAt(p *Proc, at time.Duration, why string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.interruptions = append(d.interruptions, Interruption{Proc: p, From: at, To: at, Why: why})
