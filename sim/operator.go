@@ -11,7 +11,6 @@ import (
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
-	"outboxlab/store"
 )
 
 // OperationKind names one thing the operator does after quiesce.
@@ -295,25 +294,16 @@ func (w *world) cleanup() error {
 		if w.cfg.Trace {
 			w.record(Event{Process: p.name, Kind: EventCommand, Action: "retention cleanup"})
 		}
-		before := w.outboxRows()
+		from := w.orderDB.LastSeq()
 		var err error
 		w.on(p, func() { _, err = c.Cleanup() })
 		if err != nil && !errors.Is(err, effect.ErrCrashed) {
 			return fmt.Errorf("sim: cleanup on %s: %w", p.name, err)
 		}
-		w.keptSituations(before)
+		w.keptSituations(from)
 		return nil
 	}
 	return nil
-}
-
-// outboxRows returns every row of the outbox, nil for a variant without
-// one.
-func (w *world) outboxRows() []outbox.Message {
-	if !w.orderDB.HasTable(outbox.Table) {
-		return nil
-	}
-	return store.Values[outbox.Message](w.orderDB, outbox.Table)
 }
 
 // ledger returns billing's ledger.
@@ -322,26 +312,75 @@ func (w *world) ledger() []billing.Entry {
 	return ledger
 }
 
-// keptSituations notes, of the rows before a cleanup that it kept, the
-// SENT messages within two hours of the end of their retention period
-// (RetentionKept), those sent within it but created before it
-// (ReplayedKept: a cleanup by creation age deletes them), and the dead
-// letters older than it (DeadLetterKept).
-func (w *world) keptSituations(before []outbox.Message) {
-	now, retention := w.clock.Now(), w.relayPolicy.Retention
-	for _, m := range before {
-		if _, kept := w.orderDB.Get(outbox.Table, m.Key); !kept {
-			continue
-		}
-		switch {
-		case m.Status == outbox.Sent && now.Sub(m.SentAt) < retention && now.Sub(m.SentAt) >= retention-2*time.Hour:
-			w.note(RetentionKept, 1)
-		case m.Status == outbox.Sent && now.Sub(m.SentAt) < retention && now.Sub(m.CreatedAt) >= retention:
-			w.note(ReplayedKept, 1)
-		case m.Status == outbox.DeadLetter && now.Sub(m.CreatedAt) >= retention:
-			w.note(DeadLetterKept, 1)
+// keptSituations notes, of the rows a cleanup kept (as they were before
+// it, when the order database's last commit was from), the SENT messages
+// within two hours of the end of their retention period (RetentionKept),
+// those sent within it but created before it (ReplayedKept: a cleanup by
+// creation age deletes them), and the dead letters older than it
+// (DeadLetterKept). It copies no row: a row no commit since from wrote is
+// as it was before; the few the cleanup wrote and kept are read as they
+// were from the commit log.
+func (w *world) keptSituations(from uint64) {
+	if !w.orderDB.HasTable(outbox.Table) {
+		return
+	}
+	written := map[string]bool{}
+	for _, c := range w.orderDB.Log(from) {
+		for _, ch := range c.Changes {
+			if ch.Table == outbox.Table {
+				written[ch.Key] = true
+			}
 		}
 	}
+	now, retention := w.clock.Now(), w.relayPolicy.Retention
+	var retentionKept, replayedKept, deadLetterKept int
+	count := func(m outbox.Message) {
+		switch {
+		case m.Status == outbox.Sent && now.Sub(m.SentAt) < retention && now.Sub(m.SentAt) >= retention-2*time.Hour:
+			retentionKept++
+		case m.Status == outbox.Sent && now.Sub(m.SentAt) < retention && now.Sub(m.CreatedAt) >= retention:
+			replayedKept++
+		case m.Status == outbox.DeadLetter && now.Sub(m.CreatedAt) >= retention:
+			deadLetterKept++
+		}
+	}
+	w.orderDB.Each(outbox.Table, func(key string, v any) {
+		if !written[key] {
+			count(v.(outbox.Message))
+		}
+	})
+	for key := range written { // counted in any order: a sum
+		if _, kept := w.orderDB.Get(outbox.Table, key); !kept {
+			continue
+		}
+		if m, existed := w.outboxRowAt(key, from); existed {
+			count(m)
+		}
+	}
+	w.note(RetentionKept, retentionKept)
+	w.note(ReplayedKept, replayedKept)
+	w.note(DeadLetterKept, deadLetterKept)
+}
+
+// outboxRowAt returns the outbox row key as it was after the order
+// database's commit seq, from the commit log, and whether it existed.
+func (w *world) outboxRowAt(key string, seq uint64) (outbox.Message, bool) {
+	var m outbox.Message
+	existed := false
+	for _, c := range w.orderDB.Log(0) {
+		if c.Seq > seq {
+			break
+		}
+		for _, ch := range c.Changes {
+			if ch.Table == outbox.Table && ch.Key == key {
+				existed = !ch.Deleted
+				if existed {
+					m = ch.Value.(outbox.Message)
+				}
+			}
+		}
+	}
+	return m, existed
 }
 
 // selectiveReplayer returns the first live relay that replays

@@ -274,6 +274,18 @@ func Values[V any](db *DB, tableName string) []V {
 	return out
 }
 
+// Each calls fn for every committed row of a table, in no particular
+// order, and copies nothing: for a reader that counts or filters rows, whose
+// answer does not depend on the order (a sorted copy is Values). The
+// database is locked while fn runs: fn must not use it.
+func (db *DB) Each(tableName string, fn func(key string, value any)) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	for k, v := range db.table(tableName).rows {
+		fn(k, v)
+	}
+}
+
 // SeqKey returns prefix followed by n as at least 12 decimal digits, padded
 // with zeros: keys of one prefix sort in the order of n, for 0 <= n < 10^12.
 // It is fmt.Sprintf("%s%012d", prefix, n) without the formatting machinery,

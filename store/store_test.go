@@ -345,3 +345,31 @@ func TestTheSessionNamesWhoCommitted(t *testing.T) {
 		t.Errorf("commit after its process crashed: %v, want ErrAborted", err)
 	}
 }
+
+// TestEachVisitsTheCommittedRowsOnly: Each sees every committed row once,
+// as Values does, and neither an open transaction's writes nor a deleted
+// row.
+func TestEachVisitsTheCommittedRowsOnly(t *testing.T) {
+	db := newDB(t)
+	tx := db.Begin("svc")
+	for i := 1; i <= 3; i++ {
+		tx.Put("outbox", store.SeqKey("m-", i), row{Status: "PENDING", N: i})
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx = db.Begin("svc")
+	tx.Delete("outbox", store.SeqKey("m-", 2))
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	open := db.Begin("relay")
+	open.Put("outbox", store.SeqKey("m-", 4), row{Status: "PENDING", N: 4})
+	defer open.Rollback()
+	seen := map[string]int{}
+	db.Each("outbox", func(key string, v any) { seen[key] += v.(row).N })
+	want := map[string]int{store.SeqKey("m-", 1): 1, store.SeqKey("m-", 3): 3}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("Each (-want +got):\n%s", diff)
+	}
+}
