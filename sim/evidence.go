@@ -31,7 +31,10 @@ func (w *world) judge(end workEnd) Result {
 	w.abandon()
 	w.notePark()
 	all, ledger, accounts := w.books()
-	unsafe := check.SafetyOf(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention})
+	// One walk of the order database's commit log for every check that
+	// reads it: safety, the committed changes, the outbox's situations.
+	outboxSits := outboxSituations{out: map[Situation]int{}}
+	unsafe, changes := check.Read(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention}, outboxSits.read)
 	faults := w.plannedFaults()
 	vs := check.Check(check.World{
 		Orders:             all,
@@ -40,7 +43,7 @@ func (w *world) judge(end workEnd) Result {
 		Held:               w.held(),
 		Quiesced:           end.quiet,
 		Busy:               end.busy,
-		Changes:            check.Changes(w.orderDB.Log(0)),
+		Changes:            changes,
 		Accounts:           accounts,
 		Published:          w.broker.Log(),
 		DeadLetters:        end.deadLetters,
@@ -63,7 +66,7 @@ func (w *world) judge(end workEnd) Result {
 	})
 	return Result{
 		Unsafe:         unsafe,
-		Situations:     w.situations(),
+		Situations:     w.situations(outboxSits.out),
 		Outcome:        check.Worst(vs),
 		Violations:     vs,
 		Fired:          w.fired,

@@ -6,6 +6,7 @@ import (
 	"outboxlab/lab/check"
 	"outboxlab/lab/lang"
 	"outboxlab/outbox"
+	"outboxlab/store"
 )
 
 // The latency check (LATE). Chapter 004 says how long a message takes:
@@ -246,4 +247,13 @@ func abs(d time.Duration) time.Duration {
 		return -d
 	}
 	return d
+}
+
+// committer is the process that made commit c, as the database recorded
+// it (the simulator's session: see world.running).
+func committer(c store.Commit) string {
+	if c.Process != "" {
+		return c.Process
+	}
+	return c.Owner
 }

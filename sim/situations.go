@@ -2,8 +2,8 @@ package sim
 
 import (
 	"outboxlab/inbox"
+	"outboxlab/lab/check"
 	"outboxlab/outbox"
-	"outboxlab/store"
 )
 
 // Situation is something a run went through that a test wants to see
@@ -94,45 +94,38 @@ type SituationCount struct {
 	N         int
 }
 
-// situations reads what the run went through from the order database's
-// and billing's commit logs and the broker's and store's counters.
-func (w *world) situations() map[Situation]int {
-	out := map[Situation]int{}
-	last := map[string]outbox.Message{}
-	holder := map[string]string{} // key -> the process that committed its claim
-	highest := ""
-	for _, c := range w.orderDB.Log(0) {
-		by := committer(c)
-		for _, ch := range c.Changes {
-			if ch.Table != outbox.Table {
-				continue
-			}
-			prev, seen := last[ch.Key]
-			if ch.Deleted {
-				if seen && prev.Status == outbox.Sent {
-					out[CleanedUp]++
-				}
-				delete(last, ch.Key)
-				continue
-			}
-			m := ch.Value.(outbox.Message)
-			last[ch.Key] = m
-			if !seen {
-				if m.Status == outbox.InFlight {
-					holder[ch.Key] = by
-				}
-				if ch.Key < highest {
-					out[LateCommit]++
-				}
-				highest = max(highest, ch.Key)
-				continue
-			}
-			out[transition(prev, m, holder[ch.Key], by)]++
-			if m.Status == outbox.InFlight {
-				holder[ch.Key] = by
-			}
+// outboxSituations counts the situations of the writes to outbox rows,
+// as a walk of the order database's commit log hands them over
+// (check.Read): retries, dead letters, replays, claims released and taken
+// over, SENT messages cleaned up, rows committed late.
+type outboxSituations struct {
+	out     map[Situation]int
+	highest string // the highest outbox key committed so far
+}
+
+func (r *outboxSituations) read(ow check.OutboxWrite) {
+	switch {
+	case ow.Change.Deleted:
+		if ow.Seen && ow.Prev.Status == outbox.Sent {
+			r.out[CleanedUp]++
 		}
+	case !ow.Seen:
+		if ow.Change.Key < r.highest {
+			r.out[LateCommit]++
+		}
+		r.highest = max(r.highest, ow.Change.Key)
+	default:
+		// Claims are told apart by the process that committed them
+		// (PrevBy), not by the owner names the relays write.
+		r.out[transition(ow.Prev, ow.Next, ow.PrevBy, ow.By)]++
 	}
+}
+
+// situations completes what the run went through: out holds what the
+// writes to outbox rows showed (outboxSituations); the rest is read from
+// billing's commit log and the broker's, the order database's and the
+// operator's counters.
+func (w *world) situations(out map[Situation]int) map[Situation]int {
 	delete(out, "")
 	for s, n := range w.ops.situations {
 		out[s] += n
@@ -159,15 +152,6 @@ func (w *world) situations() map[Situation]int {
 		}
 	}
 	return out
-}
-
-// committer is the process that made commit c, as the database recorded
-// it (the simulator's session: see world.running).
-func committer(c store.Commit) string {
-	if c.Process != "" {
-		return c.Process
-	}
-	return c.Owner
 }
 
 // transition names the situation an outbox row's change from prev to m

@@ -7,7 +7,6 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/lab/lang"
-	"outboxlab/orders"
 	"outboxlab/store"
 )
 
@@ -44,29 +43,7 @@ func Changes(orderLog []store.Commit) []Change {
 	last := map[string]domain.Order{}
 	for _, c := range orderLog {
 		for _, ch := range c.Changes {
-			if claim, ok := ch.Value.(domain.Claim); ok && !ch.Deleted && claim.Released {
-				out = append(out, Change{OrderID: claim.ID, Sequence: claim.Version, Kind: billing.Invoice, Amount: claim.Amount})
-				continue
-			}
-			if ch.Table != orders.Table || ch.Deleted {
-				continue
-			}
-			o := ch.Value.(domain.Order)
-			prev, seen := last[o.ID]
-			last[o.ID] = o
-			if seen && o.Version == prev.Version {
-				continue // rewritten without a change
-			}
-			change := Change{OrderID: o.ID, Sequence: o.Version}
-			switch {
-			case !seen || o.Version == 1:
-				change.Kind, change.Amount = billing.Invoice, o.Total
-			case o.Status == domain.Cancelled && prev.Status != domain.Cancelled:
-				change.Kind, change.Amount = billing.Credit, domain.Money{Minor: -prev.Total.Minor, Currency: prev.Total.Currency}
-			default:
-				change.Kind, change.Amount = billing.Line, domain.Money{Minor: o.Total.Minor - prev.Total.Minor, Currency: o.Total.Currency}
-			}
-			out = append(out, change)
+			out = appendChange(out, last, ch)
 		}
 	}
 	return out

@@ -71,60 +71,8 @@ func committer(c store.Commit) string {
 // SafetyOf is Safety on h: leases judged by the process that committed
 // each claim, retention by h.Retention.
 func SafetyOf(h History) []lang.Text {
-	retention := h.Retention
-	if retention <= 0 {
-		retention = outbox.DefaultConfig("").Retention
-	}
-	var out []lang.Text
-	last := map[string]outbox.Message{}
-	leases := map[string]lease{}     // key -> the claim's holder, by the commit log
-	writtenBy := map[string]uint64{} // key -> the commit that wrote last
-	for _, c := range h.OrderLog {
-		by := committer(c)
-		for _, ch := range c.Changes {
-			if ch.Table != outbox.Table {
-				continue
-			}
-			prev, seen := last[ch.Key]
-			if ch.Deleted {
-				// A row inserted and deleted by one commit is the CDC
-				// pattern: the commit log carries the message.
-				if seen && prev.Status != outbox.Sent && writtenBy[ch.Key] != c.Seq && !deletedOnSend(prev, leases[ch.Key], c) {
-					out = append(out, lang.Textf(lang.Text{
-						EN: "commit %d by %s: %s deleted while %s: only a SENT message may go; an unsent one is the evidence and the replay source",
-						DE: "Commit %d von %s: %s gelöscht, während sie %s war: nur eine SENT-Nachricht darf gehen; eine ungesendete ist der Beleg und die Quelle eines Replays"},
-						c.Seq, by, prev.ID, prev.Status))
-				}
-				if keep := prev.SentAt.Add(retention); seen && prev.Status == outbox.Sent && !c.At.IsZero() && c.At.Before(keep) {
-					out = append(out, lang.Textf(lang.Text{
-						EN: "commit %d by %s: %s deleted %s after it was SENT: retention keeps a SENT message %s, as the evidence",
-						DE: "Commit %d von %s: %s %s nach SENT gelöscht: die Aufbewahrung hält eine SENT-Nachricht %s, als Beleg"},
-						c.Seq, by, prev.ID, lang.Duration(c.At.Sub(prev.SentAt).Round(time.Second)), lang.Duration(retention)))
-				}
-				delete(last, ch.Key)
-				delete(leases, ch.Key)
-				continue
-			}
-			m := ch.Value.(outbox.Message)
-			last[ch.Key] = m
-			writtenBy[ch.Key] = c.Seq
-			if !seen {
-				continue
-			}
-			held, claimed := leases[ch.Key]
-			if !claimed && prev.Status == outbox.InFlight {
-				held = lease{holder: prev.LeaseOwner, until: prev.LeaseUntil} // claimed before the log begins
-			}
-			if why := transitionBreach(prev, m, held, c, ch.Locked); why.EN != "" {
-				out = append(out, lang.Textf(lang.Text{EN: "commit %d by %s: %s %s", DE: "Commit %d von %s: %s %s"}, c.Seq, by, m.ID, why))
-			}
-			delete(leases, ch.Key)
-			if m.Status == outbox.InFlight {
-				leases[ch.Key] = lease{holder: by, until: m.LeaseUntil}
-			}
-		}
-	}
-	return append(out, overcharged(h.Ledger, h.Orders)...)
+	unsafe, _ := Read(h, nil)
+	return unsafe
 }
 
 // overcharged finds ledger entries after which an order was charged more
