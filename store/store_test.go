@@ -373,3 +373,39 @@ func TestEachVisitsTheCommittedRowsOnly(t *testing.T) {
 		t.Errorf("Each (-want +got):\n%s", diff)
 	}
 }
+
+// TestDBScanIndexSeesTheCommittedMembersOnly: outside a transaction the
+// scan visits the index's committed members in key order, across more
+// than one chunk, stops when fn says so, and sees no open transaction's
+// writes.
+func TestDBScanIndexSeesTheCommittedMembersOnly(t *testing.T) {
+	db := newDB(t)
+	tx := db.Begin("seed")
+	var want []string
+	for i := 1; i <= 150; i++ {
+		status := "PENDING"
+		if i%3 == 0 {
+			status = "SENT"
+		} else {
+			want = append(want, store.SeqKey("m-", i))
+		}
+		tx.Put("outbox", store.SeqKey("m-", i), row{Status: status, N: i})
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	open := db.Begin("relay")
+	defer open.Rollback()
+	open.Put("outbox", store.SeqKey("m-", 0), row{Status: "PENDING"})
+	open.Put("outbox", store.SeqKey("m-", 1), row{Status: "SENT"})
+	var keys []string
+	db.ScanIndex("outbox", "unsent", func(k string, _ any) bool { keys = append(keys, k); return true })
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("ScanIndex (-want +got):\n%s", diff)
+	}
+	keys = nil
+	db.ScanIndex("outbox", "unsent", func(k string, _ any) bool { keys = append(keys, k); return len(keys) < 70 })
+	if diff := cmp.Diff(want[:70], keys); diff != "" {
+		t.Errorf("ScanIndex stopping after 70 (-want +got):\n%s", diff)
+	}
+}

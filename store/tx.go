@@ -282,6 +282,34 @@ func (tx *Tx) ScanIndex(tableName, indexName string, fn func(key string, value a
 	}
 }
 
+// ScanIndex calls fn, in key order, for every committed row in the index
+// until fn returns false, outside any transaction (as DB.Get reads one
+// row): for a reader that only looks, such as a scheduler asking when a
+// relay will have work. No lock is held while fn runs; rows others commit
+// during the scan may or may not be seen.
+func (db *DB) ScanIndex(tableName, indexName string, fn func(key string, value any) bool) {
+	var (
+		chunkBuf [scanChunk]member // on the stack: a scan allocates nothing
+		chunk    = chunkBuf[:0]
+		last     string
+		first    = true
+	)
+	for {
+		db.mu.Lock()
+		chunk = db.table(tableName).index(indexName).set.after(last, first, scanChunk, chunk[:0])
+		db.mu.Unlock()
+		for _, m := range chunk {
+			if !fn(m.key, m.value) {
+				return
+			}
+		}
+		if len(chunk) < scanChunk {
+			return
+		}
+		first, last = false, chunk[len(chunk)-1].key
+	}
+}
+
 func sortedUnique(keys []string) []string {
 	if len(keys) < 2 {
 		return keys

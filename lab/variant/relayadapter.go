@@ -12,15 +12,33 @@ import (
 // AdaptRelay.
 type RelayAdapter struct {
 	*outbox.Relay
+	// state is what the adapter keeps between calls, shared by its copies.
+	state *adapterState
+}
+
+// adapterState is what a RelayAdapter keeps between calls.
+type adapterState struct {
 	// pausedUntil is the end of the relay's pause after failed sends, as
 	// its last step that paused reported it (outbox.StepReport).
-	pausedUntil *time.Time
+	pausedUntil time.Time
+	// wake is NextWake's last answer. It reads the relay's table and
+	// pausedUntil, nothing else: the answer holds while the database has
+	// committed nothing since (store.DB.LastSeq) and the pause is the
+	// same, however often a scheduler asks.
+	wake struct {
+		valid     bool
+		seq       uint64
+		paused    time.Time
+		at        time.Time
+		ok        bool
+		aggregate map[string]bool // scratch: the aggregates seen by the scan
+	}
 }
 
 // AdaptRelay returns r as a Relay. A nil r (a constructor's error) gives
 // an adapter of nothing.
 func AdaptRelay(r *outbox.Relay) RelayAdapter {
-	return RelayAdapter{Relay: r, pausedUntil: new(time.Time)}
+	return RelayAdapter{Relay: r, state: new(adapterState)}
 }
 
 // Recover implements Relay.
@@ -34,12 +52,12 @@ const errUnbuilt = "variant: a RelayAdapter literal has nowhere to keep the rela
 
 // Step implements Relay.
 func (a RelayAdapter) Step() (bool, error) {
-	if a.pausedUntil == nil {
+	if a.state == nil {
 		panic(errUnbuilt)
 	}
 	rep, err := a.Relay.Step()
 	if !rep.PausedUntil.IsZero() {
-		*a.pausedUntil = rep.PausedUntil
+		a.state.pausedUntil = rep.PausedUntil
 	}
 	return rep.Did(), err
 }
@@ -50,19 +68,41 @@ func (a RelayAdapter) Step() (bool, error) {
 // earliest time the oldest unsent message of an aggregate may be claimed
 // (outbox.Message.ClaimableAt; its later ones wait behind it), and not
 // before the relay's pause after failed sends is over.
+//
+// It reads the committed rows outside a transaction (store.DB.ScanIndex)
+// and answers again without reading while nothing has changed.
 func (a RelayAdapter) NextWake() (time.Time, bool) {
-	if a.pausedUntil == nil {
+	if a.state == nil {
 		panic(errUnbuilt)
 	}
+	st := &a.state.wake
+	seq, paused := a.DB.LastSeq(), a.state.pausedUntil
+	if st.valid && st.seq == seq && st.paused.Equal(paused) {
+		return st.at, st.ok
+	}
+	next, found := a.nextClaimable()
+	if found && next.Before(paused) {
+		next = paused
+	}
+	st.valid, st.seq, st.paused, st.at, st.ok = true, seq, paused, next, found
+	return next, found
+}
+
+// nextClaimable returns the earliest time the oldest unsent message of an
+// aggregate may be claimed, and false if none ever may.
+func (a RelayAdapter) nextClaimable() (time.Time, bool) {
 	if a.DB.IndexLen(outbox.Table, outbox.IndexUnsent) == 0 {
 		return time.Time{}, false
 	}
-	tx := a.DB.Begin(a.Config().Owner)
-	defer tx.Rollback()
+	seen := a.state.wake.aggregate
+	if seen == nil {
+		seen = map[string]bool{}
+		a.state.wake.aggregate = seen
+	}
+	defer clear(seen)
 	var next time.Time
 	found := false
-	seen := map[string]bool{}
-	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
+	a.DB.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
 		m := v.(outbox.Message)
 		if seen[m.Event.AggregateID] {
 			return true
@@ -73,9 +113,6 @@ func (a RelayAdapter) NextWake() (time.Time, bool) {
 		}
 		return true
 	})
-	if found && next.Before(*a.pausedUntil) {
-		next = *a.pausedUntil
-	}
 	return next, found
 }
 

@@ -86,6 +86,17 @@ func TestTheAdapterWakesTheReferenceWhenItsStepWorks(t *testing.T) {
 	if at, ok := relay.NextWake(); ok {
 		t.Fatalf("after both were sent: NextWake = +%s, want never", at.Sub(t0))
 	}
+	// The adapter answers again without reading while nothing changed;
+	// a commit of another process is a change: an order placed after the
+	// relay said it had nothing is due at once.
+	place("o-4")
+	if at, ok := relay.NextWake(); !ok || !at.Equal(clock.T) {
+		t.Fatalf("after o-4 was placed: NextWake = +%s, %v; want now, +%s", at.Sub(t0), ok, clock.T.Sub(t0))
+	}
+	step(true)
+	if at, ok := relay.NextWake(); ok {
+		t.Fatalf("after o-4 was sent: NextWake = +%s, want never", at.Sub(t0))
+	}
 
 	br.Outage(clock.T, clock.T.Add(time.Hour))
 	place("o-3")
