@@ -91,7 +91,7 @@ func (w *world) crash(p *proc, point string, down time.Duration) {
 	p.alive = false
 	p.crashedAt = point
 	p.stalledUntil, p.frozen = time.Time{}, "" // a freeze ends with the process
-	p.service, p.relay, p.consumer = nil, nil, nil
+	p.service, p.relay, p.consumer, p.step = nil, nil, nil, nil
 	p.restartAt = w.clock.Now().Add(down)
 	aborted := w.orderDB.Crash(p.name) + w.billingDB.Crash(p.name)
 	switch {

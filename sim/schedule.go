@@ -181,10 +181,8 @@ func (w *world) startActivity(p *proc) bool {
 			return true, err
 		})
 		return true
-	case p.relay != nil:
-		return w.begin(p, p.relay.Step)
-	default:
-		return w.begin(p, p.consumer.Step)
+	default: // a relay or a consumer
+		return w.begin(p, p.step)
 	}
 }
 

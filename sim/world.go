@@ -69,6 +69,10 @@ type proc struct {
 	service  variant.Service
 	relay    variant.Relay
 	consumer variant.Consumer
+	// step is this incarnation's relay.Step or consumer.Step, bound once
+	// when it starts: an activity begins with it, and binding a method
+	// value at every step would allocate at every step.
+	step func() (bool, error)
 }
 
 // world is everything one run owns.
@@ -261,7 +265,7 @@ func (w *world) start(p *proc) error {
 	case roleRelay:
 		p.relay, err = v.NewRelay(env)
 		if err == nil {
-			w.lastRelay = p.relay
+			w.lastRelay, p.step = p.relay, p.relay.Step
 			// Its recovery is its first task: another process may commit
 			// between what it reads and what it commits, as in any step.
 			relay := p.relay
@@ -271,7 +275,7 @@ func (w *world) start(p *proc) error {
 	case roleConsumer:
 		p.consumer, err = v.NewConsumer(env)
 		if err == nil {
-			w.lastConsumer = p.consumer
+			w.lastConsumer, p.step = p.consumer, p.consumer.Step
 			w.pollEmpty(p)
 		}
 	}
