@@ -43,6 +43,9 @@ type DB struct {
 	// keepLog says whether commits are kept in log, for readers of Log.
 	keepLog bool
 	log     []Commit
+	// logChunk is where the next commits' changes in the log are carved
+	// from (see logChanges).
+	logChunk []Change
 	// conflicts counts the commits refused with ErrConflict.
 	conflicts int
 	// now is the database's clock, for Commit.At.
@@ -386,13 +389,32 @@ func (db *DB) TruncateLog(upTo uint64) {
 	db.log = append([]Commit(nil), db.log[i:]...)
 }
 
+// logChanges returns an empty slice with room for the n changes of one
+// commit in the log, carved from a chunk that many commits share: the log
+// keeps every commit's changes as long as it keeps the commit, and an
+// allocation per commit was most of what keeping it cost. The slice's
+// capacity ends at n, so nothing appended to it reaches the next
+// commit's changes. The caller holds db.mu.
+func (db *DB) logChanges(n int) []Change {
+	const chunk = 256
+	if n > chunk/8 {
+		return make([]Change, 0, n) // a large commit: its own
+	}
+	if cap(db.logChunk)-len(db.logChunk) < n {
+		db.logChunk = make([]Change, 0, chunk)
+	}
+	start := len(db.logChunk)
+	db.logChunk = db.logChunk[:start+n]
+	return db.logChunk[start : start : start+n]
+}
+
 // apply makes a transaction's writes durable, all at once. The caller holds
 // db.mu.
 func (db *DB) apply(owner, process string, writes []write, locks []tableKey, reads int) {
 	db.seq++
 	var c Commit
 	if db.keepLog {
-		c = Commit{Seq: db.seq, Owner: owner, Process: process, Changes: make([]Change, 0, len(writes)), Reads: reads}
+		c = Commit{Seq: db.seq, Owner: owner, Process: process, Changes: db.logChanges(len(writes)), Reads: reads}
 		if db.now != nil {
 			c.At = db.now()
 		}

@@ -409,3 +409,26 @@ func TestDBScanIndexSeesTheCommittedMembersOnly(t *testing.T) {
 		t.Errorf("ScanIndex stopping after 70 (-want +got):\n%s", diff)
 	}
 }
+
+// TestALogReaderCannotReachTheNextCommitsChanges: the log's commits share
+// the memory their changes are kept in; a reader that appends to one
+// commit's changes (against Log's rule, but possible) gets a copy, and the
+// next commit's changes stay as committed.
+func TestALogReaderCannotReachTheNextCommitsChanges(t *testing.T) {
+	db := newDB(t)
+	db.KeepLog()
+	for i := 1; i <= 3; i++ {
+		tx := db.Begin("svc")
+		tx.Put("outbox", store.SeqKey("m-", i), row{Status: "PENDING", N: i})
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := db.Log(0)
+	_ = append(log[0].Changes, store.Change{Table: "outbox", Key: "intruder"})
+	for i, c := range db.Log(0) {
+		if len(c.Changes) != 1 || c.Changes[0].Key != store.SeqKey("m-", i+1) {
+			t.Errorf("commit %d: changes %+v, want the one row %s", c.Seq, c.Changes, store.SeqKey("m-", i+1))
+		}
+	}
+}
