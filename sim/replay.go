@@ -139,7 +139,9 @@ func (w *world) replayUntilSettled(horizon time.Duration) error {
 		if _, _, err := w.runUntilQuiet(w.clock.Now().Add(horizon)); err != nil {
 			return err
 		}
-		w.checkVanished(before, w.deadLetterIDs())
+		if len(before) > 0 {
+			w.checkVanished(before, w.deadLetterIDs())
+		}
 	}
 	for _, d := range w.deadLetters(w.unsentMessages()) {
 		if replayed[d.MessageID] && !w.unreplayedAlready(d.MessageID) {
