@@ -392,16 +392,18 @@ func (db *DB) TruncateLog(upTo uint64) {
 // logChanges returns an empty slice with room for the n changes of one
 // commit in the log, carved from a chunk that many commits share: the log
 // keeps every commit's changes as long as it keeps the commit, and an
-// allocation per commit was most of what keeping it cost. The slice's
-// capacity ends at n, so nothing appended to it reaches the next
-// commit's changes. The caller holds db.mu.
+// allocation per commit was most of what keeping it cost. Chunks grow
+// with the log, from 16 changes to 256, so that a short log stays small;
+// a commit of more than 32 changes has its own. The slice's capacity
+// ends at n, so nothing appended to it reaches the next commit's changes.
+// The caller holds db.mu.
 func (db *DB) logChanges(n int) []Change {
-	const chunk = 256
-	if n > chunk/8 {
-		return make([]Change, 0, n) // a large commit: its own
+	const smallest, largest = 16, 256
+	if n > largest/8 {
+		return make([]Change, 0, n)
 	}
 	if cap(db.logChunk)-len(db.logChunk) < n {
-		db.logChunk = make([]Change, 0, chunk)
+		db.logChunk = make([]Change, 0, min(largest, max(smallest, 2*cap(db.logChunk))))
 	}
 	start := len(db.logChunk)
 	db.logChunk = db.logChunk[:start+n]
