@@ -156,6 +156,10 @@ type Counterexample struct {
 	// Poll is set when the relays were polled as their production loop
 	// polls them (Config.Poll).
 	Poll bool
+	// Flags are labrun flags the run needs beyond these, as they are
+	// typed (" --max-attempts 3" for a relay whose policy labrun
+	// changed); "" for none.
+	Flags string
 }
 
 // Replay returns the labrun command that reproduces the counterexample;
@@ -168,7 +172,7 @@ func (c Counterexample) Replay(program, variantName string) string {
 	if c.Poll {
 		relays += " --poll"
 	}
-	return fmt.Sprintf("%s scenario %s --variant %s --seed %d%s", program, c.Scenario, variantName, c.Seed, relays)
+	return fmt.Sprintf("%s scenario %s --variant %s --seed %d%s%s", program, c.Scenario, variantName, c.Seed, relays, c.Flags)
 }
 
 // Matrix describes the runs behind a crash matrix.

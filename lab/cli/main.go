@@ -6,6 +6,7 @@
 //
 //	labrun [summary]                one line per variant
 //	labrun matrix [--variant V]... [--depth quick|course|full] [--format table|markdown|json|html] [--wide]
+//	              [--max-attempts N] [--backoff-cap D] [--pause-cap D] [--retention D]
 //	labrun grade --variant V [--depth quick|course|full] [--format text|json]
 //	labrun list [--format text|json]
 //	labrun scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html|metrics]

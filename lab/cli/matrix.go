@@ -43,14 +43,22 @@ func runMatrix(args []string, stdout io.Writer) error {
 		EN: "the table with one column per variant and one row per point, and the outcome words (wider than 100 columns)",
 		DE: "die Tabelle mit einer Spalte je Variante, einer Zeile je Punkt und den Ergebniswörtern (breiter als 100 Spalten)",
 	})
+	relay := declareRelayFlags(fs)
 	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
+	}
+	settings, err := relay.settings()
+	if err != nil {
 		return err
 	}
 	selected, err := selectVariants(*variants)
 	if err != nil {
 		return err
 	}
-	return matrixCommand(stdout, selected, format.value, *wide, depth.value)
+	if len(settings) == 0 {
+		return matrixCommand(stdout, selected, format.value, *wide, depth.value)
+	}
+	return tunedMatrix(stdout, fs, tunedRun{selected, len(*variants) > 0, settings, format.value, *wide, depth.value})
 }
 
 // depth is --depth: how hard the grader grades.
@@ -78,11 +86,31 @@ func (f *flags) depthFlag() *depth {
 // matrixCommand grades the selected variants at depth d and writes the
 // verdicts in the format asked for.
 func matrixCommand(stdout io.Writer, selected []variant.Variant, format string, wide bool, d verdict.Depth) error {
+	return matrixCommandWith(stdout, selected, matrixOutput{format: format, wide: wide, depth: d})
+}
+
+// matrixOutput is how a matrix is graded and written: its format, the
+// wide table or not, the grader's depth, and the flags every replay
+// command repeats (a changed relay policy).
+type matrixOutput struct {
+	format string
+	wide   bool
+	depth  verdict.Depth
+	flags  string
+}
+
+// matrixCommandWith grades the selected variants as out says and writes
+// the verdicts.
+func matrixCommandWith(stdout io.Writer, selected []variant.Variant, out matrixOutput) error {
 	m := scenarios.Matrix()
-	verdicts, err := gradeAll(selected, d)
+	verdicts, err := gradeAll(selected, out.depth)
 	if err != nil {
 		return err
 	}
+	if out.flags != "" {
+		verdicts = withReplayFlags(verdicts, out.flags)
+	}
+	format, wide, d := out.format, out.wide, out.depth
 	var cells []sim.Cell
 	for _, v := range verdicts {
 		cells = append(cells, v.Cells...)

@@ -11,8 +11,8 @@ import (
 	"outboxlab/scenarios"
 )
 
-// relayFlags are the scenario command's flags that change the reference
-// relay's policy: how often it tries a message, how long a message's
+// relayFlags are the flags of the scenario and matrix commands that
+// change the reference relay's policy: how often it tries a message, how long a message's
 // backoff and the relay's pause grow, how long it keeps a SENT message.
 type relayFlags struct {
 	maxAttempts, backoffCap, pauseCap, retention *string

@@ -77,3 +77,48 @@ func TestTheJudgeFollowsTheChangedPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestTheMatrixTakesTheRelaysSettings: labrun matrix takes scenario's
+// relay flags, through the same parser, and judges every cell by the
+// changed policy: three attempts turn the outage rows GAVE_UP (exit 1),
+// each replay repeating the flag; twelve keep every cell OK; a bad value,
+// a variant with a relay of its own or a depth beyond the matrix exit 2
+// naming what is valid.
+func TestTheMatrixTakesTheRelaysSettings(t *testing.T) {
+	cases := []struct {
+		args   []string
+		code   int
+		stdout []string
+		stderr string
+	}{
+		{[]string{"matrix", "--max-attempts", "3"}, 1, []string{
+			"outbox: Relay policy: 3 attempts",
+			"outbox at broker-outage: GAVE_UP (but the variant declares OK)",
+			"gives a message up after 3 attempts within 6s of failures",
+			"replay: go run ./cmd/labrun scenario broker-outage --variant outbox --seed 1 --max-attempts 3",
+		}, ""},
+		{[]string{"matrix", "--variant", "outbox", "--max-attempts", "12", "--backoff-cap", "2m"}, 0, []string{
+			"Relay policy: 12 attempts, backoff 1s to 2m0s", "Every cell matches its variant's declaration."}, ""},
+		{[]string{"matrix", "--max-attempts", "3", "--format", "json"}, 1, []string{
+			`"replay": "go run ./cmd/labrun scenario broker-outage --variant outbox --seed 1 --max-attempts 3"`}, ""},
+		{[]string{"matrix", "--max-attempts", "0"}, 2, nil, "not a whole number from 1 to 1000"},
+		{[]string{"matrix", "--pause-cap", "soon"}, 2, nil, "--pause-cap \"soon\" is not a positive duration"},
+		{[]string{"matrix", "--variant", "dual-write", "--max-attempts", "3"}, 2, nil, "dual-write has a relay of its own (valid: outbox, outbox-delete-on-send, gap-fetch)"},
+		{[]string{"matrix", "--depth", "course", "--max-attempts", "3"}, 2, nil, "valid: --depth quick, or no --depth"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := runLabrun(c.args...)
+		name := "labrun " + strings.Join(c.args, " ")
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d\n%s", name, code, c.code, stderr)
+		}
+		for _, w := range c.stdout {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%s prints no %q", name, w)
+			}
+		}
+		if !strings.Contains(stderr, c.stderr) {
+			t.Errorf("%s: stderr %q, want %q in it", name, stderr, c.stderr)
+		}
+	}
+}

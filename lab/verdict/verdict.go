@@ -113,6 +113,9 @@ type Run struct {
 	// Schedule says what happens in the run (crashes, faults, the shrunk
 	// schedule), for the reader.
 	Schedule []string
+	// Flags are labrun flags the run needs beyond these, as typed (a
+	// changed relay policy: " --max-attempts 3"); "" for none.
+	Flags string
 }
 
 // Labrun returns the labrun command that replays the run; program runs
@@ -121,7 +124,7 @@ func (r Run) Labrun(program, variantName string) string {
 	if r.Explore {
 		return fmt.Sprintf("%s explore --variant %s --runs %d --seed %d", program, variantName, r.ExploreRuns, r.ExploreSeed)
 	}
-	c := sim.Counterexample{Seed: r.Seed, Relays: r.Relays, Scenario: r.Scenario, Poll: r.Poll}
+	c := sim.Counterexample{Seed: r.Seed, Relays: r.Relays, Scenario: r.Scenario, Poll: r.Poll, Flags: r.Flags}
 	return c.Replay(program, variantName)
 }
 
