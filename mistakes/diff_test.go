@@ -46,6 +46,8 @@ var changes = []change{
 	{"claim-without-lock", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"claimwithoutlock.go", "relay", "claimWithoutLock"},
 		"the one commit of the reference becomes a read and a commit per message: the loop that writes them is the mistake"},
 	{"offset-by-id", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"offsetbyid.go", "offsetRelay", "claimAboveOffset"}, ""},
+	{"(frame) syncCallService.Handle", fn{"../alternatives/synccall/synccall.go", "Service", "Handle"}, fn{"synccallwithoutkey.go", "syncCallService", "Handle"}, ""},
+	{"sync-call-without-key", fn{"../alternatives/synccall/synccall.go", "Service", "call"}, fn{"synccallwithoutkey.go", "syncCallService", "call"}, ""},
 	{"unindexed-outbox", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"unindexed.go", "relay", "claimByScan"}, ""},
 	// The frame the consumer mistakes share: the reference's Step and the
 	// functions below it, with handle, process and apply replaceable.
@@ -178,7 +180,7 @@ func receiver(fd *ast.FuncDecl) string {
 	return ""
 }
 
-var qualifier = regexp.MustCompile(`\b(outbox|orders|inbox|billing|store|domain|broker|effect)\.`)
+var qualifier = regexp.MustCompile(`\b(outbox|orders|inbox|billing|store|domain|broker|effect|synccall)\.`)
 
 // normalize drops package qualifiers, and comment lines other than the
 // MISTAKE marker, and returns the lines.

@@ -146,6 +146,7 @@ func Extras() []variant.Variant {
 		mistakes.UnindexedOutbox(),
 		variant.TwoPhaseCommit(),
 		variant.SyncCall(),
+		mistakes.SyncCallWithoutKey(),
 		variant.LegacyCDC(),
 		variant.GapFetch(),
 	}
