@@ -6,6 +6,7 @@ import (
 	"outboxlab/billing"
 	"outboxlab/domain"
 	"outboxlab/insurance"
+	"outboxlab/lab/check"
 	"outboxlab/orders"
 )
 
@@ -15,6 +16,16 @@ import (
 // the same way: a released claim is a committed change, its payout the
 // effect downstream that must exist exactly once, with the claim's amount
 // (see check.Changes).
+// terms are the words of the run's system the checker's sentences use:
+// chapter 004's claims and payouts when the claims service's table is
+// there, else the orders and billing.
+func (w *world) terms() check.Terms {
+	if w.orderDB.HasTable(insurance.TableClaims) {
+		return check.ClaimTerms
+	}
+	return check.OrderTerms
+}
+
 func (w *world) books() ([]domain.Order, []billing.Entry, []billing.Account) {
 	if !w.orderDB.HasTable(insurance.TableClaims) {
 		return orders.All(w.orderDB), billing.Ledger(w.billingDB), billing.Accounts(w.billingDB)

@@ -31,7 +31,7 @@ func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 		out = append(out, k.DeadLetters()...)
 	}
 	for _, p := range w.billingDeadLetters() {
-		out = append(out, check.DeadLetter{Where: lang.Text{EN: "billing", DE: "Billing"}, MessageID: p.Envelope.ID, AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence, Reason: p.Reason})
+		out = append(out, check.DeadLetter{Where: w.terms().Consumer, MessageID: p.Envelope.ID, AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence, Reason: p.Reason})
 	}
 	return out
 }

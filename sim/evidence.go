@@ -34,7 +34,7 @@ func (w *world) judge(end workEnd) Result {
 	// One walk of the order database's commit log for every check that
 	// reads it: safety, the committed changes, the outbox's situations.
 	outboxSits := outboxSituations{out: map[Situation]int{}}
-	unsafe, changes := check.Read(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention}, outboxSits.read)
+	unsafe, changes := check.Read(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention, Terms: w.terms()}, outboxSits.read)
 	faults := w.plannedFaults()
 	vs := check.Check(check.World{
 		Orders:             all,
@@ -63,6 +63,7 @@ func (w *world) judge(end workEnd) Result {
 		Unreplayed:         w.unreplayed,
 		Vanished:           w.ops.vanished,
 		BillingParked:      w.parks.parked,
+		Terms:              w.terms(),
 	})
 	return Result{
 		Unsafe:         unsafe,

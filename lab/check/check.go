@@ -194,6 +194,9 @@ type World struct {
 	// put an unreadable message aside at once), unless the fault was
 	// transient (Allowed 0): then parking it at all is GAVE_UP.
 	BillingParked []ParkAttempts
+	// Terms are the words of the system under test the sentences use:
+	// OrderTerms when zero, ClaimTerms for chapter 004's story.
+	Terms Terms
 }
 
 // ParkAttempts is a message billing put aside as a dead letter after Attempts

@@ -76,7 +76,7 @@ func content(w World, effects map[change]int) []Violation {
 		e := applied[k]
 		if e.Kind != c.Kind || e.Amount != c.Amount {
 			vs = append(vs, Violation{Mismatch, c.OrderID, c.Sequence,
-				lang.Textf(lang.Text{EN: "billed %s %s, the change was %s", DE: "berechnet %s %s, die Änderung war %s"}, e.Kind, signed(e.Amount), c)})
+				lang.Textf(w.Terms.orDefault().Differs, e.Kind, signed(e.Amount), c, signed(c.Amount))})
 		}
 	}
 	judged, avs := accounts(w, effects)
@@ -131,19 +131,13 @@ func accounts(w World, effects map[change]int) (map[string]bool, []Violation) {
 		switch {
 		case !ok:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: lang.Textf(lang.Text{
-					EN: "billing applied all %d change(s) and holds no account for the order (want %s billed)",
-					DE: "Billing hat alle %d Änderung(en) angewendet und führt kein Konto für die Bestellung (erwartet: %s berechnet)"}, o.Version, want)})
+				Detail: lang.Textf(w.Terms.orDefault().NoAccount, o.Version, want)})
 		case a.Billed.Currency != want.Currency:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: lang.Textf(lang.Text{
-					EN: "the account shows %s billed, in %s, the order is in %s (want %s)",
-					DE: "das Konto zeigt %s berechnet, in %s, die Bestellung ist in %s (erwartet: %s)"}, a.Billed, a.Billed.Currency, want.Currency, want)})
+				Detail: lang.Textf(w.Terms.orDefault().AccountCurrency, a.Billed, a.Billed.Currency, want.Currency, want)})
 		case a.Billed != want:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: lang.Textf(lang.Text{
-					EN: "the account shows %s billed, the committed order %s",
-					DE: "das Konto zeigt %s berechnet, die committete Bestellung %s"}, a.Billed, owes(o, want))})
+				Detail: lang.Textf(w.Terms.orDefault().AccountTotal, a.Billed, owes(o, want))})
 		case a.Cancelled != (o.Status == domain.Cancelled):
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(lang.Text{

@@ -10,6 +10,7 @@ import (
 // violations of their order (OUT_OF_ORDER), of their origin (PHANTOM) and
 // of their number (DUPLICATE).
 func applied(w World, committed map[change]bool) (map[change]int, []Violation) {
+	terms := w.Terms.orDefault()
 	var vs []Violation
 	effects := make(map[change]int, len(w.Ledger))
 	lastApplied := make(map[string]billing.Entry, len(w.Orders))
@@ -26,10 +27,10 @@ func applied(w World, committed map[change]bool) (map[change]int, []Violation) {
 	}
 	for c, n := range effects {
 		if !committed[c] {
-			vs = append(vs, Violation{Phantom, c.order, c.seq, lang.Textf(lang.Text{EN: "billing applied %d effect(s) for a change the order service never committed", DE: "Billing hat %d Wirkung(en) für eine Änderung angewendet, die der Bestelldienst nie committet hat"}, n)})
+			vs = append(vs, Violation{Phantom, c.order, c.seq, lang.Textf(terms.Phantom, n)})
 		}
 		if n > 1 {
-			vs = append(vs, Violation{Duplicate, c.order, c.seq, lang.Textf(lang.Text{EN: "billing applied the change %d times", DE: "Billing hat die Änderung %d-mal angewendet"}, n)})
+			vs = append(vs, Violation{Duplicate, c.order, c.seq, lang.Textf(terms.Duplicate, n)})
 		}
 	}
 	return effects, vs
@@ -38,6 +39,7 @@ func applied(w World, committed map[change]bool) (map[change]int, []Violation) {
 // missing returns the committed changes without an effect (LOST, or STUCK
 // when the outbox shows why) and what billing holds though it applied it.
 func missing(w World, committed map[change]bool, effects map[change]int, stuck []Violation) []Violation {
+	terms := w.Terms.orDefault()
 	var vs []Violation
 	held := map[change]bool{}
 	for _, v := range stuck {
@@ -50,7 +52,7 @@ func missing(w World, committed map[change]bool, effects map[change]int, stuck [
 		if effects[c] > 0 {
 			// What billing holds waits for nothing any more, and shows
 			// the operator a change as waiting that is done.
-			vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(lang.Text{EN: "billing applied it and still holds message %s (%s)", DE: "Billing hat sie angewendet und hält die Nachricht %s noch („%s“)"}, p.Envelope.ID, p.Reason)})
+			vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(terms.AppliedHeld, p.Envelope.ID, p.Reason)})
 		}
 	}
 	for c := range committed {
@@ -61,14 +63,12 @@ func missing(w World, committed map[change]bool, effects map[change]int, stuck [
 			if before, stuck := stuckBefore(held, c); ok && stuck {
 				// Billing holds it for a predecessor that waits in the
 				// outbox: the outbox shows why, so it is STUCK too.
-				vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(lang.Text{EN: "billing holds it (%s), and #%d is stuck in the outbox", DE: "Billing hält sie („%s“), und #%d steckt in der Outbox fest"}, why, before)})
+				vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(terms.HeldStuck, why, before)})
 				continue
 			}
-			detail := lang.Text{EN: "committed, but billing never applied it", DE: "committet, aber Billing hat sie nie angewendet"}
+			detail := terms.Never
 			if ok {
-				detail = lang.Textf(lang.Text{
-					EN: "committed, but billing never applied it (billing holds it: %s)",
-					DE: "committet, aber Billing hat sie nie angewendet (Billing hält sie: „%s“)"}, why)
+				detail = lang.Textf(terms.NeverHeld, why)
 			}
 			vs = append(vs, Violation{Lost, c.order, c.seq, detail})
 		}
@@ -80,16 +80,17 @@ func missing(w World, committed map[change]bool, effects map[change]int, stuck [
 // work: billing's dead letters and attempts, the policies' findings, the
 // replays that left a dead letter or lost it, the messages that waited.
 func policies(w World) []Violation {
+	terms := w.Terms.orDefault()
 	var vs []Violation
 	for _, p := range w.BillingParked {
 		if p.Allowed == 0 {
 			vs = append(vs, Violation{GaveUp, p.AggregateID, p.Sequence,
-				lang.Textf(lang.Text{EN: "billing put message %s aside as a dead letter after %d attempt(s), though its fault was transient: the next attempt would have worked (retry is the protection against transient errors)", DE: "Billing hat die Nachricht %s nach %d Versuch(en) als Dead Letter beiseitegelegt, obwohl ihre Störung vorübergehend war: der nächste Versuch hätte geklappt (Retry ist der Schutz gegen vorübergehende Fehler)"}, p.MessageID, p.Attempts)})
+				lang.Textf(terms.ParkedTransient, p.MessageID, p.Attempts)})
 			continue
 		}
 		if p.Attempts > p.Allowed {
 			vs = append(vs, Violation{Storm, p.AggregateID, p.Sequence,
-				lang.Textf(lang.Text{EN: "billing tried message %s %d times before it parked it, its policy parks it after %d", DE: "Billing hat die Nachricht %s %d-mal versucht, bevor es sie parkte; seine Strategie parkt sie nach %d"}, p.MessageID, p.Attempts, p.Allowed)})
+				lang.Textf(terms.ParkedStorm, p.MessageID, p.Attempts, p.Allowed)})
 		}
 	}
 	for _, f := range Findings(w.Relay, w.Consumer, w.Exercise) {

@@ -80,7 +80,7 @@ func Read(h History, each func(OutboxWrite)) (unsafe []lang.Text, changes []Chan
 			rows[ch.Key] = outboxRow{m: w.Next, by: by, seq: c.Seq, claimed: seen && w.Next.Status == outbox.InFlight}
 		}
 	}
-	return append(unsafe, overcharged(h.Ledger, h.Orders)...), changes
+	return append(unsafe, overcharged(h.Ledger, h.Orders, h.Terms.orDefault())...), changes
 }
 
 // breach says what is wrong with one write to an outbox row (see

@@ -50,6 +50,8 @@ type History struct {
 	// one under MinRetention is a finding of its own); 0 is the course's
 	// seven days.
 	Retention time.Duration
+	// Terms are the words of the system under test (OrderTerms when zero).
+	Terms Terms
 }
 
 // lease is a live claim as the commit log shows it: the process that
@@ -77,7 +79,7 @@ func SafetyOf(h History) []lang.Text {
 
 // overcharged finds ledger entries after which an order was charged more
 // than its total.
-func overcharged(ledger []billing.Entry, orders []domain.Order) []lang.Text {
+func overcharged(ledger []billing.Entry, orders []domain.Order, terms Terms) []lang.Text {
 	var out []lang.Text
 	totals := map[string]domain.Money{}
 	for _, o := range orders {
@@ -91,9 +93,7 @@ func overcharged(ledger []billing.Entry, orders []domain.Order) []lang.Text {
 		}
 		charged[e.OrderID] += e.Amount.Minor
 		if charged[e.OrderID] > total.Minor {
-			out = append(out, lang.Textf(lang.Text{
-				EN: "ledger %s: %s charged %s after #%d, more than its total %s",
-				DE: "Journal %s: %s mit %s belastet nach #%d, mehr als ihre Summe %s"},
+			out = append(out, lang.Textf(terms.Overcharged,
 				e.Key, e.OrderID, domain.Money{Minor: charged[e.OrderID], Currency: total.Currency}, e.Sequence, total))
 		}
 	}
