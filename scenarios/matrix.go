@@ -149,6 +149,7 @@ func Extras() []variant.Variant {
 		mistakes.SyncCallWithoutKey(),
 		variant.LegacyCDC(),
 		variant.GapFetch(),
+		variant.GapSnapshot(),
 	}
 }
 

@@ -103,7 +103,7 @@ func TestTheMatrixTakesTheRelaysSettings(t *testing.T) {
 			`"replay": "go run ./cmd/labrun scenario broker-outage --variant outbox --seed 1 --max-attempts 3"`}, ""},
 		{[]string{"matrix", "--max-attempts", "0"}, 2, nil, "not a whole number from 1 to 1000"},
 		{[]string{"matrix", "--pause-cap", "soon"}, 2, nil, "--pause-cap \"soon\" is not a positive duration"},
-		{[]string{"matrix", "--variant", "dual-write", "--max-attempts", "3"}, 2, nil, "dual-write has a relay of its own (valid: outbox, outbox-delete-on-send, gap-fetch)"},
+		{[]string{"matrix", "--variant", "dual-write", "--max-attempts", "3"}, 2, nil, "dual-write has a relay of its own (valid: outbox, outbox-delete-on-send, gap-fetch, gap-snapshot)"},
 		{[]string{"matrix", "--depth", "course", "--max-attempts", "3"}, 2, nil, "valid: --depth quick, or no --depth"},
 	}
 	for _, c := range cases {

@@ -6,6 +6,7 @@ import (
 
 	"outboxlab/alternatives/cdc"
 	"outboxlab/alternatives/gapfetch"
+	"outboxlab/alternatives/gapsnapshot"
 	"outboxlab/alternatives/legacycdc"
 	"outboxlab/alternatives/synccall"
 	"outboxlab/alternatives/twophase"
@@ -113,6 +114,31 @@ func GapFetch() Variant {
 		}
 		return &gapfetch.Consumer{Consumer: c, Billing: env.BillingDB, Orders: env.OrderDB, Broker: env.Broker,
 			Subscription: Subscription, Owner: env.Owner}, nil
+	}
+	return v
+}
+
+// GapSnapshot is the reference whose consumer reconciles a gap by the
+// order's snapshot (package gapsnapshot): chapter 001's "Snapshot-Abgleich".
+// The account is right at once; the skipped event's own effect is folded
+// into one adjustment, LOST as the event's effect.
+func GapSnapshot() Variant {
+	v := Outbox()
+	v.Name = "gap-snapshot"
+	v.Summary = lang.Text{EN: "the reference, its consumer reconciling a gap with the order's snapshot: the account is right at once, the skipped event's own effect is folded into one adjustment", DE: "die Referenz, deren Consumer eine Lücke mit dem Snapshot der Bestellung abgleicht: das Konto stimmt sofort, die eigene Wirkung des übersprungenen Ereignisses geht in einer Korrekturbuchung auf"}
+	v.Chapter = "001 \"einen definierten Snapshot-Abgleich auslösen\""
+	// Wherever an event comes before its predecessor (swapped, or the
+	// predecessor parked as a dead letter or put aside as an unknown
+	// contract), the snapshot settles both and the predecessor's own
+	// effect is never booked.
+	v.Expect = map[string]check.Outcome{"reorder": check.Lost, "poison": check.Lost, "unknown-contract": check.Lost, "wrong-currency": check.Lost}
+	v.NewConsumer = func(env Env) (Consumer, error) {
+		c, err := inbox.NewConsumer(inbox.DefaultConfig(env.Owner, Subscription),
+			inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
+		if err != nil {
+			return nil, err
+		}
+		return &gapsnapshot.Consumer{Consumer: c, Billing: env.BillingDB, Orders: env.OrderDB, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner}, nil
 	}
 	return v
 }
