@@ -95,6 +95,10 @@ type Commit struct {
 	// committed (Tx.Reads): a relay's claim reads few rows with the
 	// outbox's partial index, the whole table without it.
 	Reads int
+	// Began is when the transaction began by the database's clock: a
+	// transaction that holds row locks (Change.Locked) held them from
+	// Began to At. Zero without a clock.
+	Began time.Time
 }
 
 // Change is one row written by a commit. A deleted row has Deleted set and no
@@ -174,6 +178,9 @@ func (db *DB) Begin(owner string) *Tx {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	tx := &Tx{db: db, owner: owner, writes: db.spareWrites, start: db.seq}
+	if db.keepLog && db.now != nil {
+		tx.began = db.now()
+	}
 	if db.session != nil {
 		tx.process = db.session()
 	}
@@ -412,11 +419,11 @@ func (db *DB) logChanges(n int) []Change {
 
 // apply makes a transaction's writes durable, all at once. The caller holds
 // db.mu.
-func (db *DB) apply(owner, process string, writes []write, locks []tableKey, reads int) {
+func (db *DB) apply(tx *Tx, writes []write, locks []tableKey) {
 	db.seq++
 	var c Commit
 	if db.keepLog {
-		c = Commit{Seq: db.seq, Owner: owner, Process: process, Changes: db.logChanges(len(writes)), Reads: reads}
+		c = Commit{Seq: db.seq, Owner: tx.owner, Process: tx.process, Changes: db.logChanges(len(writes)), Reads: tx.reads, Began: tx.began}
 		if db.now != nil {
 			c.At = db.now()
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"sort"
+	"time"
 )
 
 // Tx is a transaction: buffered writes that become durable together on
@@ -27,6 +28,9 @@ type Tx struct {
 	// reads counts the rows it looked at (Get, and every row a scan
 	// visits): the work a query does, which an index keeps small.
 	reads int
+	// began is when it began by the database's clock, for Commit.Began;
+	// zero when the database keeps no log or has no clock.
+	began time.Time
 	// prev and next link the open transactions of db, oldest first.
 	prev, next *Tx
 }
@@ -354,7 +358,7 @@ func (tx *Tx) Commit() error {
 		}
 	}
 	if len(tx.writes) > 0 {
-		tx.db.apply(tx.owner, tx.process, tx.writes, tx.locks, tx.reads)
+		tx.db.apply(tx, tx.writes, tx.locks)
 	}
 	tx.finish(ErrTxDone)
 	return nil

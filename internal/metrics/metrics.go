@@ -28,6 +28,15 @@ type Sample struct {
 	// it stays near the number of unsent messages; without it, it is
 	// the whole table.
 	Reads int
+	// Locked is the most outbox rows one transaction held locked until
+	// its commit since the sample before (store.Change.Locked: chapter
+	// 003's relay, FOR UPDATE SKIP LOCKED across the publish), and
+	// LockedFor the longest such a transaction was open (Commit.Began to
+	// Commit.At): chapter 000's "Publisher liest zu große Batches und
+	// blockiert die Datenbank", measured. A relay that claims by a lease
+	// commits its claim at once and holds no lock.
+	Locked    int
+	LockedFor time.Duration
 	// Alerts are the rules that fire at At.
 	Alerts []Rule
 }
@@ -56,6 +65,7 @@ func Series(orderLog, billingLog []store.Commit, epoch time.Time, end, step time
 	var out []Sample
 	oi, bi := 0, 0
 	sentTotal, sentBefore, reads := 0, 0, 0
+	locked, lockedFor := 0, time.Duration(0)
 	for at := time.Duration(0); ; at += step {
 		if at > end {
 			if len(out) > 0 && out[len(out)-1].At == end {
@@ -70,12 +80,15 @@ func Series(orderLog, billingLog []store.Commit, epoch time.Time, end, step time
 			if relayed {
 				reads = max(reads, orderLog[oi].Reads)
 			}
+			if n, d := locks(orderLog[oi]); n > 0 {
+				locked, lockedFor = max(locked, n), max(lockedFor, d)
+			}
 		}
 		for ; bi < len(billingLog) && !billingLog[bi].At.After(now); bi++ {
 			applyHeld(held, billingLog[bi])
 		}
-		s := Sample{At: at, Outbox: measure(box, now), SentSince: sentTotal - sentBefore, Held: len(held), Reads: reads}
-		sentBefore, reads = sentTotal, 0
+		s := Sample{At: at, Outbox: measure(box, now), SentSince: sentTotal - sentBefore, Held: len(held), Reads: reads, Locked: locked, LockedFor: lockedFor}
+		sentBefore, reads, locked, lockedFor = sentTotal, 0, 0, 0
 		for _, r := range rules {
 			if r.Fires(s) {
 				s.Alerts = append(s.Alerts, r)
@@ -84,6 +97,21 @@ func Series(orderLog, billingLog []store.Commit, epoch time.Time, end, step time
 		out = append(out, s)
 	}
 	return out
+}
+
+// locks returns how many outbox rows commit c held locked, and for how
+// long its transaction was open.
+func locks(c store.Commit) (int, time.Duration) {
+	n := 0
+	for _, ch := range c.Changes {
+		if ch.Locked && ch.Table == outbox.Table {
+			n++
+		}
+	}
+	if n == 0 || c.Began.IsZero() {
+		return n, 0
+	}
+	return n, c.At.Sub(c.Began)
 }
 
 // applyOutbox applies one commit's outbox rows and returns how many

@@ -6,11 +6,11 @@
 //
 //	labrun [summary]                one line per variant
 //	labrun matrix [--variant V]... [--depth quick|course|full] [--format table|markdown|json|html] [--wide]
-//	              [--max-attempts N] [--backoff-cap D] [--pause-cap D] [--retention D]
+//	              [--max-attempts N] [--backoff-cap D] [--pause-cap D] [--retention D] [--batch N]
 //	labrun grade --variant V [--depth quick|course|full] [--format text|json]
 //	labrun list [--format text|json]
 //	labrun scenario NAME|--file F [--variant V] [--seed N] [--relays N] [--poll] [--format text|json|mermaid|html|metrics]
-//	                [--alert D] [--max-attempts N] [--backoff-cap D] [--pause-cap D] [--retention D]
+//	                [--alert D] [--max-attempts N] [--backoff-cap D] [--pause-cap D] [--retention D] [--batch N]
 //	labrun explore --variant V [--runs N] [--seed N] [--shard I/N] [--format text|json|html]
 //	labrun explore merge FILE... [--format json|text|html]
 //	labrun backlog --rate R --outage D --relay P [--broker B] [--consumer C] [--simulate] [--format text|json]

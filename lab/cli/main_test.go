@@ -226,7 +226,7 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"explore", "--variant", "outbox", "--runs", "2000000000"}, `--runs 2000000000 is too large (at most 1000000000)`},
 		{[]string{"scenario", "happy-path", "--relays", "1000"}, `--relays 1000 is too large (at most 100)`},
 		{[]string{"scenario", "happy-path", "--variant", "nope"}, `unknown variant "nope"`},
-		{[]string{"scenario", "happy-path", "--nope"}, "unknown flag --nope (valid: --variant, --seed, --file, --relays, --poll, --alert, --max-attempts, --backoff-cap, --pause-cap, --retention, --format, --lang; `labrun scenario -h` says what each does)"},
+		{[]string{"scenario", "happy-path", "--nope"}, "unknown flag --nope (valid: --variant, --seed, --file, --relays, --poll, --alert, --max-attempts, --backoff-cap, --pause-cap, --retention, --batch, --format, --lang; `labrun scenario -h` says what each does)"},
 		{[]string{"list", "-x"}, "unknown flag --x (valid: --format, --lang;"},
 		{[]string{"scenario", "happy-path", "--seed"}, "--seed needs a value"},
 		{[]string{"help", "nope"}, `unknown command "nope" (valid: summary, matrix, grade, list, scenario, explore, backlog, claims)`},

@@ -15,7 +15,7 @@ import (
 // change the reference relay's policy: how often it tries a message, how long a message's
 // backoff and the relay's pause grow, how long it keeps a SENT message.
 type relayFlags struct {
-	maxAttempts, backoffCap, pauseCap, retention *string
+	maxAttempts, backoffCap, pauseCap, retention, batch *string
 }
 
 // declareRelayFlags adds the relay's settings to fs.
@@ -38,8 +38,16 @@ func declareRelayFlags(fs *flags) relayFlags {
 			EN: "how long a SENT message is kept before the cleanup may delete it (the course's: %s; chapter 003: three days may do)",
 			DE: "wie lange eine SENT-Nachricht bleibt, bevor die Bereinigung sie löschen darf (die des Kurses: %s; Kapitel 003: drei Tage können reichen)",
 		}, lang.Duration(course.Retention))),
+		batch: fs.text("batch", "N", lang.Textf(lang.Text{
+			EN: "the most messages one claim of the relay takes (the course's: %d; chapter 000: too large batches block the database)",
+			DE: "die meisten Nachrichten, die ein Claim des Relays nimmt (die des Kurses: %d; Kapitel 000: zu große Batches blockieren die Datenbank)",
+		}, course.BatchSize)),
 	}
 }
+
+// maxBatch bounds --batch: the largest workload a story file makes
+// (scenarios' "workload orders N").
+const maxBatch = 10_000
 
 // relaySetting is one changed setting: its flag, value and field.
 type relaySetting struct {
@@ -56,6 +64,13 @@ func (f relayFlags) settings() ([]relaySetting, error) {
 			return nil, usagef(lang.Text{EN: "--max-attempts %q is not a whole number from 1 to 1000", DE: "--max-attempts %q ist keine ganze Zahl von 1 bis 1000"}, *f.maxAttempts)
 		}
 		out = append(out, relaySetting{"--max-attempts", *f.maxAttempts, func(c *outbox.Config) { c.MaxAttempts = n }})
+	}
+	if *f.batch != "" {
+		n, err := strconv.Atoi(*f.batch)
+		if err != nil || n < 1 || n > maxBatch {
+			return nil, usagef(lang.Text{EN: "--batch %q is not a whole number from 1 to %d", DE: "--batch %q ist keine ganze Zahl von 1 bis %d"}, *f.batch, maxBatch)
+		}
+		out = append(out, relaySetting{"--batch", *f.batch, func(c *outbox.Config) { c.BatchSize = n }})
 	}
 	for _, d := range []struct {
 		flag, text string
@@ -133,8 +148,12 @@ func extraNames() []string {
 // changed it.
 func describePolicy(v variant.Variant) lang.Text {
 	p := v.RelayPolicy()
+	cfg := outbox.DefaultConfig("relay")
+	if v.RelayConfig != nil {
+		v.RelayConfig(&cfg)
+	}
 	return lang.Textf(lang.Text{
-		EN: "Relay policy: %d attempts, backoff %s to %s, pause up to %s, SENT kept %s (changed with labrun's flags; the run is judged by it)",
-		DE: "Strategie des Relays: %d Versuche, Backoff %s bis %s, Pause bis %s, SENT bleibt %s (mit den Schaltern von labrun geändert; der Lauf wird danach beurteilt)",
-	}, p.MaxAttempts, p.BackoffBase, p.BackoffCap, p.PauseCap, p.Retention)
+		EN: "Relay policy: %d attempts, backoff %s to %s, pause up to %s, SENT kept %s, up to %d messages a claim (changed with labrun's flags; the run is judged by it)",
+		DE: "Strategie des Relays: %d Versuche, Backoff %s bis %s, Pause bis %s, SENT bleibt %s, bis zu %d Nachrichten je Claim (mit den Schaltern von labrun geändert; der Lauf wird danach beurteilt)",
+	}, p.MaxAttempts, p.BackoffBase, p.BackoffCap, p.PauseCap, p.Retention, cfg.BatchSize)
 }

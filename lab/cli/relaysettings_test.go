@@ -33,6 +33,9 @@ func TestTheRelaysSettingsChangeTheRunAndItsJudge(t *testing.T) {
 			[]string{"00:10:00.925 relay-1   effect  relay.send", "Outcome: OK (expected OK)"}, "DEAD_LETTER"},
 		{[]string{"scenario", "retention", "--retention", "48h"}, 1, []string{"Outcome: UNSAFE (expected OK)", "keeps a SENT message 48h"}, ""},
 		{[]string{"scenario", "retention", "--retention", "72h"}, 0, []string{"Outcome: OK (expected OK)"}, ""},
+		{[]string{"scenario", "large-batch", "--variant", "outbox", "--batch", "10", "--format", "metrics"}, 0, []string{
+			"messages a claim", "00:00:09.000      80        10", "--variant outbox --seed 1 --batch 10 --format metrics"}, "00:00:09.000       0        90"},
+		{[]string{"scenario", "large-batch", "--variant", "outbox", "--format", "metrics"}, 0, []string{"00:00:09.000       0        90"}, "Relay policy"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runLabrun(c.args...)
@@ -102,6 +105,8 @@ func TestTheMatrixTakesTheRelaysSettings(t *testing.T) {
 		{[]string{"matrix", "--max-attempts", "3", "--format", "json"}, 1, []string{
 			`"replay": "go run ./cmd/labrun scenario broker-outage --variant outbox --seed 1 --max-attempts 3"`}, ""},
 		{[]string{"matrix", "--max-attempts", "0"}, 2, nil, "not a whole number from 1 to 1000"},
+		{[]string{"matrix", "--batch", "0"}, 2, nil, "--batch \"0\" is not a whole number from 1 to 10000"},
+		{[]string{"matrix", "--batch", "10", "--variant", "outbox"}, 0, []string{"messages a claim", "Every cell matches"}, ""},
 		{[]string{"matrix", "--pause-cap", "soon"}, 2, nil, "--pause-cap \"soon\" is not a positive duration"},
 		{[]string{"matrix", "--variant", "dual-write", "--max-attempts", "3"}, 2, nil, "dual-write has a relay of its own (valid: outbox, outbox-delete-on-send, gap-fetch, gap-snapshot)"},
 		{[]string{"matrix", "--depth", "course", "--max-attempts", "3"}, 2, nil, "valid: --depth quick, or no --depth"},
