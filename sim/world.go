@@ -176,6 +176,7 @@ func newWorld(cfg Config) (*world, error) {
 	// Billing's log tells the situations billing went through, and the
 	// trace describes its commits.
 	w.billingDB.KeepLog()
+	w.billingDB.SetClock(w.clock.Now) // the metrics view samples it over time
 	session := func() string { return w.running }
 	w.orderDB.SetSession(session)
 	w.billingDB.SetSession(session)

@@ -41,8 +41,8 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Res
 	}
 	fmt.Fprintln(w)
 	head := lang.Text{
-		EN: "time         PENDING IN_FLIGHT FAILED DEAD_LETTER    SENT  oldest unsent blocked held  sent   read locked     for",
-		DE: "Zeit         PENDING IN_FLIGHT FAILED DEAD_LETTER    SENT  älteste offen blockiert hält ges. gelesen Sperre   Dauer",
+		EN: "time         PENDING IN_FLIGHT FAILED DEAD_LETTER    SENT  oldest unsent blocked held  sent   read locked     for missing",
+		DE: "Zeit         PENDING IN_FLIGHT FAILED DEAD_LETTER    SENT  älteste offen blockiert hält ges. gelesen Sperre   Dauer  fehlt",
 	}
 	fmt.Fprintln(w, head.In(l))
 	for _, s := range samples {
@@ -55,16 +55,16 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Res
 		if s.Locked > 0 {
 			lockedFor = s.LockedFor.Round(time.Millisecond).String()
 		}
-		line := fmt.Sprintf("%-12s %7d %9d %6d %11d %7d  %13s %7d %4d %5d %6d %6d %7s", sim.FormatTime(s.At), by[outbox.Pending], by[outbox.InFlight], by[outbox.Failed],
-			by[outbox.DeadLetter], by[outbox.Sent], oldest, len(s.Outbox.Blocked), s.Held, s.SentSince, s.Reads, s.Locked, lockedFor)
+		line := fmt.Sprintf("%-12s %7d %9d %6d %11d %7d  %13s %7d %4d %5d %6d %6d %7s %7d", sim.FormatTime(s.At), by[outbox.Pending], by[outbox.InFlight], by[outbox.Failed],
+			by[outbox.DeadLetter], by[outbox.Sent], oldest, len(s.Outbox.Blocked), s.Held, s.SentSince, s.Reads, s.Locked, lockedFor, s.Missing)
 		if len(s.Alerts) > 0 {
 			line += "  ALERT"
 		}
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintf(w, "%s\n", hanging("", "", lang.Textf(lang.Text{
-		EN: "(oldest unsent: the age of the oldest message not yet SENT; blocked: aggregates whose oldest unsent message cannot be sent now, their later ones waiting behind it; held: messages billing holds unapplied, parked or dead; sent: messages sent in the %s before; read: the most rows one claim of a relay read in the database in that time, measured; locked, for: the most outbox rows one transaction held locked until its commit in that time, and how long it was open, measured: chapter 003's relay holds its batch's locks across the publish, the reference's lease needs none)",
-		DE: "(älteste offen: das Alter der ältesten noch nicht gesendeten Nachricht; blockiert: Aggregate, deren älteste ungesendete Nachricht gerade nicht gesendet werden kann, ihre späteren warten dahinter; hält: Nachrichten, die Billing unangewendet hält, geparkt oder als Dead Letter; ges.: in den %s davor gesendete Nachrichten; gelesen: die meisten Zeilen, die ein Claim eines Relays in der Zeit in der Datenbank las, gemessen; Sperre, Dauer: die meisten Outbox-Zeilen, die eine Transaktion in der Zeit bis zu ihrem Commit gesperrt hielt, und wie lange sie offen war, gemessen: das Relay aus Kapitel 003 hält die Sperren seines Batches über das Senden hinweg, die Lease der Referenz braucht keine)",
+		EN: "(oldest unsent: the age of the oldest message not yet SENT; blocked: aggregates whose oldest unsent message cannot be sent now, their later ones waiting behind it; held: messages billing holds unapplied, parked or dead; sent: messages sent in the %s before; read: the most rows one claim of a relay read in the database in that time, measured; locked, for: the most outbox rows one transaction held locked until its commit in that time, and how long it was open, measured: chapter 003's relay holds its batch's locks across the publish, the reference's lease needs none; missing: the changes the service committed that have no effect downstream yet, measured)",
+		DE: "(älteste offen: das Alter der ältesten noch nicht gesendeten Nachricht; blockiert: Aggregate, deren älteste ungesendete Nachricht gerade nicht gesendet werden kann, ihre späteren warten dahinter; hält: Nachrichten, die Billing unangewendet hält, geparkt oder als Dead Letter; ges.: in den %s davor gesendete Nachrichten; gelesen: die meisten Zeilen, die ein Claim eines Relays in der Zeit in der Datenbank las, gemessen; Sperre, Dauer: die meisten Outbox-Zeilen, die eine Transaktion in der Zeit bis zu ihrem Commit gesperrt hielt, und wie lange sie offen war, gemessen: das Relay aus Kapitel 003 hält die Sperren seines Batches über das Senden hinweg, die Lease der Referenz braucht keine; fehlt: die committeten Änderungen des Service, die noch keine Wirkung beim Empfänger haben, gemessen)",
 	}, lang.Duration(step)).In(l)))
 	writeAlerts(w, samples, metricsRules(limit), step)
 	fmt.Fprint(w, inf(w, lang.Text{EN: "\nOutcome: %s (expected %s)\n", DE: "\nErgebnis: %s (erwartet %s)\n"}, res.Outcome, expected))
