@@ -6,7 +6,6 @@ import (
 
 	"outboxlab/internal/metrics"
 	"outboxlab/outbox"
-	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/store"
 )
@@ -58,23 +57,12 @@ func TestTheLocksOfALongTransactionAreMeasured(t *testing.T) {
 // large-batch, measured: chapter 003's relay holds 90 rows locked for
 // over a second; the reference's lease holds none.
 func TestChapter003sRelayHoldsItsBatchLockedAndTheLeaseDoesNot(t *testing.T) {
-	sc, err := scenarios.FindScenario("large-batch")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		variant string
 		locked  int
 		atLeast time.Duration
 	}{{"skip-locked-tx", 90, time.Second}, {"outbox", 0, 0}} {
-		v, err := scenarios.FindVariant(c.variant)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := sim.Run(sc.Configure(v, sc.Seed))
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := playStory(t, "large-batch", c.variant)
 		locked, longest := 0, time.Duration(0)
 		for _, s := range metrics.Series(res.OrderLog, res.BillingLog, sim.Epoch, res.WorkEnded, time.Second, nil) {
 			locked, longest = max(locked, s.Locked), max(longest, s.LockedFor)
