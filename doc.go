@@ -23,6 +23,7 @@
 //	  synccall    chapter 004: call billing, then commit
 //	  legacycdc   chapter 004: a legacy table's rows from the log
 //	  gapfetch    chapter 001: a consumer that fetches the event a gap waits for
+//	  gapsnapshot  chapter 001: a gap reconciled by the order's snapshot (loses what a skipped event did on its own)
 //	mistakes    the deliberate mistakes, kept apart; do not copy
 //
 // The lab that judges them:

@@ -16,7 +16,7 @@ import (
 // alone. A new package of the lab goes here and into doc.go; CI runs the
 // test with OUTBOXLAB_LAYOUT=strict, which fails on any package not here.
 var labPackages = []string{
-	"alternatives/cdc", "alternatives/gapfetch", "alternatives/legacycdc", "alternatives/listen", "alternatives/skiplocked", "alternatives/synccall", "alternatives/twophase", "billing", "broker",
+	"alternatives/cdc", "alternatives/gapfetch", "alternatives/gapsnapshot", "alternatives/legacycdc", "alternatives/listen", "alternatives/skiplocked", "alternatives/synccall", "alternatives/twophase", "billing", "broker",
 	"cmd/labrun", "cmd/labwhy", "domain", "effect", "effect/effecttest",
 	"examples/courselab", "examples/courselab/course",
 	"exercises", "exercises/dedup", "exercises/frame", "exercises/internal/startertest", "exercises/ordering", "exercises/recovery", "exercises/sendfirst",

@@ -95,10 +95,10 @@ type Commit struct {
 	// committed (Tx.Reads): a relay's claim reads few rows with the
 	// outbox's partial index, the whole table without it.
 	Reads int
-	// Began is when the transaction began by the database's clock: a
-	// transaction that holds row locks (Change.Locked) held them from
-	// Began to At. Zero without a clock.
-	Began time.Time
+	// LockedFor is how long the transaction held row locks (LockSkip):
+	// from its first lock to its commit, by the database's clock; 0 for
+	// one that locked nothing, or without a clock.
+	LockedFor time.Duration
 }
 
 // Change is one row written by a commit. A deleted row has Deleted set and no
@@ -178,9 +178,6 @@ func (db *DB) Begin(owner string) *Tx {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	tx := &Tx{db: db, owner: owner, writes: db.spareWrites, start: db.seq}
-	if db.keepLog && db.now != nil {
-		tx.began = db.now()
-	}
 	if db.session != nil {
 		tx.process = db.session()
 	}
@@ -423,9 +420,12 @@ func (db *DB) apply(tx *Tx, writes []write, locks []tableKey) {
 	db.seq++
 	var c Commit
 	if db.keepLog {
-		c = Commit{Seq: db.seq, Owner: tx.owner, Process: tx.process, Changes: db.logChanges(len(writes)), Reads: tx.reads, Began: tx.began}
+		c = Commit{Seq: db.seq, Owner: tx.owner, Process: tx.process, Changes: db.logChanges(len(writes)), Reads: tx.reads}
 		if db.now != nil {
 			c.At = db.now()
+			if len(locks) > 0 {
+				c.LockedFor = c.At.Sub(tx.lockedAt)
+			}
 		}
 	}
 	for _, w := range writes {

@@ -28,9 +28,10 @@ type Tx struct {
 	// reads counts the rows it looked at (Get, and every row a scan
 	// visits): the work a query does, which an index keeps small.
 	reads int
-	// began is when it began by the database's clock, for Commit.Began;
-	// zero when the database keeps no log or has no clock.
-	began time.Time
+	// lockedAt is when it took its first lock (LockSkip) by the
+	// database's clock, for Commit.LockedFor; zero without a log or a
+	// clock.
+	lockedAt time.Time
 	// prev and next link the open transactions of db, oldest first.
 	prev, next *Tx
 }
@@ -388,6 +389,9 @@ func (tx *Tx) LockSkip(tableName, key string) bool {
 		tx.db.locks = map[tableKey]*Tx{}
 	}
 	tx.db.locks[k] = tx
+	if len(tx.locks) == 0 && tx.db.keepLog && tx.db.now != nil {
+		tx.lockedAt = tx.db.now()
+	}
 	tx.locks = append(tx.locks, k)
 	return true
 }

@@ -31,8 +31,8 @@ type Sample struct {
 	// Locked is the most outbox rows one transaction held locked until
 	// its commit since the sample before (store.Change.Locked: chapter
 	// 003's relay, FOR UPDATE SKIP LOCKED across the publish), and
-	// LockedFor the longest such a transaction was open (Commit.Began to
-	// Commit.At): chapter 000's "Publisher liest zu große Batches und
+	// LockedFor the longest such a transaction held its locks
+	// (Commit.LockedFor: from its first lock to its commit): chapter 000's "Publisher liest zu große Batches und
 	// blockiert die Datenbank", measured. A relay that claims by a lease
 	// commits its claim at once and holds no lock.
 	Locked    int
@@ -109,7 +109,7 @@ func Series(orderLog, billingLog []store.Commit, epoch time.Time, end, step time
 }
 
 // locks returns how many outbox rows commit c held locked, and for how
-// long its transaction was open.
+// long.
 func locks(c store.Commit) (int, time.Duration) {
 	n := 0
 	for _, ch := range c.Changes {
@@ -117,10 +117,7 @@ func locks(c store.Commit) (int, time.Duration) {
 			n++
 		}
 	}
-	if n == 0 || c.Began.IsZero() {
-		return n, 0
-	}
-	return n, c.At.Sub(c.Began)
+	return n, c.LockedFor
 }
 
 // applyOutbox applies one commit's outbox rows and returns how many
