@@ -48,7 +48,7 @@ func (w *world) judge(end workEnd) Result {
 		Published:          w.broker.Log(),
 		DeadLetters:        end.deadLetters,
 		Transient:          faults.Transient(w.relayPolicy, w.consumerPolicy),
-		Publishes:          w.publishes(),
+		Publishes:          w.publishes(w.interruptions()),
 		PublishBudget:      w.relayPolicy.PublishBudget(1+w.ops.unfixedReplays, w.interruptions()),
 		BeforeReplay:       end.beforeReplay,
 		BeforeReplayBudget: w.relayPolicy.PublishBudget(0, w.interruptions()),
@@ -86,10 +86,18 @@ func (w *world) judge(end workEnd) Result {
 }
 
 // publishes returns the broker's count of publish attempts per message.
-func (w *world) publishes() []check.Attempts {
+func (w *world) publishes(interruptions int) []check.Attempts {
 	var out []check.Attempts
 	for _, a := range w.broker.Attempts() {
-		out = append(out, check.Attempts{MessageID: a.ID, AggregateID: a.Event.AggregateID, Sequence: a.Event.Sequence, N: a.N})
+		at := check.Attempts{MessageID: a.ID, AggregateID: a.Event.AggregateID, Sequence: a.Event.Sequence, N: a.N}
+		// A message the operator had to put back more often than the
+		// run's count of replays (a fix made under an outage, after which
+		// it was given up again and replayed again) has a round of
+		// attempts for each time it was put back.
+		if n := w.ops.putBacks[a.ID]; n > 1+w.ops.unfixedReplays {
+			at.Budget = w.relayPolicy.PublishBudget(n, interruptions)
+		}
+		out = append(out, at)
 	}
 	return out
 }

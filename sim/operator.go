@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"outboxlab/billing"
@@ -114,6 +115,10 @@ type operatorLog struct {
 	// unfixedReplays counts the replays before a fix that put dead
 	// letters back: each gives them another round of attempts.
 	unfixedReplays int
+	// putBacks counts, for each message, the operator's replay commands
+	// that put it back from DEAD_LETTER in the outbox: each gives it
+	// another round of attempts, however many the operator needed.
+	putBacks map[string]int
 	// vanished are the dead letters a replay put back that then were
 	// neither dead letters again, nor delivered, nor waiting.
 	vanished []check.DeadLetter
@@ -192,6 +197,43 @@ func (w *world) replayUnfixed() error {
 	return nil
 }
 
+// putBack runs one of the operator's replay commands and counts, for each
+// outbox dead letter the command was for, that it put it back
+// (ops.putBacks): a command for every dead letter (target's zero value),
+// or for one order's of one event type. A message put back that the
+// command was not for is not counted: its extra attempts are the
+// command's fault (an operator's replay that selects by event type alone
+// republishes other orders' messages whose causes are not fixed).
+func (w *world) putBack(target selectiveReplay, command func()) {
+	before := w.outboxDeadLetters(target)
+	command()
+	if len(before) == 0 {
+		return
+	}
+	after := w.outboxDeadLetters(target)
+	for _, id := range before {
+		if !slices.Contains(after, id) {
+			if w.ops.putBacks == nil {
+				w.ops.putBacks = map[string]int{}
+			}
+			w.ops.putBacks[id]++
+		}
+	}
+}
+
+// outboxDeadLetters returns the ids of the outbox's dead letters now that
+// target is for: every one (its zero value), or those of its order and
+// event type.
+func (w *world) outboxDeadLetters(target selectiveReplay) []string {
+	var out []string
+	for _, m := range w.unsentMessages() {
+		if m.Status == outbox.DeadLetter && (target == selectiveReplay{} || m.Event.AggregateID == target.AggregateID && m.Event.Type == target.Type) {
+			out = append(out, m.ID)
+		}
+	}
+	return out
+}
+
 // deadLetterIDs returns the message ids of every dead letter now.
 func (w *world) deadLetterIDs() map[string]bool {
 	out := map[string]bool{}
@@ -265,7 +307,9 @@ func (w *world) replayAgain() error {
 		}
 		_, refused := w.broker.Publishes()
 		var err error
-		w.on(relayProc, func() { _, err = selective.ReplayDeadLettersOf(t.AggregateID, t.Type) })
+		w.putBack(t, func() {
+			w.on(relayProc, func() { _, err = selective.ReplayDeadLettersOf(t.AggregateID, t.Type) })
+		})
 		if err != nil && !errors.Is(err, effect.ErrCrashed) {
 			w.replayFailed(relayProc, err, refused)
 		}

@@ -44,7 +44,7 @@ func (w *world) replayEachCause(horizon time.Duration) error {
 		var err error
 		if i == len(rejections)-1 {
 			w.ops.full++
-			w.on(relayProc, func() { _, err = relay.ReplayDeadLetters() }) // no cause is left
+			w.putBack(selectiveReplay{}, func() { w.on(relayProc, func() { _, err = relay.ReplayDeadLetters() }) }) // no cause is left
 		} else {
 			w.on(relayProc, func() { err = w.replayOne(selective, t) })
 		}
@@ -68,7 +68,9 @@ func (w *world) replayOne(relay interface {
 			continue
 		}
 		w.ops.selective = append(w.ops.selective, selectiveReplay{m.Event.AggregateID, m.Event.Type})
-		if _, err := relay.ReplayDeadLettersOf(m.Event.AggregateID, m.Event.Type); err != nil {
+		var err error
+		w.putBack(selectiveReplay{m.Event.AggregateID, m.Event.Type}, func() { _, err = relay.ReplayDeadLettersOf(m.Event.AggregateID, m.Event.Type) })
+		if err != nil {
 			return err
 		}
 		tx := w.orderDB.Begin("operator")
@@ -195,14 +197,16 @@ func (w *world) replayDeadLetters() error {
 		w.settle(p)
 		_, refused := w.broker.Publishes()
 		var err error
-		w.on(p, func() {
-			switch {
-			case p.relay != nil:
-				_, err = p.relay.ReplayDeadLetters()
-			case p.consumer != nil:
-				w.replayingBilling()
-				_, err = p.consumer.ReplayDeadLetters()
-			}
+		w.putBack(selectiveReplay{}, func() {
+			w.on(p, func() {
+				switch {
+				case p.relay != nil:
+					_, err = p.relay.ReplayDeadLetters()
+				case p.consumer != nil:
+					w.replayingBilling()
+					_, err = p.consumer.ReplayDeadLetters()
+				}
+			})
 		})
 		if err != nil && !errors.Is(err, effect.ErrCrashed) {
 			w.replayFailed(p, err, refused)

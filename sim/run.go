@@ -124,7 +124,7 @@ func Run(cfg Config) (_ Result, err error) {
 	// that meets a broker error, a replay run twice (see operator.go).
 	end.at, end.orderLog, end.billingLog = w.clock.Since(), w.orderDB.Log(0), w.billingDB.Log(0)
 	end.deadLetters = w.deadLetters(end.unsent)
-	end.beforeReplay = w.publishes()
+	end.beforeReplay = w.publishes(w.interruptions())
 	if err := w.operate(cfg.operations()); err != nil {
 		return Result{}, err
 	}

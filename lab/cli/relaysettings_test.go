@@ -17,7 +17,10 @@ import (
 // outage where ten give up; a 30 s backoff cap spends ten attempts within
 // ten minutes (GAVE_UP), and with thirty attempts shortens claim-4711's
 // tail to seconds; two days of retention are below the chapters' three
-// (UNSAFE).
+// (UNSAFE); three attempts at the rejected message, which the operator's
+// fix (made while the broker is down for a minute) gives up again and
+// replays again, are three for each time the operator put it back, not
+// a STORM (it was judged against one replay's budget before).
 func TestTheRelaysSettingsChangeTheRunAndItsJudge(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -33,6 +36,7 @@ func TestTheRelaysSettingsChangeTheRunAndItsJudge(t *testing.T) {
 			[]string{"00:10:00.925 relay-1   effect  relay.send", "Outcome: OK (expected OK)"}, "DEAD_LETTER"},
 		{[]string{"scenario", "retention", "--retention", "48h"}, 1, []string{"Outcome: UNSAFE (expected OK)", "keeps a SENT message 48h"}, ""},
 		{[]string{"scenario", "retention", "--retention", "72h"}, 0, []string{"Outcome: OK (expected OK)"}, ""},
+		{[]string{"scenario", "rejected", "--max-attempts", "3"}, 0, []string{"Outcome: OK (expected OK)"}, "STORM"},
 		{[]string{"scenario", "large-batch", "--variant", "outbox", "--batch", "10", "--format", "metrics"}, 0, []string{
 			"messages a claim", "00:00:09.000      80        10", "--variant outbox --seed 1 --batch 10 --format metrics"}, "00:00:09.000       0        90"},
 		{[]string{"scenario", "large-batch", "--variant", "outbox", "--format", "metrics"}, 0, []string{"00:00:09.000       0        90"}, "Relay policy"},
