@@ -7,8 +7,9 @@ import "errors"
 // immediately, handing the error up: everything volatile is gone.
 var ErrCrashed = errors.New("process crashed")
 
-// Boundary names one kind of durable effect of one process role, for example
-// {Process: "service", Effect: "commit"} or {Process: "relay", Effect: "send"}.
+// Boundary names one durable effect of one process role, for example
+// {Process: "service", Effect: "commit", Kind: Commit} or
+// {Process: "relay", Effect: "send", Kind: Send}.
 type Boundary struct {
 	// Process is the role that performs the effect: "service", "relay",
 	// "consumer".
@@ -16,7 +17,32 @@ type Boundary struct {
 	// Effect is what happens at the boundary: "commit", "claim", "send",
 	// "mark", "ack", ...
 	Effect string
+	// Kind is what sort of effect it is: a commit of the process's own
+	// database, a send to the broker, an ack of a delivery, a call into
+	// another service. What can go wrong there follows from it: a commit
+	// can fail with nothing written, a send can reach the broker and its
+	// answer not come back.
+	Kind Kind
 }
+
+// Kind is what sort of durable effect a boundary is.
+type Kind string
+
+// The kinds of effect.
+const (
+	// Commit is the commit of a transaction in the process's own
+	// database: the effect is there, or (the commit failed) nothing is.
+	Commit Kind = "commit"
+	// Send hands the broker a message, or the decision on one it holds
+	// prepared (publish, prepare, commit or abort of a prepared message).
+	Send Kind = "send"
+	// Ack acknowledges a delivery to the broker: it will not deliver it
+	// again.
+	Ack Kind = "ack"
+	// Call is a synchronous call into another service, which commits its
+	// own effect before it answers.
+	Call Kind = "call"
+)
 
 // Before returns the id of the crash point just before the effect, e.g.
 // "relay.before-send".

@@ -18,13 +18,13 @@ var (
 	// BoundaryCommit is the commit of the effect together with the inbox row
 	// (consumer.before-commit, consumer.after-commit); parking a message is
 	// committed at this boundary too.
-	BoundaryCommit = effect.Boundary{Process: "consumer", Effect: "commit"}
+	BoundaryCommit = effect.Boundary{Process: "consumer", Effect: "commit", Kind: effect.Commit}
 	// BoundaryAck is the acknowledgement of the delivery to the broker.
-	BoundaryAck = effect.Boundary{Process: "consumer", Effect: "ack"}
+	BoundaryAck = effect.Boundary{Process: "consumer", Effect: "ack", Kind: effect.Ack}
 	// BoundaryFailure is the commit that counts a failed processing attempt.
-	BoundaryFailure = effect.Boundary{Process: "consumer", Effect: "count-failure"}
+	BoundaryFailure = effect.Boundary{Process: "consumer", Effect: "count-failure", Kind: effect.Commit}
 	// BoundaryReplay is the commit that takes dead letters out for a replay.
-	BoundaryReplay = effect.Boundary{Process: "consumer", Effect: "replay"}
+	BoundaryReplay = effect.Boundary{Process: "consumer", Effect: "replay", Kind: effect.Commit}
 )
 
 // Source is the broker as a consumer sees it.

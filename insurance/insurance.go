@@ -22,7 +22,7 @@ const (
 )
 
 // BoundaryCommit is the claims service's commit of claim and outbox row.
-var BoundaryCommit = effect.Boundary{Process: "service", Effect: "commit"}
+var BoundaryCommit = effect.Boundary{Process: "service", Effect: "commit", Kind: effect.Commit}
 
 // InstallClaims creates the claims service's tables: claims and outbox.
 func InstallClaims(db *store.DB) error {

@@ -15,7 +15,7 @@ import (
 
 // BoundaryRecordProcessed is dedup-outside-tx's second commit, the one that
 // records the message id.
-var BoundaryRecordProcessed = effect.Boundary{Process: "consumer", Effect: "record-processed"}
+var BoundaryRecordProcessed = effect.Boundary{Process: "consumer", Effect: "record-processed", Kind: effect.Commit}
 
 // DedupOutsideTx checks an inbox, but writes the effect and the processed id
 // in two separate transactions.

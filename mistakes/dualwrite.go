@@ -14,7 +14,7 @@ import (
 
 // BoundaryServicePublish is the dual-writing service's publish to the broker
 // (service.after-publish).
-var BoundaryServicePublish = effect.Boundary{Process: "service", Effect: "publish"}
+var BoundaryServicePublish = effect.Boundary{Process: "service", Effect: "publish", Kind: effect.Send}
 
 // DualWrite commits the order, then publishes the event to the broker
 // directly from the service.

@@ -13,7 +13,7 @@ import (
 
 // BoundaryOutboxCommit is the separate-tx service's second commit, the one
 // that writes the outbox row.
-var BoundaryOutboxCommit = effect.Boundary{Process: "service", Effect: "commit-outbox"}
+var BoundaryOutboxCommit = effect.Boundary{Process: "service", Effect: "commit-outbox", Kind: effect.Commit}
 
 // SeparateTx writes the order and its outbox row in two transactions.
 //

@@ -17,7 +17,7 @@ const Table = "orders"
 // BoundaryCommit is the service's one durable effect: the commit of the
 // order change together with its outbox message (service.before-commit,
 // service.after-commit).
-var BoundaryCommit = effect.Boundary{Process: "service", Effect: "commit"}
+var BoundaryCommit = effect.Boundary{Process: "service", Effect: "commit", Kind: effect.Commit}
 
 // ErrNotFound means the order does not exist.
 var ErrNotFound = errors.New("order not found")

@@ -9,7 +9,7 @@ import (
 )
 
 // BoundaryCleanup is the commit of a retention cleanup.
-var BoundaryCleanup = effect.Boundary{Process: "relay", Effect: "cleanup"}
+var BoundaryCleanup = effect.Boundary{Process: "relay", Effect: "cleanup", Kind: effect.Commit}
 
 // Cleanup deletes the SENT messages whose SentAt is older than the retention
 // window, and nothing else: PENDING, IN_FLIGHT, FAILED and DEAD_LETTER

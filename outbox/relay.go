@@ -13,17 +13,17 @@ import (
 // The relay's effect boundaries; each is a crash point before and after.
 var (
 	// BoundaryRecover is the commit that releases a restarted relay's claims.
-	BoundaryRecover = effect.Boundary{Process: "relay", Effect: "recover"}
+	BoundaryRecover = effect.Boundary{Process: "relay", Effect: "recover", Kind: effect.Commit}
 	// BoundaryClaim is the commit of a batch of claims (relay.after-claim).
-	BoundaryClaim = effect.Boundary{Process: "relay", Effect: "claim"}
+	BoundaryClaim = effect.Boundary{Process: "relay", Effect: "claim", Kind: effect.Commit}
 	// BoundarySend is the publish to the broker (relay.after-send: the broker
 	// acknowledged, SENT is not yet recorded).
-	BoundarySend = effect.Boundary{Process: "relay", Effect: "send"}
+	BoundarySend = effect.Boundary{Process: "relay", Effect: "send", Kind: effect.Send}
 	// BoundaryMark is the commit that records a send's outcome: SENT, or
 	// FAILED / DEAD_LETTER.
-	BoundaryMark = effect.Boundary{Process: "relay", Effect: "mark"}
+	BoundaryMark = effect.Boundary{Process: "relay", Effect: "mark", Kind: effect.Commit}
 	// BoundaryReplay is the commit that puts dead letters back to PENDING.
-	BoundaryReplay = effect.Boundary{Process: "relay", Effect: "replay"}
+	BoundaryReplay = effect.Boundary{Process: "relay", Effect: "replay", Kind: effect.Commit}
 )
 
 // Clock tells the relay the current time.

@@ -9,10 +9,11 @@ import (
 // crash points of DESIGN.md in the order of a message's life, plus the
 // extra points the mistakes add; with what happens there, in both
 // languages, and the situations the row exists to produce (a recovery
-// that releases a claim, a message billing receives twice). The id is
-// the component's boundary (effect.Boundary's Before and After);
-// exploration crashes at every point of every boundary
-// (explore.CrashPoints), these rows and the others.
+// that releases a claim, a message billing receives twice). The id is a
+// point of a boundary a component declares (effect.Boundary's Before and
+// After; TestEveryCrashRowIsABoundarysPoint); exploration crashes at both
+// points of every boundary sim's registry has it draw (sim.Boundaries),
+// these rows and the others.
 var crashPoints = []sim.Point{
 	crashRow("service.before-commit", lang.Text{
 		EN: "the service dies with the order and its outbox row written, not committed",

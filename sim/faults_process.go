@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"outboxlab/lab/lang"
+	"outboxlab/orders"
+	"outboxlab/outbox"
 )
 
 // The faults of a process: it freezes, its transaction stays open, its
@@ -16,7 +18,7 @@ import (
 
 // stallPoints are where exploration lets a relay freeze: just before one
 // of its effects.
-var stallPoints = []string{"relay.before-claim", "relay.before-send", "relay.before-mark"}
+var stallPoints = []string{outbox.BoundaryClaim.Before(), outbox.BoundarySend.Before(), outbox.BoundaryMark.Before()}
 
 // isPoint reports whether point is of the form process.before-effect or
 // process.after-effect.
@@ -73,7 +75,7 @@ var slowCommit = FaultSpec{
 		return nil
 	},
 	install: func(w *world, f Fault) {
-		f.Point = "service.before-commit"
+		f.Point = orders.BoundaryCommit.Before()
 		w.stalls = append(w.stalls, f)
 	},
 	describe: func(f Fault) string { return fmt.Sprintf("%s %s for %s", f.Kind, f.Process, f.For) },
@@ -176,15 +178,6 @@ func (w *world) planKill(f Fault) {
 // ErrCommitFailed is what a process gets from a commit that a
 // commit-failure fault fails: nothing was committed.
 var ErrCommitFailed = errors.New("commit failed: the connection to the database was lost (nothing committed)")
-
-// CommitBoundaries are the boundaries whose effect is a database commit,
-// every variant's: where a commit-failure fault can strike.
-var CommitBoundaries = []string{
-	"service.commit", "service.commit-outbox",
-	"relay.recover", "relay.claim", "relay.mark", "relay.offset",
-	"listener.commit",
-	"consumer.commit", "consumer.count-failure", "consumer.record-processed",
-}
 
 var commitFailure = FaultSpec{
 	Kind: FaultCommitFailure, Form: "BOUNDARY@K",

@@ -98,10 +98,11 @@ type boundaryPoints struct {
 
 // pointsOf returns b's crash points, made at its first crossing, so that a
 // crossing builds no string. A run crosses a dozen boundaries at most: a
-// linear search finds them.
+// linear search finds them. A boundary is its process and effect: a
+// variant's own declaration without a Kind is the same boundary.
 func (w *world) pointsOf(b effect.Boundary) *boundaryPoints {
 	for _, bp := range w.points {
-		if bp.b == b {
+		if bp.b.Process == b.Process && bp.b.Effect == b.Effect {
 			return bp
 		}
 	}

@@ -28,9 +28,9 @@ const (
 // The connector's effect boundaries.
 var (
 	// BoundarySend is the publish of one message (relay.after-send).
-	BoundarySend = effect.Boundary{Process: "relay", Effect: "send"}
+	BoundarySend = effect.Boundary{Process: "relay", Effect: "send", Kind: effect.Send}
 	// BoundaryOffset is the commit of the offset (relay.after-offset).
-	BoundaryOffset = effect.Boundary{Process: "relay", Effect: "offset"}
+	BoundaryOffset = effect.Boundary{Process: "relay", Effect: "offset", Kind: effect.Commit}
 )
 
 // Install creates the connector's tables and makes db keep the commit log

@@ -17,7 +17,7 @@ import (
 const Subscription = "orders-self"
 
 // BoundaryPublish is the service's one durable effect: the publish.
-var BoundaryPublish = effect.Boundary{Process: "service", Effect: "publish"}
+var BoundaryPublish = effect.Boundary{Process: "service", Effect: "publish", Kind: effect.Send}
 
 // Clock tells the current time.
 type Clock interface{ Now() time.Time }

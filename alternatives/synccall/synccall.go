@@ -29,7 +29,7 @@ import (
 
 // BoundaryCall is the call into billing, which commits billing's effect
 // (service.after-call: billing confirmed, the order is not committed).
-var BoundaryCall = effect.Boundary{Process: "service", Effect: "call"}
+var BoundaryCall = effect.Boundary{Process: "service", Effect: "call", Kind: effect.Call}
 
 // Clock tells the current time.
 type Clock interface{ Now() time.Time }

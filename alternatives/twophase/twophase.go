@@ -16,17 +16,17 @@ import (
 var (
 	// BoundaryPrepare is the broker's prepare (service.after-prepare: the
 	// message is prepared, the database not yet committed).
-	BoundaryPrepare = effect.Boundary{Process: "service", Effect: "prepare"}
+	BoundaryPrepare = effect.Boundary{Process: "service", Effect: "prepare", Kind: effect.Send}
 	// BoundaryCommitMessage is the broker's commit of the prepared message
 	// (service.before-commit-message: the database committed, the message
 	// is still in doubt).
-	BoundaryCommitMessage = effect.Boundary{Process: "service", Effect: "commit-message"}
+	BoundaryCommitMessage = effect.Boundary{Process: "service", Effect: "commit-message", Kind: effect.Send}
 	// BoundaryAbort is the service's abort of its prepared message after
 	// its database refused the commit.
-	BoundaryAbort = effect.Boundary{Process: "service", Effect: "abort"}
+	BoundaryAbort = effect.Boundary{Process: "service", Effect: "abort", Kind: effect.Send}
 	// BoundaryResolve is the coordinator's commit or abort of a message in
 	// doubt.
-	BoundaryResolve = effect.Boundary{Process: "coordinator", Effect: "resolve"}
+	BoundaryResolve = effect.Boundary{Process: "coordinator", Effect: "resolve", Kind: effect.Send}
 )
 
 // InDoubtAfter is how long a prepared message may wait for its second

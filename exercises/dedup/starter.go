@@ -10,7 +10,7 @@ import (
 )
 
 // boundaryRecord is the second commit, the one that records the id.
-var boundaryRecord = effect.Boundary{Process: "consumer", Effect: "record-processed"}
+var boundaryRecord = effect.Boundary{Process: "consumer", Effect: "record-processed", Kind: effect.Commit}
 
 // handle bills a message once: it looks into the inbox first.
 func (c *consumer) handle(id string, rec domain.Record) error {

@@ -35,19 +35,13 @@ type Schedule struct {
 }
 
 // CrashPoints are the points a schedule may crash at: both sides of every
-// effect boundary any variant has. A point a variant never reaches does not
-// fire.
+// effect boundary the components declare that exploration draws
+// (sim.DrawnBoundaries), in its order. A point a variant never reaches
+// does not fire.
 var CrashPoints = func() []string {
-	boundaries := []string{
-		"service.commit", "service.publish", "service.commit-outbox",
-		"relay.recover", "relay.claim", "relay.send", "relay.mark", "relay.offset",
-		"listener.commit", "listener.ack",
-		"consumer.commit", "consumer.ack", "consumer.count-failure", "consumer.record-processed",
-	}
 	var points []string
-	for _, b := range boundaries {
-		process, effect, _ := strings.Cut(b, ".")
-		points = append(points, process+".before-"+effect, process+".after-"+effect)
+	for _, b := range sim.DrawnBoundaries() {
+		points = append(points, b.Before(), b.After())
 	}
 	return points
 }()

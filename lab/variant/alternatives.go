@@ -27,7 +27,7 @@ func ListenToYourself() Variant {
 		Name:              "listen-to-yourself",
 		Summary:           lang.Text{EN: "publishes first, then consumes its own event to store the change", DE: "veröffentlicht zuerst und konsumiert dann das eigene Ereignis, um die Änderung zu speichern"},
 		Chapter:           "004 \"sendet der Dienst die Änderung zuerst als Nachricht ... und liest sie wie jeder andere Empfänger wieder\"",
-		RelayRole:         "listener",
+		RelayRole:         listenerRole,
 		RelaySubscription: listen.Subscription,
 		// One listener, as the chapter describes it. (The service decides
 		// on an order only while none of its events is on its way, so two
@@ -47,8 +47,8 @@ func ListenToYourself() Variant {
 		},
 		NewRelay: func(env Env) (Relay, error) {
 			// The inbox's code in the relay's place: its crash points
-			// are the listener's ("listener.commit").
-			gate := asProcess{Gate: env.Gate, process: "listener"}
+			// are the listener's ("listener.commit", AsListener).
+			gate := asProcess{Gate: env.Gate, process: listenerRole}
 			c, err := inbox.NewConsumer(inbox.DefaultConfig(env.Owner, listen.Subscription),
 				inbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: gate, Clock: env.Clock, Effect: listen.StoreOrder})
 			if err != nil {
@@ -70,6 +70,17 @@ func (listener) Recover() error { return nil }
 
 func (l listener) NextWake() (time.Time, bool) {
 	return l.env.Broker.NextAvailable(listen.Subscription)
+}
+
+// listenerRole is the process listen-to-yourself's listener runs as.
+const listenerRole = "listener"
+
+// AsListener returns b as listen-to-yourself's listener crosses it: the
+// inbox's consumer runs in the relay's place, and its boundaries are the
+// listener's (inbox.BoundaryCommit is "listener.commit" there).
+func AsListener(b effect.Boundary) effect.Boundary {
+	b.Process = listenerRole
+	return b
 }
 
 // asProcess is a gate that names every boundary a component crosses as

@@ -1,0 +1,123 @@
+package sim
+
+import (
+	"outboxlab/alternatives/cdc"
+	"outboxlab/alternatives/listen"
+	"outboxlab/alternatives/synccall"
+	"outboxlab/alternatives/twophase"
+	"outboxlab/effect"
+	"outboxlab/inbox"
+	"outboxlab/insurance"
+	"outboxlab/lab/variant"
+	"outboxlab/mistakes"
+	"outboxlab/orders"
+	"outboxlab/outbox"
+)
+
+// BoundarySpec is one effect boundary a component declares, as the lab
+// knows it: the component's own declaration (its process, its effect and
+// its Kind: a commit, a send, an ack, a call) and whether exploration
+// crashes at its two points, or why not. The crash points exploration
+// draws from (DrawnBoundaries) and the boundaries a commit-failure fault
+// can strike (CommitBoundaries) are derived from it.
+type BoundarySpec struct {
+	effect.Boundary
+	// NotDrawn says why exploration does not crash at the boundary's
+	// points ("" if it draws both).
+	NotDrawn string
+}
+
+// Why exploration does not draw a boundary.
+const (
+	// Exploration's schedules crash and fail commits only in the run's
+	// first phase; these effects happen in the operator's phase after it
+	// (or at a story's cleanup line), where nothing would fire.
+	operatorOnly = "the operator's work after quiesce, when no crash or commit failure fires: a point drawn there would never fire"
+	// The extras are not columns of the matrix, and labrun explore does
+	// not take them.
+	extraOnly = "crossed only by an extra variant (scenarios.Extras), which exploration does not run"
+	// Exploration draws by index into its list of points: a point added
+	// to it changes every seed's schedule, and every golden.
+	drawnFixed = "exploration's draw was fixed before it was declared, and draws by index: a point added to it changes every seed's schedule and every golden (the consumer's own count-failure, the same code, is drawn)"
+)
+
+// boundaries are every boundary the lab's components declare, each by the
+// component's exported name. Exploration draws the points of those it
+// draws in this order, by index (process by process, each in a message's
+// order of life): a boundary drawn must go at the end of the drawn ones,
+// and only with every exploration golden written anew. A boundary two
+// components declare (the outbox's relay.send and the CDC connector's)
+// is drawn once, where it first appears. A component's new boundary is
+// added here, drawn or saying why not; TestEveryBoundaryIsClassified
+// fails until it is.
+var boundaries = []BoundarySpec{
+	{Boundary: orders.BoundaryCommit},
+	{Boundary: insurance.BoundaryCommit},
+	{Boundary: listen.BoundaryPublish},
+	{Boundary: mistakes.BoundaryServicePublish},
+	{Boundary: mistakes.BoundaryOutboxCommit},
+	{Boundary: twophase.BoundaryPrepare, NotDrawn: extraOnly},
+	{Boundary: twophase.BoundaryCommitMessage, NotDrawn: extraOnly},
+	{Boundary: twophase.BoundaryAbort, NotDrawn: extraOnly},
+	{Boundary: synccall.BoundaryCall, NotDrawn: extraOnly},
+
+	{Boundary: outbox.BoundaryRecover},
+	{Boundary: outbox.BoundaryClaim},
+	{Boundary: outbox.BoundarySend},
+	{Boundary: cdc.BoundarySend},
+	{Boundary: outbox.BoundaryMark},
+	{Boundary: cdc.BoundaryOffset},
+	{Boundary: outbox.BoundaryReplay, NotDrawn: operatorOnly},
+	{Boundary: outbox.BoundaryCleanup, NotDrawn: operatorOnly},
+	{Boundary: twophase.BoundaryResolve, NotDrawn: extraOnly},
+
+	{Boundary: variant.AsListener(inbox.BoundaryCommit)},
+	{Boundary: variant.AsListener(inbox.BoundaryAck)},
+	{Boundary: variant.AsListener(inbox.BoundaryFailure), NotDrawn: drawnFixed},
+	{Boundary: variant.AsListener(inbox.BoundaryReplay), NotDrawn: operatorOnly},
+
+	{Boundary: inbox.BoundaryCommit},
+	{Boundary: inbox.BoundaryAck},
+	{Boundary: inbox.BoundaryFailure},
+	{Boundary: mistakes.BoundaryRecordProcessed},
+	{Boundary: inbox.BoundaryReplay, NotDrawn: operatorOnly},
+}
+
+// Boundaries returns every boundary the lab's components declare, as
+// the lab classifies them, in the order exploration draws from.
+func Boundaries() []BoundarySpec { return append([]BoundarySpec(nil), boundaries...) }
+
+// DrawnBoundaries returns the boundaries exploration crashes at, each
+// once, in the order it draws them.
+func DrawnBoundaries() []effect.Boundary {
+	var out []effect.Boundary
+	for _, s := range boundaries {
+		if s.NotDrawn == "" && !declared(out, s.Boundary) {
+			out = append(out, s.Boundary)
+		}
+	}
+	return out
+}
+
+// declared reports whether bs holds a boundary of b's name.
+func declared(bs []effect.Boundary, b effect.Boundary) bool {
+	for _, o := range bs {
+		if o.String() == b.String() {
+			return true
+		}
+	}
+	return false
+}
+
+// CommitBoundaries are the boundaries exploration draws whose effect is a
+// database commit (effect.Commit), every variant's, in its order: where a
+// commit-failure fault can strike, and what exploration draws it at.
+var CommitBoundaries = func() []string {
+	var out []string
+	for _, b := range DrawnBoundaries() {
+		if b.Kind == effect.Commit {
+			out = append(out, b.String())
+		}
+	}
+	return out
+}()
