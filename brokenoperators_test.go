@@ -90,7 +90,7 @@ func cleaning(name string, goes func(m outbox.Message, cutoff time.Time) bool) v
 }
 
 type cleaner struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	env  variant.Env
 	goes func(outbox.Message, time.Time) bool
 }
@@ -127,7 +127,7 @@ func replaying(name string, put func(m *outbox.Message, now time.Time) bool, sel
 }
 
 type replayer struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	env           variant.Env
 	put           func(*outbox.Message, time.Time) bool
 	selectiveOnly bool

@@ -293,7 +293,7 @@ func learner(name string, change func(*learnerRelay)) variant.Variant {
 // wakeLater the check in Step; recoverStrictly gives it a recovery of its
 // own that returns every error of its commit.
 type learnerRelay struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	env             variant.Env
 	cfg             outbox.Config
 	failed          int
@@ -396,7 +396,7 @@ func replayByTypeAlone() variant.Variant {
 	return v
 }
 
-type typeAloneReplay struct{ variant.RelayAdapter }
+type typeAloneReplay struct{ *variant.RelayAdapter }
 
 func (r typeAloneReplay) ReplayDeadLettersOf(_, eventType string) (int, error) {
 	return r.Relay.ReplayDeadLetters(outbox.Filter{EventType: eventType})

@@ -17,7 +17,7 @@ import (
 // costs only time), and on a broker error it records nothing: no attempt is
 // counted, and the message is claimed again when its lease runs out.
 type myRelay struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	env variant.Env
 }
 

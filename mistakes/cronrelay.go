@@ -38,7 +38,7 @@ func CronRelay() variant.Variant {
 
 // cronRelay builds a new reference relay for every step.
 type cronRelay struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	env variant.Env
 }
 

@@ -19,7 +19,7 @@ import (
 // mistake keeps) and writes out Step, whose parts a mistake replaces:
 // claim and recordSent are the reference's own unless a mistake sets them.
 type relay struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	cfg         outbox.Config
 	failedSteps int
 	pausedUntil time.Time

@@ -113,7 +113,7 @@ func TestAServiceThatSaysOKOnAFailedCommitIsCaught(t *testing.T) {
 // eagerCleanup is a relay whose retention cleanup deletes every SENT
 // message, however young: it forgot the age.
 type eagerCleanup struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	env variant.Env
 }
 
@@ -240,7 +240,7 @@ func TestAConsumerThatSwallowsAFailedCommitIsCaught(t *testing.T) {
 
 // keepsEverything is a relay whose retention cleanup deletes nothing: it
 // never commits its deletes.
-type keepsEverything struct{ variant.RelayAdapter }
+type keepsEverything struct{ *variant.RelayAdapter }
 
 func (keepsEverything) Cleanup() (int, error) { return 0, nil }
 
@@ -331,7 +331,7 @@ func TestAFailureRowMustBeAFaultRow(t *testing.T) {
 // rewritesDeadLetters is a relay whose retention cleanup, after the
 // reference's, rewrites every dead letter it keeps (a note added to its
 // last error) in a commit of its own.
-type rewritesDeadLetters struct{ variant.RelayAdapter }
+type rewritesDeadLetters struct{ *variant.RelayAdapter }
 
 func (r rewritesDeadLetters) Cleanup() (int, error) {
 	n, err := r.RelayAdapter.Cleanup()

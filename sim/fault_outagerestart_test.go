@@ -74,7 +74,7 @@ func giveUpOnRestart() variant.Variant {
 }
 
 type giveUpRelay struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	env variant.Env
 }
 

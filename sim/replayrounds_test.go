@@ -49,7 +49,7 @@ func TestAReplayThatMakesADeadLetterIsReplayedToo(t *testing.T) {
 
 // misreportingReplay is the reference relay whose replay returns an error
 // after it committed: the operator is told the replay failed.
-type misreportingReplay struct{ variant.RelayAdapter }
+type misreportingReplay struct{ *variant.RelayAdapter }
 
 func (r misreportingReplay) ReplayDeadLetters() (int, error) {
 	n, err := r.RelayAdapter.ReplayDeadLetters()

@@ -31,6 +31,6 @@ func Variant() variant.Variant {
 }
 
 type relay struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	env variant.Env
 }

@@ -41,7 +41,7 @@ func Variant() variant.Variant {
 // relay uses the reference for its claim, recovery and wake-ups; Step is
 // the learner's, and so are failed and pausedUntil, if Step needs them.
 type relay struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	env variant.Env
 	cfg outbox.Config
 	// failed counts the failed sends in a row; pausedUntil is when the

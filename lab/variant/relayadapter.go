@@ -9,11 +9,12 @@ import (
 // RelayAdapter makes an *outbox.Relay a Relay: it adds NextWake, which a
 // production relay never needs (its Run loop polls), from what the
 // relay's table shows and what its steps reported. Build it with
-// AdaptRelay.
+// AdaptRelay; its methods are a pointer's, for Step keeps the pause it
+// reports for NextWake.
 type RelayAdapter struct {
 	*outbox.Relay
-	// state is what the adapter keeps between calls, shared by its copies.
-	state *adapterState
+	// state is what the adapter keeps between calls.
+	state adapterState
 }
 
 // adapterState is what a RelayAdapter keeps between calls.
@@ -35,26 +36,19 @@ type adapterState struct {
 	}
 }
 
-// AdaptRelay returns r as a Relay. A nil r (a constructor's error) gives
-// an adapter of nothing.
-func AdaptRelay(r *outbox.Relay) RelayAdapter {
-	return RelayAdapter{Relay: r, state: new(adapterState)}
+// AdaptRelay returns r as a Relay.
+func AdaptRelay(r *outbox.Relay) *RelayAdapter {
+	return &RelayAdapter{Relay: r}
 }
 
 // Recover implements Relay.
-func (a RelayAdapter) Recover() error {
+func (a *RelayAdapter) Recover() error {
 	_, err := a.Relay.Recover()
 	return err
 }
 
-// errUnbuilt is the panic of an adapter not built with AdaptRelay.
-const errUnbuilt = "variant: a RelayAdapter literal has nowhere to keep the relay's pause: build it with variant.AdaptRelay(r)"
-
 // Step implements Relay.
-func (a RelayAdapter) Step() (bool, error) {
-	if a.state == nil {
-		panic(errUnbuilt)
-	}
+func (a *RelayAdapter) Step() (bool, error) {
 	rep, err := a.Relay.Step()
 	if !rep.PausedUntil.IsZero() {
 		a.state.pausedUntil = rep.PausedUntil
@@ -71,10 +65,7 @@ func (a RelayAdapter) Step() (bool, error) {
 //
 // It reads the committed rows outside a transaction (store.DB.ScanIndex)
 // and answers again without reading while nothing has changed.
-func (a RelayAdapter) NextWake() (time.Time, bool) {
-	if a.state == nil {
-		panic(errUnbuilt)
-	}
+func (a *RelayAdapter) NextWake() (time.Time, bool) {
 	st := &a.state.wake
 	seq, paused := a.DB.LastSeq(), a.state.pausedUntil
 	if st.valid && st.seq == seq && st.paused.Equal(paused) {
@@ -90,7 +81,7 @@ func (a RelayAdapter) NextWake() (time.Time, bool) {
 
 // nextClaimable returns the earliest time the oldest unsent message of an
 // aggregate may be claimed, and false if none ever may.
-func (a RelayAdapter) nextClaimable() (time.Time, bool) {
+func (a *RelayAdapter) nextClaimable() (time.Time, bool) {
 	if a.DB.IndexLen(outbox.Table, outbox.IndexUnsent) == 0 {
 		return time.Time{}, false
 	}
@@ -119,12 +110,12 @@ func (a RelayAdapter) nextClaimable() (time.Time, bool) {
 // ReplayDeadLetters implements Relay as an operator does who fixed every
 // cause: every dead letter at once (an outbox.Filter that names no order
 // and no type).
-func (a RelayAdapter) ReplayDeadLetters() (int, error) {
+func (a *RelayAdapter) ReplayDeadLetters() (int, error) {
 	return a.Relay.ReplayDeadLetters(outbox.Filter{})
 }
 
 // ReplayDeadLettersOf implements SelectiveReplayer: the dead letters of one
 // order and event type (outbox.Filter).
-func (a RelayAdapter) ReplayDeadLettersOf(aggregateID, eventType string) (int, error) {
+func (a *RelayAdapter) ReplayDeadLettersOf(aggregateID, eventType string) (int, error) {
 	return a.Relay.ReplayDeadLetters(outbox.Filter{AggregateID: aggregateID, EventType: eventType})
 }

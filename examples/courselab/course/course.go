@@ -33,7 +33,7 @@ func EagerRelay() variant.Variant {
 }
 
 type eager struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	env variant.Env
 }
 

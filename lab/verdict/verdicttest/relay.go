@@ -78,7 +78,7 @@ func newRelay(slip relaySlip, from int) func(variant.Env) (variant.Relay, error)
 // race (a mark the database refuses) is routine. Its slip changes one of
 // those.
 type relay struct {
-	variant.RelayAdapter
+	*variant.RelayAdapter
 	env         variant.Env
 	cfg         outbox.Config
 	slip        relaySlip
