@@ -30,7 +30,10 @@ func CronRelay() variant.Variant {
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
 			r, err := variant.ReferenceRelay(env, nil)
-			return cronRelay{RelayAdapter: variant.AdaptRelay(r), env: env}, err
+			if err != nil {
+				return nil, err
+			}
+			return cronRelay{RelayAdapter: variant.AdaptRelay(r), env: env}, nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}

@@ -53,10 +53,7 @@ func DeleteOnSend() Variant {
 	v.Summary = lang.Text{EN: "the reference, its relay deleting what the broker confirmed instead of marking it SENT", DE: "die Referenz, deren Relay löscht, was der Broker bestätigt hat, statt es als SENT zu markieren"}
 	v.Chapter = "004"
 	v.RelayConfig = func(c *outbox.Config) { c.DeleteOnSend = true }
-	v.NewRelay = func(env Env) (Relay, error) {
-		r, err := ReferenceRelay(env, v.RelayConfig)
-		return AdaptRelay(r), err
-	}
+	v.NewRelay = func(env Env) (Relay, error) { return adaptedReference(env, v.RelayConfig) }
 	return v
 }
 
@@ -73,8 +70,12 @@ func NewOutboxService(env Env) (Service, error) {
 }
 
 // NewOutboxRelay builds the reference relay with the default configuration.
-func NewOutboxRelay(env Env) (Relay, error) {
-	r, err := ReferenceRelay(env, nil)
+func NewOutboxRelay(env Env) (Relay, error) { return adaptedReference(env, nil) }
+
+// adaptedReference is ReferenceRelay as a Relay, or nil and the error
+// that kept it from being built (never an adapter of no relay).
+func adaptedReference(env Env, change func(*outbox.Config)) (Relay, error) {
+	r, err := ReferenceRelay(env, change)
 	if err != nil {
 		return nil, err
 	}

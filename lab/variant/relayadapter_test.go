@@ -12,6 +12,7 @@ import (
 	"outboxlab/effect/effecttest"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
+	"outboxlab/outbox"
 	"outboxlab/store"
 )
 
@@ -102,4 +103,21 @@ func TestTheAdapterWakesTheReferenceWhenItsStepWorks(t *testing.T) {
 	place("o-3")
 	step(true) // o-3 fails, due at +2 s; the first failed step since a send: pause 1 s
 	wakes(2 * time.Second)
+}
+
+// TestARelayThatCannotBeBuiltIsNil: a reference relay that cannot be
+// built (here: no database, no broker) is an error and no relay, not an
+// adapter of nothing beside the error, which a caller that looked at the
+// relay first would step into a nil pointer.
+func TestARelayThatCannotBeBuiltIsNil(t *testing.T) {
+	tuned, err := variant.WithRelayConfig(variant.Outbox(), func(c *outbox.Config) { c.BatchSize = 5 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []variant.Variant{variant.Outbox(), variant.DeleteOnSend(), tuned} {
+		r, err := v.NewRelay(variant.Env{Owner: "relay-1"})
+		if err == nil || r != nil {
+			t.Errorf("%s without its dependencies: got relay %v (%T) and error %v, want no relay and an error", v.Name, r, r, err)
+		}
+	}
 }

@@ -34,9 +34,6 @@ func WithRelayConfig(v Variant, change func(*outbox.Config)) (Variant, error) {
 	}
 	v.RelayConfig = both
 	v.Policy.Relay = check.RelayPolicyOf(cfg)
-	v.NewRelay = func(env Env) (Relay, error) {
-		r, err := ReferenceRelay(env, both)
-		return AdaptRelay(r), err
-	}
+	v.NewRelay = func(env Env) (Relay, error) { return adaptedReference(env, both) }
 	return v, nil
 }
