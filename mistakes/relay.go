@@ -34,11 +34,7 @@ func newRelay(env variant.Env, change func(*outbox.Config)) (*relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := outbox.DefaultConfig(env.Owner)
-	if change != nil {
-		change(&cfg)
-	}
-	r := &relay{RelayAdapter: variant.AdaptRelay(ref), cfg: cfg, claim: ref.ClaimDue}
+	r := &relay{RelayAdapter: variant.AdaptRelay(ref), cfg: ref.Config(), claim: ref.ClaimDue}
 	r.recordSent = r.recordSentFenced
 	return r, nil
 }
