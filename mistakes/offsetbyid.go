@@ -70,14 +70,12 @@ func (r *offsetRelay) claimAboveOffset() ([]outbox.Message, error) {
 	defer tx.Rollback()
 	var batch []outbox.Message
 	blocked := map[string]bool{}
-	// MISTAKE: the scan reads each row's key (its id), for the offset
-	// below.
-	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(key string, v any) bool {
+	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
 		m := v.(outbox.Message)
 		agg := m.Event.AggregateID
 		// MISTAKE: only ids above the highest one sent; a message
 		// committed late with a lower id is never read.
-		if key <= r.offset || blocked[agg] {
+		if m.Key <= r.offset || blocked[agg] {
 			return true
 		}
 		if err := m.Claim(r.cfg.Owner, now, now.Add(r.cfg.Lease)); err != nil {
