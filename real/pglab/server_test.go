@@ -52,8 +52,12 @@ func TestAServerThatCannotStartSaysWhyAtOnce(t *testing.T) {
 		if !strings.Contains(err.Error(), "exited as it started") || !strings.Contains(err.Error(), "shared_buffers") {
 			t.Errorf("the error does not carry the server's log: %v", err)
 		}
-		if took := time.Since(start); took > 10*time.Second {
-			t.Errorf("noticed after %s", took)
+		// At once means before waitReady's 30 s deadline, whose error
+		// would say "did not accept connections" (the check above). The
+		// time includes initdb, which took 14.8 s in one CI run at a load
+		// of 20 on two cores: a tighter bound measures the machine.
+		if took := time.Since(start); took >= 30*time.Second {
+			t.Errorf("noticed after %s: at the readiness deadline, not when the server exited", took)
 		}
 		if errors.Is(err, ErrNoServer) {
 			t.Errorf("reported as no server at all: %v", err)
