@@ -23,6 +23,9 @@ type analysis struct {
 	save string
 	// hashes are the files' hashes (mutation.Hash), for the results.
 	hashes map[string]string
+	// lab replaces files of the lab (path from the module's root: its
+	// content) in every grader built: a test's weakened lab.
+	lab map[string][]byte
 }
 
 // plan decides what the run writes: the pages and the saved results of
@@ -95,9 +98,9 @@ func (a *analysis) run() (int, error) {
 }
 
 // kept returns the saved results that stand (equivalent mutants of
-// files unchanged since they were graded; with --since, every mutant of a
-// file unchanged since the revision), with key and hash set, and the
-// mutants of this shard to grade.
+// files unchanged since they were graded; with --check, every survivor;
+// with --since, every mutant of a file unchanged since the revision),
+// with key and hash set, and the mutants of this shard to grade.
 func (a *analysis) kept(ms []mutation.Mutant, hist mutation.History) (map[int]mutation.Result, []mutation.Mutant, error) {
 	saved, _ := hist.Match(ms)
 	hashes := map[string]string{}
@@ -119,7 +122,7 @@ func (a *analysis) kept(ms []mutation.Mutant, hist mutation.History) (map[int]mu
 		switch {
 		case unchanged[m.File] && !ok:
 			return nil, nil, fmt.Errorf("--since %s: %s is unchanged, but %s has no result for %s:%d %s; grade it (go run ./cmd/labwhy --file %s)", a.flags.since, m.File, a.flags.history, m.File, m.Line, m.Change, m.File)
-		case ok && (unchanged[m.File] || !a.flags.regrade && mutation.Reuse(r, m, hashes[m.File])):
+		case ok && (unchanged[m.File] || !a.flags.regrade && (mutation.Reuse(r, m, hashes[m.File]) || a.flags.check && mutation.StandsForCheck(r))):
 			r.Key = m.Key
 			results[m.ID] = r
 		case m.ID%a.shards == a.shard-1:

@@ -22,6 +22,9 @@ func (a *analysis) grade(all, ms []mutation.Mutant, first []string) ([]mutation.
 	}
 	var jobs []mutation.Job
 	for i, s := range schemata {
+		for path, src := range a.lab {
+			s.Files[path] = src
+		}
 		dir, err := os.MkdirTemp("", "labwhy")
 		if err != nil {
 			return nil, err

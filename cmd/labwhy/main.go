@@ -9,7 +9,7 @@
 //	go run ./cmd/labwhy                          the whole reference path (well under a minute on 2 cores with the saved results)
 //	go run ./cmd/labwhy --file outbox/relay.go   one file
 //	go run ./cmd/labwhy --since main             only the files changed since main; the others keep their saved results
-//	go run ./cmd/labwhy --check                  grade, write nothing, exit 1 when the score is below the saved one (CI)
+//	go run ./cmd/labwhy --check                  grade what can lower the score, write nothing, exit 1 when it is below the saved one (CI)
 //	go run ./cmd/labwhy --rows                   a red stage runs to its end: the page lists every red matrix cell
 //	go run ./cmd/labwhy --out why.html           where the annotated reference goes (default: docs/why.md and docs/why.html)
 //	go run ./cmd/labwhy --shard 1/2 --results 1.json   one shard of the mutants (a CI job each)
@@ -18,7 +18,9 @@
 // The saved results (docs/why.results.json, --history) make a run
 // cheap: the matrix rows that caught the most mutants run first, and a
 // mutant they mark equivalent, in a file unchanged since, is not graded
-// again (--regrade grades it all the same).
+// again (--regrade grades it all the same). --check grades only what can
+// lower the score: the mutants the saved results kill, and those they
+// do not know; a survivor graded again could only raise it.
 //
 // It must run from the module's root. The binary it builds is itself with
 // the mutants in; that grader is what the flag -mutants runs.
@@ -66,7 +68,7 @@ func parse(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.history, "history", savedResults, "the saved results: the rows that caught most run first, and equivalent mutants of unchanged files are not graded again")
 	fs.BoolVar(&f.regrade, "regrade", false, "grade every mutant, also those the saved results mark equivalent in an unchanged file")
 	fs.StringVar(&f.since, "since", "", "grade only the mutants of the files changed since this git revision (e.g. main); the others keep their saved results")
-	fs.BoolVar(&f.check, "check", false, "write no page and no results; exit 1 when the score is below the saved results' score")
+	fs.BoolVar(&f.check, "check", false, "grade the mutants the saved results kill and those they do not know (a survivor graded again could only raise the score), write no page and no results; exit 1 when the score is below the saved results' score")
 	fs.StringVar(&f.shard, "shard", "", "grade only shard I/N of the mutants (1 <= I <= N) and write their results to --results; merge the shards with labwhy merge")
 	fs.StringVar(&f.results, "results", "", "write the graded results here, one JSON object per line (default: docs/why.results.json for the whole path)")
 	if err := fs.Parse(args); err != nil {

@@ -117,3 +117,89 @@ func TestCheckFailsWhenTheScoreFalls(t *testing.T) {
 		t.Fatalf("one killed mutant surviving: exit %d, %q; want 1, the score fell", code, out.String())
 	}
 }
+
+// TestCheckGradesWhatCanLowerTheScore: --check grades every mutant the
+// saved results kill, and keeps every survivor's result (graded again, it
+// could only raise the score); a full run grades the survivors that are
+// not equivalent too.
+func TestCheckGradesWhatCanLowerTheScore(t *testing.T) {
+	t.Chdir("../..")
+	ms, err := mutation.Generate(".", mutation.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := mutation.LoadHistory(savedResults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, all := hist.Match(ms)
+	if !all {
+		t.Skip("the saved results are of another version of the reference: go run ./cmd/labwhy")
+	}
+	graded := func(check bool) map[int]bool {
+		a := analysis{files: mutation.Reference, shard: 1, shards: 1, flags: flags{check: check, history: savedResults}}
+		_, grade, err := a.kept(ms, hist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]bool{}
+		for _, m := range grade {
+			out[m.ID] = true
+		}
+		return out
+	}
+	check, full := graded(true), graded(false)
+	survivorsGraded := 0
+	for _, m := range ms {
+		killed := saved[m.ID].Killed()
+		if check[m.ID] != killed {
+			t.Errorf("--check grades %s:%d %s: %v; the saved results kill it: %v", m.File, m.Line, m.Change, check[m.ID], killed)
+		}
+		if killed && !full[m.ID] {
+			t.Errorf("a full run keeps the saved kill of %s:%d %s", m.File, m.Line, m.Change)
+		}
+		if !killed && full[m.ID] {
+			survivorsGraded++
+		}
+	}
+	if survivorsGraded == 0 {
+		t.Errorf("a full run grades no survivor: the test no longer shows what --check leaves out")
+	}
+}
+
+// TestCheckFailsWhenTheLabWeakens: --check of billing/ledger.go, graded
+// by a lab whose checker no longer compares what billing booked with
+// what the orders say (check.Check without its content check), fails:
+// the mutants that check killed survive, and the score falls below the
+// saved one (nine of ApplyEffect's mutants survive it). Each survivor is
+// graded through every stage: about 40 s of CPU, so OUTBOXLAB_LONG=1.
+func TestCheckFailsWhenTheLabWeakens(t *testing.T) {
+	if os.Getenv("OUTBOXLAB_LONG") == "" {
+		t.Skip("builds and grades billing/ledger.go's mutants with a weakened checker: set OUTBOXLAB_LONG=1 (.ci/run does)")
+	}
+	t.Chdir("../..")
+	const checker, content = "lab/check/check.go", "\tvs = append(vs, content(w, effects)...)\n"
+	src, err := os.ReadFile(checker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(src, []byte(content)) {
+		t.Fatalf("%s no longer has the line %q this test switches off: name another invariant to switch off", checker, content)
+	}
+	files, err := selectFiles("billing/ledger.go", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	a := analysis{files: files, depth: mutation.Full, shard: 1, shards: 1, stdout: &stdout, stderr: &stderr,
+		flags: flags{check: true, history: savedResults, workers: 2},
+		lab:   map[string][]byte{checker: bytes.Replace(src, []byte(content), nil, 1)}}
+	a.plan()
+	code, err := a.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 1 || !strings.Contains(stdout.String(), "the mutation score fell") {
+		t.Errorf("--check with the content check switched off: exit %d; want 1, the score fell\n%s%s", code, stdout.String(), stderr.String())
+	}
+}

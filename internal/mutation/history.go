@@ -88,6 +88,13 @@ func Reuse(saved Result, m Mutant, hash string) bool {
 	return k == "equivalent" || k == "metrics"
 }
 
+// StandsForCheck reports whether saved stands in a score check (labwhy
+// --check) without grading its mutant again, whatever its file's hash: a
+// survivor does. Graded again, a survivor can only be killed, which
+// raises the score; a lab that weakens shows as a killed mutant that
+// survives, so every killed mutant is graded again.
+func StandsForCheck(saved Result) bool { return !saved.Killed() }
+
 // Order returns the matrix rows (point ids) that caught mutants in the
 // history, the one that caught most first (ties in the matrix's order):
 // graded in this order, most mutants go red at their first cell.
