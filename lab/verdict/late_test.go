@@ -34,13 +34,17 @@ func TestCourseExplorationCatchesTheLateSlips(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := s.Variant(c.from)
-		g := newGrader(v, Options{Depth: c.depth})
-		g.run(StageExplore)
-		if len(g.out.Findings) == 0 {
-			t.Errorf("%s at depth %s: exploration found nothing in %d schedules", v.Name, c.depth, g.out.Stages[0].Runs)
-			continue
-		}
-		f := g.out.Findings[0]
-		t.Logf("%s at depth %s: %s at seed %d after %d schedules", v.Name, c.depth, f.Outcome, f.Run.ExploreSeed, f.Tried)
+		// Each exploration is one goroutine: two at once on two cores.
+		t.Run(v.Name+"/"+c.depth.String(), func(t *testing.T) {
+			t.Parallel()
+			g := newGrader(v, Options{Depth: c.depth})
+			g.run(StageExplore)
+			if len(g.out.Findings) == 0 {
+				t.Errorf("%s at depth %s: exploration found nothing in %d schedules", v.Name, c.depth, g.out.Stages[0].Runs)
+				return
+			}
+			f := g.out.Findings[0]
+			t.Logf("%s at depth %s: %s at seed %d after %d schedules", v.Name, c.depth, f.Outcome, f.Run.ExploreSeed, f.Tried)
+		})
 	}
 }
