@@ -84,10 +84,11 @@ func TestShardsMergeIntoTheWholeRunByteForByte(t *testing.T) {
 	}
 }
 
-// TestCheckFailsWhenTheScoreFalls: --check's comparison passes the saved
-// results against themselves and fails when one mutant they kill
-// survives.
-func TestCheckFailsWhenTheScoreFalls(t *testing.T) {
+// savedReference moves to the module's root and returns the mutants of
+// the reference path, the saved results and each mutant's; it skips the
+// test when the saved results are of another version of the reference.
+func savedReference(t *testing.T) ([]mutation.Mutant, mutation.History, map[int]mutation.Result) {
+	t.Helper()
 	t.Chdir("../..")
 	ms, err := mutation.Generate(".", mutation.Reference)
 	if err != nil {
@@ -101,6 +102,14 @@ func TestCheckFailsWhenTheScoreFalls(t *testing.T) {
 	if !all {
 		t.Skip("the saved results are of another version of the reference: go run ./cmd/labwhy")
 	}
+	return ms, hist, saved
+}
+
+// TestCheckFailsWhenTheScoreFalls: --check's comparison passes the saved
+// results against themselves and fails when one mutant they kill
+// survives.
+func TestCheckFailsWhenTheScoreFalls(t *testing.T) {
+	ms, hist, saved := savedReference(t)
 	results := byID(ms, saved)
 	var out bytes.Buffer
 	if code := checkScore(mutation.NewAnalysis(ms, results, 0), ms, hist, savedResults, &out); code != 0 {
@@ -123,19 +132,7 @@ func TestCheckFailsWhenTheScoreFalls(t *testing.T) {
 // could only raise the score); a full run grades the survivors that are
 // not equivalent too.
 func TestCheckGradesWhatCanLowerTheScore(t *testing.T) {
-	t.Chdir("../..")
-	ms, err := mutation.Generate(".", mutation.Reference)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hist, err := mutation.LoadHistory(savedResults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved, all := hist.Match(ms)
-	if !all {
-		t.Skip("the saved results are of another version of the reference: go run ./cmd/labwhy")
-	}
+	ms, hist, saved := savedReference(t)
 	graded := func(check bool) map[int]bool {
 		a := analysis{files: mutation.Reference, shard: 1, shards: 1, flags: flags{check: check, history: savedResults}}
 		_, grade, err := a.kept(ms, hist)
