@@ -45,18 +45,27 @@ const (
 // Operation is one step of the operator's work after quiesce.
 type Operation struct {
 	Kind OperationKind
-	// Retentions and Wait say how long the operator waits before a
-	// cleanup: Retentions times the relay's retention period (its
-	// declared one) and Wait more; Wait may be negative ("an hour before
-	// the period ends"), and a total below zero is no wait.
-	Retentions int
-	Wait       time.Duration
+	// Retentions, Thousandths and Wait say how long the operator waits
+	// before a cleanup: Retentions times the relay's retention period
+	// (its declared one), Thousandths thousandths of it, and Wait more;
+	// Wait may be negative ("an hour before the period ends"), and a
+	// total below zero is no wait. (Exploration draws Thousandths, 0 to
+	// 999, for cleanups at any age.)
+	Retentions  int
+	Thousandths int
+	Wait        time.Duration
 	// Outage is how long the broker is down from the start of a fix.
 	Outage time.Duration
 }
 
 func (o Operation) String() string {
 	switch {
+	case o.Kind == OpCleanup && o.Thousandths > 0:
+		s := fmt.Sprintf("%s after %d.%03d retention period(s)", o.Kind, o.Retentions+o.Thousandths/1000, o.Thousandths%1000)
+		if o.Wait != 0 {
+			s += fmt.Sprintf(" %+v", o.Wait)
+		}
+		return s
 	case o.Kind == OpCleanup && o.Retentions != 0 && o.Wait != 0:
 		return fmt.Sprintf("%s after %d retention period(s) %+v", o.Kind, o.Retentions, o.Wait)
 	case o.Kind == OpCleanup && o.Retentions != 0:
@@ -71,7 +80,7 @@ func (o Operation) String() string {
 
 // wait returns how long o waits, for a retention period of retention.
 func (o Operation) wait(retention time.Duration) time.Duration {
-	return max(0, time.Duration(o.Retentions)*retention+o.Wait)
+	return max(0, time.Duration(o.Retentions)*retention+time.Duration(o.Thousandths)*retention/1000+o.Wait)
 }
 
 // DefaultOperations are the operator's work in the matrix and the
