@@ -1,6 +1,7 @@
 package outboxlab_test
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,6 +110,34 @@ func truncatedCents(tx *store.Tx, e domain.Event, id string, now time.Time) erro
 		e = ev
 	case domain.OrderAmended:
 		ev.Amount = cents(ev.Amount)
+		e = ev
+	}
+	return billing.ApplyEffect(tx, e, id, now)
+}
+
+// TestExplorationCatchesAmountsThroughFloat32: a consumer that takes
+// every amount through float32 units of the currency is exact below 2^24
+// minor units (167,772.16 EUR) and passes the matrix, whose amounts are
+// small; exploration draws amounts up to 10^12 minor units and catches
+// it. (With exploration's old amounts, up to 99.99, it passed every
+// stage at depth course, tried.)
+func TestExplorationCatchesAmountsThroughFloat32(t *testing.T) {
+	caughtByExploration(t, withConsumerEffect("float32-money", float32Amounts), check.Mismatch, "billed")
+}
+
+// float32Amounts is billing's effect reading each amount as float32
+// units of the currency, rounded back to minor units.
+func float32Amounts(tx *store.Tx, e domain.Event, id string, now time.Time) error {
+	through := func(m domain.Money) domain.Money {
+		units := float32(m.Minor) / 100
+		return domain.Money{Minor: int64(math.Round(float64(units * 100))), Currency: m.Currency}
+	}
+	switch ev := e.(type) {
+	case domain.OrderAccepted:
+		ev.Total = through(ev.Total)
+		e = ev
+	case domain.OrderAmended:
+		ev.Amount = through(ev.Amount)
 		e = ev
 	}
 	return billing.ApplyEffect(tx, e, id, now)

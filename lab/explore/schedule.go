@@ -52,13 +52,15 @@ var CrashPoints = func() []string {
 var faultKinds = sim.DrawnKinds()
 
 // Generate draws a schedule: 1 to 5 orders, each in a currency of its own
-// (EUR, USD, CHF or JPY) with amounts of any cents, 1 to 8 commands
+// (EUR, USD, CHF or JPY) with amounts of any cents (in one schedule of
+// four, of any size: see widen), 1 to 8 commands
 // (place, amend, cancel) a few seconds apart, 1 or 2 service instances, 1 to 3 relays, up
 // to 3 faults (broker faults aimed at the events the workload produces,
 // stalls, slow commits, clock skews, kills), up to 3 crashes, or up to 10
 // in one schedule of four (crash loops), in one schedule of four a command
-// the service must refuse (an order amended after its cancel), and up to 2
-// failed commits.
+// the service must refuse (an order amended after its cancel), up to 2
+// failed commits, and the operator's work (in three schedules of four
+// with cleanups at drawn ages: see widen).
 func Generate(src Source) Schedule {
 	s := Schedule{Seed: uint64(src.Intn("seed", 1000)), Relays: 1 + src.Intn("relays", 3), Services: 1 + src.Intn("services", 2)}
 	type order struct {
@@ -130,9 +132,10 @@ func Generate(src Source) Schedule {
 	// of their own, seeded by everything drawn above: drawn from src, they
 	// would shift every later schedule of an exploration, and the seeds
 	// that found a mistake would stop finding it.
-	own := ownSource(s)
+	own := ownSource(s, currencyStream)
 	priceInCurrencies(own, s.Workload)
 	s.Operations = operations(own)
+	widen(ownSource(s, widenStream), &s)
 	return s
 }
 
@@ -158,13 +161,22 @@ func drawCrashes(src Source, relays int, lost bool) []sim.Crash {
 	return out
 }
 
-// ownSource returns a source seeded by the schedule s drawn so far.
-func ownSource(s Schedule) Source {
+// The streams of the sources seeded by a schedule drawn so far: one for
+// the currencies, the cents and the operator's work, one for widen's
+// draws.
+const (
+	currencyStream = 0x63757272656e6379 // "currency"
+	widenStream    = 0x7769646572000000 // "wider"
+)
+
+// ownSource returns a source seeded by the schedule s drawn so far, on
+// stream.
+func ownSource(s Schedule, stream uint64) Source {
 	h := fnv.New64a()
 	for _, line := range s.Lines() {
 		h.Write([]byte(line))
 	}
-	return randSource{rand.New(rand.NewPCG(h.Sum64(), 0x63757272656e6379))}
+	return randSource{rand.New(rand.NewPCG(h.Sum64(), stream))}
 }
 
 // cleanupWaits are the waits before a cleanup exploration draws from:

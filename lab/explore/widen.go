@@ -1,0 +1,98 @@
+package explore
+
+import (
+	"slices"
+
+	"outboxlab/orders"
+	"outboxlab/sim"
+)
+
+// widen draws, after everything else and from a source of its own (so
+// that a schedule it leaves alone stays what it was before it existed),
+// what contradicts two easy assumptions of a variant's: that the
+// operator cleans up only at the ages the default schedule has (see
+// agedCleanups), and that amounts are small (see largeAmounts).
+func widen(src Source, s *Schedule) {
+	s.Operations = agedCleanups(src, s.Operations)
+	if src.Intn("large-amounts", 4) == 0 {
+		largeAmounts(src, s.Workload)
+	}
+}
+
+// agedCleanups are the operator's cleanups at drawn ages: in one
+// schedule of two among the work before the fix (the ages of the
+// workload's messages), in one of four among the work after it (the ages
+// of what the fix's replay sent), else none. There are 1 to 3, at ages
+// drawn uniformly in thousandths of the retention period: a cleanup
+// that deletes a SENT message in any age window below the retention
+// period meets it (a window of an hour is a cleanup in 170 at the
+// default retention of 7 days). See among for where they go.
+func agedCleanups(src Source, ops []sim.Operation) []sim.Operation {
+	fix := slices.IndexFunc(ops, func(o sim.Operation) bool { return o.Kind == sim.OpFix })
+	from, to := 0, fix
+	switch src.Intn("aged-cleanups", 4) {
+	case 0, 1:
+	case 2:
+		from, to = fix+1, len(ops)
+	default:
+		return ops
+	}
+	return among(src, slices.Clone(ops), from, to)
+}
+
+// among puts 1 to 3 cleanups at drawn ages among ops[from:to]: before
+// its first cleanup that waits a retention period or more, at ages
+// below that wait (up to 20 thousandths of the period before its end),
+// which then waits as long less, so that it comes when it came before
+// (an hour before the period ends, say); with no such cleanup, at the
+// end, at ages up to 1.25 periods.
+func among(src Source, ops []sim.Operation, from, to int) []sim.Operation {
+	at, limit := to, 1250
+	for i := from; i < to; i++ {
+		if o := ops[i]; o.Kind == sim.OpCleanup && o.Retentions > 0 && o.Thousandths == 0 {
+			at, limit = i, 1000*o.Retentions-20
+			break
+		}
+	}
+	ages := make([]int, 1+src.Intn("aged-cleanup-count", 3))
+	for i := range ages {
+		ages[i] = 1 + src.Intn("aged-cleanup-age", limit)
+	}
+	slices.Sort(ages)
+	var aged []sim.Operation
+	waited := 0
+	for _, age := range ages {
+		aged = append(aged, sim.Operation{Kind: sim.OpCleanup, Thousandths: age - waited})
+		waited = age
+	}
+	if at < to {
+		left := 1000*ops[at].Retentions - waited
+		ops[at].Retentions, ops[at].Thousandths = left/1000, left%1000
+	}
+	return slices.Insert(ops, at, aged...)
+}
+
+// maxDigits is how many digits a large amount has at most: up to 10^12
+// minor units (ten thousand million euros, a million million yen),
+// beyond 2^24 (what float32 holds to the unit) by far. Float64 holds
+// whole minor units exactly up to 2^53 (about 9 * 10^15): amounts that
+// large are not what any order of the course is, and a consumer that
+// rounds its float64 sums back to minor units is exact below them.
+const maxDigits = 12
+
+// largeAmounts replaces every amount of the workload by one log-uniform
+// by decade across 1 to 10^maxDigits minor units, in the currency drawn
+// for it: a consumer may assume no size.
+func largeAmounts(src Source, workload []sim.Command) {
+	for i := range workload {
+		c := &workload[i].Command
+		if c.Kind != orders.Place && c.Kind != orders.Amend {
+			continue
+		}
+		low := int64(1)
+		for range src.Intn("amount-digits", maxDigits) {
+			low *= 10
+		}
+		c.Amount.Minor = low + int64(src.Intn("amount-size", int(9*low)))
+	}
+}

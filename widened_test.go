@@ -1,0 +1,56 @@
+package outboxlab_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"outboxlab/lab/check"
+	"outboxlab/lab/explore"
+	"outboxlab/lab/variant"
+	"outboxlab/lab/verdict"
+)
+
+// caughtByExploration wants v caught by exploration with outcome want
+// and a violation that says detail: at the first of the course's seeds,
+// within the course's schedules; with OUTBOXLAB_LONG=1 (.ci/run's long
+// step, a few seconds more) graded at depth course, where the matrix,
+// the sweeps and the polled matrix pass it and exploration alone
+// catches it.
+func caughtByExploration(t *testing.T, v variant.Variant, want check.Outcome, detail string) {
+	t.Helper()
+	if os.Getenv("OUTBOXLAB_LONG") == "" {
+		f, err := explore.Explore(v, verdict.CourseRuns, 1, explore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == nil {
+			t.Fatalf("%s: exploration found nothing in %d schedules at seed 1", v.Name, verdict.CourseRuns)
+		}
+		if f.Result.Outcome != want || !strings.Contains(strings.Join(violations(f.Result.Violations), "\n"), detail) {
+			t.Fatalf("%s: %s %v, want %s with %q (%s)", v.Name, f.Result.Outcome, violations(f.Result.Violations), want, detail, f.Replay("labrun"))
+		}
+		return
+	}
+	vd, err := verdict.Grade(v, verdict.Options{Depth: verdict.Course, Stop: verdict.StopAfterRedStage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vd.Findings) == 0 {
+		t.Fatalf("%s passed at depth course", v.Name)
+	}
+	f := vd.Findings[0]
+	if f.Stage != verdict.StageExplore || f.Outcome != want || !strings.Contains(f.Detail.EN, detail) {
+		t.Fatalf("%s: %s %s %q, want exploration's %s with %q", v.Name, f.Stage, f.Outcome, f.Detail.EN, want, detail)
+	}
+	t.Logf("%s: %s after %d schedule(s) (%s): %s", v.Name, f.Outcome, f.Tried, f.Run.Labrun("labrun", v.Name), f.Detail.EN)
+}
+
+// violations are vs in words.
+func violations(vs []check.Violation) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.String())
+	}
+	return out
+}
