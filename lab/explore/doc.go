@@ -1,7 +1,8 @@
 // Package explore hunts for the crash points and fault combinations nobody
 // thought of: it draws random schedules (a workload over a few orders,
 // broker faults, crashes at any effect boundary, one to three relays, an
-// interleaving seed), runs them, and shrinks the first one that breaks an
+// interleaving seed, the operator's work, in some schedules amounts of
+// any size and cleanups at any age), runs them, and shrinks the first one that breaks an
 // invariant to a short counterexample.
 //
 // Generate draws a schedule from a Source. The property tests draw through
