@@ -132,10 +132,10 @@ func Generate(src Source) Schedule {
 	// of their own, seeded by everything drawn above: drawn from src, they
 	// would shift every later schedule of an exploration, and the seeds
 	// that found a mistake would stop finding it.
-	own := ownSource(s, currencyStream)
+	own := ownSource(s)
 	priceInCurrencies(own, s.Workload)
 	s.Operations = operations(own)
-	widen(ownSource(s, widenStream), &s)
+	widen(own, &s) // after every draw of own's: those stay what they were
 	return s
 }
 
@@ -161,22 +161,13 @@ func drawCrashes(src Source, relays int, lost bool) []sim.Crash {
 	return out
 }
 
-// The streams of the sources seeded by a schedule drawn so far: one for
-// the currencies, the cents and the operator's work, one for widen's
-// draws.
-const (
-	currencyStream = 0x63757272656e6379 // "currency"
-	widenStream    = 0x7769646572000000 // "wider"
-)
-
-// ownSource returns a source seeded by the schedule s drawn so far, on
-// stream.
-func ownSource(s Schedule, stream uint64) Source {
+// ownSource returns a source seeded by the schedule s drawn so far.
+func ownSource(s Schedule) Source {
 	h := fnv.New64a()
 	for _, line := range s.Lines() {
 		h.Write([]byte(line))
 	}
-	return randSource{rand.New(rand.NewPCG(h.Sum64(), stream))}
+	return randSource{rand.New(rand.NewPCG(h.Sum64(), 0x63757272656e6379))}
 }
 
 // cleanupWaits are the waits before a cleanup exploration draws from:

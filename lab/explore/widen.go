@@ -7,11 +7,11 @@ import (
 	"outboxlab/sim"
 )
 
-// widen draws, after everything else and from a source of its own (so
-// that a schedule it leaves alone stays what it was before it existed),
-// what contradicts two easy assumptions of a variant's: that the
-// operator cleans up only at the ages the default schedule has (see
-// agedCleanups), and that amounts are small (see largeAmounts).
+// widen draws, after everything else (so that a schedule it leaves alone
+// stays what it was before it existed), what contradicts two easy
+// assumptions of a variant's: that the operator cleans up only at the
+// ages the default schedule has (see agedCleanups), and that amounts
+// are small (see largeAmounts).
 func widen(src Source, s *Schedule) {
 	s.Operations = agedCleanups(src, s.Operations)
 	if src.Intn("large-amounts", 4) == 0 {
