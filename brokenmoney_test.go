@@ -100,16 +100,21 @@ func noAccountRow(tx *store.Tx, e domain.Event, id string, now time.Time) error 
 // number of units and converting it to cents by truncation, as if every
 // currency had two decimals.
 func truncatedCents(tx *store.Tx, e domain.Event, id string, now time.Time) error {
-	cents := func(m domain.Money) domain.Money {
+	return amountsThrough(func(m domain.Money) domain.Money {
 		f, _ := strconv.ParseFloat(m.Amount(), 64)
 		return domain.Money{Minor: int64(f * 100), Currency: m.Currency}
-	}
+	}, tx, e, id, now)
+}
+
+// amountsThrough is billing's effect with each amount it receives (an
+// order's total, an amendment's amount) changed by through first.
+func amountsThrough(through func(domain.Money) domain.Money, tx *store.Tx, e domain.Event, id string, now time.Time) error {
 	switch ev := e.(type) {
 	case domain.OrderAccepted:
-		ev.Total = cents(ev.Total)
+		ev.Total = through(ev.Total)
 		e = ev
 	case domain.OrderAmended:
-		ev.Amount = cents(ev.Amount)
+		ev.Amount = through(ev.Amount)
 		e = ev
 	}
 	return billing.ApplyEffect(tx, e, id, now)
@@ -128,17 +133,8 @@ func TestExplorationCatchesAmountsThroughFloat32(t *testing.T) {
 // float32Amounts is billing's effect reading each amount as float32
 // units of the currency, rounded back to minor units.
 func float32Amounts(tx *store.Tx, e domain.Event, id string, now time.Time) error {
-	through := func(m domain.Money) domain.Money {
+	return amountsThrough(func(m domain.Money) domain.Money {
 		units := float32(m.Minor) / 100
 		return domain.Money{Minor: int64(math.Round(float64(units * 100))), Currency: m.Currency}
-	}
-	switch ev := e.(type) {
-	case domain.OrderAccepted:
-		ev.Total = through(ev.Total)
-		e = ev
-	case domain.OrderAmended:
-		ev.Amount = through(ev.Amount)
-		e = ev
-	}
-	return billing.ApplyEffect(tx, e, id, now)
+	}, tx, e, id, now)
 }
