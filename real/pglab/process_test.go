@@ -56,25 +56,35 @@ func timeline(res sqlitelab.Result) string {
 // TestTwoRelayProcessesOnPostgreSQL runs 60 orders through the process
 // harness with the order database on PostgreSQL: the service and two relay
 // processes that claim with FOR UPDATE SKIP LOCKED, billing consuming from
-// the broker. Both relays claim, and the checker (which flags a message
+// the broker. Both relays claim (in one of up to three runs, each OK),
+// and the checker (which flags a message
 // claimed by two relays whose leases were live at once) finds nothing.
 func TestTwoRelayProcessesOnPostgreSQL(t *testing.T) {
 	dsn := emptyDatabases(t, 1)[0]
 	exe, args := program(t)
 	workload := placements(60)
-	res, err := sqlitelab.Run(sqlitelab.Config{Variant: "outbox", Relays: 2, Workload: workload, Program: exe, Args: args, Postgres: dsn, Burst: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Outcome != check.OK || res.Fired || len(res.Deaths) != 0 {
-		t.Fatalf("outcome %s, fired %v, deaths %v\n%v\n%s", res.Outcome, res.Fired, res.Deaths, res.Violations, timeline(res))
-	}
-	for _, relay := range []string{"relay-1", "relay-2"} {
-		if !claimed(res, relay) {
-			t.Errorf("%s claimed nothing\n%s", relay, timeline(res))
+	// Every run must be OK; that both relays claimed something is the
+	// operating system's doing (a relay that just worked looks again at
+	// once, an idle one after up to 32 ms), and on a loaded machine one
+	// relay took all 60 once (CI, load 8): up to three runs, each with
+	// its own seed, must show both at work.
+	var res sqlitelab.Result
+	for seed := uint64(1); seed <= 3; seed++ {
+		var err error
+		res, err = sqlitelab.Run(sqlitelab.Config{Variant: "outbox", Relays: 2, Workload: workload, Program: exe, Args: args, Postgres: dsn, Burst: true, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
 		}
+		if res.Outcome != check.OK || res.Fired || len(res.Deaths) != 0 {
+			t.Fatalf("seed %d: outcome %s, fired %v, deaths %v\n%v\n%s", seed, res.Outcome, res.Fired, res.Deaths, res.Violations, timeline(res))
+		}
+		if claimed(res, "relay-1") && claimed(res, "relay-2") {
+			t.Logf("seed %d: %d commits in %s", seed, res.Commits, res.Wall)
+			return
+		}
+		t.Logf("seed %d: one relay claimed every message", seed)
 	}
-	t.Logf("%d commits in %s", res.Commits, res.Wall)
+	t.Errorf("in three runs one relay claimed every message: the two never worked at once\n%s", timeline(res))
 }
 
 func claimed(res sqlitelab.Result, relay string) bool {
