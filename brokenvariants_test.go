@@ -64,6 +64,13 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "the retry policy allows 20: retries without backoff or limit hammer the broker",
 		},
 		{
+			name:   "a relay whose backoff overflows int32 milliseconds from its 22nd failed send",
+			v:      backoffOverflow(),
+			point:  "rejected",
+			want:   check.Storm,
+			detail: "after its failed send 22 in a row, the retry policy's backoff is 5m0s: the backoff was not kept",
+		},
+		{
 			name:   "an operator's replay that selects dead letters by event type alone",
 			v:      replayByTypeAlone(),
 			point:  "rejected",
@@ -265,6 +272,17 @@ func keepsTheRest() variant.Variant {
 	return learner("keeps-the-rest", func(r *learnerRelay) { r.keepRest = true })
 }
 
+// backoffOverflow is a learner's relay (see learnerRelay) that tries a
+// message 30 times, declares so, and computes its backoff in int32
+// milliseconds: from the 22nd failed send on the message is retried at
+// the relay's pause (10 s), not every 300 s. Its count of tries stays
+// within the policy's budget; their spacing does not.
+func backoffOverflow() variant.Variant {
+	thirty := func(c *outbox.Config) { c.MaxAttempts = 30 }
+	v := learner("backoff-overflow", func(r *learnerRelay) { thirty(&r.cfg); r.backoff32 = true })
+	return declaring(v, thirty)
+}
+
 // pausesOnlyInNextWake is a learner's relay (see learnerRelay) that pauses
 // after a failed send by telling the simulator to wake it later
 // (NextWake), and not in Step: woken by the simulator it keeps the pause,
@@ -301,6 +319,7 @@ type learnerRelay struct {
 	keepRest        bool
 	wakeLater       bool
 	recoverStrictly bool
+	backoff32       bool
 }
 
 // Recover releases the claims the relay holds from before a restart. With
@@ -348,7 +367,7 @@ func (r *learnerRelay) Step() (bool, error) {
 		tx := r.env.OrderDB.Begin(r.env.Owner)
 		cur, _ := outbox.Get(tx, m.Key)
 		if sendErr != nil {
-			retryAt := now.Add(r.cfg.Backoff(cur.Attempts+1, 0))
+			retryAt := now.Add(r.backoff(cur.Attempts + 1))
 			if cur.MarkFailed(r.env.Owner, now, sendErr.Error(), retryAt, r.cfg.MaxAttempts) == nil {
 				tx.Put(outbox.Table, cur.Key, cur)
 			}
@@ -373,6 +392,21 @@ func (r *learnerRelay) Step() (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// backoff is the reference's backoff after the n-th failed send; with
+// backoff32 it is computed in int32 milliseconds, which overflow from
+// the 22nd (1 s·2^22): the wait turns negative, and the message is due at
+// once.
+func (r *learnerRelay) backoff(n int) time.Duration {
+	if !r.backoff32 {
+		return r.cfg.Backoff(n, 0)
+	}
+	ms := int32(r.cfg.BackoffBase/time.Millisecond) << n
+	if limit := int32(r.cfg.BackoffCap / time.Millisecond); ms > limit {
+		ms = limit
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 func (r *learnerRelay) NextWake() (time.Time, bool) {

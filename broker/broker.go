@@ -99,6 +99,7 @@ type Broker struct {
 	// the first: what a retry storm would show on the broker's side.
 	attempts []PublishAttempts
 	attempt  map[string]int // message id -> index in attempts
+	last     int            // index in attempts of the latest request
 	// whileDown counts the publish attempts refused because the broker was
 	// down: what a relay that does not pause as a whole hammers it with.
 	whileDown int
@@ -166,6 +167,17 @@ func (b *Broker) countAttempt(e Envelope) {
 		b.attempts = append(b.attempts, PublishAttempts{ID: e.ID, Event: e.Event})
 	}
 	b.attempts[i].N++
+	b.last = i
+}
+
+// LastAttempt returns the message of the latest request to store one (a
+// publish, a prepare), with its count of requests so far; false before
+// the first.
+func (b *Broker) LastAttempt() (PublishAttempts, bool) {
+	if len(b.attempts) == 0 {
+		return PublishAttempts{}, false
+	}
+	return b.attempts[b.last], true
 }
 
 // New returns an empty broker reading time from clock.

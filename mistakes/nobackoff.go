@@ -32,6 +32,10 @@ func NoBackoff() variant.Variant {
 			// Replayed before its cause is fixed, a refused message spends
 			// its ten attempts in ten seconds and is a dead letter again.
 			"rejected": check.Stuck,
+			// One timed-out send, tried again after a second where the
+			// policy owes it two: the backoff was not kept.
+			"publish-timeout-stored":  check.Storm,
+			"publish-timeout-dropped": check.Storm,
 		},
 		func(c *outbox.Config) {
 			// MISTAKE: every delay one second, however often the send failed.

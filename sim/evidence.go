@@ -34,7 +34,14 @@ func (w *world) judge(end workEnd) Result {
 	// One walk of the order database's commit log for every check that
 	// reads it: safety, the committed changes, the outbox's situations.
 	outboxSits := outboxSituations{out: map[Situation]int{}}
-	unsafe, changes := check.Read(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention, Terms: w.terms()}, outboxSits.read)
+	var marks []check.FailedMark
+	read := func(ow check.OutboxWrite) {
+		outboxSits.read(ow)
+		if claim, ok := backoffMark(ow); ok {
+			marks = append(marks, check.FailedMark{MessageID: ow.Next.ID, At: ow.Commit.At, By: ow.By, Claim: claim})
+		}
+	}
+	unsafe, changes := check.Read(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention, Terms: w.terms()}, read)
 	faults := w.plannedFaults()
 	vs := check.Check(check.World{
 		Orders:             all,
@@ -54,6 +61,8 @@ func (w *world) judge(end workEnd) Result {
 		BeforeReplayBudget: w.relayPolicy.PublishBudget(0, w.interruptions()),
 		WhileDown:          w.broker.AttemptsWhileDown(),
 		WhileDownBudget:    w.relayPolicy.DownBudget(w.downFaults(faults), w.cfg.Relays+w.interruptions()),
+		Tries:              w.tries,
+		FailedMarks:        marks,
 		Relay:              w.relayPolicy,
 		Consumer:           w.consumerPolicy,
 		Exercise:           w.exercise(),
@@ -100,4 +109,18 @@ func (w *world) publishes(interruptions int) []check.Attempts {
 		out = append(out, at)
 	}
 	return out
+}
+
+// backoffMark reports whether ow matters to a message's backoff
+// (check.FailedMark), and whether as a claim: the row becomes IN_FLIGHT,
+// or FAILED with more attempts than before (a release that hands a
+// FAILED claim back, its count unchanged, records no failure).
+func backoffMark(ow check.OutboxWrite) (claim, ok bool) {
+	switch {
+	case ow.Change.Deleted:
+		return false, false
+	case ow.Next.Status == outbox.InFlight:
+		return true, true
+	}
+	return false, ow.Next.Status == outbox.Failed && (!ow.Seen || ow.Next.Attempts > ow.Prev.Attempts)
 }

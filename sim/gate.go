@@ -44,8 +44,9 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 		err = ErrCommitFailed
 	} else {
 		calls, refused := w.broker.Publishes()
+		at := w.clock.Now()
 		err = do()
-		w.countSends(p, calls, refused)
+		w.countSends(p, calls, refused, at)
 	}
 	w.clock.Set(w.clock.Now().Add(w.effectCost()))
 	if w.cfg.Trace {

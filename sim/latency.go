@@ -42,8 +42,11 @@ func (w *world) pause(n int) time.Duration { return min(w.relayPolicy.Pause(n), 
 
 // countSends updates p's count of refused publishes in a row after one of
 // its effects, given the broker's counts before it.
-func (w *world) countSends(p *proc, calls, refused int) {
+func (w *world) countSends(p *proc, calls, refused int, at time.Time) {
 	c, r := w.broker.Publishes()
+	if a, ok := w.broker.LastAttempt(); ok && c == calls+1 {
+		w.tries = append(w.tries, check.Try{MessageID: a.ID, AggregateID: a.Event.AggregateID, Sequence: a.Event.Sequence, At: at, By: p.name, Failed: r > refused})
+	}
 	switch {
 	case c == calls: // the effect published nothing
 	case r > refused:

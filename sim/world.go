@@ -105,7 +105,10 @@ type world struct {
 	swallowed, panics []string
 	// delays are the messages that waited for no reason, the first time
 	// each did (see latency.go); delayed marks them by message id.
-	delays  []check.Delay
+	delays []check.Delay
+	// tries are the publish attempts through the processes' gates, one
+	// message each, in order (check.Try).
+	tries   []check.Try
 	delayed map[string]bool
 	// unreplayed are the dead letters a selective replay left dead.
 	unreplayed []check.DeadLetter

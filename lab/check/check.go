@@ -158,6 +158,12 @@ type World struct {
 	// a thousand requests where one would tell it the broker is still down.
 	WhileDown       int
 	WhileDownBudget int
+	// Tries are the publish attempts of the messages one by one, and
+	// FailedMarks the commits that recorded a failed send in the outbox:
+	// a message tried again sooner than Relay's backoff after its failures
+	// is STORM (see Try), though its count of tries is within the budget.
+	Tries       []Try
+	FailedMarks []FailedMark
 	// Unsafe lists the breaches of Safety; each is UNSAFE.
 	Unsafe []lang.Text
 	// Acknowledged are the order ids of the commands the service answered
@@ -297,6 +303,7 @@ func Check(w World) []Violation {
 	vs = append(vs, content(w, effects)...)
 	vs = append(vs, contract(w.Published)...)
 	vs = append(vs, liveness(w)...)
+	vs = append(vs, spacing(w.Tries, w.FailedMarks, w.Relay)...)
 	for _, u := range w.Unsafe {
 		vs = append(vs, Violation{Outcome: Unsafe, Detail: u})
 	}

@@ -122,7 +122,7 @@ func summaryVerdict(w io.Writer, m sim.Matrix, v verdict.Verdict) string {
 		s := byOutcome[o]
 		part := inf(w, lang.Text{EN: "%s at %s", DE: "%s bei %s"}, o, s.first)
 		if s.n > 1 {
-			part += inf(w, lang.Text{EN: " (+%d more)", DE: " (+%d weitere)"}, s.n-1)
+			part += inf(w, lang.Text{EN: " (+%d)", DE: " (+%d)"}, s.n-1) // as the grading writes it: a row of the summary fits a line
 		}
 		parts = append(parts, part)
 	}

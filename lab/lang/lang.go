@@ -136,7 +136,7 @@ func Duration(d time.Duration) Text {
 		d -= m * time.Minute
 	}
 	if d > 0 {
-		sec := strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+		sec := strconv.FormatFloat(float64(d/time.Millisecond)/1000, 'f', -1, 64) // 14.944, not d.Seconds()'s 14.943999999999999
 		parts = append(parts, strings.Replace(sec, ".", ",", 1)+" s")
 	}
 	return Text{EN: en, DE: strings.Join(parts, " ")}

@@ -69,6 +69,7 @@ func TestNumbersAndDurationsInGerman(t *testing.T) {
 		{lang.Duration(26*time.Hour + 1500*time.Millisecond), lang.Text{EN: "26h0m1.5s", DE: "26 h 1,5 s"}},
 		{lang.Duration(129800 * time.Millisecond), lang.Text{EN: "2m9.8s", DE: "2 min 9,8 s"}},
 		{lang.Duration(125 * time.Millisecond), lang.Text{EN: "125ms", DE: "125 ms"}},
+		{lang.Duration(14944 * time.Millisecond), lang.Text{EN: "14.944s", DE: "14,944 s"}}, // not d.Seconds()'s 14,943999999999999
 		{lang.Decimal(2.5, 6), lang.Text{EN: "2.5", DE: "2,5"}},
 		{lang.Decimal(600000, 6), lang.Text{EN: "600000", DE: "600.000"}},
 		{lang.Duration(0), lang.Plain("0s")},
