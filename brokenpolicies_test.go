@@ -51,6 +51,20 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			detail: "was dead-lettered in the outbox (broker: publish",
 		},
 		{
+			name:   "a relay that claims under a one-hour lease: relay-lost's o-2#1 leaves an hour late",
+			v:      honest("lease-1h", func(c *outbox.Config) { c.Lease = time.Hour }),
+			point:  "relay-lost",
+			want:   check.Late,
+			detail: "the relay's policy claims messages under a lease of 1h, the lab allows at most 1m",
+		},
+		{
+			name:   "a relay that claims under a one-day lease",
+			v:      honest("lease-1d", func(c *outbox.Config) { c.Lease = 24 * time.Hour }),
+			point:  "relay-lost",
+			want:   check.Stuck, // still waiting at the horizon; the finding names the lease
+			detail: "the relay's policy claims messages under a lease of 24h, the lab allows at most 1m",
+		},
+		{
 			name: "a relay that declares a retry every second, for ever",
 			v: honest("hammering-declared", func(c *outbox.Config) {
 				c.BackoffBase, c.BackoffCap, c.PauseCap, c.MaxAttempts = time.Second, time.Second, time.Second, 1<<30

@@ -56,5 +56,5 @@ func (w *world) interruptions() int { return len(w.fired) + w.stalled + w.killed
 // exercise is what the run put the policies to (check.Findings).
 func (w *world) exercise() check.Exercise {
 	_, refused := w.broker.Publishes()
-	return check.Exercise{Faults: w.plannedFaults(), Refused: refused}
+	return check.Exercise{Faults: w.plannedFaults(), Refused: refused, Kills: w.killed}
 }

@@ -29,6 +29,9 @@ type Exercise struct {
 	Faults Faults
 	// Refused counts the publishes the broker refused or that timed out.
 	Refused int
+	// Kills counts the relays killed during the run: a killed relay's
+	// claims wait out their lease.
+	Kills int
 }
 
 // Findings returns the findings on the policies r and c that run e puts
@@ -78,6 +81,12 @@ func relayFindings(r RelayPolicy, e Exercise) []Finding {
 				DE: "die Strategie des Relays pausiert nach gescheiterten Sendeversuchen bis zu %s, das Lab erlaubt höchstens %s: die Rückkehr des Brokers bleibt unbemerkt, während Nachrichten warten (Kapitel 004)",
 			}, span(r.PauseCap), span(MaxPause))
 		}
+	}
+	if e.Kills > 0 && r.Lease > MaxLease {
+		add(Late, lang.Text{
+			EN: "the relay's policy claims messages under a lease of %s, the lab allows at most %s: a relay that dies holding claims leaves its messages waiting that long before another relay may send them (chapter 000, section 5: ein Crash darf eine Nachricht nicht dauerhaft unsichtbar machen)",
+			DE: "die Strategie des Relays claimt Nachrichten mit einer Lease von %s, das Lab erlaubt höchstens %s: ein Relay, das mit Claims stirbt, lässt seine Nachrichten so lange warten, bevor ein anderes Relay sie senden darf (Kapitel 000, Abschnitt 5: ein Crash darf eine Nachricht nicht dauerhaft unsichtbar machen)",
+		}, span(r.Lease), span(MaxLease))
 	}
 	if r.Retention < MinRetention {
 		add(Unsafe, lang.Text{

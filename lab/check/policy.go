@@ -34,6 +34,9 @@ type RelayPolicy struct {
 	// Retention is how long a SENT message is kept (for audit and replay)
 	// before the retention cleanup may delete it.
 	Retention time.Duration
+	// Lease is how long a relay's claim keeps other relays off a message:
+	// a relay that dies holding claims leaves them waiting that long.
+	Lease time.Duration
 }
 
 // ConsumerPolicy is what a consumer declares about how often it tries a
@@ -70,6 +73,13 @@ const (
 	// messages wait (chapter 004: a message takes as long as the polling
 	// and the faults make it wait). LATE.
 	MaxPause = time.Minute
+	// MaxLease is the longest lease the lab accepts: a relay that dies
+	// holding claims makes them invisible for a lease, and "ein Crash
+	// darf eine Nachricht nicht dauerhaft unsichtbar machen" (chapter 000,
+	// section 5); a message that waits longer than the relay's longest
+	// pause (MaxPause) while another relay could send it is LATE, and so
+	// is one that waits out a longer lease. LATE.
+	MaxLease = MaxPause
 	// MaxRetryWindow is how long a policy may retry a message before it
 	// gives it up as a visible dead letter: "Retry ohne Grenze ist eine
 	// Produktionsgefahr" (chapter 000 section 8); an on-call team solves
@@ -99,7 +109,7 @@ func (p RelayPolicy) Validate() error {
 	for _, d := range []struct {
 		field string
 		v     time.Duration
-	}{{"BackoffBase", p.BackoffBase}, {"PauseBase", p.PauseBase}, {"Retention", p.Retention}} {
+	}{{"BackoffBase", p.BackoffBase}, {"PauseBase", p.PauseBase}, {"Retention", p.Retention}, {"Lease", p.Lease}} {
 		if d.v < 0 {
 			bad(d.field, d.v, ">= 0")
 		}
@@ -132,6 +142,7 @@ func RelayPolicyOf(c outbox.Config) RelayPolicy {
 		BackoffBase: c.BackoffBase, BackoffCap: c.BackoffCap, Jitter: c.Jitter,
 		PauseBase: c.BackoffBase, PauseCap: c.PauseCap,
 		Retention: c.Retention,
+		Lease:     c.Lease,
 	}
 }
 
