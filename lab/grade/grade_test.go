@@ -96,7 +96,7 @@ func TestGradingPrintsOneFindingPerCause(t *testing.T) {
 	got := r.errors[0]
 	for _, want := range []string{
 		"LOST, a committed (or acknowledged) change has no effect downstream, in 6 runs: matrix at",
-		"first at broker-outage (broker-outage): LOST o-1#1: committed, but billing never applied it",
+		"first at broker-outage: LOST o-1#1: committed, but billing never applied it",
 		"hint: send it again until the broker confirmed it",
 		"replay: go test ./lab/grade -run '^TestMine$' -lab.replay=broker-outage",
 	} {
@@ -208,7 +208,7 @@ func TestGradingARelayThatSwallowsAFailedCommit(t *testing.T) {
 		t.Fatal("a relay that swallows failed commits passed")
 	}
 	for _, want := range []string{
-		"a failed commit that never came back as an error in 238 runs: failure sweep 238",
+		"a failed commit that never came back as an error, in 238 runs: failure sweep 238",
 		"first when commit relay.claim@1 fails: the failed commit never came back",
 		"hint: return the error of a commit that failed",
 		"-lab.replay=commit-failure:relay.claim@1",

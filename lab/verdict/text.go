@@ -77,7 +77,7 @@ func (g Group) Hint() lang.Text { return causeHints[g.Cause] }
 // stall-release; sweep 5; failure sweep 4; exploration 5 of 138
 // schedules".
 func (g Group) Headline() lang.Text {
-	what := causeTexts[g.Cause]
+	what := textf(lang.Plain("%s,"), causeTexts[g.Cause]) // "…, in 10 runs"
 	if g.Cause == CauseOutcome {
 		what = textf(lang.Plain("%s, %s,"), g.Outcome, g.Outcome.Meaning())
 		if e := g.First().Expected; g.sameExpected() && e != check.OK {
@@ -161,6 +161,12 @@ func (f Finding) RunText() lang.Text {
 	switch f.Stage {
 	case StageMatrix, StagePolled:
 		t = textf(lang.Text{EN: "at %s (%s%s)", DE: "bei %s (%s%s)"}, f.Point, r.Scenario, relays)
+		if r.Scenario == f.Point { // the row's own run: its name once
+			t = textf(lang.Text{EN: "at %s", DE: "bei %s"}, f.Point)
+			if r.Relays > 1 {
+				t = textf(lang.Text{EN: "at %s (%d relays)", DE: "bei %s (%d Relays)"}, f.Point, r.Relays)
+			}
+		}
 		if f.Stage == StagePolled {
 			t = lang.Join([]lang.Text{t, {EN: "with the relays polled as Relay.Run polls them", DE: "mit Relays, die gepollt werden wie in Relay.Run"}}, " ")
 		}

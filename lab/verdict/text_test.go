@@ -34,3 +34,27 @@ func TestEveryRunOfEveryStageReads(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadlinesSayThePointOnce: a matrix run named as its row says the row
+// once ("at broker-outage", not "at broker-outage (broker-outage)"), and
+// a cause's headline sets its count of runs off with a comma.
+func TestHeadlinesSayThePointOnce(t *testing.T) {
+	for _, tc := range []struct {
+		f    Finding
+		want string
+	}{
+		{Finding{Stage: StageMatrix, Point: "broker-outage", Run: Run{Scenario: "broker-outage"}}, "at broker-outage"},
+		{Finding{Stage: StageMatrix, Point: "stall", Run: Run{Scenario: "stall", Relays: 2}}, "at stall (2 relays)"},
+		{Finding{Stage: StageMatrix, Point: "relay.after-send", Run: Run{Scenario: "relay.after-send@2"}}, "at relay.after-send (relay.after-send@2)"},
+	} {
+		if got := tc.f.RunText().In(lang.English); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.f.Run, got, tc.want)
+		}
+	}
+	g := Group{Cause: CauseUnreported, Findings: []Finding{{Stage: StageFailureSweep, Run: Run{Scenario: "commit-failure:relay.mark@1"}}}}
+	for l, want := range map[lang.Lang]string{lang.English: "never came back as an error, in 1 run", lang.German: "nie als Fehler zurückkam, in 1 Lauf"} {
+		if got := g.Headline().In(l); !strings.Contains(got, want) {
+			t.Errorf("headline in %s: %q, want it to contain %q", l, got, want)
+		}
+	}
+}
