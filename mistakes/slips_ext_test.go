@@ -1,6 +1,7 @@
 package mistakes_test
 
 import (
+	"outboxlab/lab/explore"
 	"strings"
 	"testing"
 
@@ -85,4 +86,28 @@ func TestARaceLostOnTheInboxKeyIsNoError(t *testing.T) {
 	if len(strict.Unhandled) == 0 || !strings.Contains(strict.Unhandled[0], "duplicate key") {
 		t.Fatalf("a billing that returns the refusal: unhandled %v, want the duplicate key named", strict.Unhandled)
 	}
+}
+
+// TestAnUnfencedDeleteOnSendIsCaught: the checker lets a relay that
+// deletes on send (outbox-delete-on-send) delete late where its own claim
+// is the row's last write (frozen between its lease check and its commit,
+// nobody took the row over: the store would have refused the commit).
+// A relay that deletes without checking that it still holds the lease
+// deletes what another relay took over after it froze: exploration finds
+// that, UNSAFE (no matrix row freezes a relay between its send and its
+// mark's read: the matrix has it OK everywhere).
+func TestAnUnfencedDeleteOnSendIsCaught(t *testing.T) {
+	f, err := explore.Explore(mistakes.Slips["delete-on-send-unfenced"](), 1000, 1, explore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil || f.Result.Outcome != check.Unsafe {
+		t.Fatalf("delete-on-send-unfenced: %+v in 1000 schedules at seed 1, want UNSAFE", f)
+	}
+	for _, v := range f.Result.Violations {
+		if strings.Contains(v.String(), "deleted while IN_FLIGHT") {
+			return
+		}
+	}
+	t.Errorf("no violation says a row was deleted while IN_FLIGHT: %v", f.Result.Violations)
 }

@@ -35,6 +35,19 @@ var Slips = map[string]func() variant.Variant{
 		return consumerMistake("duplicate-key-is-an-error", lang.Text{EN: "returns the refusal of a commit another billing instance beat as an error"}, "003", nil,
 			func(c *consumer) { c.handle = c.handleStrictly })
 	},
+	"delete-on-send-unfenced": func() variant.Variant {
+		v := NoFencing()
+		v.Name, v.Summary, v.Expect = "delete-on-send-unfenced", lang.Text{EN: "deletes a message on send without checking that it still holds the lease"}, nil
+		v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+			r, err := newRelay(env, func(c *outbox.Config) { c.DeleteOnSend = true })
+			if err != nil {
+				return nil, err
+			}
+			r.recordSent = r.recordSentBlind
+			return r, nil
+		}
+		return v
+	},
 	"drain-one": func() variant.Variant {
 		return consumerMistake("drain-one", lang.Text{EN: "after an event, applies the next parked one, not those after it"}, "001", nil,
 			func(c *consumer) { c.process = c.processDrainOne })

@@ -103,14 +103,25 @@ func overcharged(ledger []billing.Entry, orders []domain.Order, terms Terms) []l
 // deletedOnSend reports whether a delete is a relay's record of a send
 // (outbox.Config.DeleteOnSend; chapter 004: "kann der Versandprozess den
 // Eintrag auch löschen"): the message was in flight under the deleting
-// process's own live lease. As with marking it SENT, only the lease's
-// holder may, and only while the lease runs; whether the broker had it
-// first, the checker sees downstream (a message deleted unsent is LOST).
-func deletedOnSend(prev outbox.Message, held lease, c store.Commit) bool {
+// process's own lease. As with marking it SENT, only the lease's holder
+// may, and only while the lease runs; whether the broker had it first,
+// the checker sees downstream (a message deleted unsent is LOST). A SENT
+// mark is judged by the time its writer checked the lease (SentAt); a
+// deleted row keeps no such time, so a delete is judged by what the log
+// shows: where the holder's own claim is the row's last write (ownClaim),
+// nobody took the row over before the delete committed (a takeover would
+// have made the commit a write conflict, or the holder's check fail), and
+// the delete is the holder's record of its send, however late it
+// committed (a relay frozen between its lease check and its commit);
+// otherwise by the commit's time.
+func deletedOnSend(prev outbox.Message, held lease, c store.Commit, ownClaim bool) bool {
 	if held.holder == "" {
 		held = lease{holder: prev.LeaseOwner, until: prev.LeaseUntil}
 	}
-	return prev.Status == outbox.InFlight && held.holder == committer(c) && !c.At.IsZero() && c.At.Before(held.until)
+	if prev.Status != outbox.InFlight || held.holder != committer(c) {
+		return false
+	}
+	return ownClaim || !c.At.IsZero() && c.At.Before(held.until)
 }
 
 // transitionBreach says what is wrong with the change from prev to m made

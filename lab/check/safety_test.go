@@ -56,7 +56,11 @@ func TestSafety(t *testing.T) {
 		{"SENT deleted", []store.Commit{commit(1, "s", sentAt(0)), deletion(2, "relay-1")}, ""},
 		{"dead letter deleted", []store.Commit{commit(1, "s", outbox.Message{ID: "e-1", Status: outbox.DeadLetter}), deletion(2, "relay-1")}, "e-1 deleted while DEAD_LETTER"},
 		{"deleted on send by the lease's owner (DeleteOnSend)", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), at(time.Second, deletion(3, "relay-1"))}, ""},
-		{"deleted on send after the lease ran out", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), at(31*time.Second, deletion(3, "relay-1"))}, "e-1 deleted while IN_FLIGHT"},
+		// A relay frozen between its lease check and its commit: nobody
+		// wrote the row since its claim, so the delete records its send
+		// (as a SENT mark is judged by the time its writer checked).
+		{"deleted on send after the lease ran out, nobody else wrote the row", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), at(31*time.Second, deletion(3, "relay-1"))}, ""},
+		{"deleted on send after another relay took the row over", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), at(31*time.Second, commit(3, "relay-2", inFlight("relay-2", 31*time.Second, time.Minute))), at(40*time.Second, deletion(4, "relay-1"))}, "e-1 deleted while IN_FLIGHT"},
 		{"deleted while another relay's claim ran", []store.Commit{commit(1, "s", pending), commit(2, "relay-2", inFlight("relay-2", 0, 30*time.Second)), at(time.Second, deletion(3, "relay-1"))}, "e-1 deleted while IN_FLIGHT"},
 		{"pending deleted", []store.Commit{commit(1, "s", pending), at(time.Second, deletion(2, "relay-1"))}, "e-1 deleted while PENDING"},
 		{"inserted and deleted by one commit (CDC)", []store.Commit{{Seq: 1, Owner: "service", Changes: []store.Change{{Table: outbox.Table, Key: "1", Value: pending}, {Table: outbox.Table, Key: "1", Deleted: true}}}}, ""},
