@@ -69,6 +69,7 @@ var boundaries = []BoundarySpec{
 	{Boundary: cdc.BoundaryOffset},
 	{Boundary: outbox.BoundaryReplay, NotDrawn: operatorOnly},
 	{Boundary: outbox.BoundaryCleanup, NotDrawn: operatorOnly},
+	{Boundary: twophase.BoundaryDecide, NotDrawn: extraOnly},
 	{Boundary: twophase.BoundaryResolve, NotDrawn: extraOnly},
 
 	{Boundary: variant.AsListener(inbox.BoundaryCommit)},

@@ -8,9 +8,15 @@
 // kann der Schadendienst nichts speichern." While the broker is down, every
 // command fails.
 //
-// The database's commit is the decision. A service that dies between the
-// two phases leaves the message prepared, in doubt: the coordinator (the
-// process in the relay's place) commits it when the database holds the
-// change, and aborts it when the change was never committed, once it is
-// older than a command takes.
+// The database's commit is the decision: the service writes it (a row of
+// table Decisions, keyed by the message's id) in the transaction of the
+// order. A service that dies, or stalls, between the two phases leaves the
+// message prepared, in doubt: the coordinator (the process in the relay's
+// place), once the message is older than a command takes, commits it when
+// the decision says commit, and where the transaction decided nothing,
+// commits a decision to abort first and then aborts it. Whichever decision
+// commits first stands (the second insert of the key fails), so a service
+// that was only slow cannot store its order after the coordinator aborted
+// its event: its commit fails. A coordinator that guessed from the order it
+// read would abort the event of an order committed just after its read.
 package twophase

@@ -24,10 +24,34 @@ var (
 	// BoundaryAbort is the service's abort of its prepared message after
 	// its database refused the commit.
 	BoundaryAbort = effect.Boundary{Process: "service", Effect: "abort", Kind: effect.Send}
+	// BoundaryDecide is the coordinator's commit of its decision to abort
+	// a message in doubt whose transaction has decided nothing.
+	BoundaryDecide = effect.Boundary{Process: "coordinator", Effect: "decide", Kind: effect.Commit}
 	// BoundaryResolve is the coordinator's commit or abort of a message in
 	// doubt.
 	BoundaryResolve = effect.Boundary{Process: "coordinator", Effect: "resolve", Kind: effect.Send}
 )
+
+// Decisions is the table of the order database that holds each
+// transaction's decision, keyed by its message's id: Commit, written by
+// the service's own transaction with the order, or Abort, written by the
+// coordinator for a transaction that decided nothing. Whichever commits
+// first stands: the second insert of the same key fails.
+const Decisions = "twophase_decisions"
+
+// The decisions.
+const (
+	Commit = "commit"
+	Abort  = "abort"
+)
+
+// Install creates the decisions table.
+func Install(db *store.DB) error {
+	if err := db.CreateTable(Decisions); err != nil {
+		return fmt.Errorf("twophase: install: %w", err)
+	}
+	return nil
+}
 
 // InDoubtAfter is how long a prepared message may wait for its second
 // phase before the coordinator resolves it: longer than any command takes.
@@ -77,6 +101,12 @@ func (s *Service) Handle(c orders.Command) error {
 	if err := s.Gate.Cross(BoundaryPrepare, func() error { return s.Broker.Prepare(msg) }); err != nil {
 		return fmt.Errorf("twophase: %s: phase 1: %w", c, err)
 	}
+	// The decision commits with the order: a coordinator that decided to
+	// abort first (this process was slower than InDoubtAfter) makes this
+	// commit fail, and the order is not stored.
+	if err := tx.Insert(Decisions, msg.ID, Commit); err != nil {
+		return fmt.Errorf("twophase: %s: %w", c, err)
+	}
 	err = s.Gate.Cross(orders.BoundaryCommit, tx.Commit)
 	if errors.Is(err, effect.ErrCrashed) {
 		// A dead process does nothing more: the coordinator resolves
@@ -86,17 +116,27 @@ func (s *Service) Handle(c orders.Command) error {
 	if err != nil {
 		// The decision is no: the message must never be delivered. If the
 		// abort does not reach the broker, the coordinator aborts it.
-		_ = s.Gate.Cross(BoundaryAbort, func() error { return s.Broker.AbortPrepared(msg.ID) })
+		if abortErr := s.Gate.Cross(BoundaryAbort, func() error { return s.Broker.AbortPrepared(msg.ID) }); errors.Is(abortErr, effect.ErrCrashed) {
+			return fmt.Errorf("twophase: %s: %w", c, abortErr)
+		}
 		return fmt.Errorf("twophase: %s: %w", c, err)
 	}
 	// The order is committed: the decision is yes. A broker that is gone
 	// now leaves the message in doubt for the coordinator.
-	_ = s.Gate.Cross(BoundaryCommitMessage, func() error { return s.Broker.CommitPrepared(msg.ID) })
+	// A dead process says so (effect.ErrCrashed); a broker that answers
+	// nothing is no error to the client: the order is stored.
+	if err := s.Gate.Cross(BoundaryCommitMessage, func() error { return s.Broker.CommitPrepared(msg.ID) }); errors.Is(err, effect.ErrCrashed) {
+		return fmt.Errorf("twophase: %s: %w", c, err)
+	}
 	return nil
 }
 
-// Coordinator resolves the messages in doubt: committed when the order
-// database holds their change, aborted when it does not.
+// Coordinator resolves the messages in doubt by their transaction's
+// decision: committed when the service committed it with the order,
+// aborted otherwise. Where the transaction decided nothing (the service
+// died, or is slow), the coordinator decides to abort, durably, before it
+// tells the broker: it never guesses from what it read, for a slow
+// service may commit between its read and its word to the broker.
 type Coordinator struct {
 	DB     *store.DB
 	Broker Broker
@@ -108,20 +148,45 @@ type Coordinator struct {
 func (c *Coordinator) Step() (bool, error) {
 	did := false
 	for _, m := range c.Broker.InDoubt(c.Clock.Now().Add(-InDoubtAfter)) {
-		o, _ := orders.Get(c.DB, m.Event.AggregateID)
-		committed := o.Version >= m.Event.Sequence
-		err := c.Gate.Cross(BoundaryResolve, func() error {
-			if committed {
+		decision, err := c.decide(m.ID)
+		if errors.Is(err, effect.ErrCrashed) {
+			return did, err
+		}
+		did = true
+		if err != nil {
+			continue // the service decided meanwhile: read it at the next step
+		}
+		err = c.Gate.Cross(BoundaryResolve, func() error {
+			if decision == Commit {
 				return c.Broker.CommitPrepared(m.ID)
 			}
 			return c.Broker.AbortPrepared(m.ID)
 		})
-		did = true
+		if errors.Is(err, effect.ErrCrashed) {
+			return did, fmt.Errorf("twophase: resolve %s: %w", m.ID, err)
+		}
 		if err != nil {
 			return did, nil // the broker is away: try again at the next wake
 		}
 	}
 	return did, nil
+}
+
+// decide returns the decision of the transaction of message id: the one
+// committed, or Abort, committed now.
+func (c *Coordinator) decide(id string) (string, error) {
+	tx := c.DB.Begin("coordinator")
+	defer tx.Rollback()
+	if d, ok := tx.Get(Decisions, id); ok {
+		return d.(string), nil
+	}
+	if err := tx.Insert(Decisions, id, Abort); err != nil {
+		return "", fmt.Errorf("twophase: decide %s: %w", id, err)
+	}
+	if err := c.Gate.Cross(BoundaryDecide, tx.Commit); err != nil {
+		return "", fmt.Errorf("twophase: decide %s: %w", id, err)
+	}
+	return Abort, nil
 }
 
 // NextWake is a second from now while any message is prepared: the

@@ -32,7 +32,7 @@ func TwoPhaseCommit() Variant {
 		// One coordinator resolves what is in doubt.
 		MaxRelays: 1,
 		Install: func(orderDB, billingDB *store.DB) error {
-			return errors.Join(orders.Install(orderDB), billing.Install(billingDB))
+			return errors.Join(orders.Install(orderDB), twophase.Install(orderDB), billing.Install(billingDB))
 		},
 		NewService: func(env Env) (Service, error) {
 			return &twophase.Service{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
