@@ -106,21 +106,6 @@ func FormatTime(d time.Duration) string {
 	return clock
 }
 
-// FromNow says when something due after d happens, in words a reader
-// takes in: "now", "in 2m30s", "in 3 days", "in 100 years".
-func FromNow(d time.Duration) string {
-	const day, year = 24 * time.Hour, 365 * 24 * time.Hour
-	switch {
-	case d <= 0:
-		return "now"
-	case d >= year:
-		return fmt.Sprintf("in %d years", d/year)
-	case d >= day:
-		return fmt.Sprintf("in %d days", d/day)
-	}
-	return "in " + d.Round(time.Millisecond).String()
-}
-
 // mark remembers how far the durable systems' logs were before an event, so
 // that the event's changes can be described afterwards.
 type mark struct {
