@@ -9,7 +9,6 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
 	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
@@ -30,7 +29,6 @@ func SyncCallWithoutKey() variant.Variant {
 	v.Name = "sync-call-without-key"
 	v.Summary = lang.Text{EN: "the synchronous call without its idempotency key: billing applies a repeated call again", DE: "der direkte Aufruf ohne Idempotenzschlüssel: Billing führt einen wiederholten Aufruf noch einmal aus"}
 	v.Chapter = "004 \"erkennt den wiederholten Aufruf an der Fallnummer\""
-	v.Expect = map[string]check.Outcome{"service.before-commit": check.Phantom}
 	v.NewService = func(env variant.Env) (variant.Service, error) {
 		return &syncCallService{DB: env.OrderDB, Billing: env.BillingDB, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner}, nil
 	}
