@@ -116,6 +116,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "labwhy: --shard splits the whole reference path: drop --file and --package")
 		return 2
 	}
+	if shards > 1 && f.check {
+		fmt.Fprintln(stderr, "labwhy: --check compares the whole path's score: a shard has a part of it; check the merge (labwhy merge --check)")
+		return 2
+	}
 	if shards > 1 && f.results == "" {
 		fmt.Fprintln(stderr, "labwhy: --shard needs --results FILE: the shard's results, for labwhy merge")
 		return 2
