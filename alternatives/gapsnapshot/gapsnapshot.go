@@ -56,11 +56,13 @@ func (c *Consumer) reconcileGaps() error {
 	if len(ids) == 0 {
 		return nil
 	}
+	reconciled := false
 	for _, id := range ids {
 		order, ok := orders.Get(c.Orders, id)
 		if !ok || order.Version <= inbox.LoadApplied(tx, id) {
 			continue
 		}
+		reconciled = true
 		if err := reconcile(tx, order, now); err != nil {
 			return err
 		}
@@ -68,6 +70,9 @@ func (c *Consumer) reconcileGaps() error {
 		for _, key := range parked[id] {
 			tx.Delete(inbox.TableParked, key) // settled by the snapshot
 		}
+	}
+	if !reconciled {
+		return nil // nothing to commit: the snapshots are not ahead yet
 	}
 	return c.Gate.Cross(inbox.BoundaryCommit, tx.Commit)
 }
