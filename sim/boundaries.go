@@ -33,9 +33,11 @@ const (
 	// first phase; these effects happen in the operator's phase after it
 	// (or at a story's cleanup line), where nothing would fire.
 	operatorOnly = "the operator's work after quiesce, when no crash or commit failure fires: a point drawn there would never fire"
-	// The extras are not columns of the matrix, and labrun explore does
-	// not take them.
-	extraOnly = "crossed only by an extra variant (scenarios.Extras), which exploration does not run"
+	// The extras are not columns of the matrix; exploration draws crash
+	// points by index into one list for every variant, so a point added
+	// to it changes every seed's schedule. The double-crash sweep crashes
+	// at them (TestTheTwoPhaseCommitsOwnPointsAreCrashedAt).
+	extraOnly = "crossed only by an extra variant (scenarios.Extras): exploration's one list of points, drawn by index, would change every seed with it; the double-crash sweep crashes there"
 	// Exploration draws by index into its list of points: a point added
 	// to it changes every seed's schedule, and every golden.
 	drawnFixed = "exploration's draw was fixed before it was declared, and draws by index: a point added to it changes every seed's schedule and every golden (the consumer's own count-failure, the same code, is drawn)"
