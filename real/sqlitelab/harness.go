@@ -85,6 +85,20 @@ type Stall struct {
 	// that is killed, whose process is then restarted, as after a crash
 	// (the simulator's relay-restart row).
 	Kill bool
+	// After, if not 0, is the number of another stall of the run (1 for
+	// Config.Stalls[0]) that must have fired, its process frozen, before
+	// this stall's time starts to run, when the run has the relays to
+	// take both. The order of what the row stages is then the one the
+	// processes report, not the operating system's: relay-restart's kill
+	// waits until the other relay froze holding its claim (before, on a
+	// loaded machine, the kill and the restart's recovery came before the
+	// other relay had claimed anything, and recover-all's run was OK).
+	After int
+	// UntilRestarted, if not 0, is the number of a stall with Kill: this
+	// stall lasts at least For and until that stall's process has been
+	// restarted and said it is ready (its recovery done), so that the
+	// recovery meets this process's claim while it is frozen.
+	UntilRestarted int
 }
 
 // AnyRelay names the relay that gets to a stall's point first. The
@@ -175,6 +189,10 @@ func checkConfig(cfg *Config) (Variant, error) {
 	for _, s := range cfg.Stalls {
 		if s.Process == "" || s.Point == "" || s.For <= 0 {
 			return v, fmt.Errorf("sqlitelab: stall %+v: want a process, a point and a time > 0", s)
+		}
+		if s.After < 0 || s.After > len(cfg.Stalls) || s.UntilRestarted < 0 || s.UntilRestarted > len(cfg.Stalls) ||
+			(s.UntilRestarted > 0 && !cfg.Stalls[s.UntilRestarted-1].Kill) {
+			return v, fmt.Errorf("sqlitelab: stall %+v: After and UntilRestarted name another stall of the run (1 to %d), UntilRestarted one with Kill", s, len(cfg.Stalls))
 		}
 	}
 	if cfg.Workload == nil {

@@ -49,6 +49,10 @@ type run struct {
 	// stallsFired and stallsPending count the stalls that happened and
 	// those whose process is not resumed yet (or whose outage lasts).
 	stallsFired, stallsPending int
+	// fired are the stalls that happened, by their number (1 for
+	// Config.Stalls[0]): the process that took each, and whether the
+	// stall ended by a kill (see Stall.After, Stall.UntilRestarted).
+	fired map[int]firedStall
 	// stalled tells a service's waiter that its process froze.
 	stalled map[string]chan struct{}
 }
@@ -78,7 +82,7 @@ type child struct {
 }
 
 func newRun(cfg Config, v Variant) *run {
-	return &run{cfg: cfg, variant: v, start: time.Now(), procs: map[string]*procState{}, stalled: map[string]chan struct{}{}}
+	return &run{cfg: cfg, variant: v, start: time.Now(), procs: map[string]*procState{}, stalled: map[string]chan struct{}{}, fired: map[int]firedStall{}}
 }
 
 func (r *run) say(name string, pid int, line string) {

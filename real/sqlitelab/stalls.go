@@ -26,9 +26,12 @@ func (r *run) stalling(name string, pid int, said string) {
 	r.mu.Lock()
 	r.stallsFired++
 	r.stallsPending++
+	f := firedStall{process: name, pid: pid}
 	if p := r.procs[name]; p != nil && p.pid == pid {
 		p.frozen = true
+		f.incarnation = p.incarnation
 	}
+	r.fired[i] = f
 	if ch := r.stalled[name]; ch != nil {
 		select {
 		case ch <- struct{}{}:
@@ -36,11 +39,27 @@ func (r *run) stalling(name string, pid int, said string) {
 		}
 	}
 	r.mu.Unlock()
-	go r.resume(s, pid)
+	go r.resume(i, s, pid)
 }
 
-// resume sends SIGCONT to a stalled process once its time is up.
-func (r *run) resume(s Stall, pid int) {
+// firedStall is a stall that happened: the process that took it, and
+// whether the stall ended by a kill.
+type firedStall struct {
+	process     string
+	pid         int
+	incarnation int
+	killed      bool
+}
+
+// orderLimit bounds how long a stall waits for the other stall it is
+// ordered after (Stall.After, Stall.UntilRestarted): far longer than a
+// claim or a restart takes on a loaded machine; past it the run goes on
+// and says so in its timeline.
+const orderLimit = 10 * time.Second
+
+// resume sends SIGCONT to stall number i's stalled process once its time
+// is up (or SIGKILL, for a stall that ends so).
+func (r *run) resume(i int, s Stall, pid int) {
 	defer func() {
 		r.mu.Lock()
 		r.stallsPending--
@@ -50,7 +69,20 @@ func (r *run) resume(s Stall, pid int) {
 		r.fail(fmt.Errorf("sqlitelab: %s (pid %d) announced its stall at %s and did not stop", s.Process, pid, s.Point))
 		return
 	}
+	// A row that needs two relays frozen at once orders its stalls by
+	// what the processes report; with one relay the other stall never
+	// comes.
+	if s.After > 0 && r.cfg.Relays > 1 {
+		if !waitUntil(func() bool { return r.hasFired(s.After) }, orderLimit) {
+			r.say("parent", os.Getpid(), fmt.Sprintf("stall #%d did not come within %s; %s's stall runs on", s.After, orderLimit, s.Process))
+		}
+	}
 	time.Sleep(s.For)
+	if s.UntilRestarted > 0 && r.hasFired(s.UntilRestarted) {
+		if !waitUntil(func() bool { return r.restartedAfter(s.UntilRestarted) }, orderLimit) {
+			r.say("parent", os.Getpid(), fmt.Sprintf("the process of stall #%d was not ready again within %s; %s resumes", s.UntilRestarted, orderLimit, s.Process))
+		}
+	}
 	if s.Outage {
 		if err := r.setOutage(true); err != nil {
 			r.fail(err)
@@ -65,6 +97,11 @@ func (r *run) resume(s Stall, pid int) {
 	resumedAt := len(r.timeline)
 	r.mu.Unlock()
 	if s.Kill {
+		r.mu.Lock()
+		f := r.fired[i]
+		f.killed = true
+		r.fired[i] = f
+		r.mu.Unlock()
 		syscall.Kill(pid, syscall.SIGKILL)
 		r.say("parent", os.Getpid(), fmt.Sprintf("SIGKILL %s (pid %d), frozen for %s", s.Process, pid, s.For))
 		return
@@ -86,6 +123,27 @@ func (r *run) resume(s Stall, pid int) {
 	if !waitUntil(func() bool { return r.saidSince(s.Process, idleWord, resumedAt) || !r.alive(s.Process, pid) }, 20*time.Second) {
 		r.fail(fmt.Errorf("sqlitelab: %s (pid %d) resumed from its stall and did not finish its step within 20 s", s.Process, pid))
 	}
+}
+
+// hasFired reports whether stall number i happened.
+func (r *run) hasFired(i int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.fired[i]
+	return ok
+}
+
+// restartedAfter reports whether stall number i ended by a kill and its
+// process's successor said it is ready.
+func (r *run) restartedAfter(i int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, ok := r.fired[i]
+	if !ok || !f.killed {
+		return false
+	}
+	p := r.procs[f.process]
+	return p != nil && p.incarnation > f.incarnation && p.ready
 }
 
 // alive reports whether pid is still the live process under name.
