@@ -247,6 +247,20 @@ func TestSentBySlotReadsTheSlotsPosition(t *testing.T) {
 	}
 }
 
+// TestASlowStartMeetsItsFaults: a relay that starts slowly (a JVM on a
+// loaded machine: here the reference after 15 s) still meets the fault
+// aimed at its second produce request; the more commands wait for its
+// first. Without the wait it found the workload over and published it in
+// one request: NOT REACHED.
+func TestASlowStartMeetsItsFaults(t *testing.T) {
+	if !long() {
+		t.Skip("runs with OUTBOXLAB_VERIFY=1 (CI's verify step)")
+	}
+	cfg := config(t)
+	cfg.Relay = "sleep 15; exec " + filepath.Join(bin, "reference")
+	play(t, cfg, []string{"kill-before-answer"}, passes)
+}
+
 // pythonWithClients finds a Python 3 that imports psycopg2 and
 // confluent_kafka: the one on PATH, else Debian's.
 func pythonWithClients() (string, error) {
