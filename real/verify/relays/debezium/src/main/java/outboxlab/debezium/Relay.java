@@ -81,7 +81,9 @@ public final class Relay {
                 Runtime.getRuntime().halt(0);
             }
         }));
-        log("started, streaming from slot " + env("OUTBOX_SLOT"));
+        Properties c = engineConfig(instance);
+        log("started, streaming from slot " + env("OUTBOX_SLOT") + " (offset.flush.interval.ms " + c.getProperty("offset.flush.interval.ms")
+                + ", heartbeat.interval.ms " + c.getProperty("heartbeat.interval.ms") + ", snapshot.mode " + c.getProperty("snapshot.mode") + ")");
         engine.run();
     }
 
