@@ -109,7 +109,11 @@ public final class Relay {
         Thread run = new Thread(engine);
         run.start();
         run.join(8000);
-        engine.close();
+        try {
+            engine.close(); // the engine stops by itself when it cannot reach the database
+        }
+        catch (IllegalStateException stopped) {
+        }
         producer.close(Duration.ZERO);
     }
 
