@@ -32,17 +32,7 @@ func TestTheTapReadsProducesAndActsAtEachMoment(t *testing.T) {
 		}
 		return Pass
 	}, nil)
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(Partitions, Topic), kfake.ListenFn(tap.Listen))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	client, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.DefaultProduceTopic(Topic),
-		kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	client := tappedClient(t, tap, kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for i, key := range []string{"o-1", "o-2", "o-1"} {
@@ -89,17 +79,7 @@ func TestAWithheldRequestSilencesItsConnection(t *testing.T) {
 		}
 		return Pass
 	}, nil)
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(Partitions, Topic), kfake.ListenFn(tap.Listen))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	client, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.DefaultProduceTopic(Topic),
-		kgo.ProducerLinger(0), kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(5))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	client := tappedClient(t, tap, kgo.ProducerLinger(0), kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(5))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -132,4 +112,21 @@ func TestAWithheldRequestSilencesItsConnection(t *testing.T) {
 	if n := len(tap.Log()); n != 100 {
 		t.Errorf("the broker holds %d records, want each of the 100 once", n)
 	}
+}
+
+// tappedClient starts kfake behind tap and returns a franz-go client of
+// it with opts; both end with the test.
+func tappedClient(t *testing.T, tap *Tap, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(Partitions, Topic), kfake.ListenFn(tap.Listen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	client, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.DefaultProduceTopic(Topic)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	return client
 }
