@@ -85,11 +85,15 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	middlewares := []message.HandlerMiddleware{said}
+	if os.Getenv("WATERMILL_MISTAKE") == "ack-before-publish" {
+		middlewares = append(middlewares, ackBeforePublish)
+	}
 	fwd, err := forwarder.NewForwarder(sub, pub, logger, forwarder.Config{
 		ForwarderTopic: forwarderTopic,
 		// The contract gives an instance three seconds to end on SIGTERM.
 		CloseTimeout: 2 * time.Second,
-		Middlewares:  []message.HandlerMiddleware{said},
+		Middlewares:  middlewares,
 	})
 	if err != nil {
 		return err
@@ -110,5 +114,20 @@ func said(h message.HandlerFunc) message.HandlerFunc {
 			fmt.Fprintf(os.Stderr, "forwarded %s\n", msg.UUID)
 		}
 		return out, err
+	}
+}
+
+// ackBeforePublish is the relay with one change, for the harness's own
+// check of mapping.sql (WATERMILL_MISTAKE=ack-before-publish; CI's
+// ecosystem job): the message is acknowledged before the forwarder
+// publishes it.
+//
+// MISTAKE: the consumer group's offset, and with it SENT, moves past a
+// message whose publish may still fail; the router's nack after a failed
+// publish comes too late to undo the ack (LOST at broker-outage).
+func ackBeforePublish(h message.HandlerFunc) message.HandlerFunc {
+	return func(msg *message.Message) ([]*message.Message, error) {
+		msg.Ack()
+		return h(msg)
 	}
 }
