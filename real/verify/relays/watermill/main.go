@@ -11,10 +11,12 @@
 // reading, the ordering by transaction id, the offsets, the unwrapping of
 // the envelope, the retries and the publishing are Watermill's.
 //
-//	labrun-real verify --relay 'go run ./verify/relays/watermill' \
-//	    --mapping verify/relays/watermill/mapping.sql --id-header _watermill_message_uuid
+//	verify/relays/watermill/verify --workers 3     (from real/)
 //
-// (from real/; verify/relays/watermill/verify builds it once and runs that).
+// builds it into bin/relay and runs labrun-real verify --relay
+// verify/relays/watermill/bin/relay --mapping
+// verify/relays/watermill/mapping.sql --id-header _watermill_message_uuid
+// (Watermill's own header carries the message's uuid, the event id).
 package main
 
 import (
