@@ -66,6 +66,7 @@ const (
 	EnvInstance    = "OUTBOX_INSTANCE_ID"  // relay-1, relay-2, relay-3: stable across restarts
 	EnvLease       = "OUTBOX_LEASE_MS"     // the lease a claim lasts, in milliseconds
 	EnvIDHeader    = "OUTBOX_ID_HEADER"    // the record header that carries event_id
+	EnvSlot        = "OUTBOX_SLOT"         // with --sent-by slot: the logical replication slot to stream from
 )
 
 // Topic is the topic relays publish to; Partitions is how many it has.

@@ -26,7 +26,16 @@
 // aggregate's events out of order or across partitions, a row stored from
 // two processes that both held it (UNSAFE).
 //
+// A CDC relay never writes a row: with BySlot (--sent-by slot) the
+// harness creates the round's replication slot before the first row,
+// learns where each row's transaction committed from a slot of its own,
+// and a row is sent once the relay's slot has confirmed past that commit.
+//
 // The relays under relays/ know only the contract: the reference
 // (relays/reference), seven broken ones, each the reference with one
-// step replaced and marked MISTAKE, and one in Python (relays/python).
+// step replaced and marked MISTAKE, one in Python (relays/python), a
+// broken CDC relay (relays/slot-without-send), and two the lab did not
+// write: Debezium's embedded engine with its outbox event router
+// (relays/debezium, a Maven project) and Watermill's forwarder
+// (relays/watermill, a Go module of its own), graded in ECOSYSTEM.md.
 package verify

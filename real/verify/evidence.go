@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -33,7 +34,17 @@ func (w *world) evidence(cfg Config, r Round) (Evidence, error) {
 	}); err != nil {
 		return e, fmt.Errorf("verify: orders: %w", err)
 	}
-	rows, err = w.pool.Query(ctx, `SELECT event_id, status, COALESCE(lease_owner, ''), created_at FROM outbox WHERE status <> 'SENT' ORDER BY id`)
+	// With BySlot a row's status plays no part but for DEAD_LETTER: the
+	// slot's position says what is sent.
+	var sent map[string]bool
+	query := `SELECT event_id, status, COALESCE(lease_owner, ''), created_at FROM outbox WHERE status <> 'SENT' ORDER BY id`
+	if w.commits != nil {
+		if sent, err = w.commits.sent(ctx); err != nil {
+			return e, err
+		}
+		query = `SELECT event_id, status, COALESCE(lease_owner, ''), created_at FROM outbox ORDER BY id`
+	}
+	rows, err = w.pool.Query(ctx, query)
 	if err != nil {
 		return e, fmt.Errorf("verify: outbox: %w", err)
 	}
@@ -47,6 +58,14 @@ func (w *world) evidence(cfg Config, r Round) (Evidence, error) {
 		return m, err
 	}); err != nil {
 		return e, fmt.Errorf("verify: outbox: %w", err)
+	}
+	if w.commits != nil {
+		e.Unsent = slices.DeleteFunc(e.Unsent, func(m outbox.Message) bool { return sent[m.ID] && m.Status != outbox.DeadLetter })
+		for i, m := range e.Unsent {
+			if m.Status == outbox.Sent { // a status the slot's position overrules
+				e.Unsent[i].Status = outbox.Pending
+			}
+		}
 	}
 	rows, err = w.pool.Query(ctx, `SELECT event_id, old_status, COALESCE(new_status, '') FROM lab_outbox_history ORDER BY n`)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kfake"
 
@@ -29,6 +30,9 @@ type Config struct {
 	// Mapping is SQL run after the contract's schema: a team's own names
 	// over the table (a view), "" for none.
 	Mapping string
+	// SentBy is what makes a row sent: its status (the default) or, for a
+	// CDC relay, the position it confirmed on the round's slot.
+	SentBy SentBy
 	// Pace is the time between two commands of the workload; Quiesce how
 	// long the rows may take to be sent after the last command and fault.
 	Pace    time.Duration
@@ -103,6 +107,7 @@ type world struct {
 	svc     *Service
 	fleet   *Fleet
 	drv     *driver
+	commits *commits // with BySlot
 }
 
 func openWorld(cfg Config, r Round) (*world, error) {
@@ -125,6 +130,14 @@ func openWorld(cfg Config, r Round) (*world, error) {
 			return nil, fmt.Errorf("verify: %w: %v", ErrMapping, err)
 		}
 	}
+	env := []string{EnvDatabaseURL + "=" + dsn, EnvTopic + "=" + Topic, EnvLease + "=" + strconv.FormatInt(cfg.Lease.Milliseconds(), 10), EnvIDHeader + "=" + cfg.IDHeader}
+	if cfg.SentBy == BySlot {
+		if w.commits, err = newCommits(ctx, w.pool); err != nil {
+			w.close()
+			return nil, err
+		}
+		env = append(env, EnvSlot+"="+w.commits.relay)
+	}
 	w.tap = NewTap(w.tl, cfg.IDHeader)
 	if w.cluster, err = kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(Partitions, Topic), kfake.ListenFn(w.tap.Listen)); err != nil {
 		w.pool.Close()
@@ -134,8 +147,7 @@ func openWorld(cfg Config, r Round) (*world, error) {
 		w.close()
 		return nil, err
 	}
-	env := []string{EnvDatabaseURL + "=" + dsn, EnvBrokers + "=" + strings.Join(w.cluster.ListenAddrs(), ","),
-		EnvTopic + "=" + Topic, EnvLease + "=" + strconv.FormatInt(cfg.Lease.Milliseconds(), 10), EnvIDHeader + "=" + cfg.IDHeader}
+	env = append(env, EnvBrokers+"="+strings.Join(w.cluster.ListenAddrs(), ","))
 	var names []string
 	for i := 1; i <= r.Instances; i++ {
 		names = append(names, fmt.Sprintf("relay-%d", i))
@@ -152,7 +164,12 @@ func (w *world) close() {
 	if w.fleet != nil {
 		w.fleet.Shutdown(3 * time.Second)
 	}
-	w.cluster.Close()
+	if w.cluster != nil {
+		w.cluster.Close()
+	}
+	if err := dropSlots(context.Background(), w.pool); err != nil {
+		w.tl.Add("harness", 0, "cannot drop the round's replication slots: %v", err)
+	}
 	w.pool.Close()
 }
 
@@ -161,6 +178,26 @@ func (w *world) close() {
 // round has not fired: a relay that batches makes fewer produce requests
 // than the workload's commands.
 const MoreCommands = 40
+
+// FirstProduceWait bounds how long the more commands wait for a relay's
+// first produce request: a relay on the JVM may take ten seconds to
+// start on a loaded machine, and would otherwise find the workload over
+// and publish it in one or two requests, leaving the faults aimed at
+// later ones unreached.
+const FirstProduceWait = 30 * time.Second
+
+// awaitFirstProduce waits until the broker has seen a produce request, at
+// most FirstProduceWait.
+func (w *world) awaitFirstProduce(stop <-chan struct{}) {
+	deadline := time.Now().Add(FirstProduceWait)
+	if len(w.tap.Produces()) > 0 {
+		return
+	}
+	w.tl.Add("harness", 0, "no produce request yet: the more commands wait for the relay's first (at most %s)", FirstProduceWait)
+	for len(w.tap.Produces()) == 0 && time.Now().Before(deadline) && w.fleet.Broken() == nil && !stopped(stop) {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
 
 // play runs the workload, waits until every row is sent (or given up)
 // and no fault is in progress, and ends the relays. It reports whether
@@ -174,6 +211,7 @@ func (w *world) play(cfg Config, r Round) (bool, string) {
 			break
 		}
 		if i == len(commands)-MoreCommands {
+			w.awaitFirstProduce(cfg.Stop)
 			w.tl.Add("harness", 0, "%v not reached yet: more commands, one each %s", w.drv.notReached(), 4*cfg.Pace)
 		}
 		if err := w.svc.Handle(ctx, c); err != nil {
@@ -190,8 +228,10 @@ func (w *world) play(cfg Config, r Round) (bool, string) {
 		if w.drv.busy() {
 			deadline = time.Now().Add(cfg.Quiesce)
 		}
-		if err := w.pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE status NOT IN ('SENT', 'DEAD_LETTER')`).Scan(&left); err != nil {
+		if n, err := w.unsent(ctx); err != nil {
 			w.tl.Add("harness", 0, "cannot count the unsent rows: %v", err)
+		} else {
+			left = n
 		}
 		if left == 0 && !w.drv.busy() {
 			quiet++
@@ -205,7 +245,35 @@ func (w *world) play(cfg Config, r Round) (bool, string) {
 		}
 	}
 	w.fleet.Shutdown(3 * time.Second)
+	if cfg.SentBy == BySlot {
+		return false, fmt.Sprintf("%d row(s) neither past slot %s's confirmed position nor DEAD_LETTER %s after the last command and fault", left, w.commits.relay, cfg.Quiesce)
+	}
 	return false, fmt.Sprintf("%d row(s) neither SENT nor DEAD_LETTER %s after the last command and fault", left, cfg.Quiesce)
+}
+
+// unsent counts the rows neither sent nor given up.
+func (w *world) unsent(ctx context.Context) (int, error) {
+	if w.commits == nil {
+		left := 0
+		err := w.pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE status NOT IN ('SENT', 'DEAD_LETTER')`).Scan(&left)
+		return left, err
+	}
+	sent, err := w.commits.sent(ctx)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := w.pool.Query(ctx, `SELECT event_id FROM outbox WHERE status <> 'DEAD_LETTER'`)
+	if err != nil {
+		return 0, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	left := 0
+	for _, id := range ids {
+		if !sent[id] {
+			left++
+		}
+	}
+	return left, err
 }
 
 func stopped(stop <-chan struct{}) bool {

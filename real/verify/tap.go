@@ -155,6 +155,13 @@ type tapConn struct {
 	mu       sync.Mutex
 	waiting  map[int32]*Produce // produce requests by correlation id
 	versions map[int32]int16
+	// dead is the produce whose request or answer the round withheld:
+	// from then on nothing passes either way until the connection closes,
+	// as on a connection that timed out. A broker answers a connection's
+	// requests in order; one that answered the later ones around a
+	// withheld one would be no broker (the Java client fails its I/O
+	// thread on the correlation ids).
+	dead *Produce
 }
 
 func (c *tapConn) Read(p []byte) (int, error) {
@@ -163,7 +170,12 @@ func (c *tapConn) Read(p []byte) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		if dead := c.deadAt(); dead != nil {
+			c.tap.tl.Add("broker", 0, "a request behind produce #%d from %s is lost with its connection", dead.N, dead.From())
+			continue
+		}
 		if v := c.tap.arrive(c, frame); v.Withhold {
+			c.die(c.waitingFor(frame))
 			c.dropLater(v.After)
 			continue
 		}
@@ -188,6 +200,28 @@ func (c *tapConn) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+func (c *tapConn) deadAt() *Produce {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dead
+}
+
+func (c *tapConn) die(p *Produce) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead == nil {
+		c.dead = p
+	}
+}
+
+// waitingFor returns the produce request frame is.
+func (c *tapConn) waitingFor(frame []byte) *Produce {
+	_, _, corr, _, _ := requestHeader(frame)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.waiting[corr]
 }
 
 // dropLater closes the connection after d: the sender waited for an
@@ -242,6 +276,9 @@ func (c *tapConn) answer(frame []byte) error {
 	p, version := c.waiting[corr], c.versions[corr]
 	delete(c.waiting, corr)
 	c.mu.Unlock()
+	if c.deadAt() != nil {
+		return nil
+	}
 	if p == nil {
 		_, err := c.Conn.Write(frame)
 		return err
@@ -259,6 +296,7 @@ func (c *tapConn) answer(frame []byte) error {
 		if v := hook(p, Answering); v.Withhold {
 			p.Withheld = true
 			t.tl.Add("broker", 0, "answer to produce #%d withheld", p.N)
+			c.die(p)
 			c.dropLater(v.After)
 			return nil
 		}

@@ -32,17 +32,7 @@ func TestTheTapReadsProducesAndActsAtEachMoment(t *testing.T) {
 		}
 		return Pass
 	}, nil)
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(Partitions, Topic), kfake.ListenFn(tap.Listen))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	client, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.DefaultProduceTopic(Topic),
-		kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	client := tappedClient(t, tap, kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for i, key := range []string{"o-1", "o-2", "o-1"} {
@@ -70,4 +60,73 @@ func TestTheTapReadsProducesAndActsAtEachMoment(t *testing.T) {
 	if got := strings.Join(moments[:3], " "); got != "#1:0 #1:1 #1:2" {
 		t.Errorf("moments of produce #1: %s, want arrived, answering, answered", got)
 	}
+}
+
+// TestAWithheldRequestSilencesItsConnection: once the tap withholds a
+// produce request, the requests a client pipelined behind it on the same
+// connection never reach the broker, and nothing is answered, until the
+// connection closes, as on a connection that timed out. When the tap let
+// them through, the broker answered them around the withheld one, and the
+// Java client failed its I/O thread on the correlation ids and hung
+// (Debezium's relay, STUCK at publish-timeout-dropped).
+func TestAWithheldRequestSilencesItsConnection(t *testing.T) {
+	tl := NewTimeline()
+	tap := NewTap(tl, "event-id")
+	const timeout = 400 * time.Millisecond
+	tap.SetHook(func(p *Produce, m Moment) Verdict {
+		if p.N == 2 && m == Arrived {
+			return Verdict{Withhold: true, After: timeout}
+		}
+		return Pass
+	}, nil)
+	client := tappedClient(t, tap, kgo.ProducerLinger(0), kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(5))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	var failed error
+	var mu sync.Mutex
+	for i := range 100 { // a record every 2 ms: many requests, pipelined
+		time.Sleep(2 * time.Millisecond)
+		wg.Add(1)
+		rec := &kgo.Record{Key: []byte(fmt.Sprintf("o-%d", i%7)), Value: []byte(`{}`), Headers: []kgo.RecordHeader{{Key: "event-id", Value: []byte(fmt.Sprintf("e-%d", i+1))}}}
+		client.Produce(ctx, rec, func(_ *kgo.Record, err error) {
+			defer wg.Done()
+			if err != nil {
+				mu.Lock()
+				failed = err
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	produces := tap.Produces()
+	if len(produces) < 3 {
+		t.Fatalf("%d produce requests: want the client to go on after the withheld #2", len(produces))
+	}
+	if gap := produces[2].Arrived - produces[1].Arrived; gap < timeout*3/4 {
+		t.Errorf("produce #3 reached the broker %s after the withheld #2: within its connection's %s of silence", gap, timeout)
+	}
+	if n := len(tap.Log()); n != 100 {
+		t.Errorf("the broker holds %d records, want each of the 100 once", n)
+	}
+}
+
+// tappedClient starts kfake behind tap and returns a franz-go client of
+// it with opts; both end with the test.
+func tappedClient(t *testing.T, tap *Tap, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(Partitions, Topic), kfake.ListenFn(tap.Listen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	client, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.DefaultProduceTopic(Topic)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	return client
 }

@@ -213,6 +213,54 @@ func TestARelayInPython(t *testing.T) {
 	play(t, cfg, names, passes)
 }
 
+// TestSentBySlotReadsTheSlotsPosition: with --sent-by slot a row is sent
+// once the round's slot has confirmed past its commit, whatever its
+// status: a relay that confirms the slot and publishes nothing is LOST
+// (every row sent, none in the broker), one that never confirms it is
+// STUCK.
+func TestSentBySlotReadsTheSlotsPosition(t *testing.T) {
+	if !long() {
+		t.Skip("the CDC rounds run with OUTBOXLAB_VERIFY=1 (CI's verify step)")
+	}
+	cfg := config(t)
+	cfg.SentBy = verify.BySlot
+	rounds, _ := verify.Select(verify.Rounds(cfg.Seed, 0), []string{"three-instances"})
+	for _, tc := range []struct {
+		name, relay string
+		want        check.Outcome
+	}{
+		{"confirms-without-sending", filepath.Join(bin, "slot-without-send"), check.Lost},
+		{"never-confirms", "exec sleep 60", check.Stuck},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := cfg
+			cfg.Relay = tc.relay
+			res, err := verify.RunRound(cfg, rounds[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tc.want {
+				t.Errorf("%s: %s, want %s\n%s", tc.name, res.Outcome, tc.want, explain(res))
+			}
+		})
+	}
+}
+
+// TestASlowStartMeetsItsFaults: a relay that starts slowly (a JVM on a
+// loaded machine: here the reference after 15 s) still meets the fault
+// aimed at its second produce request; the more commands wait for its
+// first. Without the wait it found the workload over and published it in
+// one request: NOT REACHED.
+func TestASlowStartMeetsItsFaults(t *testing.T) {
+	if !long() {
+		t.Skip("runs with OUTBOXLAB_VERIFY=1 (CI's verify step)")
+	}
+	cfg := config(t)
+	cfg.Relay = "sleep 15; exec " + filepath.Join(bin, "reference")
+	play(t, cfg, []string{"kill-before-answer"}, passes)
+}
+
 // pythonWithClients finds a Python 3 that imports psycopg2 and
 // confluent_kafka: the one on PATH, else Debian's.
 func pythonWithClients() (string, error) {

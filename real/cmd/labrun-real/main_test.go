@@ -90,6 +90,7 @@ func TestVerifyBadUsageSaysWhatIsWrongAndExitsTwo(t *testing.T) {
 		{[]string{"verify", "--relay", "x", "--id-header", ""}, "--id-header is empty"},
 		{[]string{"verify", "--relay", "x", "--mapping", "/no/such/mapping.sql"}, "--mapping: open /no/such/mapping.sql"},
 		{[]string{"verify", "--relay", "x", "--lang", "fr"}, `"fr" is not a language`},
+		{[]string{"verify", "--relay", "x", "--sent-by", "offsets"}, `unknown --sent-by "offsets" (valid: status, slot)`},
 		{[]string{"verify", "--relay", "x", "extra"}, `unexpected argument "extra"`},
 		{[]string{"verify", "--relay", "x", "--seed", "minus"}, `invalid value "minus" for flag -seed`},
 	} {

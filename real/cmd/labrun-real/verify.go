@@ -18,7 +18,8 @@ import (
 )
 
 const verifyUsage = `  labrun-real verify --relay 'CMD …' [--round R]... [--seed N] [--random N] [--lease D]
-                     [--id-header H] [--mapping FILE] [--workers N] [--timeline] [--lang en|de]
+                     [--id-header H] [--mapping FILE] [--sent-by status|slot] [--workers N]
+                     [--timeline] [--lang en|de]
       grades a relay program in any language (verify/CONTRACT.md) on PostgreSQL and a
       Kafka-protocol broker: SIGKILL at the broker's moment, SIGSTOP past the lease,
       outages, publish timeouts, killed database connections`
@@ -36,6 +37,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	lease := fs.Duration("lease", verify.DefaultLease, "the lease handed to the relay (OUTBOX_LEASE_MS), >= 200ms")
 	header := fs.String("id-header", verify.DefaultIDHeader, "the record header that carries the event id")
 	mapping := fs.String("mapping", "", "a SQL file run after the contract's schema: your names over the table")
+	sentBy := fs.String("sent-by", "status", "what makes a row sent: status (SENT or deleted) or slot (a CDC relay: the slot OUTBOX_SLOT confirmed past its commit)")
 	timeline := fs.Bool("timeline", false, "print each round's whole timeline")
 	workers := fs.Int("workers", 1, "rounds played at once, each in a world of its own (>= 1)")
 	langFlag := fs.String("lang", "", "en or de (default: from LC_ALL or LANG)")
@@ -67,7 +69,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("--round: " + err.Error())
 	}
-	cfg := verify.Config{Relay: *relay, Seed: *seed, Lease: *lease, IDHeader: *header, Pace: 30 * time.Millisecond, Quiesce: 15 * time.Second}
+	by, err := verify.ParseSentBy(*sentBy)
+	if err != nil {
+		return bad(err.Error())
+	}
+	cfg := verify.Config{Relay: *relay, Seed: *seed, Lease: *lease, IDHeader: *header, SentBy: by, Pace: 30 * time.Millisecond, Quiesce: 15 * time.Second}
 	if *mapping != "" {
 		sql, err := os.ReadFile(*mapping)
 		if err != nil {
