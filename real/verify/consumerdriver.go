@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,10 +22,12 @@ import (
 // GapDelay is how late the gap round's held event is published.
 const GapDelay = 1500 * time.Millisecond
 
-// effectHold is how long kill-before-effect holds the effect written
-// before the kill: long enough for a consumer that commits what it polled
-// before it applied it to have done so.
-const effectHold = time.Second
+// EffectHold is how long kill-before-effect holds the effect written
+// before the kill, unless an offset commit past its record comes first:
+// longer than the auto-commit interval of the Kafka clients (5 s in the
+// Java client and librdkafka), whose default commits what a poll
+// returned, applied or not.
+const EffectHold = 6 * time.Second
 
 // consumerDriver makes a consumer round's faults: the offset tap calls it
 // at every offset commit, the gate at every ledger row the round aims at,
@@ -34,6 +37,7 @@ type consumerDriver struct {
 	fleet   *Fleet
 	cluster *kfake.Cluster
 	watch   *dbWatch
+	tap     *OffsetTap
 	pub     *publisher
 	group   *groupView
 	faults  []Fault
@@ -211,8 +215,8 @@ func (d *consumerDriver) onEffect(g Gated) {
 	ctx := context.Background()
 	switch kind {
 	case KillBeforeEffect:
-		d.tl.Add("harness", 0, "%s wrote effect #%d (%s), not committed: held %s", g.Proc.Label(), g.N, g.Row, effectHold)
-		time.Sleep(effectHold)
+		d.tl.Add("harness", 0, "%s wrote effect #%d (%s), not committed: held until an offset commit passes its record, at most %s", g.Proc.Label(), g.N, g.Row, EffectHold)
+		d.holdForCommit(g.Row)
 		d.kill(g.Proc, "with effect #%d (%s) written and not committed", g.N, g.Row)
 		d.terminate(ctx, []int{g.Backend}, "of the killed transaction")
 	case ConsumerStall:
@@ -223,6 +227,30 @@ func (d *consumerDriver) onEffect(g Gated) {
 	case ConsumerConnKilled:
 		d.terminate(ctx, append(d.watch.backends(ctx, g.Proc), g.Backend), fmt.Sprintf("of %s, effect #%d (%s) written and not committed", g.Proc.Label(), g.N, g.Row))
 		d.interrupted(g.Proc, d.tl.Since(), "its database connections were killed")
+	}
+}
+
+// holdForCommit waits until an offset commit that passes the record of
+// the event row names ("e-5 o-2#1 invoice") arrives (a consumer that
+// commits what it polled, applied or not), at most EffectHold.
+func (d *consumerDriver) holdForCommit(row string) {
+	id, _, _ := strings.Cut(row, " ")
+	var records []Published
+	for _, p := range d.pub.Log() {
+		if p.EventID == id {
+			records = append(records, p)
+		}
+	}
+	from := d.tl.Since()
+	for deadline := time.Now().Add(EffectHold); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, c := range d.tap.Commits() {
+			for _, r := range records {
+				if off, ok := c.Offsets[r.Partition]; ok && off > r.Offset && !c.Withheld && c.Arrived >= from {
+					d.tl.Add("harness", 0, "offset commit #%d from %s passes %s at p%d/%d while its effect is written and not committed", c.N, c.From(), id, r.Partition, r.Offset)
+					return
+				}
+			}
+		}
 	}
 }
 

@@ -72,10 +72,17 @@ func JudgeConsumer(e ConsumerEvidence) []check.Violation {
 			if s, ok := given[v.AggregateID]; ok && v.Sequence >= s {
 				continue // the dead letter explains it, and GAVE_UP says what is wrong
 			}
-			if r, ok := unread(e, v.AggregateID, v.Sequence); ok {
+			r, ok := unread(e, v.AggregateID, v.Sequence)
+			switch {
+			case ok:
 				v = check.Violation{Outcome: check.Stuck, AggregateID: v.AggregateID, Sequence: v.Sequence, Detail: english(
 					"%s at p%d/%d is not applied, and the group has not read past it (its offset on p%d is %s): the consumer never got there",
 					r.EventID, r.Partition, r.Offset, r.Partition, offsetOf(e.Offsets, r.Partition))}
+			case r.EventID != "":
+				v.Detail = lang.Textf(lang.Text{
+					EN: "%s, and the group read past its record (%s at p%d/%d; its offset on p%d is %s)",
+					DE: "%s, und die Gruppe hat ihren Datensatz hinter sich (%s bei p%d/%d; ihr Offset auf p%d ist %s)"},
+					v.Detail, r.EventID, r.Partition, r.Offset, r.Partition, offsetOf(e.Offsets, r.Partition))
 			}
 		}
 		vs = append(vs, v)
@@ -102,12 +109,12 @@ func deadLettered(rows []DeadLetterRow, published []Published) map[string]DeadLe
 	return out
 }
 
-// unread returns the first copy of the change's event if no copy of it is
-// below the group's committed offset of its partition: the consumer has
-// not read past it.
+// unread returns the first copy of the change's event, and whether the
+// group has not read past any copy of it: no copy is below the group's
+// committed offset of its partition. A change never published has no
+// copy ("" and false).
 func unread(e ConsumerEvidence, agg string, seq int) (Published, bool) {
 	var first Published
-	found := false
 	for _, c := range e.Committed {
 		if c.Record.AggregateID != agg || c.Record.Sequence != seq {
 			continue
@@ -119,12 +126,12 @@ func unread(e ConsumerEvidence, agg string, seq int) (Published, bool) {
 			if off, ok := e.Offsets[p.Partition]; ok && p.Offset < off {
 				return p, false
 			}
-			if !found {
-				first, found = p, true
+			if first.EventID == "" {
+				first = p
 			}
 		}
 	}
-	return first, found
+	return first, first.EventID != ""
 }
 
 // planned judges the records no consumer can read: each must be a dead

@@ -118,7 +118,7 @@ func TestTheCheckersVerdictsReachAConsumersRound(t *testing.T) {
 // the group's offsets tell a consumer that went on without an effect
 // (LOST) from one that never got there (STUCK).
 func TestAnEffectMissingIsLostWhereTheGroupReadPastItAndStuckWhereItDidNot(t *testing.T) {
-	newBillingStory(t).apply("e-1", "e-3", "e-4").judged(t, check.Lost, "LOST o-1#2")
+	newBillingStory(t).apply("e-1", "e-3", "e-4").judged(t, check.Lost, "LOST o-1#2", "the group read past its record (e-2 at p0/1; its offset on p0 is 2)")
 	s := newBillingStory(t).apply("e-1", "e-3", "e-4")
 	s.e.Offsets[0] = 1
 	s.e.Quiesced, s.e.Busy = false, "p0 at 1 of 2"

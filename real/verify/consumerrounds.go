@@ -59,8 +59,8 @@ var consumerFaultDefs = []consumerFaultDef{
 		DE: "SIGKILL für den Absender, sobald sein Offset-Commit ankommt: seine Effekte sind committet, der Commit erreicht den Broker nie; die Instanz startet neu"},
 		2, atCommit, 2},
 	{KillBeforeEffect, lang.Text{
-		EN: "SIGKILL a consumer whose transaction has written an effect and not committed it (held 1 s first)",
-		DE: "SIGKILL für einen Consumer, dessen Transaktion einen Effekt geschrieben und nicht committet hat (zuvor 1 s festgehalten)"},
+		EN: "SIGKILL a consumer whose transaction has written an effect and not committed it, once an offset commit passes its record or 6 s later",
+		DE: "SIGKILL für einen Consumer, dessen Transaktion einen Effekt geschrieben und nicht committet hat, sobald ein Offset-Commit über seinen Datensatz hinausgeht, oder 6 s später"},
 		2, atEffect, 3},
 	{DeliveredTwice, lang.Text{
 		EN: "the broker answers offset commits as stored and loses them while an instance joins: the partitions that move are read again from the old offsets",

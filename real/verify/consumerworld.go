@@ -155,7 +155,7 @@ func (w *consumerWorld) startConsumers(cfg Config, r Round, dsn string) {
 	w.fleet = startFleet(cfg.Consumer, EnvBillingInstance, names, env, w.tl)
 	w.group = newGroupView(w.cluster, w.fleet, w.tl, w.pub)
 	w.watch.fleet = w.fleet
-	w.drv = &consumerDriver{tl: w.tl, fleet: w.fleet, cluster: w.cluster, watch: w.watch, pub: w.pub, group: w.group,
+	w.drv = &consumerDriver{tl: w.tl, fleet: w.fleet, cluster: w.cluster, watch: w.watch, tap: w.tap, pub: w.pub, group: w.group,
 		faults: r.Faults, fired: make([]bool, len(r.Faults)), instances: r.Instances, held: map[string]heldEvent{},
 		fresh: map[int32]bool{}, rng: rand.New(rand.NewPCG(r.Seed, 0xa3e))}
 	w.pub.mu.Lock()

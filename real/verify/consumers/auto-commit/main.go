@@ -1,15 +1,13 @@
 // Command auto-commit is the reference consumer with one change: the
 // Kafka client commits the offsets of every record a poll returned, every
-// 200 ms, whether or not its effect has committed. That is librdkafka's
+// 5 s, whether or not its effect has committed. That is librdkafka's
 // enable.auto.commit with its default enable.auto.offset.store=true (the
-// Python, .NET and confluent Go clients), which commits every 5 s: the
-// window is wider there. A consumer killed with an effect written and not
-// committed comes back past it. verify: LOST at kill-before-effect.
+// Python, .NET and confluent Go clients). A consumer killed with an effect
+// written and not committed comes back past it. verify: LOST at
+// kill-before-effect.
 package main
 
 import (
-	"time"
-
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"outboxlab/real/verify/consumers/consumer"
@@ -19,6 +17,6 @@ func main() {
 	consumer.Main(func(c *consumer.Consumer) {
 		// MISTAKE: auto-commit of the offsets polled, not of the effects
 		// committed.
-		c.Offsets = []kgo.Opt{kgo.AutoCommitInterval(200 * time.Millisecond), kgo.GreedyAutoCommit()}
+		c.Offsets = []kgo.Opt{kgo.GreedyAutoCommit()}
 	})
 }
