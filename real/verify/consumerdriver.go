@@ -39,6 +39,7 @@ type consumerDriver struct {
 	watch   *dbWatch
 	tap     *OffsetTap
 	pub     *publisher
+	svc     *Service
 	group   *groupView
 	faults  []Fault
 	rng     *rand.Rand // the amounts of the amendments the round injects
@@ -94,12 +95,13 @@ func (d *consumerDriver) notReached() []Fault {
 func (d *consumerDriver) busy() bool { return d.active.Load() > 0 }
 
 // wantsMore reports whether the round wants more commands: a fault not
-// reached or in progress, or a partition that wants a fresh record.
+// reached or in progress, a partition that wants a fresh record, or
+// commands the round injects.
 func (d *consumerDriver) wantsMore() bool {
 	d.mu.Lock()
-	fresh := len(d.fresh)
+	pending := len(d.fresh) + len(d.inject)
 	d.mu.Unlock()
-	return fresh > 0 || d.busy() || len(d.notReached()) > 0
+	return pending > 0 || d.busy() || len(d.notReached()) > 0
 }
 
 // onCommit is the offset tap's hook.
@@ -140,10 +142,15 @@ func (d *consumerDriver) onCommit(c *OffsetCommit) CommitAction {
 	return PassCommit
 }
 
-// joinWhileLosing starts one more instance and loses every offset commit
-// until the group has given it partitions.
+// joinWhileLosing loses every offset commit until each partition has
+// lost one past the offset the broker keeps (so that whichever partition
+// moves is read again), or 5 s have passed; then starts one more instance
+// and goes on losing them until the group has given it partitions.
 func (d *consumerDriver) joinWhileLosing() {
 	defer d.active.Add(-1)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && !d.lostEverywhere(); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	name := d.join("while every offset commit is lost")
 	d.group.waitFor(10*time.Second, func(v groupState) bool { return v.stable() && v.holds(name) })
 	time.Sleep(300 * time.Millisecond)
@@ -156,23 +163,99 @@ func (d *consumerDriver) joinWhileLosing() {
 	d.tl.Add("harness", 0, "offset commits reach the broker again; the partitions that moved are read again from the offsets the broker kept")
 }
 
-// rebalance starts one more instance, and 1.5 s later has another one
-// leave (SIGTERM); the fleet starts it again.
+// lostEverywhere reports whether every partition has had an offset
+// commit lost past the offset the broker keeps of it.
+func (d *consumerDriver) lostEverywhere() bool {
+	kept := d.group.now().Commits
+	for p := range int32(Partitions) {
+		if !slices.ContainsFunc(d.tap.Commits(), func(c *OffsetCommit) bool {
+			off, ok := c.Offsets[p]
+			k, has := kept[p]
+			return c.Lost && ok && (!has || off > k)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// rebalance starts one more instance and, 1.5 s after the group gave it
+// partitions, has it leave the group for good (SIGTERM): its partitions
+// go back. The service amends every open order once the new instance
+// holds partitions, and again once they are back: an instance that gets a
+// partition back reads events of orders it applied events of before, and
+// another instance in between. Where none went back to an instance that
+// held it before, the assignor chose otherwise: once more, three times at
+// most.
 func (d *consumerDriver) rebalance() {
 	defer d.active.Add(-1)
-	name := d.join("under load")
-	time.Sleep(1500 * time.Millisecond)
-	for _, p := range d.fleet.Live() {
-		if p.Instance == name {
+	for cycle := 1; cycle <= 3; cycle++ {
+		before := d.group.now()
+		name := d.join("under load")
+		d.group.waitFor(10*time.Second, func(s groupState) bool { return s.stable() && s.holds(name) })
+		took := d.group.now().partitionsOf(name)
+		d.amendOpen("while " + name + " holds partitions")
+		time.Sleep(1500 * time.Millisecond)
+		for _, p := range d.fleet.Live() {
+			if p.Instance == name {
+				d.tl.Add("harness", 0, "SIGTERM %s: it leaves the group for good", p.Label())
+				d.fleet.Retire(p)
+			}
+		}
+		d.group.waitFor(10*time.Second, func(s groupState) bool { return s.stable() && !s.holds(name) && s.assigned() == Partitions })
+		d.amendOpen("now that " + name + " has left")
+		if back := returned(before, d.group.now(), took); back != "" {
+			d.tl.Add("harness", 0, "%s went back to the instance that held it before %s joined", back, name)
+			return
+		}
+		d.tl.Add("harness", 0, "no partition %s held went back to the instance that held it before", name)
+	}
+}
+
+// returned names a partition of took that an instance of the group
+// before holds again after, "" if none.
+func returned(before, after groupState, took []int32) string {
+	for _, p := range took {
+		if a, b := after.holder(p), before.holder(p); a != nil && b != nil && a.Instance == b.Instance {
+			return fmt.Sprintf("p%d", p)
+		}
+	}
+	return ""
+}
+
+// amendOpen has the service amend every order not cancelled.
+func (d *consumerDriver) amendOpen(when string) {
+	last := map[string]Committed{}
+	var order []string
+	for _, c := range d.svc.Committed() {
+		if _, seen := last[c.Record.AggregateID]; !seen {
+			order = append(order, c.Record.AggregateID)
+		}
+		last[c.Record.AggregateID] = c
+	}
+	var cmds []orders.Command
+	for _, id := range order {
+		if last[id].Record.Type == domain.TypeOrderCancelled {
 			continue
 		}
-		d.tl.Add("harness", 0, "SIGTERM %s: it leaves the group (and comes back)", p.Label())
-		d.fleet.Terminate(p)
-		d.group.waitFor(10*time.Second, func(s groupState) bool {
-			return s.stable() && slices.ContainsFunc(s.Members, func(m member) bool { return m.Proc != nil && m.Proc.Instance == p.Instance && m.Proc != p })
-		})
-		return
+		if c, ok := d.acceptance(id); ok {
+			cmds = append(cmds, d.amendment(c))
+		}
 	}
+	d.tl.Add("harness", 0, "the service amends the %d open order(s) %s", len(cmds), when)
+	d.mu.Lock()
+	d.inject = append(d.inject, cmds...)
+	d.mu.Unlock()
+}
+
+// acceptance returns the committed acceptance of an order.
+func (d *consumerDriver) acceptance(order string) (Committed, bool) {
+	for _, c := range d.svc.Committed() {
+		if c.Record.AggregateID == order && c.Record.Type == domain.TypeOrderAccepted {
+			return c, true
+		}
+	}
+	return Committed{}, false
 }
 
 func (d *consumerDriver) join(why string) string {

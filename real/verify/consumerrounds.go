@@ -63,8 +63,8 @@ var consumerFaultDefs = []consumerFaultDef{
 		DE: "SIGKILL für einen Consumer, dessen Transaktion einen Effekt geschrieben und nicht committet hat, sobald ein Offset-Commit über seinen Datensatz hinausgeht, oder 6 s später"},
 		2, atEffect, 3},
 	{DeliveredTwice, lang.Text{
-		EN: "the broker answers offset commits as stored and loses them while an instance joins: the partitions that move are read again from the old offsets",
-		DE: "der Broker beantwortet Offset-Commits als gespeichert und verliert sie, während eine Instanz hinzukommt: die Partitionen, die wandern, werden ab den alten Offsets erneut gelesen"},
+		EN: "the broker answers offset commits as stored and loses them, one past each partition's kept offset at least, while an instance joins: the partitions that move are read again from the old offsets",
+		DE: "der Broker beantwortet Offset-Commits als gespeichert und verliert sie, mindestens einen über den behaltenen Offset jeder Partition hinaus, während eine Instanz hinzukommt: die Partitionen, die wandern, werden ab den alten Offsets erneut gelesen"},
 		2, atCommit, 2},
 	{PublishedTwice, lang.Text{
 		EN: "the relay publishes an event, and the same event again a second later (it died after the send, before SENT)",
@@ -91,8 +91,8 @@ var consumerFaultDefs = []consumerFaultDef{
 		DE: "SIGSTOP für einen Consumer, dessen Transaktion einen Effekt geschrieben hat, länger als das Session-Timeout, bis eine andere Instanz seine Partitionen übernommen hat; dann SIGCONT: der späte Commit des Zombies darf keinen Effekt verdoppeln"},
 		2, atEffect, 3},
 	{Rebalance, lang.Text{
-		EN: "an instance joins the group under load, and 1.5 s later another one leaves (SIGTERM) and comes back",
-		DE: "eine Instanz tritt der Gruppe unter Last bei, und 1,5 s später verlässt eine andere sie (SIGTERM) und kommt zurück"},
+		EN: "an instance joins the group under load and takes partitions over; 1.5 s later it leaves for good (SIGTERM) and they go back; every open order is amended in each of the two times",
+		DE: "eine Instanz tritt der Gruppe unter Last bei und übernimmt Partitionen; 1,5 s später verlässt sie sie für immer (SIGTERM), und sie gehen zurück; jede offene Bestellung wird in beiden Zeiten geändert"},
 		2, atCommit, 2},
 	{ConsumerConnKilled, lang.Text{
 		EN: "pg_terminate_backend on a consumer's database connections while its transaction has written an effect",

@@ -155,7 +155,7 @@ func (w *consumerWorld) startConsumers(cfg Config, r Round, dsn string) {
 	w.fleet = startFleet(cfg.Consumer, EnvBillingInstance, names, env, w.tl)
 	w.group = newGroupView(w.cluster, w.fleet, w.tl, w.pub)
 	w.watch.fleet = w.fleet
-	w.drv = &consumerDriver{tl: w.tl, fleet: w.fleet, cluster: w.cluster, watch: w.watch, tap: w.tap, pub: w.pub, group: w.group,
+	w.drv = &consumerDriver{tl: w.tl, fleet: w.fleet, cluster: w.cluster, watch: w.watch, tap: w.tap, pub: w.pub, svc: w.svc, group: w.group,
 		faults: r.Faults, fired: make([]bool, len(r.Faults)), instances: r.Instances, held: map[string]heldEvent{},
 		fresh: map[int32]bool{}, rng: rand.New(rand.NewPCG(r.Seed, 0xa3e))}
 	w.pub.mu.Lock()
@@ -218,16 +218,22 @@ func (w *consumerWorld) play(cfg Config, r Round) (bool, string) {
 			w.tl.Add("harness", 0, "faults not reached (%v) or in progress: more commands, one each %s", w.drv.notReached(), 4*cfg.Pace)
 		}
 		w.handle(ctx, commands[i])
-		for _, c := range w.drv.injected() {
-			w.handle(ctx, c)
-		}
+		w.handleInjected(ctx)
 		if more {
 			time.Sleep(3 * cfg.Pace)
 		}
 		time.Sleep(cfg.Pace)
 	}
+	w.handleInjected(ctx)
 	w.drv.release()
 	return w.quiesce(ctx, cfg)
+}
+
+// handleInjected runs the commands the round injects.
+func (w *consumerWorld) handleInjected(ctx context.Context) {
+	for _, c := range w.drv.injected() {
+		w.handle(ctx, c)
+	}
 }
 
 // handle runs one command and publishes the events it committed.

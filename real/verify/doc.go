@@ -46,6 +46,6 @@
 // hands the ledger in commit order and the accounts to lab/check, and
 // reads the group's committed offsets: a change not applied that the
 // group read past is LOST, one it never got to is STUCK. The consumers
-// under consumers/ know only that page: the reference, eleven broken
+// under consumers/ know only that page: the reference, twelve broken
 // ones, one in Python.
 package verify

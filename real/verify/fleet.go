@@ -49,7 +49,8 @@ type Fleet struct {
 	mu       sync.Mutex
 	current  map[string]*Proc
 	all      []*Proc
-	killed   map[int]bool // processes the harness killed
+	killed   map[int]bool    // processes the harness killed
+	retired  map[string]bool // instances that end for good (Retire)
 	stopping bool
 	broken   error
 	wg       sync.WaitGroup
@@ -62,7 +63,7 @@ func StartFleet(command string, names []string, env []string, tl *Timeline) *Fle
 }
 
 func startFleet(command, instanceVar string, names []string, env []string, tl *Timeline) *Fleet {
-	f := &Fleet{command: command, env: env, tl: tl, instanceVar: instanceVar, current: map[string]*Proc{}, killed: map[int]bool{}}
+	f := &Fleet{command: command, env: env, tl: tl, instanceVar: instanceVar, current: map[string]*Proc{}, killed: map[int]bool{}, retired: map[string]bool{}}
 	for _, name := range names {
 		f.wg.Add(1)
 		go f.supervise(name)
@@ -88,7 +89,7 @@ func (f *Fleet) supervise(name string) {
 		}
 		<-p.done
 		f.mu.Lock()
-		stopping, killed := f.stopping, f.killed[p.PID]
+		stopping, killed := f.stopping || f.retired[name], f.killed[p.PID]
 		f.mu.Unlock()
 		how := exitText(p.cmd.ProcessState)
 		if stopping {

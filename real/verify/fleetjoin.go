@@ -18,6 +18,15 @@ func (f *Fleet) Add(name string) {
 // would when its host shuts down, and the fleet starts its instance again.
 func (f *Fleet) Terminate(p *Proc) { syscall.Kill(-p.PID, syscall.SIGTERM) }
 
+// Retire sends SIGTERM to p's process group, and the fleet does not start
+// its instance again: an instance that leaves for good (a scale-in).
+func (f *Fleet) Retire(p *Proc) {
+	f.mu.Lock()
+	f.retired[p.Instance] = true
+	f.mu.Unlock()
+	syscall.Kill(-p.PID, syscall.SIGTERM)
+}
+
 // ByPort returns the live process that holds a TCP socket with the local
 // port port (a connection to the database or the broker), or nil.
 func (f *Fleet) ByPort(port int) *Proc {

@@ -51,6 +51,27 @@ func (s groupState) holds(instance string) bool {
 	})
 }
 
+// partitionsOf returns the partitions a process of instance holds.
+func (s groupState) partitionsOf(instance string) []int32 {
+	var out []int32
+	for _, m := range s.Members {
+		if m.Proc != nil && m.Proc.Instance == instance {
+			out = append(out, m.Partitions...)
+		}
+	}
+	return out
+}
+
+// holder returns the process that holds partition p, nil if none does.
+func (s groupState) holder(p int32) *Proc {
+	for _, m := range s.Members {
+		if slices.Contains(m.Partitions, p) {
+			return m.Proc
+		}
+	}
+	return nil
+}
+
 // assigned counts the partitions the members hold.
 func (s groupState) assigned() int {
 	n := 0
