@@ -163,15 +163,18 @@ func (c *offsetConn) arrive(frame []byte) CommitAction {
 		c.tap.tl.Add("broker", 0, "cannot read an offset commit: %v", err)
 		return PassCommit
 	}
-	if !c.looked {
+	t := c.tap
+	t.mu.Lock()
+	owner := t.owner
+	t.mu.Unlock()
+	if !c.looked && owner != nil {
 		c.looked = true
 		peer, ok1 := c.RemoteAddr().(*net.TCPAddr)
 		self, ok2 := c.LocalAddr().(*net.TCPAddr)
-		if ok1 && ok2 && c.tap.owner != nil {
-			c.sender = c.tap.owner(peer.Port, self.Port)
+		if ok1 && ok2 {
+			c.sender = owner(peer.Port, self.Port)
 		}
 	}
-	t := c.tap
 	oc := &OffsetCommit{Sender: c.sender, Member: req.MemberID, Generation: req.Generation, Offsets: map[int32]int64{}}
 	for _, topic := range req.Topics {
 		for _, p := range topic.Partitions {
@@ -284,11 +287,14 @@ func (c *offsetConn) answered(frame []byte) {
 // offsets says what a commit commits: each partition's next offset and
 // the record before it.
 func (t *OffsetTap) offsets(offsets map[int32]int64) string {
+	t.mu.Lock()
+	describe := t.describe
+	t.mu.Unlock()
 	var said []string
 	for _, p := range slices.Sorted(maps.Keys(offsets)) {
 		s := fmt.Sprintf("p%d→%d", p, offsets[p])
-		if t.describe != nil && offsets[p] > 0 {
-			if d := t.describe(p, offsets[p]-1); d != "" {
+		if describe != nil && offsets[p] > 0 {
+			if d := describe(p, offsets[p]-1); d != "" {
 				s += " (past " + d + ")"
 			}
 		}
