@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -66,21 +65,11 @@ func (w *consumerWorld) evidence() (ConsumerEvidence, error) {
 	ctx := context.Background()
 	e := ConsumerEvidence{Committed: w.svc.Committed(), Changes: w.svc.Changes(), Acknowledged: w.svc.Acknowledged(),
 		Published: w.pub.Log(), Offsets: w.group.now().Commits}
-	rows, err := w.orders.Query(ctx, `SELECT body FROM lab_orders ORDER BY id`)
-	if err != nil {
-		return e, fmt.Errorf("verify: orders: %w", err)
+	var err error
+	if e.Orders, err = committedOrders(ctx, w.orders); err != nil {
+		return e, err
 	}
-	if e.Orders, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Order, error) {
-		var body []byte
-		var o domain.Order
-		if err := row.Scan(&body); err != nil {
-			return o, err
-		}
-		return o, json.Unmarshal(body, &o)
-	}); err != nil {
-		return e, fmt.Errorf("verify: orders: %w", err)
-	}
-	rows, err = w.billing.Query(ctx, `SELECT l.event_id, l.order_id, l.sequence, l.kind, l.amount_minor, l.currency
+	rows, err := w.billing.Query(ctx, `SELECT l.event_id, l.order_id, l.sequence, l.kind, l.amount_minor, l.currency
 		FROM lab_effects e JOIN billing_ledger l ON l.id = e.ledger_id ORDER BY e.n`)
 	if err != nil {
 		return e, fmt.Errorf("verify: ledger: %w", err)

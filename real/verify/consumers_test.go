@@ -33,20 +33,7 @@ func consumerConfig(t *testing.T, program string) verify.Config {
 // playConsumer plays the named consumer rounds in parallel subtests and
 // hands each result to want.
 func playConsumer(t *testing.T, cfg verify.Config, names []string, want func(t *testing.T, res verify.Result)) {
-	rounds, err := verify.Select(verify.ConsumerRounds(cfg.Seed, 2), names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rounds {
-		t.Run(r.Name, func(t *testing.T) {
-			t.Parallel()
-			res, err := verify.RunRound(cfg, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want(t, res)
-		})
-	}
+	playOf(t, cfg, verify.ConsumerRounds(cfg.Seed, 2), names, want)
 }
 
 // TestTheReferenceConsumerPasses: the lab's reference consumer, a

@@ -115,7 +115,12 @@ func serverConfig(t *testing.T) verify.Config {
 // play plays the named rounds in parallel subtests and hands each result
 // to want.
 func play(t *testing.T, cfg verify.Config, names []string, want func(t *testing.T, res verify.Result)) {
-	rounds, err := verify.Select(verify.Rounds(cfg.Seed, 2), names)
+	playOf(t, cfg, verify.Rounds(cfg.Seed, 2), names, want)
+}
+
+// playOf plays the rounds of all named.
+func playOf(t *testing.T, cfg verify.Config, all []verify.Round, names []string, want func(t *testing.T, res verify.Result)) {
+	rounds, err := verify.Select(all, names)
 	if err != nil {
 		t.Fatal(err)
 	}
