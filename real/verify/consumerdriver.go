@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -124,7 +125,7 @@ func (d *consumerDriver) onCommit(c *OffsetCommit) CommitAction {
 	defer d.active.Add(-1)
 	switch kind {
 	case KillAfterEffect:
-		d.kill(c.Sender, "as its offset commit #%d arrives (%s): its effects are committed, the commit never reaches the broker", c.N, d.group.describe(c.Offsets))
+		d.kill(c.Sender, "as its offset commit #%d arrives (%s), before the broker reads it; %s", c.N, d.group.describe(c.Offsets), d.applied(c.Offsets))
 		return DropCommit
 	case DeliveredTwice:
 		d.mu.Lock()
@@ -140,6 +141,44 @@ func (d *consumerDriver) onCommit(c *OffsetCommit) CommitAction {
 		d.refuseFetches(OutageLength)
 	}
 	return PassCommit
+}
+
+// applied says which events of the records an offset commit passes (from
+// the offsets the broker keeps) have their effects committed in the
+// billing database, and which do not: what the harness sees of both sides
+// at the moment of a kill-after-effect.
+func (d *consumerDriver) applied(offsets map[int32]int64) string {
+	kept := d.group.now().Commits
+	var ids []string
+	for _, r := range d.pub.Log() {
+		if off, ok := offsets[r.Partition]; ok && r.Offset < off && r.Offset >= kept[r.Partition] && r.Planned == "" && !slices.Contains(ids, r.EventID) {
+			ids = append(ids, r.EventID)
+		}
+	}
+	var done []string
+	rows, err := d.watch.pool.Query(context.Background(), `SELECT DISTINCT event_id FROM billing_ledger WHERE event_id = ANY($1)`, ids)
+	if err == nil {
+		done, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil {
+		return fmt.Sprintf("the ledger cannot be read: %v", err)
+	}
+	var applied, open []string // in the order published
+	for _, id := range ids {
+		if slices.Contains(done, id) {
+			applied = append(applied, id)
+		} else {
+			open = append(open, id)
+		}
+	}
+	return fmt.Sprintf("the effects it passes committed: %s; not committed: %s", orNone(applied), orNone(open))
+}
+
+func orNone(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, " ")
 }
 
 // joinWhileLosing loses every offset commit until each partition has
@@ -243,6 +282,30 @@ func (d *consumerDriver) amendOpen(when string) {
 		}
 	}
 	d.tl.Add("harness", 0, "the service amends the %d open order(s) %s", len(cmds), when)
+	d.mu.Lock()
+	d.inject = append(d.inject, cmds...)
+	d.mu.Unlock()
+}
+
+// freshen has the service amend an open order of each partition that
+// still wants a fresh record, once the workload's commands ran out.
+func (d *consumerDriver) freshen() {
+	d.mu.Lock()
+	fresh := slices.Sorted(maps.Keys(d.fresh))
+	d.mu.Unlock()
+	cancelled := map[string]bool{}
+	for _, c := range d.svc.Committed() {
+		cancelled[c.Record.AggregateID] = c.Record.Type == domain.TypeOrderCancelled
+	}
+	var cmds []orders.Command
+	for _, p := range fresh {
+		for _, r := range d.pub.Log() {
+			if c, ok := d.acceptance(r.Key); ok && r.Partition == p && !cancelled[r.Key] {
+				cmds = append(cmds, d.amendment(c))
+				break
+			}
+		}
+	}
 	d.mu.Lock()
 	d.inject = append(d.inject, cmds...)
 	d.mu.Unlock()

@@ -22,6 +22,13 @@ func (w *consumerWorld) quiesce(ctx context.Context, cfg Config) (bool, string) 
 		if w.drv.busy() {
 			deadline = time.Now().Add(cfg.Quiesce)
 		}
+		// A fault that ends after the workload's commands may still want
+		// commands: the amendments it injects, a fresh record of a
+		// partition whose offsets the broker lost.
+		if !w.drv.busy() {
+			w.drv.freshen()
+		}
+		w.handleInjected(ctx)
 		n := 0
 		if err := w.billing.QueryRow(ctx, `SELECT count(*) FROM lab_effects`).Scan(&n); err != nil {
 			w.tl.Add("harness", 0, "cannot count the effects: %v", err)
