@@ -65,12 +65,19 @@
 //	  sqlitelab   one process per part, SIGKILL at the crash points, SIGSTOP at the stalls; SQLite files, or the orders on PostgreSQL
 //	  pglab       PostgreSQL: SKIP LOCKED relays, leases, the commit-visibility gap, the crash matrix
 //	  kafkalab    Kafka (kfake) as the broker: keys, partitions, a consumer group
-//	  verify      a relay the lab did not write, any language, graded against CONTRACT.md
+//	  verify      a relay the lab did not write, any language, graded against CONTRACT.md;
+//	              a consumer, against CONSUMERS.md
 //	    relays      programs that know only the contract:
 //	      relay, reference  the reference relay's steps, and its program
 //	      mark-before-send, recover-all, no-fencing, claim-without-lock  broken relays,
 //	      no-backoff, no-inflight-recovery, unordered-claim  each the reference with one change
 //	      python      a relay in another language (no Go code)
+//	    consumers   programs that know only the consumer contract:
+//	      consumer, reference  the reference consumer's steps, and its program
+//	      dedup-outside-tx, auto-commit, arrival-order, max-version, no-dedup,  broken consumers,
+//	      dead-letters-transient, retries-poison, no-version-check,             each the reference
+//	      zombie-memory, sticky-memory, float-amounts, dies-on-fetch-error      with one change
+//	      python      a consumer in another language (no Go code)
 //	  cleanup     what makes a program of the module leave nothing behind (process groups, a handler, a janitor)
 //	  internal/realtest  what the module's tests share: the mark of a long test
 //	  cmd/labrun-real  the crash matrix on real parts, beside the simulator's; verify

@@ -21,7 +21,12 @@
 //   - verify: a relay the lab did not write, in any language, graded
 //     against a one-page contract (verify/CONTRACT.md) under kills at the
 //     broker's moments, stops past the lease, outages and publish
-//     timeouts; the reference and broken relays under verify/relays.
+//     timeouts; the reference and broken relays under verify/relays. And
+//     a consumer, against its own page (verify/CONSUMERS.md), under kills
+//     around its effect's commit and its offset commit, records delivered
+//     twice, reordered, late or unreadable, a zombie past its session
+//     timeout and rebalances; the reference and broken consumers under
+//     verify/consumers.
 //   - cleanup: what makes a program of this module leave nothing behind
 //     (process groups, parent-death signals, an interrupt handler, a
 //     janitor process).

@@ -239,9 +239,9 @@ func TestAStaleSampleIsCaught(t *testing.T) {
 // is there, in the module or in real/ (whose commands run after `cd
 // real`), but for what a README tells the reader to make: their own
 // package or module (./mine, ./mein, ../mylab, ../meinlabor), a binary it
-// builds (./courselab, ./labrun, ./outbox-relay).
+// builds (./courselab, ./labrun, ./outbox-relay, ./billing-consumer).
 func TestTheREADMEsNameNoMissingPath(t *testing.T) {
-	own := map[string]bool{"mine": true, "mein": true, "mylab": true, "meinlabor": true, "courselab": true, "labrun": true, "outbox-relay": true}
+	own := map[string]bool{"mine": true, "mein": true, "mylab": true, "meinlabor": true, "courselab": true, "labrun": true, "outbox-relay": true, "billing-consumer": true}
 	path := regexp.MustCompile(`(^|[^.\w])\./([A-Za-z][\w/.-]*)`)
 	for _, file := range readmes {
 		text, err := os.ReadFile(file)

@@ -71,6 +71,7 @@ var headingPairs = [][2]string{
 	{"### Kafka, the chapter's broker", "### Kafka, der Broker des Kapitels"},
 	{"### Change data capture from the WAL", "### Change Data Capture aus dem WAL"},
 	{"## Your own relay under real kills (`labrun-real verify`)", "## Das eigene Relay unter echten Abstürzen (`labrun-real verify`)"},
+	{"## Your own consumer under real kills (`labrun-real verify --consumer`)", "## Der eigene Consumer unter echten Abstürzen (`labrun-real verify --consumer`)"},
 	{"## Replaying any failure", "## Jeden Befund wiederholen"},
 	{"## The test suite", "## Die Testsuite"},
 	{"## Layout", "## Aufbau"},

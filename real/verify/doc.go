@@ -38,4 +38,23 @@
 // write: Debezium's embedded engine with its outbox event router
 // (relays/debezium, a Maven project) and Watermill's forwarder
 // (relays/watermill, a Go module of its own), graded in ECOSYSTEM.md.
+//
+// `labrun-real verify --consumer 'CMD …'` grades the other half, a
+// billing consumer, against its own page (CONSUMERS.md), with the same
+// machinery: the server, a broker on TCP, the fleet of process groups,
+// the timeline, the replay command. The lab's order service commits the
+// workload (in euros, dollars and yen) to an orders database and the
+// lab's relay (publisher) publishes each event with the contract's
+// headers; one to three consumer instances in one group write their
+// effects to a billing database of their own (BillingSchema). The harness
+// aims each consumer round's fault (ConsumerRounds) at a moment it sees:
+// an offset commit as it arrives at the broker (OffsetTap), a ledger row
+// written in a transaction not yet committed (held at an advisory lock
+// by a trigger, dbWatch), or an event as the relay publishes it; and it
+// watches the group at the broker (groupView). The judge (JudgeConsumer)
+// hands the ledger in commit order and the accounts to lab/check, and
+// reads the group's committed offsets: a change not applied that the
+// group read past is LOST, one it never got to is STUCK. The consumers
+// under consumers/ know only that page: the reference, twelve broken
+// ones, one in Python.
 package verify

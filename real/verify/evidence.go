@@ -7,10 +7,31 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"outboxlab/domain"
 	"outboxlab/outbox"
 )
+
+// committedOrders reads the orders the service committed (lab_orders).
+func committedOrders(ctx context.Context, pool *pgxpool.Pool) ([]domain.Order, error) {
+	rows, err := pool.Query(ctx, `SELECT body FROM lab_orders ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("verify: orders: %w", err)
+	}
+	orders, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Order, error) {
+		var body []byte
+		var o domain.Order
+		if err := row.Scan(&body); err != nil {
+			return o, err
+		}
+		return o, json.Unmarshal(body, &o)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("verify: orders: %w", err)
+	}
+	return orders, nil
+}
 
 // evidence collects what the judge reads once the relays have ended.
 func (w *world) evidence(cfg Config, r Round) (Evidence, error) {
@@ -20,19 +41,9 @@ func (w *world) evidence(cfg Config, r Round) (Evidence, error) {
 	w.drv.mu.Lock()
 	e.Interruptions, e.Outages = append(e.Interruptions, w.drv.interruptions...), append(e.Outages, w.drv.outages...)
 	w.drv.mu.Unlock()
-	rows, err := w.pool.Query(ctx, `SELECT body FROM lab_orders ORDER BY id`)
-	if err != nil {
-		return e, fmt.Errorf("verify: orders: %w", err)
-	}
-	if e.Orders, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Order, error) {
-		var body []byte
-		var o domain.Order
-		if err := row.Scan(&body); err != nil {
-			return o, err
-		}
-		return o, json.Unmarshal(body, &o)
-	}); err != nil {
-		return e, fmt.Errorf("verify: orders: %w", err)
+	var err error
+	if e.Orders, err = committedOrders(ctx, w.pool); err != nil {
+		return e, err
 	}
 	// With BySlot a row's status plays no part but for DEAD_LETTER: the
 	// slot's position says what is sent.
@@ -44,7 +55,7 @@ func (w *world) evidence(cfg Config, r Round) (Evidence, error) {
 		}
 		query = `SELECT event_id, status, COALESCE(lease_owner, ''), created_at FROM outbox ORDER BY id`
 	}
-	rows, err = w.pool.Query(ctx, query)
+	rows, err := w.pool.Query(ctx, query)
 	if err != nil {
 		return e, fmt.Errorf("verify: outbox: %w", err)
 	}

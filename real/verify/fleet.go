@@ -28,10 +28,12 @@ type Proc struct {
 // Label names the process in the timeline and in verdicts: "relay-1/2".
 func (p *Proc) Label() string { return fmt.Sprintf("%s/%d", p.Instance, p.Gen) }
 
-// ErrCannotRun is wrapped by Fleet.Broken when the relay command cannot
-// be run at all (the shell's exit status 126 or 127): bad usage, not a
-// verdict on a relay.
-var ErrCannotRun = errors.New("the relay command cannot be run")
+// ErrCannotRun is wrapped by Fleet.Broken when the command (a relay's, a
+// consumer's) cannot be run at all (the shell's exit status 126 or 127):
+// bad usage, not a verdict.
+var ErrCannotRun = errors.New("the command cannot be run")
+
+var errRoundOver = errors.New("the round is over")
 
 // Fleet runs the instances of a relay as process groups of their own
 // ("sh -c CMD"), each with the contract's environment, restarts a process
@@ -41,19 +43,27 @@ type Fleet struct {
 	command string
 	env     []string
 	tl      *Timeline
+	// instanceVar names the variable that tells a process its instance.
+	instanceVar string
 
 	mu       sync.Mutex
 	current  map[string]*Proc
 	all      []*Proc
-	killed   map[int]bool // processes the harness killed
+	killed   map[int]bool    // processes the harness killed
+	retired  map[string]bool // instances that end for good (Retire)
 	stopping bool
 	broken   error
 	wg       sync.WaitGroup
 }
 
-// StartFleet starts one process for each instance name.
+// StartFleet starts one process for each instance name, each told its
+// name in OUTBOX_INSTANCE_ID.
 func StartFleet(command string, names []string, env []string, tl *Timeline) *Fleet {
-	f := &Fleet{command: command, env: env, tl: tl, current: map[string]*Proc{}, killed: map[int]bool{}}
+	return startFleet(command, EnvInstance, names, env, tl)
+}
+
+func startFleet(command, instanceVar string, names []string, env []string, tl *Timeline) *Fleet {
+	f := &Fleet{command: command, env: env, tl: tl, instanceVar: instanceVar, current: map[string]*Proc{}, killed: map[int]bool{}, retired: map[string]bool{}}
 	for _, name := range names {
 		f.wg.Add(1)
 		go f.supervise(name)
@@ -70,13 +80,16 @@ func (f *Fleet) supervise(name string) {
 	quick := 0
 	for gen := 1; ; gen++ {
 		p, err := f.start(name, gen)
+		if errors.Is(err, errRoundOver) {
+			return // it ended by itself as the round ended: nothing to restart
+		}
 		if err != nil {
 			f.fail(fmt.Errorf("%w: %v", ErrCannotRun, err))
 			return
 		}
 		<-p.done
 		f.mu.Lock()
-		stopping, killed := f.stopping, f.killed[p.PID]
+		stopping, killed := f.stopping || f.retired[name], f.killed[p.PID]
 		f.mu.Unlock()
 		how := exitText(p.cmd.ProcessState)
 		if stopping {
@@ -108,7 +121,7 @@ func (f *Fleet) supervise(name string) {
 
 func (f *Fleet) start(name string, gen int) (*Proc, error) {
 	cmd := exec.Command("/bin/sh", "-c", f.command)
-	cmd.Env = append(append(os.Environ(), f.env...), EnvInstance+"="+name)
+	cmd.Env = append(append(os.Environ(), f.env...), f.instanceVar+"="+name)
 	// Its own process group, killed when the harness dies, and stopped by
 	// the harness's interrupt handler or janitor (package cleanup).
 	cleanup.Prepare(cmd, syscall.SIGKILL)
@@ -122,7 +135,7 @@ func (f *Fleet) start(name string, gen int) (*Proc, error) {
 		f.mu.Unlock()
 		r.Close()
 		w.Close()
-		return nil, errors.New("the round is over")
+		return nil, errRoundOver
 	}
 	err = cmd.Start()
 	w.Close()

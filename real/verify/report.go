@@ -15,6 +15,9 @@ var (
 	txtNotReached = lang.Text{
 		EN: "  NOT REACHED: %s: the relay made fewer produce requests; the round tested nothing of it",
 		DE: "  NICHT ERREICHT: %s: der Relay hat weniger Produce-Anfragen gestellt; die Runde hat davon nichts geprüft"}
+	txtNotReachedConsumer = lang.Text{
+		EN: "  NOT REACHED: %s: its moment never came (fewer offset commits, effects or events than it aims at); the round tested nothing of it",
+		DE: "  NICHT ERREICHT: %s: sein Moment kam nie (weniger Offset-Commits, Effekte oder Ereignisse, als er anvisiert); die Runde hat davon nichts geprüft"}
 	txtTimeline = lang.Text{EN: "    what the harness did and saw:", DE: "    was der Harness getan und gesehen hat:"}
 	txtMore     = lang.Text{EN: "  … and %d more violation(s) (--timeline prints the whole timeline)", DE: "  … und %d weitere Verletzung(en) (--timeline zeigt die ganze Zeitleiste)"}
 	txtReplay   = lang.Text{EN: "  replay: %s", DE: "  nachspielen: %s"}
@@ -22,6 +25,9 @@ var (
 	txtPass     = lang.Text{
 		EN: "The relay keeps the contract in every round.",
 		DE: "Der Relay hält den Vertrag in jeder Runde ein."}
+	txtPassConsumer = lang.Text{
+		EN: "The consumer keeps the contract in every round.",
+		DE: "Der Consumer hält den Vertrag in jeder Runde ein."}
 )
 
 // WriteRound prints a round's verdict: its outcome, each violation, the
@@ -35,6 +41,10 @@ func WriteRound(w io.Writer, res Result, l lang.Lang, replay string, all bool) {
 	fmt.Fprintln(w, lang.Textf(txtRound, res.Round.Name, res.Round.Text.In(l)).In(l))
 	fmt.Fprintf(w, "%s: %s\n", lang.Textf(txtWorld, res.Round.Instances, len(res.Committed), res.Wall.Round(time.Millisecond)).In(l), verdict)
 	for _, f := range res.NotReached {
+		if res.Round.Consumer {
+			fmt.Fprintln(w, lang.Textf(txtNotReachedConsumer, f.String()).In(l))
+			continue
+		}
 		fmt.Fprintln(w, lang.Textf(txtNotReached, f.String()).In(l))
 	}
 	for i, v := range res.Violations {
@@ -71,7 +81,11 @@ func WriteSummary(w io.Writer, results []Result, l lang.Lang, wall time.Duration
 		}
 	}
 	fmt.Fprintln(w, lang.Textf(txtSummary, len(results), passed, len(results)-passed, wall.Round(100*time.Millisecond)).In(l))
-	if passed == len(results) {
+	switch {
+	case passed < len(results):
+	case len(results) > 0 && results[0].Round.Consumer:
+		fmt.Fprintln(w, txtPassConsumer.In(l))
+	default:
 		fmt.Fprintln(w, txtPass.In(l))
 	}
 }

@@ -20,6 +20,9 @@ type Round struct {
 	// Commands is how many.
 	Seed     uint64
 	Commands int
+	// Consumer says the round grades a consumer (ConsumerRounds), its
+	// faults are the consumer rounds' kinds.
+	Consumer bool
 }
 
 // FaultAt is the produce request the standard rounds aim their fault at:

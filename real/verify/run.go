@@ -40,6 +40,10 @@ type Config struct {
 	// Stop, once closed, ends the round in progress: its relays are
 	// killed and RunRound returns ErrInterrupted. nil never closes.
 	Stop <-chan struct{}
+	// Consumer, in place of Relay, is the command that starts one
+	// consumer instance (CONSUMERS.md): the rounds are ConsumerRounds, and
+	// Mapping runs on the billing database.
+	Consumer string
 }
 
 // ErrMapping is wrapped by RunRound's error when the mapping SQL fails.
@@ -68,6 +72,9 @@ func (r Result) OK() bool { return r.Outcome == check.OK && len(r.NotReached) ==
 // (no database, a mapping that fails, a relay command that cannot run),
 // never the relay's: that is the verdict.
 func RunRound(cfg Config, r Round) (Result, error) {
+	if r.Consumer {
+		return runConsumerRound(cfg, r)
+	}
 	start := time.Now()
 	w, err := openWorld(cfg, r)
 	if err != nil {

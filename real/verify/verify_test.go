@@ -44,23 +44,59 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// prepare starts the server and builds the relays, once, for the first
-// test that needs them.
+// prepare starts the server and makes the directory of the programs,
+// once, for the first test that needs them; buildOnce builds a set of
+// programs into it, once a set.
 func prepare() {
 	server, serverErr = pglab.StartServer()
-	if bin, binErr = cleanup.MkdirTemp("", "outboxlab-relays-"); binErr != nil {
-		return
+	bin, binErr = cleanup.MkdirTemp("", "outboxlab-relays-")
+}
+
+var (
+	builtMu sync.Mutex
+	built   = map[string]*buildOnce{}
+)
+
+type buildOnce struct {
+	once sync.Once
+	err  error
+}
+
+// build builds the programs under dir (./relays, ./consumers) into
+// bin/sub, once.
+func build(dir, sub string) error {
+	builtMu.Lock()
+	b, ok := built[dir]
+	if !ok {
+		b = &buildOnce{}
+		built[dir] = b
 	}
-	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin+"/", "./relays/...").CombinedOutput()
-	if err != nil {
-		binErr = fmt.Errorf("go build ./relays/...: %v\n%s", err, out)
-	}
+	builtMu.Unlock()
+	b.once.Do(func() {
+		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", filepath.Join(bin, sub)+"/", dir+"/...").CombinedOutput()
+		if err != nil {
+			b.err = fmt.Errorf("go build %s/...: %v\n%s", dir, err, out)
+		}
+	})
+	return b.err
 }
 
 // long reports whether the whole set runs.
 func long() bool { return os.Getenv("OUTBOXLAB_VERIFY") == "1" }
 
+// config is the configuration of the relay rounds, with the relays
+// built.
 func config(t *testing.T) verify.Config {
+	t.Helper()
+	cfg := serverConfig(t)
+	if err := build("./relays", ""); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// serverConfig is the configuration of a round, with the server started.
+func serverConfig(t *testing.T) verify.Config {
 	t.Helper()
 	once.Do(prepare)
 	if serverErr != nil {
@@ -79,7 +115,12 @@ func config(t *testing.T) verify.Config {
 // play plays the named rounds in parallel subtests and hands each result
 // to want.
 func play(t *testing.T, cfg verify.Config, names []string, want func(t *testing.T, res verify.Result)) {
-	rounds, err := verify.Select(verify.Rounds(cfg.Seed, 2), names)
+	playOf(t, cfg, verify.Rounds(cfg.Seed, 2), names, want)
+}
+
+// playOf plays the rounds of all named.
+func playOf(t *testing.T, cfg verify.Config, all []verify.Round, names []string, want func(t *testing.T, res verify.Result)) {
+	rounds, err := verify.Select(all, names)
 	if err != nil {
 		t.Fatal(err)
 	}

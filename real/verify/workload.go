@@ -16,7 +16,15 @@ import (
 // and cancels in every order, amounts with arbitrary cents in two
 // currencies, and now and then a command the service must refuse (an
 // order amended after its cancel).
-func Workload(seed uint64, n int) []orders.Command {
+func Workload(seed uint64, n int) []orders.Command { return workload(seed, n, "EUR", "USD") }
+
+// ConsumerWorkload is Workload in three currencies, yen (no minor digits)
+// among them: the consumer rounds' commands.
+func ConsumerWorkload(seed uint64, n int) []orders.Command {
+	return workload(seed, n, "EUR", "USD", "JPY")
+}
+
+func workload(seed uint64, n int, currencies ...string) []orders.Command {
 	var out []orders.Command
 	for _, c := range scenarios.Workload() {
 		out = append(out, c.Command)
@@ -31,7 +39,7 @@ func Workload(seed uint64, n int) []orders.Command {
 	for range n {
 		switch k := rng.IntN(10); {
 		case len(open) == 0 || k < 4:
-			o := order{id: fmt.Sprintf("o-%d", next), currency: []string{"EUR", "USD"}[rng.IntN(2)]}
+			o := order{id: fmt.Sprintf("o-%d", next), currency: currencies[rng.IntN(len(currencies))]}
 			next++
 			open = append(open, o)
 			out = append(out, orders.Command{Kind: orders.Place, OrderID: o.id, Amount: money(5+rng.IntN(95), rng.IntN(100), o.currency)})
@@ -49,6 +57,11 @@ func Workload(seed uint64, n int) []orders.Command {
 	return out
 }
 
+// money is units and cents of a currency; of yen, which has no cents,
+// their digits: 12 and 34 are 1234 JPY.
 func money(units, cents int, currency string) domain.Money {
+	if currency == "JPY" {
+		return domain.MustMoney(fmt.Sprintf("%d%02d", units, cents), currency)
+	}
 	return domain.MustMoney(fmt.Sprintf("%d.%02d", units, cents), currency)
 }

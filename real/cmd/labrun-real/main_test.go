@@ -117,7 +117,7 @@ func verifyOn(t *testing.T, args ...string) (int, string, string) {
 // the user's mistake (exit 2, with the shell's own words), not a verdict.
 func TestARelayThatCannotRunIsBadUsage(t *testing.T) {
 	code, stdout, stderr := verifyOn(t, "--relay", "/no/such/relay --flag", "--round", "kill-before-answer")
-	if code != 2 || !strings.Contains(stderr, "the relay command cannot be run") || !strings.Contains(stderr, "not found") {
+	if code != 2 || !strings.Contains(stderr, "the command cannot be run") || !strings.Contains(stderr, "not found") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

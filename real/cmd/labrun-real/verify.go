@@ -22,7 +22,13 @@ const verifyUsage = `  labrun-real verify --relay 'CMD …' [--round R]... [--se
                      [--timeline] [--lang en|de]
       grades a relay program in any language (verify/CONTRACT.md) on PostgreSQL and a
       Kafka-protocol broker: SIGKILL at the broker's moment, SIGSTOP past the lease,
-      outages, publish timeouts, killed database connections`
+      outages, publish timeouts, killed database connections
+  labrun-real verify --consumer 'CMD …' [--round R]... [--seed N] [--random N] [--mapping FILE]
+                     [--workers N] [--timeline] [--lang en|de]
+      grades a consumer program in any language (verify/CONSUMERS.md) in a consumer group:
+      SIGKILL after the effect and before its offset commit, and before the effect's commit;
+      records delivered twice, reordered, late, unreadable; a zombie past the session timeout;
+      rebalances, killed database connections, refused fetches`
 
 // runVerify is "labrun-real verify": every round (or those named), each
 // in a world of its own, with the replay command of each failure.
@@ -31,6 +37,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var rounds list
 	relay := fs.String("relay", "", "the command that starts one relay instance (run by /bin/sh -c)")
+	consumer := fs.String("consumer", "", "the command that starts one consumer instance (run by /bin/sh -c), in place of --relay")
 	fs.Var(&rounds, "round", "a round (repeatable; default: every one)")
 	seed := fs.Uint64("seed", 1, "draws the random rounds and the workloads")
 	random := fs.Int("random", 2, "random rounds after the standard ones (>= 0)")
@@ -54,8 +61,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return bad("--lang " + err.Error())
 	case fs.NArg() > 0:
 		return bad(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
-	case strings.TrimSpace(*relay) == "":
-		return bad("--relay is missing: the command that starts your relay, e.g. --relay 'java -jar relay.jar'")
+	case strings.TrimSpace(*relay) == "" && strings.TrimSpace(*consumer) == "":
+		return bad("--relay is missing: the command that starts your relay, e.g. --relay 'java -jar relay.jar' (or --consumer 'CMD' to grade a consumer)")
+	case *relay != "" && *consumer != "":
+		return bad("--relay and --consumer: grade one program at a time")
+	case *consumer != "" && relayOnly(fs) != "":
+		return bad(relayOnly(fs) + " is the relay's: the consumer rounds hand their consumers no lease and publish with the contract's headers (verify/CONSUMERS.md)")
 	case *workers < 1:
 		return bad(fmt.Sprintf("--workers %d: want a number >= 1", *workers))
 	case *random < 0:
@@ -65,7 +76,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	case *header == "":
 		return bad("--id-header is empty: want a header name, e.g. event-id")
 	}
-	selected, err := verify.Select(verify.Rounds(*seed, *random), rounds)
+	all := verify.Rounds(*seed, *random)
+	if *consumer != "" {
+		all = verify.ConsumerRounds(*seed, *random)
+	}
+	selected, err := verify.Select(all, rounds)
 	if err != nil {
 		return bad("--round: " + err.Error())
 	}
@@ -73,7 +88,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad(err.Error())
 	}
-	cfg := verify.Config{Relay: *relay, Seed: *seed, Lease: *lease, IDHeader: *header, SentBy: by, Pace: 30 * time.Millisecond, Quiesce: 15 * time.Second}
+	cfg := verify.Config{Relay: *relay, Consumer: *consumer, Seed: *seed, Lease: *lease, IDHeader: *header, SentBy: by, Pace: 30 * time.Millisecond, Quiesce: 15 * time.Second}
 	if *mapping != "" {
 		sql, err := os.ReadFile(*mapping)
 		if err != nil {
@@ -83,6 +98,18 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	replay := func(r verify.Round) string { return replayCommand(args, r) }
 	return verifyRounds(cfg, selected, *workers, l, *timeline, replay, stdout, stderr)
+}
+
+// relayOnly names a flag that only grading a relay takes, if one was
+// given, else "".
+func relayOnly(fs *flag.FlagSet) string {
+	named := ""
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "lease" || f.Name == "id-header" {
+			named = "--" + f.Name
+		}
+	})
+	return named
 }
 
 type played struct {
