@@ -99,6 +99,21 @@ type Stall struct {
 	// restarted and said it is ready (its recovery done), so that the
 	// recovery meets this process's claim while it is frozen.
 	UntilRestarted int
+	// UntilTakenOver: this stall lasts at least For and until every
+	// message its relay held when it froze is SENT (taken over and sent by
+	// another relay), or still its own under a lease that has not run out
+	// (nobody may take it over), in a run with another relay. The frozen
+	// relay then resumes after the
+	// takeover, as in the simulator's stall row; on a loaded machine the
+	// other relay once had not taken the message over within For, and the
+	// reference's stall cell missed the lease taken over it exists for.
+	UntilTakenOver bool
+	// UntilPublished: this stall lasts at least For and until the broker
+	// stored a message another process published after this one froze (a
+	// commit it let pass was published before it commits: slow-commit),
+	// or for two seconds more (a relay that waits for the frozen
+	// transaction publishes nothing past it).
+	UntilPublished bool
 }
 
 // AnyRelay names the relay that gets to a stall's point first. The

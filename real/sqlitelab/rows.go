@@ -50,12 +50,12 @@ const stallLease = 500 * time.Millisecond
 // outlasts the lease as there, in real time.
 var faultRows = []Row{
 	{ID: "stall", Kind: sim.KindFault, Relays: 2, Lease: stallLease,
-		Description: "a relay freezes (SIGSTOP) for 0.8 s just before its first send, past its 0.5 s lease, while the other runs; then SIGCONT",
-		Stalls:      []Stall{{Process: AnyRelay, Point: "relay.before-send", For: 800 * time.Millisecond}},
+		Description: "a relay freezes (SIGSTOP) for 0.8 s just before its first send, past its 0.5 s lease, while the other runs; then SIGCONT, once the other relay took its message over and sent it",
+		Stalls:      []Stall{{Process: AnyRelay, Point: "relay.before-send", For: 800 * time.Millisecond, UntilTakenOver: true}},
 		Situations:  []sim.Situation{sim.LeaseTakenOver}},
 	{ID: "stall-outage", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Lease: stallLease,
 		Description: "as stall, and the broker is down when the frozen relay resumes: its late send fails",
-		Stalls:      []Stall{{Process: AnyRelay, Point: "relay.before-send", For: 800 * time.Millisecond, Outage: true}},
+		Stalls:      []Stall{{Process: AnyRelay, Point: "relay.before-send", For: 800 * time.Millisecond, Outage: true, UntilTakenOver: true}},
 		Situations:  []sim.Situation{sim.LeaseTakenOver}},
 	{ID: "relay-restart", Kind: sim.KindFault, Relays: 2,
 		Description: "both relays freeze just before their first send, holding live claims; once both are frozen, the first is killed after 0.2 s and restarts, and the second resumes after its successor's recovery (0.8 s at least)",
@@ -63,8 +63,8 @@ var faultRows = []Row{
 			{Process: AnyRelay, Point: "relay.before-send", For: 800 * time.Millisecond, UntilRestarted: 1}},
 		Situations: []sim.Situation{sim.ClaimReleased}},
 	{ID: "slow-commit", Kind: sim.KindFault, Services: 2, Postgres: true,
-		Description: "service-1 freezes (SIGSTOP) for 0.6 s just before its commit, its outbox id drawn, while service-2 commits",
-		Stalls:      []Stall{{Process: "service-1", Point: "service.before-commit", For: 600 * time.Millisecond}},
+		Description: "service-1 freezes (SIGSTOP) for 0.6 s just before its commit, its outbox id drawn, while service-2 commits; it resumes once a later commit was published",
+		Stalls:      []Stall{{Process: "service-1", Point: "service.before-commit", For: 600 * time.Millisecond, UntilPublished: true}},
 		Situations:  []sim.Situation{sim.LateCommit}},
 }
 
