@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -48,13 +49,14 @@ func (w *world) evidence(cfg Config, r Round) (Evidence, error) {
 	}); err != nil {
 		return e, fmt.Errorf("verify: outbox: %w", err)
 	}
-	rows, err = w.pool.Query(ctx, `SELECT event_id, old_status, COALESCE(new_status, '') FROM lab_outbox_history ORDER BY n`)
-	if err != nil {
-		return e, fmt.Errorf("verify: history: %w", err)
+	if e.History, err = w.history(ctx); err != nil {
+		return e, err
 	}
-	e.History, err = pgx.CollectRows(rows, pgx.RowToStructByPos[StatusChange])
-	if err != nil {
-		return e, fmt.Errorf("verify: history: %w", err)
+	e.Ended, e.CutOff = map[*Proc]time.Duration{}, w.cutOff
+	for _, p := range w.fleet.All() {
+		if p.Ended > 0 {
+			e.Ended[p] = p.Ended
+		}
 	}
 	return e, nil
 }

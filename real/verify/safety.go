@@ -34,7 +34,7 @@ func twoLiveSenders(log []*Stored, byID map[string]Committed, ints []Interruptio
 			}
 			out = append(out, fmt.Sprintf("%s (%s#%d), committed at %.3fs, was stored from %s (pid %d) at %.3fs and from %s (pid %d) at %.3fs, "+
 				"within a lease (%s) of its commit; neither was killed, cut off from the database, nor had a produce fail: two live instances held one row",
-				id, c.Record.AggregateID, c.Record.Sequence, c.At.Seconds(), a.Label(), a.PID, f.At.Seconds(), b.Label(), b.PID, s.At.Seconds(), lease))
+				id, c.Record.AggregateID, c.Record.Sequence, c.At.Seconds(), a.Label(), a.OwnPID(), f.At.Seconds(), b.Label(), b.OwnPID(), s.At.Seconds(), lease))
 			reported[id] = true
 			break
 		}
@@ -90,9 +90,9 @@ func historyBreaches(history []StatusChange) []string {
 		}
 		switch outbox.Status(h.Old) {
 		case outbox.Sent:
-			out = append(out, fmt.Sprintf("%s was written after it was SENT (%s → %s): a relay recorded an outcome for a row it no longer held (no fence)", h.EventID, h.Old, h.New))
+			out = append(out, fmt.Sprintf("%s was written after it was SENT (%s → %s) by %s at %.3fs: a relay recorded an outcome for a row it no longer held (no fence)", h.EventID, h.Old, h.New, writerName(h.Writer), h.At.Seconds()))
 		case outbox.DeadLetter:
-			out = append(out, fmt.Sprintf("%s was written after it was a DEAD_LETTER (%s → %s): only an operator's replay may", h.EventID, h.Old, h.New))
+			out = append(out, fmt.Sprintf("%s was written after it was a DEAD_LETTER (%s → %s) by %s at %.3fs: only an operator's replay may", h.EventID, h.Old, h.New, writerName(h.Writer), h.At.Seconds()))
 		}
 	}
 	return out

@@ -34,6 +34,9 @@ type Relay struct {
 	MaxAttempts int
 	// Producer are the Kafka client's options (see New).
 	Producer []kgo.Opt
+	// Pool, if set, changes the database pool's configuration before
+	// Connect opens it.
+	Pool func(*pgxpool.Config)
 
 	// Recover runs once at start: it releases the claims of this
 	// instance's former life and every claim whose lease ran out.
@@ -81,6 +84,9 @@ func (r *Relay) Connect(ctx context.Context) error {
 	}
 	cfg.MaxConns = 2
 	cfg.ConnConfig.RuntimeParams["application_name"] = r.Env.Instance
+	if r.Pool != nil {
+		r.Pool(cfg)
+	}
 	if r.DB, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return fmt.Errorf("relay: database: %w", err)
 	}
