@@ -20,7 +20,7 @@
 //
 // Matrix runs every crash point the simulator reaches with these variants
 // and the fault rows real processes can stage (stall, stall-outage,
-// relay-restart, slow-commit: see Row), and compares each cell with the
+// relay-restart, publish-timeout-dropped, slow-commit: see Row), and compares each cell with the
 // simulator's verdict, or with the verdict a variant declares it gives on
 // real parts and why; a cell whose verdict is a race's runs several times,
 // each with its own seed (Config.Seed), and states its rate. The

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/broker"
 	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/real/cleanup"
@@ -31,6 +32,12 @@ type Config struct {
 	Occurrence int
 	// Stalls freeze processes at named points (see Stall).
 	Stalls []Stall
+	// Drop, if set, has the broker drop the first publish of that message
+	// (the simulator's publish-timeout-dropped): the publisher waits for an
+	// answer that never comes and gets broker.ErrTimeout, once its outbox
+	// row is SENT (a relay that marked it without waiting for the answer)
+	// or after DropWait.
+	Drop *broker.Target
 	// Workload defaults to the matrix's (scenarios.Workload).
 	Workload []orders.Command
 	// Program and Args start a child: the running executable, which calls
@@ -244,6 +251,11 @@ func plan(cfg Config) error {
 	}
 	for _, s := range cfg.Stalls {
 		if _, err := control.Exec(`INSERT INTO stall (process, point) VALUES (?, ?)`, s.Process, s.Point); err != nil {
+			return fmt.Errorf("sqlitelab: plan: %w", err)
+		}
+	}
+	if cfg.Drop != nil {
+		if _, err := control.Exec(`INSERT INTO drop_publish (aggregate, sequence) VALUES (?, ?)`, cfg.Drop.AggregateID, cfg.Drop.Sequence); err != nil {
 			return fmt.Errorf("sqlitelab: plan: %w", err)
 		}
 	}
