@@ -69,10 +69,15 @@ func New(env Env) *Relay {
 	// The key's murmur2 hash picks the partition (Kafka's default, as the
 	// Java client's); the producer is idempotent (franz-go's default); a
 	// record the broker does not acknowledge within two seconds fails, so
-	// that the relay, not the client, decides what happens next.
+	// that the relay, not the client, decides what happens next. A request
+	// whose answer never came may have been stored, and an idempotent
+	// producer does not fail its records before it tried again, which it
+	// does after its next look at the cluster's metadata: at most a
+	// quarter of a second later, not franz-go's five (a send that waited
+	// five seconds for it outlived SIGTERM by more than rule 8's three).
 	r.Producer = []kgo.Opt{kgo.SeedBrokers(env.Brokers...), kgo.ClientID(env.Instance), kgo.DefaultProduceTopic(env.Topic),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.RecordDeliveryTimeout(2 * time.Second),
-		kgo.ProduceRequestTimeout(time.Second), kgo.RequestTimeoutOverhead(time.Second)}
+		kgo.ProduceRequestTimeout(time.Second), kgo.RequestTimeoutOverhead(time.Second), kgo.MetadataMinAge(250 * time.Millisecond)}
 	return r
 }
 
