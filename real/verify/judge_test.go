@@ -136,6 +136,12 @@ func TestTheJudgeFindsEachBrokenRound(t *testing.T) {
 			s.store("relay-2/1", "e-1", ms(40))
 			s.store("relay-2/1", "e-2", ms(45))
 		}, check.OK, ""},
+		{"the first sender was killed before the service saw the commit", func(s *story) {
+			s.store("relay-1/1", "e-1", ms(9)) // the service's clock read after its commit returned
+			s.interrupt("relay-1/1", ms(9), ms(9))
+			s.store("relay-1/2", "e-1", ms(190))
+			s.store("relay-1/2", "e-2", ms(200))
+		}, check.OK, ""},
 		{"the second sender was stopped past its lease", func(s *story) {
 			s.interrupt("relay-2/1", ms(12), ms(12)+3*time.Second)
 			s.store("relay-1/1", "e-1", ms(15))
