@@ -110,9 +110,10 @@ func StartFleet(command string, names []string, env []string, tl *Timeline) *Fle
 
 // supervise keeps an instance running: a process the harness killed is
 // restarted at once. One that ended by itself when no fault of the round
-// had acted on it ends the round (Ended): a relay that dies at once (a
-// missing module, a bad flag) or of its own accord breaks the contract,
-// and the rest of the round would judge nothing but its absence. One
+// had acted on it ends the round (EndedByItself): a relay that dies at
+// once (a missing module, a bad flag) or of its own accord breaks the
+// contract, and the rest of the round would judge nothing but its
+// absence. One
 // that ended by itself after a fault acted on it (its connection cut,
 // its produce failed: a relay may choose to exit and be restarted) is
 // restarted after half a second; three such ends within two seconds of
