@@ -128,6 +128,16 @@ func OnInterrupt(stop func()) (cancel func()) {
 	}
 }
 
+// Stopping reports whether the signal handler is cleaning up after a
+// signal: the process is about to exit with 128 + the signal's number,
+// and what fails now fails because the handler stops it (a server's
+// initdb killed, a child gone), which is no error to report.
+func Stopping() bool {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	return reg.stopping
+}
+
 var started sync.Once
 
 // Start makes this process clean up after itself; call it first thing in

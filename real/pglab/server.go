@@ -93,6 +93,9 @@ func (s *Server) start(bin string, settings []string) error {
 	data := filepath.Join(s.dir, "data")
 	initdb := s.command(syscall.SIGKILL, filepath.Join(bin, "initdb"), "-D", data, "-U", "lab", "--auth=trust", "--no-sync", "-E", "UTF8")
 	if out, err := initdb.CombinedOutput(); err != nil {
+		if cleanup.Stopping() { // killed by the signal handler: its output says nothing
+			return fmt.Errorf("pglab: initdb: %w", cleanup.ErrStopping)
+		}
 		return fmt.Errorf("pglab: initdb: %v: %s", err, out)
 	}
 	var err error
@@ -142,6 +145,9 @@ func (s *Server) waitReady() error {
 		}
 		select {
 		case <-s.exited:
+			if cleanup.Stopping() {
+				return fmt.Errorf("pglab: the server: %w", cleanup.ErrStopping)
+			}
 			log, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
 			return fmt.Errorf("pglab: the server exited as it started (%v): %s", s.waitErr, strings.TrimSpace(string(log)))
 		case <-time.After(50 * time.Millisecond):

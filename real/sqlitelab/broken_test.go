@@ -4,7 +4,9 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/broker"
 	"outboxlab/inbox"
+	"outboxlab/outbox"
 )
 
 // brokenPorts are ports of the reference to SQL with a bug a port
@@ -14,6 +16,36 @@ import (
 var brokenPorts = []Variant{
 	{Name: "port-acks-before-commit", sim: "outbox", handle: (*service).handle, consumerStep: (*consumer).stepAckFirst},
 	{Name: "port-inbox-row-first", sim: "outbox", handle: (*service).handle, consumerStep: (*consumer).stepInboxRowFirst},
+	{Name: "port-publish-unawaited", sim: "outbox", handle: (*service).handle, relayStep: (*relay).stepUnawaited},
+}
+
+// stepUnawaited publishes each message it claimed as an asynchronous
+// producer does, whose delivery report nobody waits for: the send returns
+// once the request is on its way, and the relay marks the message SENT
+// while the broker still has it to store. Whenever the broker stores what
+// it is sent, nothing shows.
+func (r *relay) stepUnawaited() (bool, error) {
+	batch, err := r.claimDue()
+	if err != nil || len(batch) == 0 {
+		return false, err
+	}
+	for _, m := range batch {
+		err := r.gate.Cross(outbox.BoundarySend, func() error {
+			go func() {
+				if err := r.broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event}); err != nil {
+					r.log("send %s failed: %v", m.ID, err) // a delivery report nobody reads
+				}
+			}()
+			return nil
+		})
+		if err != nil {
+			return true, err
+		}
+		if err := r.recordSent(m); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
 
 // stepAckFirst acknowledges the delivery before it handles it: a crash

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"time"
 
 	"outboxlab/broker"
+	"outboxlab/outbox"
 )
 
 // durableBroker is the broker as every process reaches it: a log in a
@@ -23,10 +26,22 @@ import (
 type durableBroker struct {
 	db      *sql.DB
 	control *sql.DB // nil: never down
+	// orders is the order database of a relay (nil for the service's and
+	// billing's, whose publish may come inside a transaction that holds the
+	// database's one connection): a dropped publish waits for its row's
+	// mark.
+	orders *sql.DB
 }
+
+// DropWait is how long a publish the broker drops (Config.Drop) keeps its
+// publisher waiting for an answer, unless its outbox row is SENT first.
+const DropWait = 500 * time.Millisecond
 
 // Publish implements broker.Publisher.
 func (b durableBroker) Publish(e broker.Envelope) error {
+	if b.control != nil && b.dropped(e) {
+		return fmt.Errorf("broker: publish %s: %w", e.ID, broker.ErrTimeout)
+	}
 	if b.control != nil {
 		var down bool
 		if err := b.control.QueryRow(`SELECT down FROM outage`).Scan(&down); err != nil {
@@ -44,6 +59,28 @@ func (b durableBroker) Publish(e broker.Envelope) error {
 		return fmt.Errorf("broker: publish %s: %w", e.ID, err)
 	}
 	return nil
+}
+
+// dropped reports whether the broker drops this publish (the run's
+// Config.Drop, once), after keeping its publisher waiting: until the
+// message's outbox row is SENT (a relay that marked it while its publish
+// was still on its way: the broker's answer comes after the mark, as a
+// refusal or a timeout does on a real broker), or DropWait; a publisher
+// that is no relay (a service that publishes itself) at once.
+func (b durableBroker) dropped(e broker.Envelope) bool {
+	var n int
+	err := b.control.QueryRow(`UPDATE drop_publish SET fired_pid = ? WHERE fired_pid = 0 AND aggregate = ? AND sequence = ? RETURNING 1`,
+		os.Getpid(), e.Event.AggregateID, e.Event.Sequence).Scan(&n)
+	if err != nil { // sql.ErrNoRows: not this one, or dropped before
+		return false
+	}
+	for deadline := time.Now().Add(DropWait); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		var status string
+		if b.orders == nil || b.orders.QueryRow(`SELECT status FROM outbox WHERE id = $1`, e.ID).Scan(&status) != nil || status == string(outbox.Sent) {
+			break
+		}
+	}
+	return true
 }
 
 // Reconnect starts a consumer session: whatever an earlier session held

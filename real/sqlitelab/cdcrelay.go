@@ -189,10 +189,7 @@ func (r *cdcRelay) change(msg pglogrepl.Message) error {
 		if err != nil {
 			return err
 		}
-		err = r.gate.Cross(cdc.BoundarySend, func() error {
-			return r.broker.Publish(broker.Envelope{ID: out.ID, Event: out.Event})
-		})
-		if err != nil {
+		if err := r.publish(out); err != nil {
 			return err
 		}
 		r.log("sent %s %s#%d", out.ID, out.Event.AggregateID, out.Event.Sequence)
@@ -204,6 +201,23 @@ func (r *cdcRelay) change(msg pglogrepl.Message) error {
 		r.log("confirmed %s", r.confirmed)
 	}
 	return nil
+}
+
+// publish sends a message, and sends it again after a pause while the
+// broker fails it transiently (a timeout, an outage): the WAL stream
+// waits meanwhile, as the simulator's CDC relay tries a failed publish
+// again after its backoff, before anything past it.
+func (r *cdcRelay) publish(out outbox.Message) error {
+	for pause := 100 * time.Millisecond; ; pause = min(2*pause, 2*time.Second) {
+		err := r.gate.Cross(cdc.BoundarySend, func() error {
+			return r.broker.Publish(broker.Envelope{ID: out.ID, Event: out.Event})
+		})
+		if err == nil || !errors.Is(err, broker.ErrTimeout) && !errors.Is(err, broker.ErrUnavailable) {
+			return err
+		}
+		r.log("send %s failed: %v (again in %s)", out.ID, err, pause)
+		time.Sleep(pause)
+	}
 }
 
 // confirm tells the slot the confirmed position and waits until the server

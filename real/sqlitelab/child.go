@@ -150,6 +150,9 @@ func runChild(role string) error {
 		return err
 	}
 	brk := durableBroker{db: dbs[BrokerFile], control: dbs[controlFile]}
+	if role == "relay" {
+		brk.orders = orderDB.DB // a dropped publish of a relay's waits for its mark
+	}
 	switch role {
 	case "service":
 		s := &service{db: orderDB, broker: brk, gate: gate, owner: e.name, newID: e.newMessageID}
@@ -203,6 +206,9 @@ func runRelay(ctx context.Context, e childEnv, orderDB orderDB, brk durableBroke
 		}
 	}
 	e.log(readyWord)
+	if v.relayStep != nil {
+		return loop(ctx, e, func() (bool, error) { return v.relayStep(r) })
+	}
 	return loop(ctx, e, r.step)
 }
 

@@ -98,6 +98,8 @@ CREATE TABLE crash (point TEXT NOT NULL, occurrence INTEGER NOT NULL, crossed IN
 CREATE TABLE stall (process TEXT NOT NULL, point TEXT NOT NULL, fired_pid INTEGER NOT NULL DEFAULT 0, fired_name TEXT NOT NULL DEFAULT '');
 -- Whether the broker is down; one row.
 CREATE TABLE outage (down INTEGER NOT NULL);
+-- The publish the broker drops (Config.Drop): the first of that message.
+CREATE TABLE drop_publish (aggregate TEXT NOT NULL, sequence INTEGER NOT NULL, fired_pid INTEGER NOT NULL DEFAULT 0);
 INSERT INTO outage VALUES (0);`,
 }
 

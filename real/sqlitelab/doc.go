@@ -20,13 +20,14 @@
 //
 // Matrix runs every crash point the simulator reaches with these variants
 // and the fault rows real processes can stage (stall, stall-outage,
-// relay-restart, slow-commit: see Row), and compares each cell with the
-// simulator's verdict, or with the verdict a variant declares it gives on
-// real parts and why; a cell whose verdict is a race's runs several times,
-// each with its own seed (Config.Seed), and states its rate. The
-// differential tests fail on any difference. By default a cell runs the
-// runs that decide it; MatrixConfig.Full runs every one, and
-// MatrixConfig.Shard splits the cells for machines that share the work.
+// relay-restart, publish-timeout-dropped, slow-commit: see Row), and
+// compares each cell with the simulator's verdict, or with the verdict a
+// variant declares it gives on real parts and why; a cell whose verdict
+// is a race's runs several times, each with its own seed (Config.Seed),
+// and states its rate. The differential tests fail on any difference. By
+// default a cell runs the runs that decide it; MatrixConfig.Full runs
+// every one, and MatrixConfig.Shard splits the cells for machines that
+// share the work.
 //
 // With Config.Postgres the order database (orders, outbox, commit log) is
 // a PostgreSQL database instead, and the same relays claim with FOR UPDATE

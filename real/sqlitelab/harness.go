@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/broker"
 	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/real/cleanup"
@@ -31,6 +32,12 @@ type Config struct {
 	Occurrence int
 	// Stalls freeze processes at named points (see Stall).
 	Stalls []Stall
+	// Drop, if set, has the broker drop the first publish of that message
+	// (the simulator's publish-timeout-dropped): the publisher waits for an
+	// answer that never comes and gets broker.ErrTimeout, once its outbox
+	// row is SENT (a relay that marked it without waiting for the answer)
+	// or after DropWait.
+	Drop *broker.Target
 	// Workload defaults to the matrix's (scenarios.Workload).
 	Workload []orders.Command
 	// Program and Args start a child: the running executable, which calls
@@ -99,6 +106,21 @@ type Stall struct {
 	// restarted and said it is ready (its recovery done), so that the
 	// recovery meets this process's claim while it is frozen.
 	UntilRestarted int
+	// UntilTakenOver: this stall lasts at least For and until every
+	// message its relay held when it froze is SENT (taken over and sent by
+	// another relay), or still its own under a lease that has not run out
+	// (nobody may take it over), in a run with another relay. The frozen
+	// relay then resumes after the
+	// takeover, as in the simulator's stall row; on a loaded machine the
+	// other relay once had not taken the message over within For, and the
+	// reference's stall cell missed the lease taken over it exists for.
+	UntilTakenOver bool
+	// UntilPublished: this stall lasts at least For and until the broker
+	// stored a message another process published after this one froze (a
+	// commit it let pass was published before it commits: slow-commit),
+	// or for two seconds more (a relay that waits for the frozen
+	// transaction publishes nothing past it).
+	UntilPublished bool
 }
 
 // AnyRelay names the relay that gets to a stall's point first. The
@@ -229,6 +251,11 @@ func plan(cfg Config) error {
 	}
 	for _, s := range cfg.Stalls {
 		if _, err := control.Exec(`INSERT INTO stall (process, point) VALUES (?, ?)`, s.Process, s.Point); err != nil {
+			return fmt.Errorf("sqlitelab: plan: %w", err)
+		}
+	}
+	if cfg.Drop != nil {
+		if _, err := control.Exec(`INSERT INTO drop_publish (aggregate, sequence) VALUES (?, ?)`, cfg.Drop.AggregateID, cfg.Drop.Sequence); err != nil {
 			return fmt.Errorf("sqlitelab: plan: %w", err)
 		}
 	}

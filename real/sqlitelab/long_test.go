@@ -177,6 +177,32 @@ func TestACDCRelayThatConfirmsFirstIsCaught(t *testing.T) {
 	}
 }
 
+// TestAPublishNotAwaitedIsCaughtWhereTheBrokerDropsIt: a relay that
+// marks SENT while its publish is still on its way (an asynchronous
+// producer whose delivery report nobody reads) gives the reference's
+// verdicts wherever the broker stores what it is sent; the row
+// publish-timeout-dropped has the broker drop o-1#1's first publish and
+// answer its publisher only once the message is SENT (or after
+// DropWait): the message is LOST where the simulator's reference is OK,
+// and the differential catches the port. The reference waits for the
+// answer and sends again (OK), mark-before-send is LOST there as in the
+// simulator.
+func TestAPublishNotAwaitedIsCaughtWhereTheBrokerDropsIt(t *testing.T) {
+	realtest.Long(t)
+	exe, args := program(t)
+	cells, err := Matrix(MatrixConfig{Variants: []string{"port-publish-unawaited", "outbox", "mark-before-send"}, Points: []string{"publish-timeout-dropped"}, Program: exe, Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, ref, mark := cells[0], cells[1], cells[2]
+	if port.Agrees() || port.Outcome != check.Lost || port.Sim != check.OK || !strings.Contains(Explain(port), "real parts LOST, simulator OK") {
+		t.Errorf("the unawaited publish: real %s, simulator %s; want LOST against OK\n%s", port.Outcome, port.Sim, Explain(port))
+	}
+	if !ref.Agrees() || ref.Outcome != check.OK || !mark.Agrees() || mark.Outcome != check.Lost {
+		t.Errorf("the reference %s (agrees %v), mark-before-send %s (agrees %v); want OK and LOST, as the simulator\n%s\n%s", ref.Outcome, ref.Agrees(), mark.Outcome, mark.Agrees(), Explain(ref), Explain(mark))
+	}
+}
+
 func TestTheDifferentialTestCatchesABrokenPort(t *testing.T) {
 	realtest.Long(t)
 	exe, args := program(t)

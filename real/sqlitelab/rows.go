@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/broker"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
@@ -26,6 +27,8 @@ type Row struct {
 	// Lease is the relays' lease in the row's runs (0: DefaultLease).
 	Lease  time.Duration
 	Stalls []Stall
+	// Drop has the broker drop a message's first publish (Config.Drop).
+	Drop *broker.Target
 	// Postgres: the row runs on PostgreSQL only.
 	Postgres bool
 	// Situations are what the row exists to produce: the reference's cell
@@ -42,7 +45,9 @@ const stallLease = 500 * time.Millisecond
 // frozen with SIGSTOP past its lease while another works (stall; and the
 // broker down when it resumes, stall-outage), a frozen relay killed and
 // restarted while another, frozen, holds a live claim (relay-restart: its
-// recovery must leave that claim alone), and a service instance
+// recovery must leave that claim alone), a publish the broker drops
+// (publish-timeout-dropped: a relay that marks SENT while its publish is
+// on its way has the message LOST), and a service instance
 // frozen before its commit with its outbox id drawn while the other
 // commits later orders (slow-commit, PostgreSQL: SQLite's one writer
 // would make the other wait). The simulator's times are 30 s of lease, 40
@@ -50,21 +55,24 @@ const stallLease = 500 * time.Millisecond
 // outlasts the lease as there, in real time.
 var faultRows = []Row{
 	{ID: "stall", Kind: sim.KindFault, Relays: 2, Lease: stallLease,
-		Description: "a relay freezes (SIGSTOP) for 0.8 s just before its first send, past its 0.5 s lease, while the other runs; then SIGCONT",
-		Stalls:      []Stall{{Process: AnyRelay, Point: "relay.before-send", For: 800 * time.Millisecond}},
+		Description: "a relay freezes (SIGSTOP) for 0.8 s just before its first send, past its 0.5 s lease, while the other runs; then SIGCONT, once the other relay took its message over and sent it",
+		Stalls:      []Stall{{Process: AnyRelay, Point: "relay.before-send", For: 800 * time.Millisecond, UntilTakenOver: true}},
 		Situations:  []sim.Situation{sim.LeaseTakenOver}},
 	{ID: "stall-outage", Kind: sim.KindFault, Relays: 2, MinRelays: 2, Lease: stallLease,
 		Description: "as stall, and the broker is down when the frozen relay resumes: its late send fails",
-		Stalls:      []Stall{{Process: AnyRelay, Point: "relay.before-send", For: 800 * time.Millisecond, Outage: true}},
+		Stalls:      []Stall{{Process: AnyRelay, Point: "relay.before-send", For: 800 * time.Millisecond, Outage: true, UntilTakenOver: true}},
 		Situations:  []sim.Situation{sim.LeaseTakenOver}},
 	{ID: "relay-restart", Kind: sim.KindFault, Relays: 2,
 		Description: "both relays freeze just before their first send, holding live claims; once both are frozen, the first is killed after 0.2 s and restarts, and the second resumes after its successor's recovery (0.8 s at least)",
 		Stalls: []Stall{{Process: AnyRelay, Point: "relay.before-send", For: 200 * time.Millisecond, Kill: true, After: 2},
 			{Process: AnyRelay, Point: "relay.before-send", For: 800 * time.Millisecond, UntilRestarted: 1}},
 		Situations: []sim.Situation{sim.ClaimReleased}},
+	{ID: "publish-timeout-dropped", Kind: sim.KindFault, Drop: &broker.Target{AggregateID: "o-1", Sequence: 1},
+		Description: "the broker drops o-1#1's first publish: its publisher gets no answer, and a timeout once the message is marked SENT (a relay that did not wait for the answer) or after 0.5 s",
+		Situations:  []sim.Situation{sim.Retried}},
 	{ID: "slow-commit", Kind: sim.KindFault, Services: 2, Postgres: true,
-		Description: "service-1 freezes (SIGSTOP) for 0.6 s just before its commit, its outbox id drawn, while service-2 commits",
-		Stalls:      []Stall{{Process: "service-1", Point: "service.before-commit", For: 600 * time.Millisecond}},
+		Description: "service-1 freezes (SIGSTOP) for 0.6 s just before its commit, its outbox id drawn, while service-2 commits; it resumes once a later commit was published",
+		Stalls:      []Stall{{Process: "service-1", Point: "service.before-commit", For: 600 * time.Millisecond, UntilPublished: true}},
 		Situations:  []sim.Situation{sim.LateCommit}},
 }
 
@@ -154,7 +162,7 @@ func FindRow(id string, onPostgres bool) (Row, error) {
 // config is the configuration of one run of the row for variant v, or
 // false if the row needs more relays than v allows (n/a).
 func (row Row) config(v Variant, relays int) (Config, bool) {
-	cfg := Config{Variant: v.Name, Relays: relays, Services: row.Services, Lease: row.Lease, Stalls: row.Stalls}
+	cfg := Config{Variant: v.Name, Relays: relays, Services: row.Services, Lease: row.Lease, Stalls: row.Stalls, Drop: row.Drop}
 	if row.Relays > 0 {
 		cfg.Relays = row.Relays
 		if v.maxRelays > 0 {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"outboxlab/outbox"
 )
 
 // stalling is the parent's part of a stall a process announced ("at
@@ -77,7 +79,11 @@ func (r *run) resume(i int, s Stall, pid int) {
 			r.say("parent", os.Getpid(), fmt.Sprintf("stall #%d did not come within %s; %s's stall runs on", s.After, orderLimit, s.Process))
 		}
 	}
+	until, limit := r.orderedEnd(s)
 	time.Sleep(s.For)
+	if until != nil && !waitUntil(until, limit) {
+		r.say("parent", os.Getpid(), fmt.Sprintf("what %s's stall waits for did not happen within %s; it resumes", s.Process, limit))
+	}
 	if s.UntilRestarted > 0 && r.hasFired(s.UntilRestarted) {
 		if !waitUntil(func() bool { return r.restartedAfter(s.UntilRestarted) }, orderLimit) {
 			r.say("parent", os.Getpid(), fmt.Sprintf("the process of stall #%d was not ready again within %s; %s resumes", s.UntilRestarted, orderLimit, s.Process))
@@ -123,6 +129,89 @@ func (r *run) resume(i int, s Stall, pid int) {
 	if !waitUntil(func() bool { return r.saidSince(s.Process, idleWord, resumedAt) || !r.alive(s.Process, pid) }, 20*time.Second) {
 		r.fail(fmt.Errorf("sqlitelab: %s (pid %d) resumed from its stall and did not finish its step within 20 s", s.Process, pid))
 	}
+}
+
+// publishWait bounds how long a stall waits for a later commit to be
+// published (Stall.UntilPublished): a relay that rightly waits for the
+// frozen transaction (offset-by-horizon) publishes nothing meanwhile.
+const publishWait = 2 * time.Second
+
+// orderedEnd returns what stall s must see before it ends, read when its
+// process froze (see Stall.UntilTakenOver, Stall.UntilPublished), and
+// how long it waits for it; nil for nothing.
+func (r *run) orderedEnd(s Stall) (func() bool, time.Duration) {
+	switch {
+	case s.UntilTakenOver && r.cfg.Relays > 1: // with one relay nobody takes over
+		held, err := r.frozenClaims(s.Process)
+		if err != nil {
+			r.fail(err)
+			return nil, 0
+		}
+		return func() bool { return r.takenOver(s.Process, held) }, orderLimit
+	case s.UntilPublished:
+		before, err := r.published()
+		if err != nil {
+			r.fail(err)
+			return nil, 0
+		}
+		return func() bool { n, err := r.published(); return err != nil || n > before }, publishWait
+	}
+	return nil, 0
+}
+
+// frozenClaims returns the ids of the messages process holds IN_FLIGHT.
+func (r *run) frozenClaims(process string) (map[string]bool, error) {
+	msgs, err := r.unsentMessages()
+	held := map[string]bool{}
+	for _, m := range msgs {
+		if m.Status == outbox.InFlight && m.LeaseOwner == process {
+			held[m.ID] = true
+		}
+	}
+	return held, err
+}
+
+// takenOver reports whether no message of held waits to be taken over
+// from process: each is SENT, a dead letter, or still process's own
+// under a lease that has not run out.
+func (r *run) takenOver(process string, held map[string]bool) bool {
+	msgs, err := r.unsentMessages()
+	if err != nil {
+		r.fail(err)
+		return true
+	}
+	now := time.Now()
+	for _, m := range msgs {
+		own := m.Status == outbox.InFlight && m.LeaseOwner == process && now.Before(m.LeaseUntil)
+		if held[m.ID] && m.Status != outbox.DeadLetter && !own {
+			return false
+		}
+	}
+	return true
+}
+
+// unsentMessages reads the order database's messages not SENT.
+func (r *run) unsentMessages() ([]outbox.Message, error) {
+	db, err := parentOrders(r.cfg.Dir, r.cfg.Postgres)
+	if err != nil {
+		return nil, err
+	}
+	defer db.done()
+	return scanMessages(db.DB, `SELECT body FROM outbox WHERE status <> 'SENT'`)
+}
+
+// published counts the messages the broker stored.
+func (r *run) published() (int, error) {
+	brk, err := open(r.cfg.Dir, BrokerFile)
+	if err != nil {
+		return 0, err
+	}
+	defer brk.Close()
+	var n int
+	if err := brk.QueryRow(`SELECT COUNT(*) FROM log`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("sqlitelab: %w", err)
+	}
+	return n, nil
 }
 
 // hasFired reports whether stall number i happened.

@@ -56,6 +56,8 @@ type Variant struct {
 	// consumerStep replaces billing's step when set (a test's broken
 	// harness: see the tests).
 	consumerStep func(*consumer) (bool, error)
+	// relayStep replaces the relay's step when set (a test's broken port).
+	relayStep func(*relay) (bool, error)
 	// sim names the simulator's variant the verdicts must equal; "" for
 	// Name.
 	sim string

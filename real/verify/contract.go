@@ -31,8 +31,9 @@ CREATE INDEX outbox_unsent ON outbox (aggregate_id, id) WHERE status <> 'SENT';`
 
 // labSchema is the harness's own part of the database, which a relay
 // does not touch: the orders the service keeps, and the history of every
-// change of a row's status, written by the transaction that made it (so
-// it holds exactly what committed).
+// change of a row's status and lease, written by the transaction that
+// made it (so it holds exactly what committed), with when and by which
+// backend (the harness maps backends to relay processes, see writerWatch).
 const labSchema = `
 CREATE TABLE lab_orders (
 	id      TEXT PRIMARY KEY,
@@ -42,17 +43,24 @@ CREATE TABLE lab_orders (
 CREATE TABLE lab_outbox_history (
 	n          BIGSERIAL PRIMARY KEY,
 	at         TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+	backend    INT NOT NULL DEFAULT pg_backend_pid(),
 	event_id   TEXT NOT NULL,
 	old_status TEXT NOT NULL,
-	new_status TEXT -- NULL: deleted
+	new_status TEXT, -- NULL: deleted
+	old_owner  TEXT,
+	old_until  TIMESTAMPTZ,
+	new_owner  TEXT,
+	new_until  TIMESTAMPTZ
 );
 CREATE FUNCTION lab_outbox_history() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	IF TG_OP = 'DELETE' THEN
-		INSERT INTO lab_outbox_history (event_id, old_status, new_status) VALUES (OLD.event_id, OLD.status, NULL);
+		INSERT INTO lab_outbox_history (event_id, old_status, new_status, old_owner, old_until)
+			VALUES (OLD.event_id, OLD.status, NULL, OLD.lease_owner, OLD.lease_until);
 		RETURN OLD;
 	END IF;
-	INSERT INTO lab_outbox_history (event_id, old_status, new_status) VALUES (OLD.event_id, OLD.status, NEW.status);
+	INSERT INTO lab_outbox_history (event_id, old_status, new_status, old_owner, old_until, new_owner, new_until)
+		VALUES (OLD.event_id, OLD.status, NEW.status, OLD.lease_owner, OLD.lease_until, NEW.lease_owner, NEW.lease_until);
 	RETURN NEW;
 END $$;
 CREATE TRIGGER lab_outbox_history AFTER UPDATE OR DELETE ON outbox

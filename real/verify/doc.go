@@ -26,6 +26,16 @@
 // aggregate's events out of order or across partitions, a row stored from
 // two processes that both held it (UNSAFE).
 //
+// The judge reads who wrote what, not what a relay says of itself: the
+// broker's side of the wire says which process sent a request, and every
+// write of a row's status and lease is recorded by a trigger with its
+// backend, which the harness maps to the relay process holding that
+// connection (writerWatch). So it finds a live claim taken away by another
+// instance, and shows in the timeline the write that broke a row. What no
+// outcome names is a verdict of its own (Breach): a process that ended
+// by itself (the round ends there), one that ignored SIGTERM. A failing
+// round's replay stages what of its timing the harness can tell (Late).
+//
 // A CDC relay never writes a row: with BySlot (--sent-by slot) the
 // harness creates the round's replication slot before the first row,
 // learns where each row's transaction committed from a slot of its own,

@@ -20,6 +20,8 @@ type Interruption struct {
 	Proc     *Proc
 	From, To time.Duration
 	Why      string
+	// CutDB: the harness terminated the process's database connections.
+	CutDB bool
 }
 
 // Window is a stretch of a round, e.g. an outage.
@@ -40,9 +42,13 @@ type driver struct {
 	fired         []bool
 	interruptions []Interruption
 	outages       []Window
+	hold          *hold // a stall's resume holds another instance's request
 }
 
 func (d *driver) hook(p *Produce, m Moment) Verdict {
+	if m == Arrived {
+		d.holdIfArmed(p)
+	}
 	for i, f := range d.faults {
 		def := defOf(f.Kind)
 		if p.N < f.At || def.moment != m {
@@ -107,6 +113,7 @@ func (d *driver) stop(p *Proc, dur time.Duration, format string, args ...any) {
 
 func (d *driver) stopped(p *Proc, from, to time.Duration) {
 	d.tl.Add("harness", 0, "SIGCONT %s after %s", p.Label(), (to - from).Round(time.Millisecond))
+	d.fleet.Faulted(p)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.interruptions = append(d.interruptions, Interruption{Proc: p, From: from, To: to, Why: fmt.Sprintf("stopped for %s", (to - from).Round(time.Millisecond))})
@@ -116,6 +123,7 @@ func (d *driver) interrupted(p *Proc, why string) { d.interruptedAt(p, d.tl.Sinc
 
 // interruptedAt records that p's claims may have ended at at.
 func (d *driver) interruptedAt(p *Proc, at time.Duration, why string) {
+	d.fleet.Faulted(p)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.interruptions = append(d.interruptions, Interruption{Proc: p, From: at, To: at, Why: why})
@@ -137,6 +145,7 @@ func (d *driver) outage(dur time.Duration) {
 	d.active.Add(1)
 	h := d.cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.NotEnoughReplicas, Count: -1})
 	from := d.tl.Since()
+	d.fleet.FaultedAll()
 	d.tl.Add("harness", 0, "broker outage for %s: every produce refused", dur)
 	time.AfterFunc(dur, func() {
 		h.Remove()
@@ -150,16 +159,39 @@ func (d *driver) outage(dur time.Duration) {
 
 // cutDatabase terminates the backends of p's database connections.
 func (d *driver) cutDatabase(p *Proc, n int) {
+	if cut, err := d.terminate(p); err != nil {
+		d.tl.Add("harness", 0, "pg_terminate_backend for %s failed: %v", p.Label(), err)
+	} else {
+		d.tl.Add("harness", 0, "pg_terminate_backend on %d database connection(s) of %s, produce #%d stored", cut, p.Label(), n)
+	}
+}
+
+// cutEveryDatabase terminates the backends of every live relay process.
+func (d *driver) cutEveryDatabase(n int) {
+	for _, p := range d.fleet.Live() {
+		if cut, err := d.terminate(p); err != nil {
+			d.tl.Add("harness", 0, "pg_terminate_backend for %s failed: %v", p.Label(), err)
+		} else {
+			d.tl.Add("harness", 0, "pg_terminate_backend on %d database connection(s) of %s, with produce #%d stored", cut, p.Label(), n)
+		}
+	}
+}
+
+// terminate ends p's database connections and records the cut.
+func (d *driver) terminate(p *Proc) (int, error) {
 	ports := d.fleet.Ports(p)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var cut int
+	at := d.tl.Since()
 	err := d.pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 		WHERE client_port = ANY($1) AND pid <> pg_backend_pid()`, ports).Scan(&cut)
 	if err != nil {
-		d.tl.Add("harness", 0, "pg_terminate_backend for %s failed: %v", p.Label(), err)
-		return
+		return 0, err
 	}
-	d.tl.Add("harness", 0, "pg_terminate_backend on %d database connection(s) of %s, produce #%d stored", cut, p.Label(), n)
-	d.interrupted(p, "its database connection was killed")
+	d.fleet.Faulted(p)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.interruptions = append(d.interruptions, Interruption{Proc: p, From: at, To: at, Why: "its database connection was killed", CutDB: true})
+	return cut, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -78,13 +79,14 @@ func (w *world) evidence(cfg Config, r Round) (Evidence, error) {
 			}
 		}
 	}
-	rows, err = w.pool.Query(ctx, `SELECT event_id, old_status, COALESCE(new_status, '') FROM lab_outbox_history ORDER BY n`)
-	if err != nil {
-		return e, fmt.Errorf("verify: history: %w", err)
+	if e.History, err = w.history(ctx); err != nil {
+		return e, err
 	}
-	e.History, err = pgx.CollectRows(rows, pgx.RowToStructByPos[StatusChange])
-	if err != nil {
-		return e, fmt.Errorf("verify: history: %w", err)
+	e.Ended, e.CutOff = map[*Proc]time.Duration{}, w.cutOff
+	for _, p := range w.fleet.All() {
+		if p.Ended > 0 {
+			e.Ended[p] = p.Ended
+		}
 	}
 	return e, nil
 }

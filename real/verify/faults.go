@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,16 +16,17 @@ type FaultKind string
 // The faults. Each is aimed at one produce request of the round (the
 // At-th to arrive) and acts on the relay process that sent it.
 const (
-	KillOnArrival    FaultKind = "kill-on-arrival"
-	KillBeforeAnswer FaultKind = "kill-before-answer"
-	KillAfterAnswer  FaultKind = "kill-after-answer"
-	Stall            FaultKind = "stall"
-	StallOutage      FaultKind = "stall-outage"
-	RelayRestart     FaultKind = "relay-restart"
-	BrokerOutage     FaultKind = "broker-outage"
-	TimeoutStored    FaultKind = "publish-timeout-stored"
-	TimeoutDropped   FaultKind = "publish-timeout-dropped"
-	ConnectionKilled FaultKind = "db-connection-killed"
+	KillOnArrival     FaultKind = "kill-on-arrival"
+	KillBeforeAnswer  FaultKind = "kill-before-answer"
+	KillAfterAnswer   FaultKind = "kill-after-answer"
+	Stall             FaultKind = "stall"
+	StallOutage       FaultKind = "stall-outage"
+	RelayRestart      FaultKind = "relay-restart"
+	BrokerOutage      FaultKind = "broker-outage"
+	TimeoutStored     FaultKind = "publish-timeout-stored"
+	TimeoutDropped    FaultKind = "publish-timeout-dropped"
+	ConnectionKilled  FaultKind = "db-connection-killed"
+	ConnectionsKilled FaultKind = "db-connections-killed"
 )
 
 // Fault is one fault of a round: Kind, at the At-th produce request to
@@ -80,12 +82,9 @@ var faultDefs = []faultDef{
 			return Pass
 		}},
 	{Stall, lang.Text{
-		EN: "SIGSTOP the sender as its produce arrives, past the lease, while another instance works; then SIGCONT",
-		DE: "SIGSTOP für den Absender, sobald sein Produce ankommt, länger als der Lease, während eine andere Instanz arbeitet; dann SIGCONT"},
-		2, Arrived, func(d *driver, p *Produce) Verdict {
-			d.stop(p.Sender, d.lease+time.Second, "holding produce #%d", p.N)
-			return Pass
-		}},
+		EN: "SIGSTOP the sender as its produce arrives, past the lease, while another instance works; then SIGCONT, while another instance's produce is held: its claim is live",
+		DE: "SIGSTOP für den Absender, sobald sein Produce ankommt, länger als der Lease, während eine andere Instanz arbeitet; dann SIGCONT, während das Produce einer anderen Instanz aufgehalten wird: deren Claim ist gültig"},
+		2, Arrived, func(d *driver, p *Produce) Verdict { d.stallAcross(p); return Pass }},
 	{StallOutage, lang.Text{
 		EN: "as stall, and the broker is down when the sender goes on: its late produce is refused",
 		DE: "wie stall, und der Broker ist ausgefallen, wenn der Absender weiterläuft: sein spätes Produce wird abgelehnt"},
@@ -134,6 +133,10 @@ var faultDefs = []faultDef{
 		EN: "pg_terminate_backend on the sender's database connections when the broker has stored its produce",
 		DE: "pg_terminate_backend auf die Datenbankverbindungen des Absenders, wenn der Broker sein Produce gespeichert hat"},
 		1, Answering, func(d *driver, p *Produce) Verdict { d.cutDatabase(p.Sender, p.N); return Pass }},
+	{ConnectionsKilled, lang.Text{
+		EN: "pg_terminate_backend on every instance's database connections when the broker has stored a produce: no instance covers for another",
+		DE: "pg_terminate_backend auf die Datenbankverbindungen jeder Instanz, wenn der Broker ein Produce gespeichert hat: keine Instanz springt für eine andere ein"},
+		1, Answering, func(d *driver, p *Produce) Verdict { d.cutEveryDatabase(p.N); return Pass }},
 }
 
 var dropNow = Verdict{Withhold: true}
@@ -171,3 +174,21 @@ func defOf(k FaultKind) faultDef {
 
 // Describe says what a fault kind does, in l.
 func Describe(k FaultKind, l lang.Lang) string { return defOf(k).text.In(l) }
+
+// ParseFault reads a fault as Fault.String writes it, KIND@N: KIND at the
+// N-th produce request; an error names what is wrong and what is valid.
+func ParseFault(s string) (Fault, error) {
+	name, at, ok := strings.Cut(s, "@")
+	if !ok {
+		return Fault{}, fmt.Errorf("%q: want KIND@N, e.g. stall@3", s)
+	}
+	kind, err := ParseFaultKind(name)
+	if err != nil {
+		return Fault{}, err
+	}
+	n, err := strconv.Atoi(at)
+	if err != nil || n < 1 {
+		return Fault{}, fmt.Errorf("%q: the produce request %q is not a number >= 1", s, at)
+	}
+	return Fault{Kind: kind, At: n}, nil
+}

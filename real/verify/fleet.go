@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -19,10 +21,53 @@ import (
 type Proc struct {
 	Instance string // relay-1
 	Gen      int    // 1 for the instance's first process, 2 after one restart, …
-	PID      int
-	started  time.Time
-	cmd      *exec.Cmd
-	done     chan struct{} // closed when the process has exited and its output is read
+	// PID is the process group's leader: the /bin/sh -c that runs the
+	// relay's command (OwnPID is the relay's own).
+	PID     int
+	own     atomic.Int64
+	started time.Time
+	// Started and Ended are when the process started and was reaped,
+	// since the round started (Ended 0 while it runs).
+	Started, Ended time.Duration
+	cmd            *exec.Cmd
+	done           chan struct{} // closed when the process has exited and its output is read
+}
+
+// OwnPID returns the relay's own process id: the shell's child that runs
+// the relay's command, not the shell (/bin/sh -c, which dash does not
+// replace by the command), once the shell started it; the leader's while
+// the group has no other member, or when the leader is no shell (bash
+// replaces itself by a simple command).
+func (p *Proc) OwnPID() int {
+	if pid := p.own.Load(); pid != 0 {
+		return int(pid)
+	}
+	if p.cmd == nil || !isShell(p.PID) { // a process the fleet did not start (a test's) is its own
+		p.own.Store(int64(p.PID))
+		return p.PID
+	}
+	members := group(p.PID)
+	slices.Sort(members)
+	for _, pid := range members {
+		if pid != p.PID {
+			p.own.Store(int64(pid))
+			return pid
+		}
+	}
+	return p.PID
+}
+
+// isShell reports whether pid runs a shell: /bin/sh, dash or bash.
+func isShell(pid int) bool {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		return false
+	}
+	switch filepath.Base(exe) {
+	case "sh", "dash", "bash", "busybox":
+		return true
+	}
+	return false
 }
 
 // Label names the process in the timeline and in verdicts: "relay-1/2".
@@ -51,8 +96,10 @@ type Fleet struct {
 	all      []*Proc
 	killed   map[int]bool    // processes the harness killed
 	retired  map[string]bool // instances that end for good (Retire)
+	faulted  map[*Proc]bool
 	stopping bool
 	broken   error
+	breaches []Breach
 	wg       sync.WaitGroup
 }
 
@@ -63,7 +110,7 @@ func StartFleet(command string, names []string, env []string, tl *Timeline) *Fle
 }
 
 func startFleet(command, instanceVar string, names []string, env []string, tl *Timeline) *Fleet {
-	f := &Fleet{command: command, env: env, tl: tl, instanceVar: instanceVar, current: map[string]*Proc{}, killed: map[int]bool{}, retired: map[string]bool{}}
+	f := &Fleet{command: command, env: env, tl: tl, instanceVar: instanceVar, current: map[string]*Proc{}, killed: map[int]bool{}, retired: map[string]bool{}, faulted: map[*Proc]bool{}}
 	for _, name := range names {
 		f.wg.Add(1)
 		go f.supervise(name)
@@ -72,9 +119,15 @@ func startFleet(command, instanceVar string, names []string, env []string, tl *T
 }
 
 // supervise keeps an instance running: a process the harness killed is
-// restarted at once, one that ended by itself after half a second; one
-// that ends by itself within two seconds of its start three times in a
-// row breaks the round (Broken).
+// restarted at once. One that ended by itself when no fault of the round
+// had acted on it ends the round (EndedByItself): a relay that dies at
+// once (a missing module, a bad flag) or of its own accord breaks the
+// contract, and the rest of the round would judge nothing but its
+// absence. One
+// that ended by itself after a fault acted on it (its connection cut,
+// its produce failed: a relay may choose to exit and be restarted) is
+// restarted after half a second; three such ends within two seconds of
+// their start in a row break the round (Broken).
 func (f *Fleet) supervise(name string) {
 	defer f.wg.Done()
 	quick := 0
@@ -89,27 +142,30 @@ func (f *Fleet) supervise(name string) {
 		}
 		<-p.done
 		f.mu.Lock()
-		stopping, killed := f.stopping || f.retired[name], f.killed[p.PID]
+		stopping, killed, faulted := f.stopping || f.retired[name], f.killed[p.PID], f.faulted[p]
 		f.mu.Unlock()
 		how := exitText(p.cmd.ProcessState)
-		if stopping {
-			f.tl.Add(p.Label(), p.PID, "ended (%s)", how)
+		switch {
+		case stopping:
+			f.tl.Add(p.Label(), p.OwnPID(), "ended (%s)", how)
 			return
-		}
-		if killed {
+		case killed:
 			f.tl.Add("harness", 0, "%s is dead (%s); restarting %s", p.Label(), how, name)
 			quick = 0
 			continue
+		case p.cmd.ProcessState.ExitCode() == 126 || p.cmd.ProcessState.ExitCode() == 127:
+			f.fail(fmt.Errorf("%w: %q: %s; its last words: %s", ErrCannotRun, f.command, how, f.lastWords(p)))
+			return
+		case !faulted:
+			f.tl.Add(p.Label(), p.OwnPID(), "ended by itself (%s): the round ends", how)
+			f.endedByItself(p, how)
+			return
 		}
-		f.tl.Add(p.Label(), p.PID, "ended by itself (%s); restarting in 500 ms", how)
+		f.tl.Add(p.Label(), p.OwnPID(), "ended by itself (%s) after a fault; restarting in 500 ms", how)
 		if time.Since(p.started) < 2*time.Second {
 			quick++
 		} else {
 			quick = 0
-		}
-		if code := p.cmd.ProcessState.ExitCode(); code == 126 || code == 127 {
-			f.fail(fmt.Errorf("%w: %q: %s; its last words: %s", ErrCannotRun, f.command, how, f.lastWords(p)))
-			return
 		}
 		if quick == 3 {
 			f.fail(fmt.Errorf("%s ended by itself three times within two seconds of its start (last: %s)", name, how))
@@ -151,20 +207,23 @@ func (f *Fleet) start(name string, gen int) (*Proc, error) {
 		cmd.Wait()
 		return nil, err
 	}
-	p := &Proc{Instance: name, Gen: gen, PID: cmd.Process.Pid, started: time.Now(), cmd: cmd, done: make(chan struct{})}
+	p := &Proc{Instance: name, Gen: gen, PID: cmd.Process.Pid, started: time.Now(), Started: f.tl.Since(), cmd: cmd, done: make(chan struct{})}
 	f.current[name] = p
 	f.all = append(f.all, p)
 	f.mu.Unlock()
-	f.tl.Add(p.Label(), p.PID, "started")
+	f.tl.Add(p.Label(), p.PID, "started: /bin/sh -c as pid %d", p.PID)
 	go func() {
 		lines := bufio.NewScanner(r)
 		lines.Buffer(make([]byte, 64*1024), 1024*1024)
 		for lines.Scan() {
-			f.tl.Add(p.Label(), p.PID, "says: %s", lines.Text())
+			f.tl.Add(p.Label(), p.OwnPID(), "says: %s", lines.Text())
 		}
 		r.Close()
 		cmd.Wait()
 		release()
+		f.mu.Lock()
+		p.Ended = f.tl.Since()
+		f.mu.Unlock()
 		close(p.done)
 	}()
 	return p, nil
@@ -172,13 +231,22 @@ func (f *Fleet) start(name string, gen int) (*Proc, error) {
 
 // lastWords returns the last line p wrote.
 func (f *Fleet) lastWords(p *Proc) string {
-	events := f.tl.Events()
-	for i := len(events) - 1; i >= 0; i-- {
-		if events[i].PID == p.PID && strings.HasPrefix(events[i].What, "says: ") {
-			return strings.TrimPrefix(events[i].What, "says: ")
-		}
+	if lines := LastLines(f.tl.Events(), p, 1); len(lines) > 0 {
+		return lines[0]
 	}
 	return "(nothing)"
+}
+
+// LastLines returns the last n lines p wrote, oldest first.
+func LastLines(events []Event, p *Proc, n int) []string {
+	var out []string
+	for i := len(events) - 1; i >= 0 && len(out) < n; i-- {
+		if what, ok := strings.CutPrefix(events[i].What, "says: "); ok && events[i].Who == p.Label() {
+			out = append(out, what)
+		}
+	}
+	slices.Reverse(out)
+	return out
 }
 
 func exitText(s *os.ProcessState) string {
@@ -217,6 +285,13 @@ func (f *Fleet) Live() []*Proc {
 	}
 	sortProcs(out)
 	return out
+}
+
+// All returns every process the fleet started, in order.
+func (f *Fleet) All() []*Proc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*Proc(nil), f.all...)
 }
 
 // Kill sends SIGKILL to p's process group and waits until p is gone.
@@ -299,6 +374,7 @@ func (f *Fleet) Shutdown(grace time.Duration) {
 			f.tl.Add("harness", 0, "%s did not end within %s of SIGTERM: SIGKILL", p.Label(), grace)
 			syscall.Kill(-p.PID, syscall.SIGKILL)
 			<-p.done
+			f.ignoredSIGTERM(p, grace)
 		}
 	}
 	f.wg.Wait()

@@ -38,6 +38,12 @@ type Evidence struct {
 	Quiesced     bool
 	Busy         string
 	Acknowledged []string
+	// Ended says when each relay process that ended before the round did
+	// ended (killed, or by itself); CutOff the processes that held no
+	// database connection since theirs were terminated, with their last
+	// lines.
+	Ended  map[*Proc]time.Duration
+	CutOff []CutOff
 }
 
 // StatusChange is one committed change of an outbox row's status; New is
@@ -45,6 +51,15 @@ type Evidence struct {
 type StatusChange struct {
 	EventID  string
 	Old, New string
+	// At is when the change was written, since the round started; Writer
+	// the relay process whose database connection wrote it (nil: the
+	// harness's, or one the harness never saw, see writerWatch).
+	At     time.Duration
+	Writer *Proc
+	// The row's lease before and after: its owner as the relay wrote it,
+	// and when it runs out since the round started (Until 0: none).
+	OldOwner, NewOwner string
+	OldUntil, NewUntil time.Duration
 }
 
 // Judge hands the evidence to the core's checker and adds what only the
@@ -57,6 +72,7 @@ func Judge(e Evidence) ([]check.Violation, error) {
 	}
 	published, extra := envelopes(e.Log, byID)
 	extra = append(extra, keyOrder(e.Log, byID)...)
+	extra = append(extra, partitions(e.Log, byID, Partitions)...)
 	extra = append(extra, unacknowledged(e.Produces)...)
 	w := check.World{Orders: e.Orders, Changes: e.Changes, Outbox: e.Unsent, Published: published,
 		Quiesced: e.Quiesced, Busy: lang.Text{EN: e.Busy}, Transient: true, Acknowledged: e.Acknowledged}
@@ -72,10 +88,14 @@ func Judge(e Evidence) ([]check.Violation, error) {
 	}
 	w.Publishes, w.WhileDown = attempts(e.Produces, byID, len(e.Interruptions)+len(e.Outages), e.Lease)
 	w.WhileDownBudget = downBudget(e.Outages, e.Instances)
-	for _, u := range append(twoLiveSenders(e.Log, byID, e.Interruptions, e.Produces, e.Lease), historyBreaches(e.History)...) {
+	breaches := append(twoLiveSenders(e.Log, byID, e.Interruptions, e.Produces, e.Lease), historyBreaches(e.History)...)
+	for _, u := range append(breaches, leasesTaken(e.History, e.Ended)...) {
 		w.Unsafe = append(w.Unsafe, lang.Text{EN: u})
 	}
 	vs := append(givenUp(check.Check(w), e.Unsent), extra...)
+	if !e.Quiesced {
+		vs = append(vs, cutOff(e.CutOff)...)
+	}
 	check.Sort(vs)
 	return vs, nil
 }

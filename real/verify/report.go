@@ -3,6 +3,9 @@ package verify
 import (
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"outboxlab/lab/check"
@@ -21,8 +24,13 @@ var (
 	txtTimeline = lang.Text{EN: "    what the harness did and saw:", DE: "    was der Harness getan und gesehen hat:"}
 	txtMore     = lang.Text{EN: "  … and %d more violation(s) (--timeline prints the whole timeline)", DE: "  … und %d weitere Verletzung(en) (--timeline zeigt die ganze Zeitleiste)"}
 	txtReplay   = lang.Text{EN: "  replay: %s", DE: "  nachspielen: %s"}
-	txtSummary  = lang.Text{EN: "%d round(s), %d passed, %d failed, in %s", DE: "%d Runde(n), %d bestanden, %d nicht bestanden, in %s"}
-	txtPass     = lang.Text{
+	txtRepeats  = lang.Text{EN: "  repeated: failed %d of %d (%s)", DE: "  wiederholt: %d von %d nicht bestanden (%s)"}
+	txtLate     = lang.Text{EN: "the round's own timing: %s", DE: "das eigene Timing der Runde: %s"}
+	txtRace     = lang.Text{
+		EN: "  (what else the round's timing did, a replay cannot stage: if it passes, the failure was a race; --repeat N plays it N times and says how often it failed)",
+		DE: "  (was das Timing der Runde sonst tat, kann ein Nachspielen nicht inszenieren: besteht es, war der Fehler ein Wettlauf; --repeat N spielt sie N-mal und sagt, wie oft sie scheiterte)"}
+	txtSummary = lang.Text{EN: "%d round(s), %d passed, %d failed, in %s", DE: "%d Runde(n), %d bestanden, %d nicht bestanden, in %s"}
+	txtPass    = lang.Text{
 		EN: "The relay keeps the contract in every round.",
 		DE: "Der Relay hält den Vertrag in jeder Runde ein."}
 	txtPassConsumer = lang.Text{
@@ -31,15 +39,18 @@ var (
 )
 
 // WriteRound prints a round's verdict: its outcome, each violation, the
-// timeline around the first ones, and for a failure the command that
-// replays it. With all, it prints the whole timeline.
+// timeline around the first ones, how often its repetitions failed, and
+// for a failure the command that replays it. With all, it prints the
+// whole timeline.
 func WriteRound(w io.Writer, res Result, l lang.Lang, replay string, all bool) {
-	verdict := res.Outcome.String()
-	if len(res.NotReached) > 0 && res.Outcome == check.OK {
-		verdict = "NOT REACHED"
-	}
 	fmt.Fprintln(w, lang.Textf(txtRound, res.Round.Name, res.Round.Text.In(l)).In(l))
-	fmt.Fprintf(w, "%s: %s\n", lang.Textf(txtWorld, res.Round.Instances, len(res.Committed), res.Wall.Round(time.Millisecond)).In(l), verdict)
+	fmt.Fprintf(w, "%s: %s\n", lang.Textf(txtWorld, res.Round.Instances, len(res.Committed), res.Wall.Round(time.Millisecond)).In(l), res.Verdict())
+	for _, b := range res.Breaches {
+		fmt.Fprintf(w, "  %s\n", b)
+		for _, line := range b.Lines {
+			fmt.Fprintf(w, "      %s\n", line)
+		}
+	}
 	for _, f := range res.NotReached {
 		if res.Round.Consumer {
 			fmt.Fprintln(w, lang.Textf(txtNotReachedConsumer, f.String()).In(l))
@@ -66,10 +77,47 @@ func WriteRound(w io.Writer, res Result, l lang.Lang, replay string, all bool) {
 			fmt.Fprintf(w, "    %s\n", e)
 		}
 	}
+	if len(res.Repeats) > 1 {
+		failed := 0
+		var verdicts []string
+		for _, r := range res.Repeats {
+			if !r.OK() {
+				failed++
+			}
+			verdicts = append(verdicts, r.Verdict())
+		}
+		fmt.Fprintln(w, lang.Textf(txtRepeats, failed, len(res.Repeats), strings.Join(verdicts, ", ")).In(l))
+	}
 	if !res.OK() {
+		if res.Late != nil {
+			fmt.Fprintf(w, "  %s\n", lang.Textf(txtLate, res.Late.String()).In(l))
+		}
 		fmt.Fprintln(w, lang.Textf(txtReplay, replay).In(l))
+		fmt.Fprintln(w, txtRace.In(l))
 	}
 	fmt.Fprintln(w)
+}
+
+// Verdict is the round's verdict in a word or a few: the checker's worst
+// outcome, the breaches' words, NOT REACHED for a round that tested
+// nothing of a fault, OK.
+func (r Result) Verdict() string {
+	var words []string
+	if r.Outcome != check.OK {
+		words = append(words, r.Outcome.String())
+	}
+	for _, b := range r.Breaches {
+		if !slices.Contains(words, b.Verdict) {
+			words = append(words, b.Verdict)
+		}
+	}
+	if len(words) == 0 && len(r.NotReached) > 0 {
+		words = append(words, "NOT REACHED")
+	}
+	if len(words) == 0 {
+		return check.OK.String()
+	}
+	return strings.Join(words, ", ")
 }
 
 // WriteSummary prints the line that closes a run.
@@ -91,13 +139,14 @@ func WriteSummary(w io.Writer, results []Result, l lang.Lang, wall time.Duration
 }
 
 // eventIDs returns the committed events a violation is about: those its
-// detail names, and those of its aggregate (and sequence).
+// detail names, and those of its aggregate (and sequence); and the relay
+// processes it names ("relay-1/2"), whose own lines belong to it.
 func eventIDs(v check.Violation, committed []Committed) []string {
 	named := map[string]bool{}
 	for _, t := range tokens(v.Detail.EN) {
 		named[t] = true
 	}
-	var out []string
+	out := procLabel.FindAllString(v.Detail.EN, -1)
 	for _, c := range committed {
 		agg := v.AggregateID != "" && c.Record.AggregateID == v.AggregateID && (v.Sequence == 0 || c.Record.Sequence == v.Sequence)
 		if agg || named[c.EventID] {
@@ -106,3 +155,6 @@ func eventIDs(v check.Violation, committed []Committed) []string {
 	}
 	return out
 }
+
+// procLabel matches a relay process's label in a verdict's detail.
+var procLabel = regexp.MustCompile(`\brelay-[0-9]+/[0-9]+\b`)

@@ -30,8 +30,9 @@ type Round struct {
 const FaultAt = 2
 
 // Rounds returns the standard rounds and random ones drawn from seed:
-// three instances without a fault, one round for each fault kind, then
-// random rounds of two or three faults each.
+// three instances without a fault, one round for each fault kind, one
+// instance alone whose database connections are terminated, then random
+// rounds of two or three faults each.
 func Rounds(seed uint64, random int) []Round {
 	rounds := []Round{{Name: "three-instances", Instances: 3, Seed: seed, Commands: 24, Text: lang.Text{
 		EN: "three instances, no fault: no row may be sent by two of them",
@@ -40,11 +41,18 @@ func Rounds(seed uint64, random int) []Round {
 		rounds = append(rounds, Round{Name: string(d.kind), Text: d.text, Instances: max(d.instances, 2),
 			Faults: []Fault{{Kind: d.kind, At: FaultAt}}, Seed: seed, Commands: 12})
 	}
+	rounds = append(rounds, Round{Name: Alone, Instances: 1, Faults: []Fault{{Kind: ConnectionKilled, At: FaultAt}}, Seed: seed, Commands: 12, Text: lang.Text{
+		EN: "one instance alone, its database connections terminated when the broker has stored its produce: nobody covers for it",
+		DE: "eine Instanz allein, ihre Datenbankverbindungen beendet, wenn der Broker ihr Produce gespeichert hat: niemand springt für sie ein"}})
 	for i := 1; i <= random; i++ {
 		rounds = append(rounds, RandomRound(seed, i))
 	}
 	return rounds
 }
+
+// Alone is the round in which one instance runs alone, and its database
+// connections are terminated.
+const Alone = "db-connection-killed-alone"
 
 // RandomRound draws the i-th random round of seed: two or three
 // instances, two or three faults of different kinds aimed at different
@@ -63,6 +71,16 @@ func RandomRound(seed uint64, i int) Round {
 	slices.SortFunc(r.Faults, func(a, b Fault) int { return a.At - b.At })
 	r.Text = lang.Textf(lang.Text{EN: "%d instances, faults drawn from the seed: %s", DE: "%d Instanzen, Störungen aus dem Seed gezogen: %s"},
 		r.Instances, strings.Join(said, ", "))
+	return r
+}
+
+// With returns the round with f added to its faults (a replay stages the
+// round's own timing so), and the instances f needs.
+func (r Round) With(f Fault) Round {
+	r.Faults = append(slices.Clone(r.Faults), f)
+	slices.SortStableFunc(r.Faults, func(a, b Fault) int { return a.At - b.At })
+	r.Instances = max(r.Instances, defOf(f.Kind).instances)
+	r.Text = lang.Textf(lang.Text{EN: "%s; and %s", DE: "%s; und %s"}, r.Text, f.String())
 	return r
 }
 

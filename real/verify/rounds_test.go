@@ -91,3 +91,22 @@ func TestSelectNamesTheValidRounds(t *testing.T) {
 		t.Errorf("Select(random-3): %v", err)
 	}
 }
+
+// TestAFaultAddedToARoundIsParsedAndPlayed: --fault KIND@N, as a replay
+// writes it, adds the fault to a round; a bad one names what is valid.
+func TestAFaultAddedToARoundIsParsedAndPlayed(t *testing.T) {
+	f, err := ParseFault("stall@20")
+	if err != nil || f != (Fault{Kind: Stall, At: 20}) || f.String() != "stall@20" {
+		t.Fatalf("ParseFault(stall@20) = %v, %v", f, err)
+	}
+	all := Rounds(1, 0)
+	r := all[0].With(f)
+	if r.Name != "three-instances" || len(r.Faults) != 1 || r.Faults[0] != f || r.Instances != 3 || !strings.HasSuffix(r.Text.EN, "; and stall@20") || len(all[0].Faults) != 0 {
+		t.Errorf("With: %+v (the round it came from: %+v)", r, all[0])
+	}
+	for in, say := range map[string]string{"stall": "want KIND@N", "stal@2": `unknown fault "stal"`, "stall@0": "not a number >= 1", "stall@x": "not a number >= 1"} {
+		if _, err := ParseFault(in); err == nil || !strings.Contains(err.Error(), say) {
+			t.Errorf("ParseFault(%q): %v, want %q", in, err, say)
+		}
+	}
+}

@@ -60,13 +60,27 @@ type Result struct {
 	// NotReached are faults whose produce request never came: the round
 	// did not test them, and fails.
 	NotReached []Fault
-	Timeline   []Event
-	Committed  []Committed
-	Wall       time.Duration
+	// Late, for a round that failed, is a produce request that came after
+	// its sender's lease ran out without a fault of the harness: the
+	// replay stages it (Late.Fault); nil if there was none.
+	Late *Late
+	// Repeats are every repetition of the round, this one among them,
+	// when it was played more than once (labrun-real verify --repeat).
+	Repeats []Result
+	// Breaches are rules the relay's processes broke that no outcome
+	// names: a process that ended by itself (the round ended there, and
+	// nothing else was judged), one that ignored SIGTERM.
+	Breaches  []Breach
+	Timeline  []Event
+	Committed []Committed
+	Wall      time.Duration
 }
 
-// OK reports whether the round passed: no violation, every fault made.
-func (r Result) OK() bool { return r.Outcome == check.OK && len(r.NotReached) == 0 }
+// OK reports whether the round passed: no violation, no breach, every
+// fault made.
+func (r Result) OK() bool {
+	return r.Outcome == check.OK && len(r.NotReached) == 0 && len(r.Breaches) == 0
+}
 
 // RunRound plays one round and judges it. Its error is the harness's
 // (no database, a mapping that fails, a relay command that cannot run),
@@ -88,6 +102,9 @@ func RunRound(cfg Config, r Round) (Result, error) {
 	if err := w.fleet.Broken(); errors.Is(err, ErrCannotRun) {
 		return Result{}, err
 	}
+	if w.fleet.ended() {
+		return Result{Round: r, Breaches: w.fleet.Breaches(), Timeline: w.tl.Events(), Committed: w.svc.Committed(), Wall: time.Since(start)}, nil
+	}
 	e, err := w.evidence(cfg, r)
 	if err != nil {
 		return Result{}, err
@@ -100,8 +117,11 @@ func RunRound(cfg Config, r Round) (Result, error) {
 	if err := w.fleet.Broken(); err != nil {
 		vs = append(vs, check.Violation{Outcome: check.Stuck, Detail: lang.Text{EN: err.Error()}})
 	}
-	res := Result{Round: r, Outcome: check.Worst(vs), Violations: vs, NotReached: w.drv.notReached(),
+	res := Result{Round: r, Outcome: check.Worst(vs), Violations: vs, NotReached: w.drv.notReached(), Breaches: w.fleet.Breaches(),
 		Timeline: w.tl.Events(), Committed: e.Committed, Wall: time.Since(start)}
+	if late, ok := lateProduce(e); ok && !res.OK() {
+		res.Late = &late
+	}
 	return res, nil
 }
 
@@ -115,6 +135,10 @@ type world struct {
 	fleet   *Fleet
 	drv     *driver
 	commits *commits // with BySlot
+	db      *writerWatch
+	// cutOff are the processes that held no database connection from the
+	// cut of theirs to the end of the round.
+	cutOff []CutOff
 }
 
 func openWorld(cfg Config, r Round) (*world, error) {
@@ -164,12 +188,16 @@ func openWorld(cfg Config, r Round) (*world, error) {
 	w.fleet = StartFleet(cfg.Relay, names, env, w.tl)
 	w.drv.fleet = w.fleet
 	w.tap.SetHook(w.drv.hook, w.fleet.Owner)
+	w.db = watchWriters(w.pool, w.fleet, w.tl, cfg.Server.Port)
 	return w, nil
 }
 
 func (w *world) close() {
 	if w.fleet != nil {
 		w.fleet.Shutdown(3 * time.Second)
+	}
+	if w.db != nil {
+		w.db.close()
 	}
 	if w.cluster != nil {
 		w.cluster.Close()
@@ -182,9 +210,10 @@ func (w *world) close() {
 
 // MoreCommands is how many commands, drawn from the round's seed after
 // its workload, the service goes on with, slowly, while a fault of the
-// round has not fired: a relay that batches makes fewer produce requests
-// than the workload's commands.
-const MoreCommands = 40
+// round has not fired (a relay that batches makes fewer produce requests
+// than the workload's commands) or is still in progress (a stall, an
+// outage: live claims meet the instance that resumes).
+const MoreCommands = 80
 
 // FirstProduceWait bounds how long the more commands wait for a relay's
 // first produce request: a relay on the JVM may take ten seconds to
@@ -214,12 +243,12 @@ func (w *world) play(cfg Config, r Round) (bool, string) {
 	commands := Workload(r.Seed, r.Commands+MoreCommands)
 	for i, c := range commands {
 		more := i >= len(commands)-MoreCommands
-		if w.fleet.Broken() != nil || stopped(cfg.Stop) || more && len(w.drv.notReached()) == 0 {
+		if w.fleet.Broken() != nil || stopped(cfg.Stop) || more && len(w.drv.notReached()) == 0 && !w.drv.busy() {
 			break
 		}
 		if i == len(commands)-MoreCommands {
 			w.awaitFirstProduce(cfg.Stop)
-			w.tl.Add("harness", 0, "%v not reached yet: more commands, one each %s", w.drv.notReached(), 4*cfg.Pace)
+			w.tl.Add("harness", 0, "%v not reached yet, %d fault(s) in progress: more commands, one each %s", w.drv.notReached(), w.drv.active.Load(), 4*cfg.Pace)
 		}
 		if err := w.svc.Handle(ctx, c); err != nil {
 			w.tl.Add("service", 0, "%v", err)
@@ -247,15 +276,22 @@ func (w *world) play(cfg Config, r Round) (bool, string) {
 		}
 		if quiet == 5 {
 			w.tl.Add("harness", 0, "quiet: every row sent or given up")
-			w.fleet.Shutdown(3 * time.Second)
+			w.end()
 			return true, ""
 		}
 	}
-	w.fleet.Shutdown(3 * time.Second)
+	w.end()
 	if cfg.SentBy == BySlot {
 		return false, fmt.Sprintf("%d row(s) neither past slot %s's confirmed position nor DEAD_LETTER %s after the last command and fault", left, w.commits.relay, cfg.Quiesce)
 	}
 	return false, fmt.Sprintf("%d row(s) neither SENT nor DEAD_LETTER %s after the last command and fault", left, cfg.Quiesce)
+}
+
+// end notes which processes are still cut off from the database and ends
+// the relays (SIGTERM, and SIGKILL three seconds later).
+func (w *world) end() {
+	w.cutOff = w.stillCutOff()
+	w.fleet.Shutdown(3 * time.Second)
 }
 
 // unsent counts the rows neither sent nor given up.

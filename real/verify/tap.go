@@ -2,9 +2,7 @@ package verify
 
 import (
 	"fmt"
-	"maps"
 	"net"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -321,9 +319,15 @@ func (t *Tap) record(p *Produce, results map[int32]partResult) {
 	at := t.tl.Since()
 	next := map[int32]int64{}
 	var said []string
+	refused := 0
 	for _, rec := range p.Records {
 		res, ok := results[rec.Partition]
-		if !ok || res.Code != 0 {
+		if ok && res.Code != 0 {
+			said = append(said, fmt.Sprintf("%s refused at p%d (%s)", rec.EventID, rec.Partition, codeName(res.Code)))
+			refused++
+			continue
+		}
+		if !ok {
 			continue
 		}
 		off := res.BaseOffset + next[rec.Partition]
@@ -338,12 +342,11 @@ func (t *Tap) record(p *Produce, results map[int32]partResult) {
 		t.order = append(t.order, s)
 		said = append(said, fmt.Sprintf("%s stored at p%d/%d", rec.EventID, rec.Partition, off))
 	}
-	for _, part := range slices.Sorted(maps.Keys(results)) {
-		if code := results[part].Code; code != 0 {
-			said = append(said, fmt.Sprintf("p%d refused: %s", part, codeName(code)))
-		}
+	how := "handled"
+	if refused > 0 && refused == len(p.Records) {
+		how = "refused"
 	}
-	t.tl.Add("broker", 0, "produce #%d from %s handled: %s", p.N, p.From(), strings.Join(said, ", "))
+	t.tl.Add("broker", 0, "produce #%d from %s %s: %s", p.N, p.From(), how, strings.Join(said, ", "))
 }
 
 func describe(recs []SentRecord) string {

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestTheTapReadsProducesAndActsAtEachMoment produces through franz-go (a
@@ -129,4 +131,34 @@ func tappedClient(t *testing.T, tap *Tap, opts ...kgo.Opt) *kgo.Client {
 	}
 	t.Cleanup(client.Close)
 	return client
+}
+
+// TestARefusedProduceReadsRefused: a request the broker refuses (an
+// outage) is marked refused in the timeline, with the events it carried,
+// so that a row's excerpt shows its refused tries.
+func TestARefusedProduceReadsRefused(t *testing.T) {
+	tl := NewTimeline()
+	tap := NewTap(tl, "event-id")
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(Partitions, Topic), kfake.ListenFn(tap.Listen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.NotEnoughReplicas, Count: 1})
+	client, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.DefaultProduceTopic(Topic),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 10 * time.Millisecond }), kgo.MetadataMinAge(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rec := &kgo.Record{Key: []byte("o-1"), Value: []byte(`{}`), Headers: []kgo.RecordHeader{{Key: "event-id", Value: []byte("e-1")}}}
+	if err := client.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	lines := fmt.Sprint(tl.Events())
+	if !strings.Contains(lines, "produce #1 from an unknown process refused: e-1 refused at p") || !strings.Contains(lines, "(NOT_ENOUGH_REPLICAS)") || !strings.Contains(lines, "produce #2 from an unknown process handled: e-1 stored at p") {
+		t.Errorf("the timeline:\n%s", lines)
+	}
 }

@@ -1,7 +1,9 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -50,17 +52,41 @@ func (t *Timeline) Add(who string, pid int, format string, args ...any) {
 	t.events = append(t.events, Event{At: time.Since(t.start), Who: who, PID: pid, What: fmt.Sprintf(format, args...)})
 }
 
-// Events returns a copy of the events so far.
+// AddAt appends an event that happened at at, which the harness learnt
+// of later (a write the database's history records): Events places it
+// in time.
+func (t *Timeline) AddAt(at time.Duration, who string, pid int, format string, args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.events = append(t.events, Event{At: at, Who: who, PID: pid, What: fmt.Sprintf(format, args...)})
+}
+
+// At returns the time of the round at the wall-clock time wall (a
+// database's timestamp: the server runs on this machine's clock).
+func (t *Timeline) At(wall time.Time) time.Duration { return wall.Sub(t.start.Round(0)) }
+
+// atOrZero is At of a timestamp that may be NULL (0 for NULL).
+func (t *Timeline) atOrZero(wall *time.Time) time.Duration {
+	if wall == nil {
+		return 0
+	}
+	return t.At(*wall)
+}
+
+// Events returns a copy of the events so far, in the order of their
+// times (events added as they happened keep their order).
 func (t *Timeline) Events() []Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]Event(nil), t.events...)
+	out := append([]Event(nil), t.events...)
+	slices.SortStableFunc(out, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
+	return out
 }
 
 // Mentioning returns the events that name any of words (as a whole
-// word: e-1 does not name e-12), and every event of the harness (the
-// faults it made), at most limit of them; the last ones when there are
-// more.
+// word: e-1 does not name e-12), every event of a process words name by
+// its label ("relay-1/2"), and every event of the harness (the faults it
+// made), at most limit of them; the last ones when there are more.
 func Mentioning(events []Event, limit int, words ...string) []Event {
 	want := map[string]bool{}
 	for _, w := range words {
@@ -68,7 +94,7 @@ func Mentioning(events []Event, limit int, words ...string) []Event {
 	}
 	var out []Event
 	for _, e := range events {
-		keep := e.Who == "harness"
+		keep := e.Who == "harness" || want[e.Who]
 		for _, tok := range tokens(e.What) {
 			keep = keep || want[tok]
 		}

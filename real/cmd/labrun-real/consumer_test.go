@@ -14,6 +14,8 @@ func TestVerifyConsumerBadUsageSaysWhatIsWrongAndExitsTwo(t *testing.T) {
 		{[]string{"verify", "--relay", "x", "--consumer", "y"}, "--relay and --consumer: grade one program at a time"},
 		{[]string{"verify", "--consumer", "x", "--lease", "1s"}, "--lease is the relay's"},
 		{[]string{"verify", "--consumer", "x", "--id-header", "id"}, "--id-header is the relay's"},
+		{[]string{"verify", "--consumer", "x", "--sent-by", "slot"}, "--sent-by is the relay's"},
+		{[]string{"verify", "--consumer", "x", "--fault", "stall@1"}, "--fault is the relay's"},
 		{[]string{"verify", "--consumer", "x", "--round", "kill-on-arrival"}, `--round: unknown round "kill-on-arrival" (valid: three-instances, kill-after-effect`},
 		{[]string{"verify", "--consumer", "x", "--workers", "0"}, "--workers 0: want a number >= 1"},
 		{[]string{"verify", "--consumer", "x", "--mapping", "/no/such/mapping.sql"}, "--mapping: open /no/such/mapping.sql"},

@@ -32,6 +32,10 @@ const (
 // processes), the server stopped; about four seconds.
 var victimArgs = []string{"matrix", "--postgres", "--full", "--variant", "outbox", "--point", "relay.after-send", "--workers", "1"}
 
+// verifyVictimArgs is a verify run a victim is interrupted in: a server
+// started, a round whose relays do nothing but wait.
+var verifyVictimArgs = []string{"verify", "--relay", "sleep 60", "--round", "kill-on-arrival"}
+
 // TestInterruptVictim is the victim of a test timeout: run with
 // -test.timeout shorter than the matrix, it panics in the middle of it, as
 // go test -timeout does, and no handler runs.
@@ -69,7 +73,16 @@ func TestAnInterruptedRunLeavesNothingBehind(t *testing.T) {
 		for i := range trials {
 			at := time.Duration(random.Int64N(int64(4 * time.Second)))
 			t.Run(fmt.Sprintf("%s after %s", way, at.Round(time.Millisecond)), func(t *testing.T) {
-				interrupt(t, way, at, fmt.Sprintf("%d-%s-%d", os.Getpid(), way, i))
+				interrupt(t, way, at, victimArgs, fmt.Sprintf("%d-%s-%d", os.Getpid(), way, i))
+			})
+		}
+	}
+	// labrun-real verify, interrupted as its server starts (initdb runs
+	// for a second or more) and at a moment drawn.
+	for _, way := range []string{"SIGTERM", "SIGINT"} {
+		for i, at := range []time.Duration{200 * time.Millisecond, time.Duration(random.Int64N(int64(4 * time.Second)))} {
+			t.Run(fmt.Sprintf("verify, %s after %s", way, at.Round(time.Millisecond)), func(t *testing.T) {
+				interrupt(t, way, at, verifyVictimArgs, fmt.Sprintf("%d-verify-%s-%d", os.Getpid(), way, i))
 			})
 		}
 	}
@@ -77,8 +90,12 @@ func TestAnInterruptedRunLeavesNothingBehind(t *testing.T) {
 }
 
 // interrupt starts a victim with a TMPDIR of its own and ends it the way
-// named at the moment given, then looks for what it left.
-func interrupt(t *testing.T, way string, at time.Duration, mark string) {
+// named at the moment given, then looks for what it left. A victim
+// stopped by SIGINT or SIGTERM exits 130 or 143, as a shell reports a
+// death by the signal, and says nothing that reads like a failed cell or
+// round (before, SIGTERM during the server's start exited 1 and printed
+// initdb's output as the run's error).
+func interrupt(t *testing.T, way string, at time.Duration, args []string, mark string) {
 	tmp, err := os.MkdirTemp("", "outboxlab-interrupt-")
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +114,7 @@ func interrupt(t *testing.T, way string, at time.Duration, mark string) {
 		cmd.Args = append(cmd.Args, "-test.run=^TestInterruptVictim$", "-test.timeout="+(at+500*time.Millisecond).String())
 		cmd.Env = append(cmd.Env, envVictim+"=1")
 	} else {
-		cmd.Env = append(cmd.Env, envAsCommand+"="+strings.Join(victimArgs, " "))
+		cmd.Env = append(cmd.Env, envAsCommand+"="+strings.Join(args, "\n"))
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -129,6 +146,18 @@ func interrupt(t *testing.T, way string, at time.Duration, mark string) {
 	}
 	if left := leftBehind(mark, tmp); left != "" {
 		t.Errorf("%s at %s (the victim ended: %v) left behind:\n%s\nthe victim said:\n%s", way, at, err2, left, out.String())
+	}
+	signal, ok := map[string]int{"SIGINT": 130, "SIGTERM": 143}[way]
+	if !ok || err2 == nil {
+		return // killed, or it ended before the signal
+	}
+	if cmd.ProcessState.ExitCode() != signal {
+		t.Errorf("%s at %s: the victim exited %d, want %d:\n%s", way, at, cmd.ProcessState.ExitCode(), signal, out.String())
+	}
+	for _, said := range []string{"initdb", "labrun-real matrix:", "labrun-real verify:", "round "} {
+		if strings.Contains(out.String(), said) {
+			t.Errorf("%s at %s: the victim said %q, as if a cell or round failed:\n%s", way, at, said, out.String())
+		}
 	}
 }
 

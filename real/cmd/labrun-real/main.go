@@ -36,7 +36,24 @@ import (
 func main() {
 	sqlitelab.Child() // a child process of a run does its part and exits here
 	cleanup.MustStart()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, untilInterrupted{os.Stderr})
+	if cleanup.Stopping() {
+		select {} // the signal handler exits, with 128 + the signal's number
+	}
+	os.Exit(code)
+}
+
+// untilInterrupted writes to w until a signal interrupts the process:
+// then what fails fails because the signal handler stops it (a server's
+// initdb killed, a relay gone), and no failed cell or round is reported;
+// the handler says what it stopped.
+type untilInterrupted struct{ w io.Writer }
+
+func (u untilInterrupted) Write(p []byte) (int, error) {
+	if cleanup.Stopping() {
+		return len(p), nil
+	}
+	return u.w.Write(p)
 }
 
 const usage = `usage:

@@ -12,7 +12,7 @@ import (
 
 func TestMain(m *testing.M) {
 	if args := os.Getenv(envAsCommand); args != "" { // a victim of TestAnInterruptedRunLeavesNothingBehind
-		os.Args = append([]string{"labrun-real"}, strings.Fields(args)...)
+		os.Args = append([]string{"labrun-real"}, strings.Split(args, "\n")...)
 		main()
 	}
 	sqlitelab.Child()
@@ -93,6 +93,9 @@ func TestVerifyBadUsageSaysWhatIsWrongAndExitsTwo(t *testing.T) {
 		{[]string{"verify", "--relay", "x", "--sent-by", "offsets"}, `unknown --sent-by "offsets" (valid: status, slot)`},
 		{[]string{"verify", "--relay", "x", "extra"}, `unexpected argument "extra"`},
 		{[]string{"verify", "--relay", "x", "--seed", "minus"}, `invalid value "minus" for flag -seed`},
+		{[]string{"verify", "--relay", "x", "--repeat", "0"}, "--repeat 0: want a number >= 1"},
+		{[]string{"verify", "--relay", "x", "--fault", "stall"}, `--fault: "stall": want KIND@N`},
+		{[]string{"verify", "--relay", "x", "--fault", "nap@3"}, `--fault: unknown fault "nap" (valid: kill-on-arrival`},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(tc.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.say) || stdout.Len() > 0 {

@@ -8,21 +8,24 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"outboxlab/lab/lang"
+	"outboxlab/real/cleanup"
 	"outboxlab/real/pglab"
 	"outboxlab/real/verify"
 )
 
 const verifyUsage = `  labrun-real verify --relay 'CMD …' [--round R]... [--seed N] [--random N] [--lease D]
                      [--id-header H] [--mapping FILE] [--sent-by status|slot] [--workers N]
-                     [--timeline] [--lang en|de]
+                     [--timeline] [--lang en|de] [--fault KIND@N]... [--repeat N]
       grades a relay program in any language (verify/CONTRACT.md) on PostgreSQL and a
       Kafka-protocol broker: SIGKILL at the broker's moment, SIGSTOP past the lease,
-      outages, publish timeouts, killed database connections
+      outages, publish timeouts, killed database connections; --fault adds a fault to
+      each round (a replay stages the round's own timing so), --repeat plays each N times
   labrun-real verify --consumer 'CMD …' [--round R]... [--seed N] [--random N] [--mapping FILE]
                      [--workers N] [--timeline] [--lang en|de]
       grades a consumer program in any language (verify/CONSUMERS.md) in a consumer group:
@@ -35,7 +38,7 @@ const verifyUsage = `  labrun-real verify --relay 'CMD …' [--round R]... [--se
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("labrun-real verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var rounds list
+	var rounds, faults list
 	relay := fs.String("relay", "", "the command that starts one relay instance (run by /bin/sh -c)")
 	consumer := fs.String("consumer", "", "the command that starts one consumer instance (run by /bin/sh -c), in place of --relay")
 	fs.Var(&rounds, "round", "a round (repeatable; default: every one)")
@@ -48,6 +51,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	timeline := fs.Bool("timeline", false, "print each round's whole timeline")
 	workers := fs.Int("workers", 1, "rounds played at once, each in a world of its own (>= 1)")
 	langFlag := fs.String("lang", "", "en or de (default: from LC_ALL or LANG)")
+	fs.Var(&faults, "fault", "a fault KIND@N added to each round: KIND at the N-th produce request (repeatable)")
+	repeat := fs.Int("repeat", 1, "plays each round N times and says how often it failed (>= 1)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -69,6 +74,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return bad(relayOnly(fs) + " is the relay's: the consumer rounds hand their consumers no lease and publish with the contract's headers (verify/CONSUMERS.md)")
 	case *workers < 1:
 		return bad(fmt.Sprintf("--workers %d: want a number >= 1", *workers))
+	case *repeat < 1:
+		return bad(fmt.Sprintf("--repeat %d: want a number >= 1", *repeat))
 	case *random < 0:
 		return bad(fmt.Sprintf("--random %d: want a number >= 0", *random))
 	case *lease < 200*time.Millisecond:
@@ -84,6 +91,15 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bad("--round: " + err.Error())
 	}
+	for _, f := range faults {
+		fault, err := verify.ParseFault(f)
+		if err != nil {
+			return bad("--fault: " + err.Error())
+		}
+		for i := range selected {
+			selected[i] = selected[i].With(fault)
+		}
+	}
 	by, err := verify.ParseSentBy(*sentBy)
 	if err != nil {
 		return bad(err.Error())
@@ -96,8 +112,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.Mapping = string(sql)
 	}
-	replay := func(r verify.Round) string { return replayCommand(args, r) }
-	return verifyRounds(cfg, selected, *workers, l, *timeline, replay, stdout, stderr)
+	replay := func(res verify.Result) string { return replayCommand(args, res) }
+	return verifyRounds(cfg, selected, *repeat, *workers, l, *timeline, replay, stdout, stderr)
 }
 
 // relayOnly names a flag that only grading a relay takes, if one was
@@ -105,7 +121,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 func relayOnly(fs *flag.FlagSet) string {
 	named := ""
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "lease" || f.Name == "id-header" {
+		if f.Name == "lease" || f.Name == "id-header" || f.Name == "sent-by" || f.Name == "fault" {
 			named = "--" + f.Name
 		}
 	})
@@ -117,9 +133,9 @@ type played struct {
 	err error
 }
 
-// verifyRounds plays the rounds, workers at once, and prints each in
-// order as soon as it and those before it are done.
-func verifyRounds(cfg verify.Config, rounds []verify.Round, workers int, l lang.Lang, all bool, replay func(verify.Round) string, stdout, stderr io.Writer) int {
+// verifyRounds plays the rounds, each repeat times, workers at once, and
+// prints each round in order as soon as it and those before it are done.
+func verifyRounds(cfg verify.Config, rounds []verify.Round, repeat, workers int, l lang.Lang, all bool, replay func(verify.Result) string, stdout, stderr io.Writer) int {
 	server, err := pglab.StartServer()
 	if err != nil {
 		fmt.Fprintln(stderr, "labrun-real verify:", err)
@@ -134,61 +150,94 @@ func verifyRounds(cfg verify.Config, rounds []verify.Round, workers int, l lang.
 	defer cancel()
 	cfg.Stop = interrupt.Done()
 	start := time.Now()
-	done := make([]chan played, len(rounds))
-	slots := make(chan struct{}, workers)
-	for i, r := range rounds {
-		done[i] = make(chan played, 1)
-		go func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			res, err := verify.RunRound(cfg, r)
-			done[i] <- played{res, err}
-		}()
-	}
+	done := playAll(cfg, rounds, repeat, workers)
 	var results []verify.Result
 	code := 0
 	for i, r := range rounds {
-		p := <-done[i]
-		res, err := p.res, p.err
-		if err != nil {
-			if errors.Is(err, verify.ErrInterrupted) {
-				err = fmt.Errorf("%w: its relays were killed", err)
+		var reps []verify.Result
+		for _, p := range done[i] {
+			got := <-p
+			if got.err != nil {
+				return playError(got.err, r, done[i+1:], stderr)
 			}
-			fmt.Fprintf(stderr, "labrun-real verify: round %s: %v\n", r.Name, err)
-			for _, rest := range done[i+1:] {
-				<-rest // their worlds end before the server does
-			}
-			if errors.Is(err, verify.ErrCannotRun) || errors.Is(err, verify.ErrMapping) {
-				return 2
-			}
-			return 1
+			reps = append(reps, got.res)
 		}
-		verify.WriteRound(stdout, res, l, replay(r), all)
-		if !res.OK() {
-			code = 1
+		shown := reps[0]
+		if j := slices.IndexFunc(reps, func(res verify.Result) bool { return !res.OK() }); j >= 0 {
+			shown, code = reps[j], 1
 		}
-		results = append(results, res)
+		if repeat > 1 {
+			shown.Repeats = reps
+		}
+		verify.WriteRound(stdout, shown, l, replay(shown), all)
+		results = append(results, shown)
 	}
 	verify.WriteSummary(stdout, results, l, time.Since(start))
 	return code
 }
 
-// replayCommand is the command that plays round r again: the same
-// arguments, with only r selected.
-func replayCommand(args []string, r verify.Round) string {
+// playAll starts every repetition of every round, workers at once; each
+// delivers its result on its own channel.
+func playAll(cfg verify.Config, rounds []verify.Round, repeat, workers int) [][]chan played {
+	done := make([][]chan played, len(rounds))
+	slots := make(chan struct{}, workers)
+	for i, r := range rounds {
+		for range repeat {
+			ch := make(chan played, 1)
+			done[i] = append(done[i], ch)
+			go func() {
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				res, err := verify.RunRound(cfg, r)
+				ch <- played{res, err}
+			}()
+		}
+	}
+	return done
+}
+
+// playError reports the harness's error in round r and waits for the
+// rounds after it, whose worlds end before the server does. An interrupt
+// is no error to report: the signal handler says what it stopped.
+func playError(err error, r verify.Round, rest [][]chan played, stderr io.Writer) int {
+	for _, reps := range rest {
+		for _, p := range reps {
+			<-p
+		}
+	}
+	if errors.Is(err, verify.ErrInterrupted) {
+		waitForHandler() // it reports what it stopped, and exits
+		return 1
+	}
+	fmt.Fprintf(stderr, "labrun-real verify: round %s: %v\n", r.Name, err)
+	if errors.Is(err, verify.ErrCannotRun) || errors.Is(err, verify.ErrMapping) {
+		return 2
+	}
+	return 1
+}
+
+// replayCommand is the command that plays a round again: the same
+// arguments, with only its round selected, once, and the round's own
+// timing the harness can stage (a produce request late past its lease)
+// as a fault.
+func replayCommand(args []string, res verify.Result) string {
 	var kept []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if name == "round" || name == "timeline" {
-			if !hasValue && name == "round" {
+		if name == "round" || name == "timeline" || name == "repeat" {
+			if !hasValue && name != "timeline" {
 				i++
 			}
 			continue
 		}
 		kept = append(kept, quote(a))
 	}
-	return "go run ./cmd/labrun-real verify " + strings.Join(append(kept, "--round", r.Name), " ")
+	kept = append(kept, "--round", res.Round.Name)
+	if res.Late != nil {
+		kept = append(kept, "--fault", res.Late.Fault().String())
+	}
+	return "go run ./cmd/labrun-real verify " + strings.Join(kept, " ")
 }
 
 // quote quotes a shell word that needs it.
@@ -199,4 +248,12 @@ func quote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// waitForHandler waits, a second at most, until the signal handler of
+// package cleanup took the signal that interrupted the rounds (both got
+// it): main then leaves the exit to it.
+func waitForHandler() {
+	for deadline := time.Now().Add(time.Second); !cleanup.Stopping() && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	}
 }
