@@ -62,13 +62,19 @@ func openWatch(ctx context.Context, dsn string, pool *pgxpool.Pool, tl *Timeline
 
 // gateLoop finds the transactions waiting at the gate, hands each to act
 // and then lets it go on, until ctx ends; then it lets every one go.
+// pg_locks is the server's: only this round's database's locks are its
+// own (rounds played at once each have a database on one server; a
+// round that took another's waiting transaction for its own found no
+// consumer holding it and let its own go unmade).
 func (w *dbWatch) gateLoop(ctx context.Context, act func(g Gated)) {
 	defer w.gate.Close(context.Background())
 	for len(w.held) > 0 && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)
 		rows, err := w.pool.Query(ctx, `SELECT l.objid::int, l.pid, a.application_name FROM pg_locks l
 			JOIN pg_stat_activity a ON a.pid = l.pid
-			WHERE l.locktype = 'advisory' AND l.classid = $1 AND NOT l.granted ORDER BY l.objid`, gateLockClass)
+			WHERE l.locktype = 'advisory' AND l.classid = $1 AND NOT l.granted
+			  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+			ORDER BY l.objid`, gateLockClass)
 		if err != nil {
 			continue
 		}
