@@ -101,7 +101,7 @@ func (w *world) tick() (bool, error) {
 	for _, p := range w.procs {
 		if !p.alive && !p.restartAt.After(now) {
 			if w.cfg.Trace {
-				w.record(Event{Process: p.name, Kind: EventRestart, Action: "restart"})
+				w.record(Event{Process: p.name, Kind: EventRestart})
 			}
 			return true, w.start(p)
 		}

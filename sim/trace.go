@@ -49,7 +49,8 @@ type Event struct {
 	Process string
 	Kind    EventKind
 	// Action is the boundary ("relay.send"), the command ("place o-1 10.00
-	// EUR"), the crash point ("relay.after-send") or the phase name.
+	// EUR"), the crash point ("relay.after-send") or the phase name; ""
+	// for a restart.
 	Action string
 	// Result is "ok", "error: ...", or for a crash "crash".
 	Result string
@@ -86,7 +87,8 @@ type Row struct {
 // String renders the event as one line (changes indented below it).
 func (s Event) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %-9s %-7s %s", FormatTime(s.At), s.Process, s.Kind, s.Action)
+	line := fmt.Sprintf("%s %-9s %-7s %s", FormatTime(s.At), s.Process, s.Kind, s.Action)
+	b.WriteString(strings.TrimRight(line, " ")) // a restart has no action
 	if s.Result != "" && s.Result != "ok" {
 		fmt.Fprintf(&b, " => %s", s.Result)
 	}

@@ -123,7 +123,7 @@ func WriteMatrix(w io.Writer, m Matrix, opts Options) error {
 			case !ok:
 				b.WriteString(`<td></td>`)
 			case c.Outcome == check.NotApplicable:
-				b.WriteString(`<td class="na">n/a</td>`)
+				b.WriteString(`<td class="na">` + c.Outcome.Letter() + `</td>`)
 			case c.Outcome == check.OK && c.Matches():
 				b.WriteString(`<td class="ok">✓</td>`)
 			default:

@@ -287,7 +287,7 @@ func writeSimulation(w io.Writer, p backlog.Params, est backlog.Estimate, sim ba
 		}
 		fmt.Fprintln(w, hanging("", "", text))
 	}
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Peak age of the oldest unsent message: %s (%s messages, %s waiting when the broker came back)\n", DE: "Höchstes Alter der ältesten ungesendeten Nachricht: %s (%s Nachrichten, %s wartend, als der Broker zurückkam)\n"},
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Peak age of the oldest unsent message: %s (of %s messages simulated in all, %s were waiting when the broker came back)\n", DE: "Höchstes Alter der ältesten ungesendeten Nachricht: %s (von %s simulierten Nachrichten warteten %s, als der Broker zurückkam)\n"},
 		short(sim.PeakOldestAge), lang.Count(int64(sim.Messages)), lang.Count(int64(sim.Backlog))))
 }
 

@@ -229,8 +229,11 @@ func cellAt(cells []sim.Cell, v, p string) sim.Cell {
 // "!" where the cell disagrees with the variant's declaration.
 func mark(c sim.Cell) string {
 	s := c.Outcome.String()
-	if c.Outcome == check.OK {
+	switch c.Outcome {
+	case check.OK:
 		s = "✓"
+	case check.NotApplicable:
+		s = c.Outcome.Letter() // the one mark of every table and legend
 	}
 	if !c.Matches() {
 		s += "!"
@@ -270,7 +273,7 @@ type legendEntry struct{ word, letter, meaning string }
 func legend(w io.Writer) []legendEntry {
 	out := []legendEntry{
 		{"✓", "", in(w, check.OK.Meaning())},
-		{check.NotApplicable.String(), "", in(w, check.NotApplicable.Meaning())},
+		{check.NotApplicable.Letter(), "", in(w, check.NotApplicable.Meaning())},
 	}
 	for _, o := range badOutcomes() {
 		out = append(out, legendEntry{o.String(), o.Letter(), in(w, o.Meaning())})
@@ -278,11 +281,27 @@ func legend(w io.Writer) []legendEntry {
 	return append(out, legendEntry{"!", "", in(w, disagrees)})
 }
 
-func writeLegend(w io.Writer) {
-	l := legend(w)
-	fmt.Fprintf(w, "\n%s %s %s   %s %s\n", in(w, lang.Text{EN: "Legend:", DE: "Legende:"}), l[0].word, l[0].meaning, l[1].word, l[1].meaning)
-	for _, e := range l[2:] {
-		fmt.Fprintf(w, "  %-13s %s\n", e.word, e.meaning)
+// writeLegend writes the one legend of a table: every mark and outcome
+// word with what it means (but the marks in omit, which the output does
+// not show), and with letters the letter each outcome has in the compact
+// table.
+func writeLegend(w io.Writer, letters bool, omit ...string) {
+	fmt.Fprintln(w, in(w, lang.Text{EN: "\nLegend:", DE: "\nLegende:"}))
+	var words, meanings []string
+	column := 0
+	for _, e := range legend(w) {
+		if slices.Contains(omit, e.word) {
+			continue
+		}
+		word := e.word
+		if letters && e.letter != "" {
+			word = e.letter + " " + e.word
+		}
+		words, meanings = append(words, word), append(meanings, e.meaning)
+		column = max(column, len([]rune(word)))
+	}
+	for i, word := range words {
+		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-*s  ", column, word), strings.Repeat(" ", column+4), meanings[i]))
 	}
 }
 

@@ -328,12 +328,26 @@ func writeTimeline(w io.Writer, trace []sim.Event) {
 			fmt.Fprintln(w, e)
 		}
 		last := i + (reps-1)*period
-		fmt.Fprint(w, inf(w, lang.Text{EN: "... the same %d event(s) %d more times, until %s ...\n", DE: "... dieselben %d Ereignis(se) noch %d Mal, bis %s ...\n"}, period, reps-3, sim.FormatTime(trace[last].At)))
+		fmt.Fprintf(w, "%s\n", in(w, elided(period, reps-3, trace[last-1].At)))
 		for _, e := range trace[last : last+period] {
 			fmt.Fprintln(w, e)
 		}
 		i += reps * period
 	}
+}
+
+// elided says what writeTimeline left out: times repetitions of the
+// same period events, the last of them at the time last.
+func elided(period, times int, last time.Duration) lang.Text {
+	what := lang.Text{EN: "the same event", DE: "dasselbe Ereignis"}
+	if period > 1 {
+		what = lang.Textf(lang.Text{EN: "the same %d events", DE: "dieselben %d Ereignisse"}, period)
+	}
+	how := lang.Text{EN: "once more", DE: "noch einmal"}
+	if times > 1 {
+		how = lang.Textf(lang.Text{EN: "%d more times", DE: "noch %d-mal"}, times)
+	}
+	return lang.Textf(lang.Text{EN: "... %s %s, the last at %s ...", DE: "... %s %s, zuletzt um %s ..."}, what, how, sim.FormatTime(last))
 }
 
 // repetition finds the block of one to four events at the start of trace

@@ -52,7 +52,11 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 	} else {
 		fmt.Fprint(w, inf(w, lang.Text{EN: "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", DE: "%d Zelle(n) widersprechen der Erwartung ihrer Variante (mit ! markiert): siehe `%s matrix`.\n"}, mismatches, withLang(w, programName())))
 	}
-	writeLegend(w)
+	omit := []string{check.NotApplicable.Letter()} // the summary shows no cell
+	if mismatches == 0 {
+		omit = append(omit, "!")
+	}
+	writeLegend(w, false, omit...)
 	if len(verdicts) > 0 && verdicts[0].Depth != verdict.Quick {
 		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-13s ", verdicts[0].Depth), strings.Repeat(" ", 16), in(w, depthMeaning)))
 	}
