@@ -182,8 +182,8 @@ func printUsage(w io.Writer) {
 			DE: "Jeder Befehl nimmt --lang en|de: " + langDoc.text.DE + "."},
 		{EN: "`labrun help COMMAND` (or `labrun COMMAND -h`) says what each of a command's flags does.",
 			DE: "`labrun help BEFEHL` (oder `labrun BEFEHL -h`) sagt, was jeder Schalter eines Befehls tut."},
-		{EN: "Exit codes: 0 when everything matches what the variants declare, 1 when a cell or check disagrees, 2 on bad usage.",
-			DE: "Exit-Codes: 0, wenn alles zu dem passt, was die Varianten erwarten, 1, wenn eine Zelle oder Prüfung widerspricht, 2 bei falscher Bedienung."},
+		{EN: "Exit codes: 0 when everything matches what the variants declare (a mistake that fails where it declares exits 0 too: the output says \"fails as declared\", and OK only where every run is OK), 1 when a cell or check disagrees, 2 on bad usage.",
+			DE: "Exit-Codes: 0, wenn alles zu dem passt, was die Varianten erwarten (auch ein Fehler, der scheitert, wo er es erwartet, endet mit 0: die Ausgabe sagt „scheitert wie erwartet“, und OK nur, wo jeder Lauf OK ist), 1, wenn eine Zelle oder Prüfung widerspricht, 2 bei falscher Bedienung."},
 	} {
 		fmt.Fprintln(w, hanging("", "", t.In(l)))
 	}
