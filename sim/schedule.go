@@ -169,7 +169,7 @@ func (w *world) startActivity(p *proc) bool {
 		cmd := w.cfg.Workload[0]
 		w.cfg.Workload = w.cfg.Workload[1:]
 		if w.cfg.Trace {
-			w.record(Event{Process: p.name, Kind: EventCommand, Action: cmd.Command.String()})
+			w.record(Event{Process: p.name, Kind: EventCommand, Action: cmd.Command.String(), Says: commandText(cmd.Command)})
 		}
 		svc := p.service
 		incarnation := p.incarnation

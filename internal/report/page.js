@@ -50,7 +50,7 @@
     for (var j = 0; j <= i; j++) {
       var rows = run.events[j].rows || [];
       for (var k = 0; k < rows.length; k++) {
-        var r = rows[k], name = r[0] + " · " + r[1];
+        var r = rows[k], name = r[0] + "." + r[1];
         if (!tables[name]) { tables[name] = {}; order.push(name); }
         tables[name][r[2]] = { value: r[3], deleted: r[4] === 1, at: j };
       }
@@ -82,7 +82,7 @@
 
   // rank orders the tables as the data flows: orders, outbox, broker, billing.
   function rank(name) {
-    var first = ["orders · orders", "orders · outbox", "broker · log", "billing · inbox", "billing · ledger", "billing · accounts"];
+    var first = ["orders.orders", "orders.outbox", "broker.log", "billing.inbox", "billing.ledger", "billing.accounts"];
     var at = first.indexOf(name);
     return at < 0 ? first.length : at;
   }

@@ -247,15 +247,15 @@ func runView(r Run, opts Options) (runPage, error) {
 		vv := violationView{Text: viol.In(opts.lang()), Meaning: opts.meaning(viol.Outcome), Run: r.ID}
 		if i, ok := Where(r.Trace, viol); ok {
 			vv.Linked, vv.Step, vv.Href = true, i, fmt.Sprintf("%s-e%d", r.ID, i)
-			vv.At = fmt.Sprintf("%s %d (%s, %s %s)", words.EventWord, i+1, sim.FormatTime(r.Trace[i].At), r.Trace[i].Process, r.Trace[i].Action)
+			vv.At = fmt.Sprintf("%s %d (%s, %s %s)", words.EventWord, i+1, sim.TimeText(r.Trace[i].At).In(opts.lang()), r.Trace[i].Process, r.Trace[i].What().In(opts.lang()))
 		}
 		v.Violations = append(v.Violations, vv)
 	}
 	var svg strings.Builder
-	writeSVG(&svg, r.ID, r.Trace)
+	writeSVG(&svg, r.ID, r.Trace, opts.lang())
 	v.SVG = template.HTML(svg.String())
-	v.Final = template.HTML(finalTables(r.Trace))
-	data, err := eventData(r.Trace)
+	v.Final = template.HTML(finalTables(r.Trace, opts.lang()))
+	data, err := eventData(r.Trace, opts.lang())
 	if err != nil {
 		return runPage{}, err
 	}
@@ -272,7 +272,7 @@ func validID(id string) bool {
 
 // eventData is the JSON the page's script steps through: per event its
 // text and its rows as [db, table, key, value, deleted].
-func eventData(trace []sim.Event) (string, error) {
+func eventData(trace []sim.Event, l lang.Lang) (string, error) {
 	type event struct {
 		Text string  `json:"text"`
 		Rows [][]any `json:"rows,omitempty"`
@@ -281,13 +281,13 @@ func eventData(trace []sim.Event) (string, error) {
 		Events []event `json:"events"`
 	}{}
 	for _, e := range trace {
-		ev := event{Text: e.String()}
+		ev := event{Text: e.In(l)}
 		for _, r := range e.Rows {
 			deleted := 0
 			if r.Deleted {
 				deleted = 1
 			}
-			ev.Rows = append(ev.Rows, []any{r.DB, r.Table, r.Key, r.Value, deleted})
+			ev.Rows = append(ev.Rows, []any{r.DB, r.Table, r.Key, r.Value.In(l), deleted})
 		}
 		out.Events = append(out.Events, ev)
 	}
@@ -300,12 +300,12 @@ func eventData(trace []sim.Event) (string, error) {
 
 // finalTables renders the durable tables at the end of the run: what a
 // printed page shows, and what a reader without script sees.
-func finalTables(trace []sim.Event) string {
+func finalTables(trace []sim.Event, l lang.Lang) string {
 	tables := map[string]map[string]string{}
 	var order []string
 	for _, e := range trace {
 		for _, r := range e.Rows {
-			name := r.DB + " · " + r.Table
+			name := r.DB + "." + r.Table
 			if tables[name] == nil {
 				tables[name] = map[string]string{}
 				order = append(order, name)
@@ -313,11 +313,11 @@ func finalTables(trace []sim.Event) string {
 			if r.Deleted {
 				delete(tables[name], r.Key)
 			} else {
-				tables[name][r.Key] = r.Value
+				tables[name][r.Key] = r.Value.In(l)
 			}
 		}
 	}
-	first := []string{"orders · orders", "orders · outbox", "broker · log", "billing · inbox", "billing · ledger", "billing · accounts"}
+	first := []string{"orders.orders", "orders.outbox", "broker.log", "billing.inbox", "billing.ledger", "billing.accounts"}
 	rank := func(name string) int {
 		for i, f := range first {
 			if f == name {

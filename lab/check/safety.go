@@ -94,7 +94,7 @@ func overcharged(ledger []billing.Entry, orders []domain.Order, terms Terms) []l
 		charged[e.OrderID] += e.Amount.Minor
 		if charged[e.OrderID] > total.Minor {
 			out = append(out, lang.Textf(terms.Overcharged,
-				e.Key, e.OrderID, domain.Money{Minor: charged[e.OrderID], Currency: total.Currency}, e.Sequence, total))
+				e.Key, e.OrderID, MoneyText(domain.Money{Minor: charged[e.OrderID], Currency: total.Currency}), e.Sequence, MoneyText(total)))
 		}
 	}
 	return out

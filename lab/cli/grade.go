@@ -5,12 +5,10 @@ import (
 	"io"
 	"strings"
 
-	"outboxlab/lab/check"
 	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/scenarios"
-	"outboxlab/sim"
 )
 
 // runGrade is labrun grade: one variant through the lab's grader, as a
@@ -60,7 +58,7 @@ func runGrade(args []string, stdout io.Writer) error {
 func writeGrade(w io.Writer, vd verdict.Verdict, v variant.Variant) {
 	var stages []string
 	for _, s := range vd.Stages {
-		stages = append(stages, fmt.Sprintf("%s %d", in(w, s.Stage.Text()), s.Runs))
+		stages = append(stages, fmt.Sprintf("%s %s", in(w, s.Stage.Text()), in(w, lang.Count(int64(s.Runs)))))
 	}
 	groups := vd.Groups()
 	if len(groups) == 0 {
@@ -76,54 +74,8 @@ func writeGrade(w io.Writer, vd verdict.Verdict, v variant.Variant) {
 	}
 }
 
-// passedText says what a verdict without findings means: OK where every
-// run was OK; for a variant that declares failures, "fails as declared:
-// LOST at 6 points, PHANTOM at 2 (chapter 000 section 2)".
+// passedText says what a verdict without findings means (see
+// verdict.Verdict.PassedText), with the variant's chapter.
 func passedText(vd verdict.Verdict, v variant.Variant) lang.Text {
-	failures := declaredFailures(vd.Cells)
-	if len(failures) == 0 {
-		return lang.Plain("OK")
-	}
-	var parts []lang.Text
-	for i, f := range failures {
-		points := lang.Text{EN: " at %d points", DE: " an %d Punkten"}
-		switch {
-		case f.Points == 1:
-			points = lang.Text{EN: " at %d point", DE: " an %d Punkt"}
-		case i > 0:
-			points = lang.Text{EN: " at %d", DE: " an %d"}
-		}
-		parts = append(parts, lang.Textf(lang.Text{EN: "%s" + points.EN, DE: "%s" + points.DE}, f.Outcome, f.Points))
-	}
-	t := lang.Textf(lang.Text{EN: "fails as declared: %s", DE: "scheitert wie erwartet: %s"}, lang.Join(parts, ", "))
-	if v.Chapter != "" {
-		t = lang.Textf(lang.Text{EN: "%s (chapter %s)", DE: "%s (Kapitel %s)"}, t, scenarios.ChapterText(v.Chapter))
-	}
-	return t
-}
-
-// declaredFailure is how many matrix cells of a variant ended with one
-// outcome other than OK, each as the variant declares.
-type declaredFailure struct {
-	Outcome check.Outcome `json:"outcome"`
-	Points  int           `json:"points"`
-}
-
-// declaredFailures counts the cells that end other than OK by outcome,
-// in the legend's order; every one of them is as declared where the
-// verdict has no findings.
-func declaredFailures(cells []sim.Cell) []declaredFailure {
-	var out []declaredFailure
-	for _, o := range badOutcomes() {
-		n := 0
-		for _, c := range cells {
-			if c.Outcome == o {
-				n++
-			}
-		}
-		if n > 0 {
-			out = append(out, declaredFailure{o, n})
-		}
-	}
-	return out
+	return vd.PassedText(scenarios.ChapterText(v.Chapter))
 }

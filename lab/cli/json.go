@@ -52,7 +52,7 @@ type jsonVerdict struct {
 	Passed  bool   `json:"passed"`
 	// FailsAsDeclared counts, for a passed variant that declares
 	// failures, the matrix cells of each outcome other than OK.
-	FailsAsDeclared []declaredFailure `json:"failsAsDeclared,omitempty"`
+	FailsAsDeclared []verdict.Failure `json:"failsAsDeclared,omitempty"`
 	Runs            int               `json:"runs"`
 	Stages          []jsonStage       `json:"stages"`
 	Findings        []jsonFinding     `json:"findings"`
@@ -79,7 +79,7 @@ type jsonFinding struct {
 func toJSONVerdict(v verdict.Verdict) jsonVerdict {
 	out := jsonVerdict{Variant: v.Variant, Depth: v.Depth.String(), Passed: v.Passed(), Runs: v.Runs(), Stages: []jsonStage{}, Findings: []jsonFinding{}}
 	if v.Passed() {
-		out.FailsAsDeclared = declaredFailures(v.Cells)
+		out.FailsAsDeclared = v.Failures()
 	}
 	for _, s := range v.Stages {
 		out.Stages = append(out.Stages, jsonStage{Stage: s.Stage.String(), Runs: s.Runs, Points: s.Points, Failed: s.Failed})

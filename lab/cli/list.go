@@ -60,7 +60,7 @@ func runList(args []string, stdout io.Writer) error {
 	for _, s := range out.Scenarios {
 		fmt.Fprintf(stdout, "scenario  %-34s %s\n", s.Name, s.Summary)
 	}
-	fmt.Fprintf(stdout, "scenario  %-34s %s\n", "POINT[@K]", in(stdout, lang.Text{EN: "any point above, crashed at its K-th occurrence (default 1)", DE: "jeder Punkt oben, Absturz bei seinem K-ten Vorkommen (Standard 1)"}))
+	fmt.Fprintf(stdout, "scenario  %-34s %s\n", in(stdout, lang.Text{EN: "POINT[@K]", DE: "PUNKT[@K]"}), in(stdout, lang.Text{EN: "any point above, crashed at its K-th occurrence (default 1)", DE: "jeder Punkt oben, Absturz bei seinem K-ten Vorkommen (Standard 1)"}))
 	note := lang.Text{
 		EN: "* not a column of the matrix: labrun matrix --variant V grades it; story: a variant of its own story's workload",
 		DE: "* keine Spalte der Matrix: labrun matrix --variant V bewertet sie; Geschichte: eine Variante mit der Arbeitslast ihrer eigenen Geschichte",

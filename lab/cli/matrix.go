@@ -431,7 +431,7 @@ func stagesText(w io.Writer, v verdict.Verdict) string {
 	var parts []string
 	for _, s := range v.Stages {
 		if s.Stage != verdict.StageMatrix {
-			parts = append(parts, fmt.Sprintf("%s %d", in(w, s.Stage.Text()), s.Runs))
+			parts = append(parts, fmt.Sprintf("%s %s", in(w, s.Stage.Text()), in(w, lang.Count(int64(s.Runs)))))
 		}
 	}
 	verdictText := in(w, lang.Text{EN: "all OK", DE: "alle OK"})

@@ -130,7 +130,7 @@ func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res s
 	case "metrics":
 		writeMetrics(stdout, sc, r, res, expected.String())
 	case "mermaid":
-		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, r.v.Name, r.seed, res.Outcome), res)
+		writeMermaid(stdout, inf(stdout, lang.Text{EN: "%s, %s, seed %d: %s", DE: "%s, %s, Seed %d: %s"}, sc.Name, r.v.Name, r.seed, res.Outcome), res)
 	case "html":
 		summary, narrative := scenarioText(stdout, sc)
 		return report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(inf(stdout, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, r.v.Name, r.seed)),
@@ -316,21 +316,22 @@ func scenarioText(w io.Writer, sc scenarios.Scenario) (summary, narrative string
 // few events repeated over and over (a message retried for hours) shown
 // twice, then counted, then once more: the whole trace is in --format json.
 func writeTimeline(w io.Writer, trace []sim.Event) {
-	shape := func(e sim.Event) string { return e.Process + "|" + string(e.Kind) + "|" + e.Action + "|" + e.Result }
+	shape := func(e sim.Event) string { return e.Process + "|" + string(e.Kind) + "|" + e.Action + "|" + e.Result.EN }
+	l := langOf(w)
 	for i := 0; i < len(trace); {
 		period, reps := repetition(trace[i:], shape)
 		if reps <= 3 {
-			fmt.Fprintln(w, trace[i])
+			fmt.Fprintln(w, trace[i].In(l))
 			i++
 			continue
 		}
 		for _, e := range trace[i : i+2*period] {
-			fmt.Fprintln(w, e)
+			fmt.Fprintln(w, e.In(l))
 		}
 		last := i + (reps-1)*period
 		fmt.Fprintf(w, "%s\n", in(w, elided(period, reps-3, trace[last-1].At)))
 		for _, e := range trace[last : last+period] {
-			fmt.Fprintln(w, e)
+			fmt.Fprintln(w, e.In(l))
 		}
 		i += reps * period
 	}
@@ -347,7 +348,7 @@ func elided(period, times int, last time.Duration) lang.Text {
 	if times > 1 {
 		how = lang.Textf(lang.Text{EN: "%d more times", DE: "noch %d-mal"}, times)
 	}
-	return lang.Textf(lang.Text{EN: "... %s %s, the last at %s ...", DE: "... %s %s, zuletzt um %s ..."}, what, how, sim.FormatTime(last))
+	return lang.Textf(lang.Text{EN: "... %s %s, the last at %s ...", DE: "... %s %s, zuletzt um %s ..."}, what, how, sim.TimeText(last))
 }
 
 // repetition finds the block of one to four events at the start of trace
@@ -434,8 +435,12 @@ func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, s
 func jsonSteps(res sim.Result) []jsonStep {
 	steps := []jsonStep{}
 	for _, s := range res.Trace {
+		var changes []string
+		for _, c := range s.Changes {
+			changes = append(changes, c.EN)
+		}
 		steps = append(steps, jsonStep{At: sim.FormatTime(s.At), Process: s.Process, Kind: string(s.Kind),
-			Action: s.Action, Result: s.Result, Messages: s.Messages, Changes: s.Changes})
+			Action: s.Action, Result: s.Result.EN, Messages: s.Messages, Changes: changes})
 	}
 	return steps
 }

@@ -42,7 +42,7 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 			}
 		}
 	}
-	fmt.Fprint(w, inf(w, lang.Text{EN: "outboxlab: %d variants at %d crash points and faults (%d runs, seed %d)\n\n", DE: "outboxlab: %d Varianten an %d Absturzpunkten und Störungen (%d Läufe, Seed %d)\n\n"}, len(variants), len(m.Points), runs, m.Seed))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "outboxlab: %d variants at %d crash points and faults (%s runs, seed %d)\n\n", DE: "outboxlab: %d Varianten an %d Absturzpunkten und Störungen (%s Läufe, Seed %d)\n\n"}, len(variants), len(m.Points), lang.Count(int64(runs)), m.Seed))
 	for _, v := range verdicts {
 		fmt.Fprintln(w, hanging(fmt.Sprintf("%-24s ", v.Variant), strings.Repeat(" ", 27), summaryVerdict(w, m, v)))
 	}
@@ -115,7 +115,7 @@ func summaryVerdict(w io.Writer, m sim.Matrix, v verdict.Verdict) string {
 		}
 		beyond = inf(w, lang.Text{EN: "; %s: %s runs, all OK", DE: "; %s: %s Läufe, alle OK"}, v.Depth, lang.Count(int64(runs)))
 		if failed > 0 {
-			beyond = inf(w, lang.Text{EN: "; %s: %d of %d runs FAILED", DE: "; %s: %d von %d Läufen FEHLGESCHLAGEN"}, v.Depth, failed, runs)
+			beyond = inf(w, lang.Text{EN: "; %s: %s of %s runs FAILED", DE: "; %s: %s von %s Läufen FEHLGESCHLAGEN"}, v.Depth, lang.Count(int64(failed)), lang.Count(int64(runs)))
 		}
 	}
 	if len(order) == 0 {

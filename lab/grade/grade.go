@@ -108,7 +108,7 @@ func Grade(t testing.TB, v variant.Variant, opts Options) {
 		t.Errorf("%s", g.Report(l, hint, command+" "+g.First().Run.TestFlags(), width))
 	}
 	if vd.Passed() {
-		t.Log(lang.Textf(lang.Text{EN: "graded %d runs at depth %s: OK", DE: "%d Läufe bewertet, Tiefe %s: OK"}, vd.Runs(), vd.Depth).In(l))
+		t.Log(lang.Textf(lang.Text{EN: "graded %s runs at depth %s: %s", DE: "%s Läufe bewertet, Tiefe %s: %s"}, lang.Count(int64(vd.Runs())), vd.Depth, vd.PassedText(lang.Text{})).In(l))
 	}
 }
 

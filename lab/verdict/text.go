@@ -84,7 +84,7 @@ func (g Group) Headline() lang.Text {
 			what = textf(lang.Text{EN: "%s where the variant declares %s,", DE: "%s wo die Variante %s erwartet,"}, what, e)
 		}
 	}
-	runs := textf(lang.Text{EN: "in %d runs", DE: "in %d Läufen"}, g.runs())
+	runs := textf(lang.Text{EN: "in %s runs", DE: "in %s Läufen"}, lang.Count(int64(g.runs())))
 	if g.runs() == 1 {
 		runs = lang.Text{EN: "in 1 run", DE: "in 1 Lauf"}
 	}
@@ -139,9 +139,9 @@ func (g Group) where() lang.Text {
 			}
 			parts = append(parts, textf(lang.Text{EN: "%s at %s%s", DE: "%s bei %s%s"}, s.Text(), strings.Join(points, ", "), more))
 		case s == StageExplore:
-			parts = append(parts, textf(lang.Text{EN: "exploration %d of %d schedules", DE: "Exploration %d von %d Abläufen"}, found, tried))
+			parts = append(parts, textf(lang.Text{EN: "exploration %s of %s schedules", DE: "Exploration %s von %s Abläufen"}, lang.Count(int64(found)), lang.Count(int64(tried))))
 		default:
-			parts = append(parts, textf(lang.Plain("%s %d"), s.Text(), count))
+			parts = append(parts, textf(lang.Plain("%s %s"), s.Text(), lang.Count(int64(count))))
 		}
 	}
 	return lang.Join(parts, "; ")
