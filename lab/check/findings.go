@@ -105,18 +105,18 @@ func hammering(r RelayPolicy) []Finding {
 		tries := times(n)
 		out = append(out, Finding{Storm, lang.Text{
 			EN: fmt.Sprintf("the relay's policy tries one message %s during a %s outage (backoff from %s, capped at %s), the lab allows at most %d: retry without backoff amplifies the fault (chapter 000: Retry läuft ohne Backoff und verstärkt Störungen)",
-				tries.EN, span(TransientOutage), span(r.BackoffBase), span(r.BackoffCap), MaxTriesPerOutage),
+				tries.EN, span(TransientOutage).EN, span(r.BackoffBase).EN, span(r.BackoffCap).EN, MaxTriesPerOutage),
 			DE: fmt.Sprintf("die Strategie des Relays versucht eine Nachricht während eines Ausfalls von %s %s (Backoff ab %s, höchstens %s), das Lab erlaubt höchstens %d: Retry ohne Backoff verstärkt Störungen (Kapitel 000)",
-				span(TransientOutage), tries.DE, span(r.BackoffBase), span(r.BackoffCap), MaxTriesPerOutage),
+				span(TransientOutage).DE, tries.DE, span(r.BackoffBase).DE, span(r.BackoffCap).DE, MaxTriesPerOutage),
 		}})
 	}
 	if n := DownBudget(TransientOutage, r.Pause); n > MaxDownTries {
 		requests := times(n)
 		out = append(out, Finding{Storm, lang.Text{
 			EN: fmt.Sprintf("the relay's policy sends requests %s into a %s outage, all messages together (pause from %s, capped at %s), the lab allows at most %d: a relay pauses as a whole after a failed send",
-				requests.EN, span(TransientOutage), span(r.PauseBase), span(r.PauseCap), MaxDownTries),
+				requests.EN, span(TransientOutage).EN, span(r.PauseBase).EN, span(r.PauseCap).EN, MaxDownTries),
 			DE: fmt.Sprintf("die Strategie des Relays schickt während eines Ausfalls von %s %s eine Anfrage, alle Nachrichten zusammen (Pause ab %s, höchstens %s), das Lab erlaubt höchstens %d: ein Relay pausiert nach einem gescheiterten Senden als Ganzes",
-				span(TransientOutage), requests.DE, span(r.PauseBase), span(r.PauseCap), MaxDownTries),
+				span(TransientOutage).DE, requests.DE, span(r.PauseBase).DE, span(r.PauseCap).DE, MaxDownTries),
 		}})
 	}
 	return out
@@ -154,8 +154,9 @@ func times(n int) lang.Text {
 	return lang.Text{EN: fmt.Sprintf("%d times", n), DE: fmt.Sprintf("%d-mal", n)}
 }
 
-// span prints a duration without its zero units: "10m", "72h", "15m2s".
-func span(d time.Duration) string {
+// span prints a duration without its zero units: "10m", "72h", "15m2s"
+// in English, as lang.Duration writes it in German ("10 min", "72 h").
+func span(d time.Duration) lang.Text {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")
@@ -163,5 +164,5 @@ func span(d time.Duration) string {
 	if strings.HasSuffix(s, "h0m") {
 		s = strings.TrimSuffix(s, "0m")
 	}
-	return s
+	return lang.Text{EN: s, DE: lang.Duration(d).In(lang.German)}
 }

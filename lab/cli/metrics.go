@@ -67,7 +67,7 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Res
 		DE: "(älteste offen: das Alter der ältesten noch nicht gesendeten Nachricht; blockiert: Aggregate, deren älteste ungesendete Nachricht gerade nicht gesendet werden kann, ihre späteren warten dahinter; hält: Nachrichten, die Billing unangewendet hält, geparkt oder als Dead Letter; ges.: in den %s davor gesendete Nachrichten; gelesen: die meisten Zeilen, die ein Claim eines Relays in der Zeit in der Datenbank las, gemessen; Sperre, Dauer: die meisten Outbox-Zeilen, die eine Transaktion in der Zeit bis zu ihrem Commit gesperrt hielt, und wie lange sie offen war, gemessen: das Relay aus Kapitel 003 hält die Sperren seines Batches über das Senden hinweg, die Lease der Referenz braucht keine; fehlt: die committeten Änderungen des Service, die noch keine Wirkung beim Empfänger haben, gemessen)",
 	}, lang.Duration(step)).In(l)))
 	writeAlerts(w, samples, metricsRules(limit), step)
-	fmt.Fprint(w, inf(w, lang.Text{EN: "\nOutcome: %s (expected %s)\n", DE: "\nErgebnis: %s (erwartet %s)\n"}, res.Outcome, expected))
+	fmt.Fprintf(w, "\n%s\n", inf(w, scenarios.OutcomeLine, res.Outcome, expected))
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, replay))
 }
 

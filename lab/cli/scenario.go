@@ -291,7 +291,7 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 	}
 	fmt.Fprintln(w)
 	writeTimeline(w, res.Trace)
-	fmt.Fprint(w, inf(w, lang.Text{EN: "\nOutcome: %s (expected %s)\n", DE: "\nErgebnis: %s (erwartet %s)\n"}, brokeWith(w, res), expected))
+	fmt.Fprintf(w, "\n%s\n", inf(w, scenarios.OutcomeLine, brokeWith(w, res), expected))
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  %s\n", v.In(langOf(w)))
 	}

@@ -177,6 +177,9 @@ func Amount(en string) Text {
 // Money is an amount and its currency as each language writes it: "1250.00
 // EUR" in English, "1.250,00 EUR" in German (see Amount).
 func Money(amount, currency string) Text {
+	if currency == "" { // no money at all: its amount alone
+		return Amount(amount)
+	}
 	return Textf(Plain("%s %s"), Amount(amount), currency)
 }
 
