@@ -311,7 +311,9 @@ func (w *world) describeRow(db string, seq uint64, ch store.Change) Row {
 			row.Value = lang.Textf(lang.Text{EN: "%s, cancelled", DE: "%s, storniert"}, row.Value)
 		}
 	case inbox.Processed:
-		row.Value = lang.Textf(lang.Text{EN: "processed at %s", DE: "verarbeitet um %s"}, TimeText(v.At.Sub(Epoch)))
+		// The time the consumer wrote into the row: its clock when it began
+		// the transaction (as now() in PostgreSQL), before the commit.
+		row.Value = lang.Textf(lang.Text{EN: "processed, its transaction begun at %s", DE: "verarbeitet, Transaktion begonnen um %s"}, TimeText(v.At.Sub(Epoch)))
 	case inbox.Parked:
 		row.Value = lang.Textf(lang.Plain("%s %s (%s)"), v.Envelope.ID, event(v.Envelope.Event), w.heldReason(ch.Table, v))
 		row.Label = label(v.Envelope.Event.AggregateID, v.Envelope.Event.Sequence)

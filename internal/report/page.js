@@ -14,6 +14,7 @@
       slider: document.getElementById(id + "-slider"),
       current: document.getElementById(id + "-current"),
       tables: document.getElementById(id + "-tables"),
+      moment: document.getElementById(id + "-moment"),
       cursor: document.getElementById(id + "-cursor"),
       i: 0
     };
@@ -41,6 +42,8 @@
     run.cursor.setAttribute("y", String(run.top + i * run.row));
     if (scroll) { g.scrollIntoView({ block: "nearest" }); }
     run.current.textContent = "#" + (i + 1) + "/" + run.events.length + "  " + ev.text;
+    // The tables say which moment they show: after this event.
+    run.moment.textContent = run.moment.getAttribute("data-label") + " #" + (i + 1) + ": " + ev.text.split("\n")[0];
     drawTables(run, i);
   }
 
@@ -69,7 +72,7 @@
         if (row.deleted && row.at !== i) { return; }
         var tr = document.createElement("tr");
         if (row.at === i) { tr.className = row.deleted ? "changed deleted" : "changed"; }
-        [key, row.deleted ? "(deleted)" : row.value].forEach(function (text) {
+        [key, row.deleted ? run.moment.getAttribute("data-deleted") : row.value].forEach(function (text) {
           var td = document.createElement("td");
           td.textContent = text;
           tr.appendChild(td);

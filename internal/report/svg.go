@@ -15,10 +15,11 @@ import (
 
 // The diagram's geometry, in pixels.
 const (
-	axisWidth  = 120 // the time axis on the left ("day 7 01:00:05.116")
+	axisWidth  = 144 // the time axis on the left ("day 35 01:00:05.116" and a gap before a phase's label)
 	laneWidth  = 130
 	headHeight = 34 // the lane names on top
-	rowHeight  = 22 // one event per row
+	rowHeight  = 26 // one event per row: its label, and up to three arrows below it
+	arrowGap   = 5  // between two arrows of one event: their heads (5 px) do not touch
 	labelChars = 24 // an event's label beside its marker; the whole text is its tooltip
 	// labelRoom is what the last lane's labels take right of its line:
 	// the gap and 24 characters of 11 px type (at most about 6.5 px each).
@@ -107,7 +108,7 @@ func writeSVG(b *strings.Builder, id string, trace []sim.Event, l lang.Lang) {
 	fmt.Fprintf(b, `<svg class="diagram" id="%s-svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="%s-svgtitle" data-top="%d" data-row="%d">`,
 		id, width, height, width, height, id, headHeight, rowHeight)
 	fmt.Fprintf(b, `<title id="%s-svgtitle">%s</title>`, id, esc(lang.Textf(lang.Text{EN: "sequence diagram, %d events", DE: "Sequenzdiagramm, %d Ereignisse"}, len(trace)).In(l)))
-	fmt.Fprintf(b, `<defs><marker id="%s-ah" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>`, id)
+	fmt.Fprintf(b, `<defs><marker id="%s-ah" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>`, id)
 
 	// Phases as bands behind everything.
 	for i, e := range trace {
@@ -144,7 +145,7 @@ func writeSVG(b *strings.Builder, id string, trace []sim.Event, l lang.Lang) {
 		}
 		px := x[e.Process]
 		for k, a := range e.Broker {
-			writeArrow(b, id, a, px, x, yi+3+3*min(k, 2), l)
+			writeArrow(b, id, a, px, x, yi+2+arrowGap*min(k, 2), l)
 		}
 		writeMarker(b, e, px, yi)
 		fmt.Fprintf(b, `<text class="label" x="%d" y="%d">%s</text>`, px+9, yi-3, esc(short(label(e).In(l))))

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"strings"
 
@@ -107,7 +108,7 @@ func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, 
 		if v.Correct() {
 			expected = check.OK
 		}
-		err = writeExploreHTML(stdout, v.Name, runs, seed, f, trace, expected)
+		err = writeExploreHTML(stdout, v.Name, runs, seed, f, trace, expected, reached)
 	default:
 		writeExploreText(stdout, v.Name, runs, seed, f, trace, reached)
 	}
@@ -122,9 +123,14 @@ func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, 
 
 // writeExploreHTML writes the shrunk counterexample as a page, or a page
 // that says there was none.
-func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, expected check.Outcome) error {
+func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, expected check.Outcome, reached map[sim.Situation]int) error {
 	if f == nil {
-		return report.WriteText(w, strings.TrimSpace(inf(w, lang.Text{EN: "No counterexample for %s in %d random schedules (seed %d).\n", DE: "Kein Gegenbeispiel für %s in %d zufälligen Abläufen (Seed %d).\n"}, variantName, runs, seed)), reportOptions(w))
+		// The sentence once, as the page's title, and what the
+		// schedules went through, as the text says it.
+		situations := bufferFor(w)
+		writeSituations(situations, runs, reached)
+		return report.WriteArticle(w, strings.TrimSpace(inf(w, lang.Text{EN: "No counterexample for %s in %s random schedules (seed %d).\n", DE: "Kein Gegenbeispiel für %s in %s zufälligen Abläufen (Seed %d).\n"}, variantName, lang.Count(int64(runs)), seed)),
+			"<p>"+html.EscapeString(strings.TrimSpace(situations.String()))+"</p>", reportOptions(w))
 	}
 	return report.WriteRun(w, report.Run{
 		ID:         "run",
@@ -152,7 +158,7 @@ func progressLine(total int) func(int) {
 
 func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) {
 	if f == nil {
-		fmt.Fprint(w, inf(w, lang.Text{EN: "No counterexample for %s in %d random schedules (seed %d).\n", DE: "Kein Gegenbeispiel für %s in %d zufälligen Abläufen (Seed %d).\n"}, variantName, runs, seed))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "No counterexample for %s in %s random schedules (seed %d).\n", DE: "Kein Gegenbeispiel für %s in %s zufälligen Abläufen (Seed %d).\n"}, variantName, lang.Count(int64(runs)), seed))
 		writeSituations(w, runs, reached)
 		return
 	}

@@ -377,11 +377,11 @@ func TestDuplicateVariantIsOneColumn(t *testing.T) {
 // non-idempotent-consumer, the output says that this run contradicts it.
 func TestAStoryDoesNotClaimWhatTheVariantContradicts(t *testing.T) {
 	_, stdout, _ := runLabrun("scenario", "after-send-before-sent", "--variant", "non-idempotent-consumer")
-	if !strings.Contains(strings.ReplaceAll(stdout, "\n", " "), "With non-idempotent-consumer this run ends DUPLICATE") {
+	if !strings.Contains(strings.ReplaceAll(stdout, "\n", " "), "This run: variant non-idempotent-consumer (no inbox: applies every delivery it receives) ends DUPLICATE") {
 		t.Fatalf("no note that non-idempotent-consumer contradicts the story:\n%s", stdout)
 	}
 	_, stdout, _ = runLabrun("scenario", "after-send-before-sent")
-	if strings.Contains(stdout, "The story above is told with the reference") {
+	if strings.Contains(stdout, "The story below is told with the reference") {
 		t.Fatal("the reference's own run carries the note")
 	}
 }

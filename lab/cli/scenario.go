@@ -132,16 +132,16 @@ func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res s
 	case "mermaid":
 		writeMermaid(stdout, inf(stdout, lang.Text{EN: "%s, %s, seed %d: %s", DE: "%s, %s, Seed %d: %s"}, sc.Name, r.v.Name, r.seed, res.Outcome), res)
 	case "html":
-		summary, narrative := scenarioText(stdout, sc)
+		summary, _ := scenarioText(stdout, sc)
 		return report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(inf(stdout, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, r.v.Name, r.seed)),
-			Summary: summary, Narrative: narrative, Outcome: res.Outcome, Expected: expected,
+			Summary: summary, Note: runNote(stdout, sc, r.v, res, expected), Narrative: sc.Narrative.In(langOf(stdout)), Outcome: res.Outcome, Expected: expected,
 			Violations: res.Violations, Replay: withLang(stdout, r.replay+" --format html"), Trace: res.Trace}, reportOptions(stdout))
 	default:
 		policy := ""
 		if r.tuned {
 			policy = describePolicy(r.v).In(langOf(stdout))
 		}
-		writeScenarioText(stdout, sc, r.v.Name, r.seed, expected, res, withLang(stdout, r.replay), policy)
+		writeScenarioText(stdout, sc, r.v, r.seed, expected, res, withLang(stdout, r.replay), policy)
 	}
 	return nil
 }
@@ -274,20 +274,18 @@ func relaysFlag(text string, v variant.Variant) (int, error) {
 	return n, nil
 }
 
-func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay, policy string) {
+func writeScenarioText(w io.Writer, sc scenarios.Scenario, v variant.Variant, seed uint64, expected check.Outcome, res sim.Result, replay, policy string) {
 	summary, narrative := scenarioText(w, sc)
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, variantName, seed))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, v.Name, seed))
 	fmt.Fprintf(w, "%s\n", summary)
 	if policy != "" {
 		fmt.Fprintf(w, "%s\n", wrap(policy, 78))
 	}
+	if note := runNote(w, sc, v, res, expected); note != "" {
+		fmt.Fprintf(w, "\n%s\n", wrap(note, 78))
+	}
 	if narrative != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(narrative, 78))
-		if sc.Variant == "" && variantName != "outbox" && res.Outcome != check.OK {
-			// The story is told for the reference; this run contradicts it.
-			fmt.Fprintf(w, "\n%s\n", wrap(inf(w, lang.Text{EN: "(The story above is told with the reference, variant outbox. With %s this run ends %s: see below.)", DE: "(Die Geschichte oben ist mit der Referenz erzählt, Variante outbox. Mit %s endet dieser Lauf %s: siehe unten.)"},
-				variantName, res.Outcome), 78))
-		}
 	}
 	fmt.Fprintln(w)
 	writeTimeline(w, res.Trace)
@@ -305,6 +303,24 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 		fmt.Fprintf(w, "  %s\n", m)
 	}
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, replay))
+}
+
+// runNote says what this run is where the story's narration does not tell
+// it: a story told with the reference, played with a variant that ends
+// otherwise (what this variant is, how its run ends, and that the story
+// below is the reference's); "" where the narration tells the run.
+func runNote(w io.Writer, sc scenarios.Scenario, v variant.Variant, res sim.Result, expected check.Outcome) string {
+	if sc.Narrative.EN == "" || sc.Variant != "" || v.Name == "outbox" || res.Outcome == check.OK {
+		return ""
+	}
+	how := lang.Text{EN: "as declared", DE: "wie erwartet"}
+	if res.Outcome != expected {
+		how = lang.Textf(lang.Text{EN: "but the variant declares %s", DE: "die Variante erwartet aber %s"}, expected)
+	}
+	return inf(w, lang.Text{
+		EN: "This run: variant %s (%s) ends %s, %s; see below. The story below is told with the reference, variant outbox:",
+		DE: "Dieser Lauf: Variante %s (%s) endet %s, %s; siehe unten. Die Geschichte unten ist mit der Referenz erzählt, Variante outbox:",
+	}, v.Name, v.Summary, res.Outcome, how)
 }
 
 // scenarioText returns a scenario's summary and narrative in w's language.
