@@ -19,7 +19,7 @@ import (
 func Variant() variant.Variant {
 	v := variant.Outbox()
 	v.Name = "exercise-recovery"
-	v.Summary = lang.Text{EN: "the reference relay with the learner's recovery", DE: "das Relay der Referenz mit der Recovery des Teilnehmers"}
+	v.Summary = lang.Text{EN: "the reference relay with the learner's recovery", DE: "das Relay der Referenz mit der Wiederherstellung des Teilnehmers"}
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		ref, err := variant.ReferenceRelay(env, nil)
 		if err != nil {

@@ -64,7 +64,7 @@ func relayFindings(r RelayPolicy, e Exercise) []Finding {
 	case e.Faults.Rejected && !ends:
 		add(Stuck, lang.Text{
 			EN: "the relay's policy retries a message for more than %s before it gives it up (MaxAttempts %d), the lab allows at most %s: a message the broker refuses for good must become a visible dead letter (chapter 000, section 8)",
-			DE: "die Strategie des Relays wiederholt eine Nachricht länger als %s, bevor sie sie aufgibt (MaxAttempts %d), das Lab erlaubt höchstens %s: eine Nachricht, die der Broker dauerhaft abweist, muss ein sichtbarer Dead Letter werden (Kapitel 000, Abschnitt 8)",
+			DE: "die Strategie des Relays wiederholt eine Nachricht länger als %s, bevor sie sie aufgibt (MaxAttempts %d), das Labor erlaubt höchstens %s: eine Nachricht, die der Broker dauerhaft abweist, muss ein sichtbarer Dead Letter werden (Kapitel 000, Abschnitt 8)",
 		}, span(MaxRetryWindow), r.MaxAttempts, span(MaxRetryWindow))
 	}
 	if transient && e.Refused > 0 && ends && window < TransientOutage {
@@ -78,14 +78,14 @@ func relayFindings(r RelayPolicy, e Exercise) []Finding {
 		if r.PauseCap > MaxPause {
 			add(Late, lang.Text{
 				EN: "the relay's policy pauses up to %s after failed sends, the lab allows at most %s: the broker's return goes unnoticed while messages wait (chapter 004)",
-				DE: "die Strategie des Relays pausiert nach gescheiterten Sendeversuchen bis zu %s, das Lab erlaubt höchstens %s: die Rückkehr des Brokers bleibt unbemerkt, während Nachrichten warten (Kapitel 004)",
+				DE: "die Strategie des Relays pausiert nach gescheiterten Sendeversuchen bis zu %s, das Labor erlaubt höchstens %s: die Rückkehr des Brokers bleibt unbemerkt, während Nachrichten warten (Kapitel 004)",
 			}, span(r.PauseCap), span(MaxPause))
 		}
 	}
 	if e.Kills > 0 && r.Lease > MaxLease {
 		add(Late, lang.Text{
 			EN: "the relay's policy claims messages under a lease of %s, the lab allows at most %s: a relay that dies holding claims leaves its messages waiting that long before another relay may send them (chapter 000, section 5: ein Crash darf eine Nachricht nicht dauerhaft unsichtbar machen)",
-			DE: "die Strategie des Relays claimt Nachrichten mit einer Lease von %s, das Lab erlaubt höchstens %s: ein Relay, das mit Claims stirbt, lässt seine Nachrichten so lange warten, bevor ein anderes Relay sie senden darf (Kapitel 000, Abschnitt 5: ein Crash darf eine Nachricht nicht dauerhaft unsichtbar machen)",
+			DE: "die Strategie des Relays claimt Nachrichten mit einer Lease von %s, das Labor erlaubt höchstens %s: ein Relay, das mit Claims stirbt, lässt seine Nachrichten so lange warten, bevor ein anderes Relay sie senden darf (Kapitel 000, Abschnitt 5: ein Crash darf eine Nachricht nicht dauerhaft unsichtbar machen)",
 		}, span(r.Lease), span(MaxLease))
 	}
 	if r.Retention < MinRetention {
@@ -135,7 +135,7 @@ func consumerFindings(c ConsumerPolicy, f Faults) []Finding {
 	case corrupted && c.MaxAttempts >= 1 && c.MaxAttempts < MinConsumerAttempts:
 		return []Finding{{GaveUp, lang.Textf(lang.Text{
 			EN: "the consumer's policy parks a message after %d attempt(s), the lab wants at least %d: a message corrupted once in transit is given up (chapter 000, section 8: Retry ist ein Schutz gegen transiente Fehler)",
-			DE: "die Strategie des Consumers legt eine Nachricht nach %d Versuch(en) beiseite, das Lab verlangt mindestens %d: eine Nachricht, die unterwegs einmal beschädigt wurde, wird aufgegeben (Kapitel 000, Abschnitt 8: Retry ist ein Schutz gegen transiente Fehler)",
+			DE: "die Strategie des Consumers legt eine Nachricht nach %d Versuch(en) beiseite, das Labor verlangt mindestens %d: eine Nachricht, die unterwegs einmal beschädigt wurde, wird aufgegeben (Kapitel 000, Abschnitt 8: Retry ist ein Schutz gegen transiente Fehler)",
 		}, c.MaxAttempts, MinConsumerAttempts)}}
 	case unprocessable && c.MaxAttempts < 1:
 		return []Finding{{Stuck, lang.Text{

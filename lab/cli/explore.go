@@ -25,7 +25,7 @@ func runExplore(args []string, stdout io.Writer) error {
 	}
 	fs := newFlags("explore", "", lang.Text{
 		EN: "Random workloads, faults, crashes and interleavings against one variant; the first failures are shrunk to a short counterexample, told as a timeline with the command that replays it. `labrun explore merge FILE...` merges the JSON of --shard runs into the unsharded run's, byte for byte.",
-		DE: "Zufällige Arbeitslasten, Störungen, Abstürze und Verschränkungen gegen eine Variante; das erste Scheitern wird zu einem kurzen Gegenbeispiel verkleinert und als Zeitleiste erzählt, mit dem Befehl, der es wiederholt. `labrun explore merge DATEI...` fügt das JSON von --shard-Läufen zu dem des ungeteilten Laufs zusammen, Byte für Byte.",
+		DE: "Zufällige Arbeitslasten, Störungen, Abstürze und Verzahnungen gegen eine Variante; das erste Scheitern wird zu einem kurzen Gegenbeispiel verkleinert und als Zeitleiste erzählt, mit dem Befehl, der es wiederholt. `labrun explore merge DATEI...` fügt das JSON von --shard-Läufen zu dem des ungeteilten Laufs zusammen, Byte für Byte.",
 	}, stdout)
 	variantName := fs.required("variant", "V", lang.Textf(lang.Text{EN: "the variant to explore: %s", DE: "die Variante, die erkundet wird: %s"}, strings.Join(scenarios.VariantNames(), ", ")))
 	runsText := fs.text("runs", "N", lang.Text{EN: "how many random schedules to try, a whole number >= 1 (default 1000)", DE: "wie viele zufällige Abläufe versucht werden, eine ganze Zahl >= 1 (Standard 1.000)"})

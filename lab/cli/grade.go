@@ -16,7 +16,7 @@ import (
 func runGrade(args []string, stdout io.Writer) error {
 	fs := newFlags("grade", "", lang.Text{
 		EN: "One variant through the lab's grader, as a learner's test grades it (grade.Variant): one finding per cause, each with the command that replays it, or one line that says what passed. The exit code is the verdict: 0 when every run is as the variant declares (the line says OK when every run is OK, and for a mistake \"fails as declared\" with where and how), 1 when a run disagrees, 2 on bad usage.",
-		DE: "Eine Variante durch den Bewerter des Labs, wie ihn der Test eines Teilnehmers nutzt (grade.Variant): ein Befund je Ursache, jeder mit dem Befehl, der ihn wiederholt, oder eine Zeile, die sagt, was bestand. Der Exit-Code ist das Urteil: 0, wenn jeder Lauf so endet, wie die Variante es erwartet (die Zeile sagt OK, wenn jeder Lauf OK ist, und für einen Fehler „scheitert wie erwartet“ mit wo und wie), 1, wenn ein Lauf widerspricht, 2 bei falscher Bedienung.",
+		DE: "Eine Variante durch den Bewerter des Labors, wie ihn der Test eines Teilnehmers nutzt (grade.Variant): ein Befund je Ursache, jeder mit dem Befehl, der ihn wiederholt, oder eine Zeile, die sagt, was bestand. Der Exit-Code ist das Urteil: 0, wenn jeder Lauf so endet, wie die Variante es erwartet (die Zeile sagt OK, wenn jeder Lauf OK ist, und für einen Fehler „scheitert wie erwartet“ samt Ort und Art), 1, wenn ein Lauf widerspricht, 2 bei falscher Bedienung.",
 	}, stdout)
 	variantName := fs.required("variant", "V", lang.Textf(lang.Text{EN: "the variant to grade: %s", DE: "die Variante, die bewertet wird: %s"}, strings.Join(scenarios.VariantNames(), ", ")))
 	depth := fs.depthFlag()

@@ -131,13 +131,13 @@ var glossary = []struct{ word, text lang.Text }{
 		EN: "one variant at one point: the worst outcome of every run behind it (each occurrence of a crash point, with one relay and with two)",
 		DE: "eine Variante an einem Punkt: das schlimmste Ergebnis aller Läufe dahinter (jedes Vorkommen eines Absturzpunkts, mit einem Relay und mit zweien)",
 	}},
-	{lang.Plain("sweep"), lang.Text{
+	{lang.Text{EN: "sweep", DE: "Sweep"}, lang.Text{
 		EN: "beyond the points, for the correct variants: a crash at every point the workload reaches, at every occurrence, then a second crash at every point reached after it (recovery included); and the failure sweep, every commit of the workload failed once",
 		DE: "über die Punkte hinaus, für die korrekten Varianten: ein Absturz an jedem Punkt, den die Arbeitslast erreicht, bei jedem Vorkommen, dann ein zweiter an jedem Punkt danach (die Wiederherstellung eingeschlossen); und der Failure-Sweep, jeder Commit der Arbeitslast einmal gescheitert",
 	}},
 	{lang.Text{EN: "depth", DE: "Tiefe"}, lang.Text{
 		EN: "how hard the lab's one grader grades (--depth, -lab.depth): quick is the matrix; course, the default at every door, adds for a variant that claims to be correct the sweeps, the matrix polled as Relay.Run polls, and exploration at up to eight seeds; full explores much more",
-		DE: "wie streng der eine Bewerter des Labs bewertet (--depth, -lab.depth): quick ist die Matrix; course, der Standard an jeder Tür, fügt für eine Variante, die behauptet, korrekt zu sein, die Sweeps hinzu, die gepollte Matrix wie in Relay.Run und Exploration mit bis zu acht Seeds; full erkundet viel mehr",
+		DE: "wie streng der eine Bewerter des Labors bewertet (--depth, -lab.depth): quick ist die Matrix; course, überall der Standard, wo nichts anderes gesagt ist, fügt für eine Variante, die behauptet, korrekt zu sein, die Sweeps hinzu, die gepollte Matrix wie in Relay.Run und Exploration mit bis zu acht Seeds; full erkundet viel mehr",
 	}},
 	{lang.Text{EN: "quiesce", DE: "Abklingen"}, lang.Text{
 		EN: "after the run: the faults healed, no more crashes, everything runs until nothing is due; then the retention cleanup, the operator's replay of dead letters, and the checker",
@@ -188,13 +188,13 @@ func printUsage(w io.Writer) {
 		fmt.Fprintln(w, hanging("", "", t.In(l)))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, lang.Text{EN: "The lab's words:", DE: "Die Wörter des Labors:"}.In(l))
+	fmt.Fprintln(w, lang.Text{EN: "The lab's words:", DE: "Die Begriffe des Labors:"}.In(l))
 	column := 0
 	for _, g := range glossary {
 		column = max(column, len([]rune(g.word.In(l))))
 	}
 	for _, g := range glossary {
-		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-*s", column, g.word.In(l)), strings.Repeat(" ", column+3), g.text.In(l)))
+		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-*s ", column, g.word.In(l)), strings.Repeat(" ", column+4), g.text.In(l)))
 	}
 }
 

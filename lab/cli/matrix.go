@@ -30,8 +30,8 @@ func runSummary(args []string, stdout io.Writer) error {
 
 func runMatrix(args []string, stdout io.Writer) error {
 	fs := newFlags("matrix", "", lang.Text{
-		EN: "The whole crash matrix: a row per variant and a numbered column per point, the key below, then every violation with the command that replays it, and what the stages beyond the matrix found for the variants that claim to be correct.",
-		DE: "Die ganze Crash-Matrix: eine Zeile je Variante und eine nummerierte Spalte je Punkt, der Schlüssel darunter, dann jede Verletzung mit dem Befehl, der sie wiederholt, und was die Stufen über die Matrix hinaus bei den Varianten fanden, die behaupten, korrekt zu sein.",
+		EN: "The whole crash matrix: a row per variant and a numbered column per point, the points and the legend below, then every violation with the command that replays it, and what the stages beyond the matrix found for the variants that claim to be correct.",
+		DE: "Die ganze Crash-Matrix: eine Zeile je Variante und eine nummerierte Spalte je Punkt, darunter die Punkte und die Legende, dann jede Verletzung mit dem Befehl, der sie wiederholt, und was die Stufen über die Matrix hinaus bei den Varianten fanden, die behaupten, korrekt zu sein.",
 	}, stdout)
 	variants := fs.repeated("variant", "V", lang.Textf(lang.Text{
 		EN: "a variant to include (default: all): %s",
@@ -77,7 +77,7 @@ func (f *flags) depthFlag() *depth {
 	d := &depth{value: verdict.Course}
 	f.doc(flagDoc{name: "depth", value: strings.Join(verdict.Depths, "|"), text: lang.Text{
 		EN: "how hard to grade: quick (the matrix), course (also the double-crash sweep, the failure sweep, the polled matrix and exploration at several seeds), full (many more random schedules) (default course)",
-		DE: "wie streng bewertet wird: quick (die Matrix), course (auch der doppelte Absturz-Sweep, der Fehler-Sweep, die gepollte Matrix und Exploration mit mehreren Seeds), full (viel mehr zufällige Abläufe) (Standard course)",
+		DE: "wie streng bewertet wird: quick (die Matrix), course (auch der doppelte Absturz-Sweep, der Failure-Sweep, die gepollte Matrix und Exploration mit mehreren Seeds), full (viel mehr zufällige Abläufe) (Standard course)",
 	}})
 	f.Var(d, "depth", "")
 	return d
@@ -387,7 +387,7 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 // beyondIntro explains the stages beyond the matrix.
 var beyondIntro = lang.Text{
 	EN: "Beyond the matrix, each variant that claims to be correct is graded at depth %s: crashed twice at every point it reaches (sweep), with each commit failed once (failure sweep), its relays polled as Relay.Run polls them (polled matrix), and in random schedules (exploration):",
-	DE: "Über die Matrix hinaus wird jede Variante, die behauptet, korrekt zu sein, mit Tiefe %s bewertet: zweimal an jedem Punkt abgestürzt, den sie erreicht (Sweep), mit jedem Commit einmal gescheitert (Fehler-Sweep), ihre Relays gepollt wie in Relay.Run (gepollte Matrix), und in zufälligen Abläufen (Exploration):",
+	DE: "Über die Matrix hinaus wird jede Variante, die behauptet, korrekt zu sein, mit Tiefe %s bewertet: zweimal an jedem Punkt abgestürzt, den sie erreicht (Sweep), mit jedem Commit einmal gescheitert (Failure-Sweep), ihre Relays gepollt wie in Relay.Run (gepollte Matrix), und in zufälligen Abläufen (Exploration):",
 }
 
 // writeBeyond reports, for each variant that claims to be correct, what

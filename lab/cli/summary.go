@@ -17,7 +17,7 @@ var nextSteps = []struct {
 	args string
 	text lang.Text
 }{
-	{"matrix", lang.Text{EN: "every cell, every violation, its replay", DE: "jede Zelle und Verletzung, ihr Replay"}},
+	{"matrix", lang.Text{EN: "every cell, every violation, its replay", DE: "Zellen und Verletzungen, wiederholbar"}},
 	{"scenario mistake/dual-write", lang.Text{EN: "one mistake's story as a timeline", DE: "ein Fehler, als Zeitleiste erzählt"}},
 	{"list", lang.Text{EN: "the variants, points and stories", DE: "die Varianten, Punkte und Geschichten"}},
 	{"explore --variant outbox", lang.Text{EN: "random schedules against the reference", DE: "zufällige Abläufe gegen die Referenz"}},

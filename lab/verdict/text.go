@@ -48,7 +48,7 @@ var causeHints = map[Cause]lang.Text{
 	},
 	CauseUnreported: {
 		EN: "return the error of a commit that failed (a lost connection; in the lab sim.ErrCommitFailed): the claim, the mark or the delivery did not happen, and the caller must know. Do not log it and go on.",
-		DE: "gib den Fehler eines gescheiterten Commits zurück (eine verlorene Verbindung; im Lab sim.ErrCommitFailed): Claim, Markierung oder Zustellung sind nicht geschehen, und der Aufrufer muss es wissen. Nicht nur loggen und weitermachen.",
+		DE: "gib den Fehler eines gescheiterten Commits zurück (eine verlorene Verbindung; im Labor sim.ErrCommitFailed): Claim, Markierung oder Zustellung sind nicht geschehen, und der Aufrufer muss es wissen. Nicht nur loggen und weitermachen.",
 	},
 	CauseSwallowedCrash: {
 		EN: "when an effect returns effect.ErrCrashed, the process is dead: return that error at once (errors.Is(err, effect.ErrCrashed)). Do not take it for a broker's error, nor log it and go on.",
@@ -64,7 +64,7 @@ var causeHints = map[Cause]lang.Text{
 	},
 	CauseError: {
 		EN: "the run could not be made: the error says why (a process the variant fails to build, a configuration the lab refuses).",
-		DE: "der Lauf ließ sich nicht machen: der Fehler sagt, warum (ein Prozess, den die Variante nicht bauen kann, eine Konfiguration, die das Lab ablehnt).",
+		DE: "der Lauf ließ sich nicht machen: der Fehler sagt, warum (ein Prozess, den die Variante nicht bauen kann, eine Konfiguration, die das Labor ablehnt).",
 	},
 }
 

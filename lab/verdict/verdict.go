@@ -34,7 +34,7 @@ const (
 var stageTexts = [...]lang.Text{
 	{EN: "matrix", DE: "Matrix"},
 	{EN: "sweep", DE: "Sweep"},
-	{EN: "failure sweep", DE: "Fehler-Sweep"},
+	{EN: "failure sweep", DE: "Failure-Sweep"},
 	{EN: "polled matrix", DE: "gepollte Matrix"},
 	{EN: "exploration", DE: "Exploration"},
 }
