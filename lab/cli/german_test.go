@@ -29,7 +29,7 @@ func germanRuns() [][]string {
 		{"backlog", "--rate", "5", "--outage", "2m", "--relay", "10", "--simulate"},
 		{"backlog", "--rate", "10", "--outage", "1m", "--relay", "5"},
 		{"claims"},
-		{"help"}, {"--help"},
+		{"help"}, {"--help"}, {"help", "help"},
 		{"matrix", "--variant", "nope"}, {"scenario", "nope"}, {"scenario", "reorder", "--seed", "x"},
 		{"explore"}, {"backlog", "--rate", "-1", "--outage", "1m", "--relay", "5"}, {"grade", "--colour"},
 	}

@@ -220,12 +220,23 @@ func helpFor(def lang.Lang, args []string, stdout, stderr io.Writer) int {
 			words = append(words, a)
 		}
 	}
+	if len(words) > 0 && words[0] == "help" {
+		// Help on help: what it does, and the commands it knows.
+		l := langOf(out)
+		fmt.Fprintln(stdout, lang.Text{EN: "usage: labrun help [COMMAND] [--lang en|de]", DE: "Aufruf: labrun help [BEFEHL] [--lang en|de]"}.In(l))
+		fmt.Fprintln(stdout)
+		fmt.Fprintln(stdout, hanging("", "", lang.Textf(lang.Text{
+			EN: "What a command does and each of its flags (the same as labrun COMMAND -h); without a COMMAND, every command, the exit codes and the lab's words. COMMAND is one of: %s. Exit 0; 2 for a COMMAND that is none of them.",
+			DE: "Was ein Befehl tut und jeder seiner Schalter (dasselbe wie labrun BEFEHL -h); ohne BEFEHL jeder Befehl, die Exit-Codes und die Begriffe des Labors. BEFEHL ist einer von: %s. Ende mit 0; mit 2 für einen BEFEHL, der keiner davon ist.",
+		}, commandNames()+", help").In(l)))
+		return exitOK
+	}
 	if len(words) > 0 && !strings.HasPrefix(words[0], "-") {
 		if _, ok := findCommand(words[0]); !ok {
 			fmt.Fprintln(stderr, lang.Textf(lang.Text{
 				EN: "labrun help: unknown command %q (valid: %s)",
 				DE: "labrun help: unbekannter Befehl %q (gültig: %s)",
-			}, words[0], commandNames()).In(langOf(out)))
+			}, words[0], commandNames()+", help").In(langOf(out)))
 			return exitUsage
 		}
 	}

@@ -18,3 +18,14 @@ func TestABacklogThatOverflowsIsRefused(t *testing.T) {
 		t.Errorf("the largest rate that fits: exit %d:\n%s", code, stdout)
 	}
 }
+
+// TestHelpOnHelp: labrun help help says what help does, exit 0 (it was
+// an unknown command, exit 2), in both languages.
+func TestHelpOnHelp(t *testing.T) {
+	for _, args := range [][]string{{"help", "help"}, {"help", "help", "--lang", "de"}} {
+		code, stdout, stderr := runLabrun(args...)
+		if code != 0 || !strings.Contains(stdout, "labrun help [") || stderr != "" {
+			t.Errorf("labrun %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+}

@@ -39,8 +39,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	timeline := fs.Bool("timeline", false, "print each round's whole timeline")
 	workers := fs.Int("workers", 1, "rounds played at once, each in a world of its own (>= 1)")
 	langFlag := fs.String("lang", "", "en or de (default: from LC_ALL or LANG)")
+	fs.Usage = quiet
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err, stdout, "verify", fs)
 	}
 	l, err := lang.Detect(*langFlag, os.Getenv)
 	bad := func(msg string) int {
