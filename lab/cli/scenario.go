@@ -61,6 +61,9 @@ type scenarioRun struct {
 	alert  time.Duration
 	// tuned says labrun's flags changed the relay's policy.
 	tuned bool
+	// storyRelays is how many relays the story runs, which its narration
+	// tells; --relays may run another number.
+	storyRelays int
 }
 
 // planScenario reads the scenario command's flags for sc.
@@ -85,6 +88,7 @@ func planScenario(sc scenarios.Scenario, opt scenarioOptions) (scenarioRun, erro
 	}
 	r.tuned = flags != ""
 	r.cfg = sc.Configure(r.v, r.seed)
+	r.storyRelays = r.cfg.Relays
 	r.replay = fmt.Sprintf("%s scenario %s --variant %s --seed %d%s", programName(), sc.Name, r.v.Name, r.seed, flags)
 	if *opt.file != "" {
 		r.replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d%s", programName(), *opt.file, r.v.Name, r.seed, flags)
@@ -133,15 +137,16 @@ func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res s
 		writeMermaid(stdout, inf(stdout, lang.Text{EN: "%s, %s, seed %d: %s", DE: "%s, %s, Seed %d: %s"}, sc.Name, r.v.Name, r.seed, res.Outcome), res)
 	case "html":
 		summary, _ := scenarioText(stdout, sc)
+		note, narrative := runNote(stdout, sc, r, res, expected)
 		return report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(inf(stdout, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, r.v.Name, r.seed)),
-			Summary: summary, Note: runNote(stdout, sc, r.v, res, expected), Narrative: sc.Narrative.In(langOf(stdout)), Outcome: res.Outcome, Expected: expected,
+			Summary: summary, Note: note, Narrative: narrative, Outcome: res.Outcome, Expected: expected,
 			Violations: res.Violations, Replay: withLang(stdout, r.replay+" --format html"), Trace: res.Trace}, reportOptions(stdout))
 	default:
 		policy := ""
 		if r.tuned {
 			policy = describePolicy(r.v).In(langOf(stdout))
 		}
-		writeScenarioText(stdout, sc, r.v, r.seed, expected, res, withLang(stdout, r.replay), policy)
+		writeScenarioText(stdout, sc, r, expected, res, withLang(stdout, r.replay), policy)
 	}
 	return nil
 }
@@ -274,14 +279,15 @@ func relaysFlag(text string, v variant.Variant) (int, error) {
 	return n, nil
 }
 
-func writeScenarioText(w io.Writer, sc scenarios.Scenario, v variant.Variant, seed uint64, expected check.Outcome, res sim.Result, replay, policy string) {
-	summary, narrative := scenarioText(w, sc)
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, v.Name, seed))
+func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expected check.Outcome, res sim.Result, replay, policy string) {
+	summary, _ := scenarioText(w, sc)
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, r.v.Name, r.seed))
 	fmt.Fprintf(w, "%s\n", summary)
 	if policy != "" {
 		fmt.Fprintf(w, "%s\n", wrap(policy, 78))
 	}
-	if note := runNote(w, sc, v, res, expected); note != "" {
+	note, narrative := runNote(w, sc, r, res, expected)
+	if note != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(note, 78))
 	}
 	if narrative != "" {
@@ -305,13 +311,26 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, v variant.Variant, se
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, replay))
 }
 
-// runNote says what this run is where the story's narration does not tell
-// it: a story told with the reference, played with a variant that ends
+// runNote says what this run is where the story's narration does not
+// tell it, and returns the narration to print after it ("" for none): a
+// story told with the reference, played with a variant that ends
 // otherwise (what this variant is, how its run ends, and that the story
-// below is the reference's); "" where the narration tells the run.
-func runNote(w io.Writer, sc scenarios.Scenario, v variant.Variant, res sim.Result, expected check.Outcome) string {
-	if sc.Narrative.EN == "" || sc.Variant != "" || v.Name == "outbox" || res.Outcome == check.OK {
-		return ""
+// below is the reference's); a story played with another number of
+// relays than it tells (its narration would tell of relays that do not
+// run: it is left out).
+func runNote(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, expected check.Outcome) (note, narrative string) {
+	narrative = sc.Narrative.In(langOf(w))
+	if narrative == "" {
+		return "", ""
+	}
+	if r.cfg.Relays != r.storyRelays {
+		return inf(w, lang.Text{
+			EN: "This run: %s (--relays), where the story tells its run with %d; its narration is left out: the timeline below says what happened.",
+			DE: "Dieser Lauf: %s (--relays), die Geschichte erzählt ihren Lauf mit %d; ihre Erzählung entfällt: die Zeitleiste unten sagt, was geschah.",
+		}, relaysText(r.cfg.Relays), r.storyRelays), ""
+	}
+	if sc.Variant != "" || r.v.Name == "outbox" || res.Outcome == check.OK {
+		return "", narrative
 	}
 	how := lang.Text{EN: "as declared", DE: "wie erwartet"}
 	if res.Outcome != expected {
@@ -320,7 +339,15 @@ func runNote(w io.Writer, sc scenarios.Scenario, v variant.Variant, res sim.Resu
 	return inf(w, lang.Text{
 		EN: "This run: variant %s (%s) ends %s, %s; see below. The story below is told with the reference, variant outbox:",
 		DE: "Dieser Lauf: Variante %s (%s) endet %s, %s; siehe unten. Die Geschichte unten ist mit der Referenz erzählt, Variante outbox:",
-	}, v.Name, v.Summary, res.Outcome, how)
+	}, r.v.Name, r.v.Summary, res.Outcome, how), narrative
+}
+
+// relaysText counts relays: "1 relay", "3 relays".
+func relaysText(n int) lang.Text {
+	if n == 1 {
+		return lang.Text{EN: "1 relay", DE: "1 Relay"}
+	}
+	return lang.Textf(lang.Text{EN: "%d relays", DE: "%d Relays"}, n)
 }
 
 // scenarioText returns a scenario's summary and narrative in w's language.
