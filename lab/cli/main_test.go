@@ -229,7 +229,7 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"scenario", "happy-path", "--nope"}, "unknown flag --nope (valid: --variant, --seed, --file, --relays, --poll, --alert, --max-attempts, --backoff-cap, --pause-cap, --retention, --batch, --format, --lang; `labrun scenario -h` says what each does)"},
 		{[]string{"list", "-x"}, "unknown flag --x (valid: --format, --lang;"},
 		{[]string{"scenario", "happy-path", "--seed"}, "--seed needs a value"},
-		{[]string{"help", "nope"}, `unknown command "nope" (valid: summary, matrix, grade, list, scenario, explore, backlog, claims)`},
+		{[]string{"help", "nope"}, `unknown command "nope" (valid: summary, matrix, grade, list, scenario, explore, backlog, claims, help)`},
 		{[]string{"explore"}, "missing --variant (valid: outbox,"},
 		{[]string{"explore", "--variant", "outbox", "--runs", "0"}, `--runs "0" is not a whole number >= 1`},
 		{[]string{"explore", "--variant", "outbox", "--runs", "many"}, `--runs "many" is not a whole number`},
