@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"outboxlab/internal/golden"
-	"outboxlab/lab/check"
 	"outboxlab/lab/grade"
 	"outboxlab/lab/variant"
 )
@@ -25,7 +24,7 @@ const maxLines = 20
 // Check grades the exercise's variant v as its test does with -exercise,
 // in both languages, and compares what a learner reads with the golden
 // files.
-func Check(t *testing.T, v variant.Variant, hints map[check.Outcome]grade.Hint) {
+func Check(t *testing.T, v variant.Variant, opts grade.Options) {
 	if os.Getenv("OUTBOXLAB_STARTERS") == "" {
 		t.Skip("grades the shipped starter: set OUTBOXLAB_STARTERS=1 (.ci/run does)")
 	}
@@ -36,7 +35,8 @@ func Check(t *testing.T, v variant.Variant, hints map[check.Outcome]grade.Hint) 
 			}
 			defer flag.Set("lab.lang", "")
 			r := &recorder{TB: t}
-			grade.Grade(r, v, grade.Options{Hints: hints, Flags: "-exercise"})
+			opts.Flags = "-exercise"
+			grade.Grade(r, v, opts)
 			if len(r.errors) == 0 {
 				t.Fatalf("the starter of %s passed its grading", v.Name)
 			}
