@@ -255,17 +255,6 @@ func brokeWith(w io.Writer, res sim.Result) string {
 	return res.Outcome.String()
 }
 
-// scheduleLines is a shrunk schedule as w's reader reads it: its seed and
-// processes in w's language, then its items in story-file syntax (the
-// same in both languages: they paste into a story file).
-func scheduleLines(w io.Writer, s explore.Schedule) []string {
-	lines := s.Lines()
-	head := lang.Textf(lang.Text{EN: "seed %d, %d relays", DE: "Seed %d, %d Relays"}, s.Seed, s.Relays)
-	if s.Relays == 1 {
-		head = lang.Textf(lang.Text{EN: "seed %d, 1 relay", DE: "Seed %d, 1 Relay"}, s.Seed)
-	}
-	if s.Services > 1 {
-		head = lang.Textf(lang.Text{EN: "%s, %d service instances", DE: "%s, %d Service-Instanzen"}, head, s.Services)
-	}
-	return append([]string{in(w, head)}, lines[1:]...)
-}
+// scheduleLines is a shrunk schedule as its reader reads it: in a story
+// file's words, the same in both languages (they paste into a story file).
+func scheduleLines(_ io.Writer, s explore.Schedule) []string { return s.StoryLines() }

@@ -68,9 +68,10 @@ type Options struct {
 	// of that outcome (the lab has its own for the other causes).
 	Hints map[check.Outcome]Hint
 	// PointHints say what to look at when a finding was first found at
-	// a matrix row (its point id): there the cause is that row's, and its
-	// hint wins over the outcome's (clock-skew: whose clock judged the
-	// lease?).
+	// a matrix row (its point id), or in an exploration whose shrunk
+	// schedule has a fault of that kind: there the cause is that row's or
+	// fault's, and its hint wins over the outcome's (clock-skew: whose
+	// clock judged the lease?).
 	PointHints map[string]Hint
 	// Stories are named stories the grading plays too, each judged by
 	// what v declares for it (an exercise whose mistake only a story
@@ -117,7 +118,7 @@ func Grade(t testing.TB, v variant.Variant, opts Options) {
 		if g.Cause == verdict.CauseOutcome {
 			hint = opts.Hints[g.Outcome]
 		}
-		if h, ok := opts.PointHints[g.First().Point]; ok && g.First().Point != "" {
+		if h, ok := pointHint(opts.PointHints, g.First()); ok {
 			hint = h
 		}
 		t.Errorf("%s", g.Report(l, hint, command+" "+g.First().Run.TestFlags(), width))
@@ -148,4 +149,18 @@ func callerDir() string {
 			return "."
 		}
 	}
+}
+
+// pointHint is the hint of PointHints for f: its row's, or that of a fault
+// kind in its exploration's shrunk schedule.
+func pointHint(hints map[string]Hint, f verdict.Finding) (Hint, bool) {
+	if h, ok := hints[f.Point]; ok && f.Point != "" {
+		return h, true
+	}
+	for _, k := range f.Run.Faults {
+		if h, ok := hints[string(k)]; ok {
+			return h, true
+		}
+	}
+	return Hint{}, false
 }

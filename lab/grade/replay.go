@@ -43,7 +43,7 @@ func Replay(t testing.TB, v variant.Variant, run verdict.Run) error {
 		}
 		cfg := f.Schedule.Config(v)
 		cfg.Trace = true
-		return logRun(t, cfg, check.OK, strings.Join(f.Schedule.Lines(), "\n"))
+		return logRun(t, cfg, check.OK, strings.Join(f.Schedule.StoryLines(), "\n"))
 	}
 	sc, err := scenarios.FindScenario(run.Scenario)
 	if err != nil {

@@ -134,7 +134,7 @@ func englishWords(line string) []string {
 // shrunk counterexample: "at 0s: place o-3 27.32 CHF", "fault ...",
 // "crash ...", "operator: ..."): a story file's words, which are the same in both
 // languages.
-var scheduleLine = regexp.MustCompile(`^  (at \S+: |fault |crash |operator: )`)
+var scheduleLine = regexp.MustCompile(`^  (at \S+: |fault |crash |operator: |(seed|relays|services) \d+$)`)
 
 // WithoutSchedule leaves out of out the lines of a schedule in
 // story-file syntax. A timeline's lines stay: the simulator writes them in
