@@ -42,5 +42,5 @@ func Variant() variant.Variant {
 }
 
 // consumer is the exercise's frame with the learner's handle (in
-// starter.go, and in solution.go for the reference solution).
+// starter.go; the reference solution's is in exercises/_solutions).
 type consumer struct{ *frame.Consumer }
