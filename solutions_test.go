@@ -1,4 +1,4 @@
-package exercises
+package outboxlab
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ var exerciseNames = []string{"recovery", "sendfirst", "dedup", "ordering"}
 // away); the solution is in _solutions, and the overlay CI grades it with
 // puts it in the starter's place.
 func TestNoSolutionSitsBesideItsStarter(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("_solutions", "overlay.json"))
+	data, err := os.ReadFile(filepath.Join("exercises", "_solutions", "overlay.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestNoSolutionSitsBesideItsStarter(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range exerciseNames {
-		files, err := filepath.Glob(filepath.Join(name, "*.go"))
+		files, err := filepath.Glob(filepath.Join("exercises", name, "*.go"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,8 +44,8 @@ func TestNoSolutionSitsBesideItsStarter(t *testing.T) {
 			t.Errorf("_solutions/overlay.json does not put a solution in %s's place", starter)
 			continue
 		}
-		got, err := os.ReadFile(strings.TrimPrefix(solution, "exercises/"))
-		want, err2 := os.ReadFile(filepath.Join(name, "starter.go"))
+		got, err := os.ReadFile(solution)
+		want, err2 := os.ReadFile(starter)
 		if err != nil || err2 != nil || string(got) == string(want) || !strings.HasPrefix(string(got), "package "+name) {
 			t.Errorf("%s: no solution of package %s that differs from the starter (%v, %v)", solution, name, err, err2)
 		}
