@@ -4,9 +4,8 @@ import (
 	"testing"
 
 	"outboxlab/exercises/internal/startertest"
-	"outboxlab/lab/grade"
 )
 
 // TestStarterOutput keeps what a learner reads when the shipped starter is
 // graded (with OUTBOXLAB_STARTERS=1).
-func TestStarterOutput(t *testing.T) { startertest.Check(t, Variant(), grade.Options{Hints: Hints}) }
+func TestStarterOutput(t *testing.T) { startertest.Check(t, Variant(), Grading) }

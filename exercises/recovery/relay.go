@@ -7,6 +7,18 @@
 // double-crash sweep and random exploration find nothing:
 //
 //	go test ./exercises/recovery -exercise
+//
+// # Auf Deutsch
+//
+// Eine Übung (Kapitel 000 Abschnitt 5, Kapitel 003): nach einem Neustart
+// gibt ein Relay die Claims frei, die es von vor seinem Absturz noch hält,
+// damit sie sofort hinausgehen statt erst nach ihrer Lease. Der Starter
+// gibt jede IN_FLIGHT-Nachricht frei, wie es recoverInFlight im Kapitel
+// wörtlich sagt. Mit zwei Relays nimmt das dem anderen seine noch
+// gültigen Claims. Ändere Recover so, dass die ganze Matrix, der
+// Doppelabsturz-Sweep und die zufällige Exploration nichts finden:
+//
+//	go test ./exercises/recovery -exercise -lab.lang=de
 package recovery
 
 import (
