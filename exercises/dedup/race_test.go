@@ -2,12 +2,12 @@ package dedup
 
 import (
 	"flag"
-	"fmt"
 	"strings"
 	"testing"
 
 	"outboxlab/domain"
 	"outboxlab/exercises/frame"
+	"outboxlab/exercises/internal/startertest"
 	"outboxlab/inbox"
 	"outboxlab/lab/grade"
 	"outboxlab/lab/variant"
@@ -39,16 +39,6 @@ func checkThenAct(c *consumer) func(string, domain.Record) error {
 	}
 }
 
-// recorder keeps what a grading reports instead of failing.
-type recorder struct {
-	testing.TB
-	errors []string
-}
-
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-
 // TestTheRaceOfTwoBillingInstancesIsGraded: the exercise's grading plays
 // story billing-race, two billing instances on one delivery: the
 // check-then-act fix passes the matrix (it did pass -exercise) and fails
@@ -64,14 +54,14 @@ func TestTheRaceOfTwoBillingInstancesIsGraded(t *testing.T) {
 		c.Consumer = frame.New(env, checkThenAct(c))
 		return c, nil
 	}
-	matrixOnly := &recorder{TB: t}
+	matrixOnly := &startertest.Recorder{TB: t}
 	grade.Grade(matrixOnly, v, grade.Options{Hints: Hints})
-	if len(matrixOnly.errors) != 0 {
-		t.Fatalf("the check-then-act fix fails the matrix, which it passed: %v", matrixOnly.errors)
+	if len(matrixOnly.Errors) != 0 {
+		t.Fatalf("the check-then-act fix fails the matrix, which it passed: %v", matrixOnly.Errors)
 	}
-	r := &recorder{TB: t}
+	r := &startertest.Recorder{TB: t}
 	grade.Grade(r, v, Grading)
-	got := strings.Join(r.errors, "\n")
+	got := strings.Join(r.Errors, "\n")
 	for _, want := range []string{"story billing-race", "duplicate key", "store.ErrDuplicateKey", "-lab.replay=billing-race"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the grading does not say %q:\n%s", want, got)

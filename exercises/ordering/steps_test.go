@@ -3,13 +3,13 @@ package ordering
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"outboxlab/domain"
 	"outboxlab/exercises/frame"
+	"outboxlab/exercises/internal/startertest"
 	"outboxlab/inbox"
 	"outboxlab/lab/grade"
 	"outboxlab/lab/variant"
@@ -77,16 +77,6 @@ func (c stepOne) unfinishedApplyParked(tx *store.Tx, order string, now time.Time
 	}
 }
 
-// recorder keeps what a grading reports instead of failing.
-type recorder struct {
-	testing.TB
-	errors []string
-}
-
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-
 // TestTheFirstStepLeavesOnlyWrongCurrency: the exercise comes in two
 // steps. After the first (each order in sequence, the early ones parked,
 // with the helpers handed out), the matrix fails at wrong-currency alone,
@@ -103,10 +93,10 @@ func TestTheFirstStepLeavesOnlyWrongCurrency(t *testing.T) {
 		c.Consumer = frame.New(env, c.handle)
 		return c, nil
 	}
-	r := &recorder{TB: t}
+	r := &startertest.Recorder{TB: t}
 	grade.Grade(r, v, Grading)
-	got := strings.Join(strings.Fields(strings.Join(r.errors, "\n")), " ")
-	if len(r.errors) != 1 || !strings.Contains(got, "in 1 run: matrix at wrong-currency first at wrong-currency") || !strings.Contains(got, "step 2") {
-		t.Errorf("after step 1, the grading says (want one finding, at wrong-currency alone, naming step 2):\n%s", strings.Join(r.errors, "\n"))
+	got := strings.Join(strings.Fields(strings.Join(r.Errors, "\n")), " ")
+	if len(r.Errors) != 1 || !strings.Contains(got, "in 1 run: matrix at wrong-currency first at wrong-currency") || !strings.Contains(got, "step 2") {
+		t.Errorf("after step 1, the grading says (want one finding, at wrong-currency alone, naming step 2):\n%s", strings.Join(r.Errors, "\n"))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/exercises/internal/startertest"
 	"outboxlab/lab/grade"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
@@ -43,16 +44,6 @@ func (r hostClock) Recover() error {
 	return nil
 }
 
-// recorder keeps what a grading reports instead of failing.
-type recorder struct {
-	testing.TB
-	errors []string
-}
-
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-
 // TestAHostClockFixGetsTheClockHint grades the host-clock fix as the
 // exercise does (at depth course: exploration finds it, with a relay's
 // clock running ahead): the hint it prints asks whose clock judges the
@@ -74,9 +65,9 @@ func TestAHostClockFixGetsTheClockHint(t *testing.T) {
 		}
 		return hostClock{r.(*relay)}, nil
 	}
-	r := &recorder{TB: t}
+	r := &startertest.Recorder{TB: t}
 	grade.Grade(r, v, Grading)
-	got := strings.Join(strings.Fields(strings.Join(r.errors, "\n")), " ")
+	got := strings.Join(strings.Fields(strings.Join(r.Errors, "\n")), " ")
 	if !strings.Contains(got, "UNSAFE") || !strings.Contains(got, "Whose clock says the lease ran out?") || strings.Contains(got, "The lease owner is in the message") {
 		t.Errorf("the host-clock fix's grading does not give the clock's hint:\n%s", got)
 	}
