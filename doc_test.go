@@ -120,7 +120,7 @@ func goDirs(root string) ([]string, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" {
+		if strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") || d.Name() == "testdata" { // as the go tool: no package
 			return filepath.SkipDir
 		}
 		if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "real" {

@@ -32,5 +32,8 @@ type Action struct {
 	Event      domain.Record
 	Subscriber string
 	Tag        uint64
-	Detail     string
+	// Detail says more of what happened, DetailDE the same in German
+	// (labrun --lang de); DetailDE is empty where Detail is an error's
+	// text, which is the same in both.
+	Detail, DetailDE string
 }

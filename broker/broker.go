@@ -219,7 +219,7 @@ func (b *Broker) Publish(e Envelope) error {
 		return err
 	}
 	if b.faults.dropOnTimeout(e) {
-		b.record(Action{Kind: TimedOut, MessageID: e.ID, Event: e.Event, Detail: "dropped: nothing stored"})
+		b.record(Action{Kind: TimedOut, MessageID: e.ID, Event: e.Event, Detail: "dropped: nothing stored", DetailDE: "verworfen: nichts gespeichert"})
 		b.refused++
 		return fmt.Errorf("broker: publish %s: %w", e.ID, ErrTimeout)
 	}
@@ -231,7 +231,7 @@ func (b *Broker) Publish(e Envelope) error {
 	}
 	b.faults.usedUp(e)
 	if b.faults.storeOnTimeout(e) {
-		b.record(Action{Kind: TimedOut, MessageID: e.ID, Event: e.Event, Detail: "stored, but the answer was lost"})
+		b.record(Action{Kind: TimedOut, MessageID: e.ID, Event: e.Event, Detail: "stored, but the answer was lost", DetailDE: "gespeichert, aber die Antwort ging verloren"})
 		b.refused++
 		return fmt.Errorf("broker: publish %s: %w", e.ID, ErrTimeout)
 	}
@@ -262,14 +262,15 @@ func (b *Broker) refuse(e Envelope, now time.Time, what string) error {
 func (b *Broker) enqueue(s *subscription, e Envelope, at time.Time) {
 	n := entry{env: e, availableAt: at}
 	if b.faults.holdForReorder(s.name, e) {
-		b.record(Action{Kind: Held, MessageID: e.ID, Event: e.Event, Subscriber: s.name, Detail: "held back to be delivered after the next message of " + e.Event.AggregateID})
+		b.record(Action{Kind: Held, MessageID: e.ID, Event: e.Event, Subscriber: s.name, Detail: "held back to be delivered after the next message of " + e.Event.AggregateID,
+			DetailDE: "zurückgehalten, um nach der nächsten Nachricht von " + e.Event.AggregateID + " zugestellt zu werden"})
 		return
 	}
 	s.queue = append(s.queue, n)
 	if held, ok := b.faults.releaseAfter(s.name, e); ok {
 		held.availableAt = at
 		s.queue = append(s.queue, held)
-		b.record(Action{Kind: Reordered, MessageID: held.env.ID, Event: held.env.Event, Subscriber: s.name, Detail: "delivered after " + e.ID})
+		b.record(Action{Kind: Reordered, MessageID: held.env.ID, Event: held.env.Event, Subscriber: s.name, Detail: "delivered after " + e.ID, DetailDE: "zugestellt nach " + e.ID})
 	}
 	if b.faults.duplicate(s.name, e) {
 		s.queue = append(s.queue, n)
@@ -297,8 +298,8 @@ func (b *Broker) Receive(name string) (Delivery, bool) {
 		}
 		s.seen[e.env.ID] = true
 		s.inflight = append(s.inflight, inflight{tag: b.nextTag, e: e})
-		out, corrupted := b.faults.corrupt(e.env)
-		a := Action{Kind: Delivered, MessageID: e.env.ID, Event: e.env.Event, Subscriber: name, Tag: b.nextTag, Detail: corrupted}
+		out, corrupted, corruptedDE := b.faults.corrupt(e.env)
+		a := Action{Kind: Delivered, MessageID: e.env.ID, Event: e.env.Event, Subscriber: name, Tag: b.nextTag, Detail: corrupted, DetailDE: corruptedDE}
 		b.record(a)
 		return Delivery{Tag: b.nextTag, Envelope: out, Redelivered: e.redelivered}, true
 	}

@@ -87,7 +87,7 @@ func (b *Broker) Heal() {
 		s := b.mustSub(h.sub)
 		h.e.availableAt = b.clock.Now()
 		s.queue = append(s.queue, h.e)
-		b.record(Action{Kind: Reordered, MessageID: h.e.env.ID, Event: h.e.env.Event, Subscriber: h.sub, Detail: "released at heal"})
+		b.record(Action{Kind: Reordered, MessageID: h.e.env.ID, Event: h.e.env.Event, Subscriber: h.sub, Detail: "released at heal", DetailDE: "beim Beheben der Störungen freigegeben"})
 	}
 	b.faults = faults{rejected: b.faults.rejected, poisoned: b.faults.poisoned, newer: b.faults.newer, renamed: b.faults.renamed,
 		mispriced: b.faults.mispriced, extended: b.faults.extended}
@@ -185,47 +185,51 @@ func inCents(payload string) string {
 }
 
 // corrupt returns e as the poison and unknown-contract faults deliver it,
-// and what they did to it ("" for nothing).
-func (f *faults) corrupt(e Envelope) (Envelope, string) {
+// and what they did to it in English and in German ("" for nothing).
+func (f *faults) corrupt(e Envelope) (Envelope, string, string) {
 	for _, t := range f.poisoned {
 		if t.matches(e) {
 			e.Event.Payload = e.Event.Payload[:len(e.Event.Payload)/2]
-			return e, "payload corrupted (poison)"
+			return e, "payload corrupted (poison)", "Nutzlast beschädigt (Gift)"
 		}
 	}
 	for i, t := range f.garbled {
 		if t.matches(e) {
 			f.garbled = slices.Delete(f.garbled, i, i+1)
 			e.Event.Payload = e.Event.Payload[:len(e.Event.Payload)/2]
-			return e, "payload corrupted in transit, this delivery only"
+			return e, "payload corrupted in transit, this delivery only", "Nutzlast unterwegs beschädigt, nur bei dieser Zustellung"
 		}
 	}
 	for _, t := range f.newer {
 		if t.matches(e) {
 			e.Event.Version = UnknownVersion
 			e.Event.Payload = inCents(e.Event.Payload)
-			return e, fmt.Sprintf("delivered as version %d, which no consumer knows yet, its amounts in cents", UnknownVersion)
+			return e, fmt.Sprintf("delivered as version %d, which no consumer knows yet, its amounts in cents", UnknownVersion),
+				fmt.Sprintf("als Version %d zugestellt, die noch kein Consumer kennt, ihre Beträge in Cent", UnknownVersion)
 		}
 	}
 	for _, t := range f.renamed {
 		if t.matches(e) {
 			e.Event.Type = "Renamed" + e.Event.Type
-			return e, "delivered as type " + e.Event.Type + ", which no consumer knows"
+			return e, "delivered as type " + e.Event.Type + ", which no consumer knows",
+				"als Typ " + e.Event.Type + " zugestellt, den kein Consumer kennt"
 		}
 	}
 	for _, t := range f.extended {
 		if t.matches(e) && strings.HasSuffix(e.Event.Payload, "}") {
 			e.Event.Payload = strings.TrimSuffix(e.Event.Payload, "}") + `,"loyaltyPoints":12}`
-			return e, "delivered with a field no consumer knows yet (loyaltyPoints), same type and version"
+			return e, "delivered with a field no consumer knows yet (loyaltyPoints), same type and version",
+				"mit einem Feld zugestellt, das noch kein Consumer kennt (loyaltyPoints), bei gleichem Typ und gleicher Version"
 		}
 	}
 	for _, t := range f.mispriced {
 		if t.matches(e) && e.Event.Type == domain.TypeOrderAmended {
 			e.Event.Payload = otherCurrency(e.Event.Payload)
-			return e, "delivered with its amount in another currency than its order's"
+			return e, "delivered with its amount in another currency than its order's",
+				"zugestellt mit einem Betrag in einer anderen Währung als der ihrer Bestellung"
 		}
 	}
-	return e, ""
+	return e, "", ""
 }
 
 func (f *faults) down(now time.Time) bool {

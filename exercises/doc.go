@@ -6,12 +6,14 @@
 //	dedup      a consumer whose inbox is part of the effect's transaction
 //	ordering   a consumer that bills each order's events in sequence
 //
-// Each has a starter (the default build) with a marked mistake to fix, a
-// test that grades it with hints, and a reference solution behind the
-// build tag solution:
+// Each has a starter (starter.go) with a marked mistake to fix, a test
+// that grades it with hints, and a reference solution apart from it, in
+// exercises/_solutions (a directory the go tool leaves out of ./...),
+// built in the starter's place by an overlay:
 //
-//	go test ./exercises/recovery -exercise                 grade your work
-//	go test ./exercises/recovery -exercise -tags solution  the reference solution
+//	go test ./exercises/recovery -exercise      grade your work
+//	go test -overlay exercises/_solutions/overlay.json ./exercises/recovery -exercise
+//	                                            the reference solution
 //
 // The consumer exercises (dedup, ordering) share the consumer around the
 // learner's handle: package exercises/frame.

@@ -74,7 +74,7 @@ func TestARaceLostOnTheInboxKeyIsNoError(t *testing.T) {
 	}
 	raced := false
 	for _, e := range ref.Trace {
-		raced = raced || (e.Action == "consumer.commit" && strings.Contains(e.Result, "duplicate key"))
+		raced = raced || (e.Action == "consumer.commit" && strings.Contains(e.Result.EN, "duplicate key"))
 	}
 	if !raced || ref.Outcome != check.OK || len(ref.Unhandled) > 0 {
 		t.Fatalf("the reference: raced %v, %s, unhandled %v: the story no longer races, or the loser errs", raced, ref.Outcome, ref.Unhandled)

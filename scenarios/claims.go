@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,15 +25,19 @@ import (
 //	en Saving the order, then publishing, loses the event when the process dies between the two.
 //	de Erst die Bestellung speichern, dann veröffentlichen: stirbt der Prozess dazwischen, fehlt das Ereignis.
 //	run scenario service.after-commit --variant dual-write     labrun's arguments
-//	want Outcome: LOST                   a line the output must contain (one or more)
+//	want Outcome: LOST (expected LOST)   a line the output must contain (one or more)
+//	want-de Billing hält sie              the line before in German, where the German run prints it otherwise
 //	count 2 broker: published e-5531     a line the output must contain exactly N times
+//	count-de broker: veröffentlicht e-5531  the count's line in German
 //	exit 0                               labrun's exit code (default 0)
 //	shows en what the run shows, when the claim alone does not say it (optional)
 //	shows de the same in German
 //	disagrees                            the lab disagrees with the chapter as worded; shows says which is right and why
 //
-// A claim's run is played in English (labrun adds --lang en), so its
-// want lines are English.
+// A claim's run is played in the language asked for (labrun adds --lang
+// en or --lang de): a want or count line is its English, want-de and
+// count-de after it its German, where that differs. An outcome's line
+// ("Outcome: LOST (expected LOST)") has its German without one.
 
 // Claim is one checkable claim of a chapter and the run that proves it.
 type Claim struct {
@@ -40,10 +45,10 @@ type Claim struct {
 	Where string
 	// Text is the claim as the lab reads the chapter.
 	Text lang.Text
-	// Run is labrun's arguments, Want the lines its output must contain,
-	// Exit its exit code.
+	// Run is labrun's arguments, Want the lines its output must contain
+	// (in English and in German), Exit its exit code.
 	Run  []string
-	Want []string
+	Want []lang.Text
 	Exit int
 	// Counts are lines the output must contain exactly so many times.
 	Counts []Count
@@ -60,7 +65,7 @@ type Claim struct {
 // broker: published e-5531": the message was handed over twice).
 type Count struct {
 	N    int
-	Text string
+	Text lang.Text
 }
 
 // Chapter returns the chapter number the claim belongs to ("000").
@@ -86,7 +91,7 @@ func Claims() []Claim {
 	if err != nil {
 		panic(err)
 	}
-	return cs
+	return slices.Clone(cs) // a caller may filter its copy in place (labrun claims --chapter)
 }
 
 // ErrClaims is wrapped by every error ParseClaims returns.
@@ -148,14 +153,24 @@ func (c *Claim) set(key, rest string) error {
 	case "run":
 		c.Run = strings.Fields(rest)
 	case "want":
-		c.Want = append(c.Want, rest)
+		c.Want = append(c.Want, wantText(rest))
+	case "want-de":
+		if len(c.Want) == 0 {
+			return fmt.Errorf("want-de %q before a want line: it is the German of the want line before it", rest)
+		}
+		c.Want[len(c.Want)-1].DE = rest
 	case "count":
 		n, text, _ := strings.Cut(rest, " ")
 		k, err := strconv.Atoi(n)
 		if err != nil || k < 0 || strings.TrimSpace(text) == "" {
 			return fmt.Errorf("count %q: want \"count N TEXT\", e.g. \"count 2 broker: published e-5531\"", rest)
 		}
-		c.Counts = append(c.Counts, Count{N: k, Text: strings.TrimSpace(text)})
+		c.Counts = append(c.Counts, Count{N: k, Text: lang.Plain(strings.TrimSpace(text))})
+	case "count-de":
+		if len(c.Counts) == 0 {
+			return fmt.Errorf("count-de %q before a count line: it is the German of the count line before it", rest)
+		}
+		c.Counts[len(c.Counts)-1].Text.DE = rest
 	case "exit":
 		n, err := strconv.Atoi(rest)
 		if err != nil || n < 0 || n > 2 {
@@ -175,7 +190,7 @@ func (c *Claim) set(key, rest string) error {
 	case "disagrees":
 		c.Disagrees = true
 	default:
-		return fmt.Errorf("unknown line %q (valid: claim, en, de, run, want, count, exit, shows en, shows de, disagrees, # comment)", key)
+		return fmt.Errorf("unknown line %q (valid: claim, en, de, run, want, want-de, count, count-de, exit, shows en, shows de, disagrees, # comment)", key)
 	}
 	return nil
 }
@@ -219,4 +234,22 @@ func (c Claim) validate() error {
 		return fmt.Errorf("claim %q: run %q: a claim's run is a run of the lab, not labrun %s", c.Where, strings.Join(c.Run, " "), c.Run[0])
 	}
 	return nil
+}
+
+// OutcomeLine is the line that ends a scenario's run: its outcome and
+// what its variant declares, in both languages (labrun scenario prints
+// it; a claim's want of it has its German from it).
+var OutcomeLine = lang.Text{EN: "Outcome: %s (expected %s)", DE: "Ergebnis: %s (erwartet %s)"}
+
+// wantText is a want line in both languages: an outcome's line as
+// OutcomeLine writes it, any other the same in both until want-de says
+// its German.
+func wantText(en string) lang.Text {
+	var got, want string
+	if n, err := fmt.Sscanf(en, "Outcome: %s (expected %s", &got, &want); err == nil && n == 2 && strings.HasSuffix(want, ")") {
+		if t := lang.Textf(OutcomeLine, got, strings.TrimSuffix(want, ")")); t.EN == en {
+			return t
+		}
+	}
+	return lang.Plain(en)
 }

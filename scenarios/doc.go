@@ -54,7 +54,9 @@
 //	(what labrun prints for the file's variant and seed)
 //
 // Only one of each word per line; the annotations above are not part of the
-// format. Times are Go durations with an optional number of days in front
+// format. summary, summary-de, variant, point, expect, seed, relays,
+// services, consumers, history and restart-delay come at most once: a
+// second one is an error, not a silent replacement. Times are Go durations with an optional number of days in front
 // ("8d1m"). Everything below the separator is the expected output: `go
 // test ./lab/cli` compares it, and `go test ./lab/cli -update`
 // rewrites it. A line that does not parse is an error naming the file, the

@@ -170,7 +170,7 @@ func clockSkew() sim.Point {
 func recoverConflict() sim.Point {
 	return sim.Point{ID: "recover-conflict", Kind: sim.KindFault, Description: lang.Text{
 		EN: "relay-1 restarts and freezes 40 s inside its recovery while relay-2 takes its claim over: its release is refused",
-		DE: "relay-1 startet neu und friert 40 s in seiner Recovery ein, während relay-2 seinen Claim übernimmt: seine Freigabe wird abgewiesen",
+		DE: "relay-1 startet neu und friert 40 s in seiner Wiederherstellung ein, während relay-2 seinen Claim übernimmt: seine Freigabe wird abgewiesen",
 	}, Relays: 2, MinRelays: 2, Faults: []sim.Fault{
 		{Kind: sim.FaultStall, Process: "relay-1", Point: "relay.before-send", For: 10 * time.Second},
 		{Kind: sim.FaultKill, Process: "relay-1", From: 4 * time.Second},

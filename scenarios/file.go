@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -72,7 +73,14 @@ type parser struct {
 	relays                 int
 	restart                time.Duration
 	refs                   []ref
+	// once are the lines a story has at most once, by keyword, with the
+	// line (from 1) that had it first.
+	once map[string]int
 }
+
+// onceKeywords are the lines a story has at most once: a second one
+// would silently replace the first.
+var onceKeywords = []string{"summary", "summary-de", "variant", "point", "expect", "seed", "relays", "services", "consumers", "history", "restart-delay"}
 
 // line reads one line.
 func (p *parser) line(line string) error {
@@ -87,6 +95,15 @@ func (p *parser) line(line string) error {
 	words := strings.Fields(line)
 	if len(words) == 0 {
 		return nil
+	}
+	if slices.Contains(onceKeywords, words[0]) {
+		if first, ok := p.once[words[0]]; ok {
+			return fmt.Errorf("a second %s line (the first is line %d): a story has one", words[0], first)
+		}
+		if p.once == nil {
+			p.once = map[string]int{}
+		}
+		p.once[words[0]] = p.lineNo + 1
 	}
 	arg := func(n int) string { // the n-th word after the keyword, or ""
 		if n < len(words) {

@@ -41,6 +41,10 @@ func TestParseFileNamesTheLineAndWhatIsValid(t *testing.T) {
 		{"summary s\nworkload standard\nfault stall relay-1 relay.before-sned 40s\n", `f.txt:3: fault stall relay-1 relay.before-sned 40s: variant outbox never reaches relay.before-sned`},
 		{"summary s\nworkload standard\nfault kill relay-2 4s\n", `f.txt:3: fault kill relay-2 4s: this story has no process relay-2`},
 		{"summary s\nworkload standard\nservices 2\nfault slow-commit service 3s\n", `f.txt:4: fault slow-commit service 3s: this story has no process service (its processes: service-1, service-2, relay-1, billing;`},
+		// A freeze past the horizon: the lab's bound, not a point the
+		// variant never reaches, nor a run that never quiesces.
+		{"summary s\nworkload one-order\nfault stall relay-1 relay.before-send 12h\n", `f.txt:3: fault stall relay-1 relay.before-send 12h: a freeze of 12h0m0s runs past the run's horizon: a phase ends 6h0m0s after it began, and a process frozen that long never moves again in it (at most 5h59m59s`},
+		{"summary s\nworkload standard\nservices 2\nfault slow-commit service-1 1000h\n", `f.txt:4: fault slow-commit service-1 1000h: a freeze of 1000h0m0s runs past the run's horizon`},
 		{"workload standard\n", `f.txt: no summary line`},
 		{"summary s\n", `f.txt: no workload`},
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"outboxlab/broker"
 	"outboxlab/lab/variant"
@@ -28,6 +29,8 @@ type ref struct {
 	// occurrence (0 for a stall).
 	point string
 	k     int
+	// lasts is how long a stall or a slow commit holds its process.
+	lasts time.Duration
 }
 
 // checkRefs checks every ref of file name against the run the file
@@ -48,6 +51,12 @@ func checkRefs(name string, cfg sim.Config, refs []ref) error {
 	for _, r := range refs {
 		fail := func(format string, args ...any) error {
 			return fmt.Errorf("%s:%d: %s: %s", name, r.line, r.what, fmt.Sprintf(format, args...))
+		}
+		if r.lasts >= cfg.Horizon {
+			// The process would still be frozen when the phase ends at its
+			// horizon: the run could not tell a stuck variant from it.
+			return fail("a freeze of %s runs past the run's horizon: a phase ends %s after it began, and a process frozen that long never moves again in it (at most %s, less the time before it freezes)",
+				r.lasts, cfg.Horizon, cfg.Horizon-time.Second)
 		}
 		if r.target != (broker.Target{}) {
 			kind, ok := events[r.target]
@@ -134,7 +143,9 @@ func faultRef(line int, words []string, f sim.Fault) ref {
 	case sim.FaultWrongCurrency:
 		r.amendment = true
 	case sim.FaultStall:
-		r.point = f.Point
+		r.point, r.lasts = f.Point, f.For
+	case sim.FaultSlowCommit:
+		r.lasts = f.For
 	}
 	return r
 }

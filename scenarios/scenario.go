@@ -126,7 +126,7 @@ func Catalogue() []Scenario {
 			Name:    "mistake/" + v.Name,
 			Summary: lang.Textf(lang.Text{EN: "%s fails at %s: %s", DE: "%s scheitert bei %s: %s"}, v.Name, point, v.Expected(point)),
 			Narrative: lang.Textf(lang.Text{EN: "%s %s. Chapter %s.", DE: "%s: %s. Kapitel %s."},
-				v.Name, v.Summary, lang.Text{EN: v.Chapter, DE: chapterDE.Replace(v.Chapter)}),
+				v.Name, v.Summary, ChapterText(v.Chapter)),
 			Variant:   v.Name,
 			Point:     point,
 			Seed:      MatrixSeed,
@@ -134,6 +134,16 @@ func Catalogue() []Scenario {
 		})
 	}
 	return out
+}
+
+// ChapterText is a variant's Chapter ("000 section 2, 003 \"...\"") in
+// both languages; its quotes are the chapters' German already.
+func ChapterText(chapter string) lang.Text {
+	de := chapterDE.Replace(chapter)
+	for strings.Count(de, `"`) >= 2 { // German quotes: „...“
+		de = strings.Replace(strings.Replace(de, `"`, "„", 1), `"`, "“", 1)
+	}
+	return lang.Text{EN: chapter, DE: de}
 }
 
 // chapterDE puts a variant's Chapter into German; its quotes already are.

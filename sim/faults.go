@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"fmt"
+	"outboxlab/lab/lang"
 	"slices"
 	"time"
 )
@@ -46,8 +46,8 @@ func (w *world) stallHere(p *proc, point string) bool {
 		w.stalled++
 		p.stalledUntil, p.frozen = w.clock.Now().Add(f.For), point
 		if w.cfg.Trace {
-			w.record(Event{Process: p.name, Kind: EventStall, Action: point, Result: "stall",
-				Changes: []string{fmt.Sprintf("frozen until %s, holding what it holds", FormatTime(p.stalledUntil.Sub(Epoch)))}})
+			w.record(Event{Process: p.name, Kind: EventStall, Action: point,
+				Changes: []lang.Text{lang.Textf(lang.Text{EN: "frozen until %s, holding what it holds", DE: "eingefroren bis %s, hält fest, was er hält"}, TimeText(p.stalledUntil.Sub(Epoch)))}})
 		}
 		return true
 	}
@@ -101,8 +101,8 @@ func (w *world) crash(p *proc, point string, down time.Duration) {
 		w.broker.Disconnect(w.cfg.Variant.RelaySubscription)
 	}
 	if w.cfg.Trace {
-		w.record(Event{Process: p.name, Kind: EventCrash, Action: point, Result: "crash",
-			Changes: []string{fmt.Sprintf("%d open transaction(s) aborted; restart at %s", aborted, FormatTime(p.restartAt.Sub(Epoch)))}})
+		w.record(Event{Process: p.name, Kind: EventCrash, Action: point,
+			Changes: []lang.Text{lang.Textf(lang.Text{EN: "%s aborted; restart at %s", DE: "%s abgebrochen; Neustart um %s"}, openTransactions(aborted), TimeText(p.restartAt.Sub(Epoch)))}})
 	}
 }
 
@@ -121,4 +121,13 @@ func (w *world) kill(name string, down time.Duration) {
 			stopWorker(p)
 		}
 	}
+}
+
+// openTransactions counts the open transactions a crash aborted, in both
+// languages.
+func openTransactions(n int) lang.Text {
+	if n == 1 {
+		return lang.Text{EN: "1 open transaction", DE: "1 offene Transaktion"}
+	}
+	return lang.Textf(lang.Text{EN: "%d open transactions", DE: "%d offene Transaktionen"}, n)
 }

@@ -39,11 +39,11 @@ var stall = FaultSpec{
 		f.Process, f.Point = args[0], args[1]
 		return durations(args[2:], &f.For)
 	},
-	validate: func(f Fault, _ Config) error {
+	validate: func(f Fault, c Config) error {
 		if f.Process == "" || f.For <= 0 || !isPoint(f.Point) {
 			return fmt.Errorf("sim: %s: needs a process, a crash point such as relay.before-send, and For > 0; got %q at %q for %s", f.Kind, f.Process, f.Point, f.For)
 		}
-		return nil
+		return pastHorizon(f, c)
 	},
 	install:  func(w *world, f Fault) { w.stalls = append(w.stalls, f) },
 	describe: func(f Fault) string { return fmt.Sprintf("%s %s at %s for %s", f.Kind, f.Process, f.Point, f.For) },
@@ -68,11 +68,11 @@ var slowCommit = FaultSpec{
 		f.Process = args[0]
 		return durations(args[1:], &f.For)
 	},
-	validate: func(f Fault, _ Config) error {
+	validate: func(f Fault, c Config) error {
 		if f.Process == "" || f.For <= 0 {
 			return fmt.Errorf("sim: %s: needs a service instance such as service-1 and For > 0; got %q for %s", f.Kind, f.Process, f.For)
 		}
-		return nil
+		return pastHorizon(f, c)
 	},
 	install: func(w *world, f Fault) {
 		f.Point = orders.BoundaryCommit.Before()
@@ -206,4 +206,14 @@ var commitFailure = FaultSpec{
 	install:  func(w *world, f Fault) { w.failures = append(w.failures, f) },
 	describe: func(f Fault) string { return fmt.Sprintf("%s %s@%d", f.Kind, f.Point, f.Occurrence) },
 	NotDrawn: "drawn on its own, up to twice a schedule, aimed at a commit boundary of any variant (sim.CommitBoundaries)",
+}
+
+// pastHorizon refuses a freeze as long as the run's horizon: the frozen
+// process would never move again in its phase, and the run would charge
+// the variant with what the lab's bound did.
+func pastHorizon(f Fault, c Config) error {
+	if f.For >= c.Horizon {
+		return fmt.Errorf("sim: %s %s for %s: runs past the run's horizon of %s a phase (at most %s)", f.Kind, f.Process, f.For, c.Horizon, c.Horizon-time.Second)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"outboxlab/lab/lang"
 	"slices"
 	"time"
 
@@ -50,13 +51,14 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 	}
 	w.clock.Set(w.clock.Now().Add(w.effectCost()))
 	if w.cfg.Trace {
-		result := "ok"
+		result := lang.Plain("ok")
 		switch {
 		case errors.Is(err, store.ErrConflict):
 			// First committer wins: the expected end of a race, not a fault.
-			result = "refused, nothing written: another transaction committed this row first"
+			result = lang.Text{EN: "refused, nothing written: another transaction committed this row first",
+				DE: "abgewiesen, nichts geschrieben: eine andere Transaktion hat diese Zeile zuerst committet"}
 		case err != nil:
-			result = "error: " + err.Error()
+			result = errorResult(err)
 		}
 		changes, ids, rows, actions := w.changesSince(w.seen)
 		w.seen = w.mark()

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"outboxlab/lab/lang"
 	"slices"
 	"time"
 
@@ -171,10 +172,11 @@ func (w *world) note(s Situation, n int) {
 	w.ops.situations[s] += n
 }
 
-// operator records what the operator does in the trace.
-func (w *world) operator(action string) {
+// operator records what the operator does in the trace: action in
+// English, says in both languages.
+func (w *world) operator(says lang.Text) {
 	if w.cfg.Trace {
-		w.record(Event{Process: "operator", Kind: EventCommand, Action: action})
+		w.record(Event{Process: "operator", Kind: EventCommand, Action: says.EN, Says: says})
 	}
 }
 
@@ -188,7 +190,7 @@ func (w *world) replayUnfixed() error {
 		return nil
 	}
 	w.phase("replay-unfixed")
-	w.operator("replay the dead letters, causes not fixed")
+	w.operator(lang.Text{EN: "replay the dead letters, causes not fixed", DE: "Dead Letters wieder einspielen, Ursachen nicht behoben"})
 	if err := w.replayDeadLetters(); err != nil && !errors.As(err, new(replayError)) {
 		return err // a replay's error is what the operator expects here: the cause is not fixed
 	}
@@ -284,7 +286,7 @@ func (w *world) fix(outage time.Duration) error {
 		now := w.clock.Now()
 		w.broker.Outage(now, now.Add(outage))
 		w.ops.outages = append(w.ops.outages, outage)
-		w.operator(fmt.Sprintf("fix the causes (the broker is down until %s)", FormatTime(now.Add(outage).Sub(Epoch))))
+		w.operator(lang.Textf(lang.Text{EN: "fix the causes (the broker is down until %s)", DE: "die Ursachen beheben (der Broker ist bis %s nicht erreichbar)"}, TimeText(now.Add(outage).Sub(Epoch))))
 	}
 	_, refused := w.broker.Publishes()
 	if err := w.replayEachCause(w.cfg.Horizon); err != nil {
@@ -308,7 +310,7 @@ func (w *world) replayAgain() error {
 		return nil
 	}
 	w.phase("replay-again")
-	w.operator("replay once more, as before")
+	w.operator(lang.Text{EN: "replay once more, as before", DE: "noch einmal wieder einspielen, wie zuvor"})
 	relayProc, selective := w.selectiveReplayer()
 	for _, t := range w.ops.selective {
 		if relayProc == nil {
@@ -349,7 +351,7 @@ func (w *world) cleanup() error {
 		}
 		w.settle(p)
 		if w.cfg.Trace {
-			w.record(Event{Process: p.name, Kind: EventCommand, Action: "retention cleanup"})
+			w.record(Event{Process: p.name, Kind: EventCommand, Action: "retention cleanup", Says: lang.Text{EN: "retention cleanup", DE: "Aufbewahrungsbereinigung"}})
 		}
 		from := w.orderDB.LastSeq()
 		var err error

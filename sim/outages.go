@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"outboxlab/lab/lang"
+)
 
 // outageWindow is a broker outage as the trace tells it: its beginning
 // and end are events at their planned times, recorded with the first
@@ -31,11 +35,12 @@ func (w *world) traceOutages(due func(at time.Duration) bool) {
 		if !next.begun {
 			next.begun = true
 			w.trace = append(w.trace, Event{At: at, Process: "broker", Kind: EventFault, Action: string(FaultOutage),
-				Changes: []string{"down until " + FormatTime(next.to) + ": every publish refused, nothing delivered"}})
+				Changes: []lang.Text{lang.Textf(lang.Text{EN: "down until %s: every publish refused, nothing delivered", DE: "nicht erreichbar bis %s: jedes Senden abgewiesen, nichts zugestellt"}, TimeText(next.to))}})
 			continue
 		}
 		next.ended = true
-		w.trace = append(w.trace, Event{At: at, Process: "broker", Kind: EventFault, Action: string(FaultOutage) + " over", Changes: []string{"up again"}})
+		w.trace = append(w.trace, Event{At: at, Process: "broker", Kind: EventFault, Action: string(FaultOutage) + " over", Says: outageOver,
+			Changes: []lang.Text{{EN: "up again", DE: "wieder erreichbar"}}})
 	}
 }
 
@@ -51,8 +56,11 @@ func (w *world) healOutages() {
 		o := &w.outages[i]
 		if o.begun && !o.ended {
 			w.trace = append(w.trace, Event{At: now, Process: "broker", Kind: EventFault, Action: string(FaultOutage) + " over",
-				Changes: []string{"up again: healed for the quiesce"}})
+				Says: outageOver, Changes: []lang.Text{{EN: "up again: healed for the quiesce", DE: "wieder erreichbar: für das Abklingen behoben"}}})
 		}
 		o.begun, o.ended = true, true
 	}
 }
+
+// outageOver is the line of an outage's end.
+var outageOver = lang.Text{EN: string(FaultOutage) + " over", DE: string(FaultOutage) + " vorbei"}

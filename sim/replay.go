@@ -91,7 +91,7 @@ func (w *world) replayOne(relay interface {
 // an error the process should not return (Result.Unhandled).
 func (w *world) replayFailed(p *proc, err error, refused int) {
 	if w.cfg.Trace {
-		w.record(Event{Process: p.name, Kind: EventError, Action: "replay", Result: "error: " + err.Error()})
+		w.record(Event{Process: p.name, Kind: EventError, Action: "replay", Says: actionText("replay"), Result: errorResult(err)})
 	}
 	if _, now := w.broker.Publishes(); now == refused {
 		w.unhandled = append(w.unhandled, p.name+": the operator's replay, with nothing refused: "+err.Error())

@@ -1,9 +1,8 @@
 package sim
 
 import (
-	"fmt"
-
 	"outboxlab/broker"
+	"outboxlab/lab/lang"
 	"outboxlab/outbox"
 )
 
@@ -23,20 +22,22 @@ func (w *world) resend(r Resend) {
 		}
 	}
 	action := "resend " + r.Target.String()
-	result := "ok"
+	says := lang.Textf(lang.Text{EN: "resend %s", DE: "erneut senden %s"}, r.Target)
+	result := lang.Plain("ok")
 	switch {
 	case found == nil:
-		result = "nothing to resend: the outbox holds no row for it (deleted on send, or cleaned up)"
+		result = lang.Text{EN: "nothing to resend: the outbox holds no row for it (deleted on send, or cleaned up)",
+			DE: "nichts erneut zu senden: die Outbox hat keine Zeile dafür (beim Senden gelöscht oder bereinigt)"}
 	case found.Status != outbox.Sent:
-		result = fmt.Sprintf("not resent: it is %s, not SENT (the relay sends it)", found.Status)
+		result = lang.Textf(lang.Text{EN: "not resent: it is %s, not SENT (the relay sends it)", DE: "nicht erneut gesendet: sie ist %s, nicht SENT (das Relay sendet sie)"}, found.Status)
 	default:
 		if err := w.broker.Publish(broker.Envelope{ID: found.ID, Event: found.Event}); err != nil {
-			result = "error: " + err.Error()
+			result = errorResult(err)
 		}
 	}
 	if w.cfg.Trace {
 		changes, ids, rows, actions := w.changesSince(w.seen)
 		w.seen = w.mark()
-		w.record(Event{Process: "operator", Kind: EventCommand, Action: action, Result: result, Messages: ids, Changes: changes, Rows: rows, Broker: actions})
+		w.record(Event{Process: "operator", Kind: EventCommand, Action: action, Says: says, Result: result, Messages: ids, Changes: changes, Rows: rows, Broker: actions})
 	}
 }

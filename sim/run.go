@@ -135,6 +135,23 @@ func Run(cfg Config) (_ Result, err error) {
 
 func (w *world) phase(name string) {
 	if w.cfg.Trace {
-		w.record(Event{Process: "sim", Kind: EventPhase, Action: name})
+		w.record(Event{Process: "sim", Kind: EventPhase, Action: name, Says: PhaseText(name)})
 	}
+}
+
+// PhaseText names a phase of a run in both languages.
+func PhaseText(name string) lang.Text {
+	if t, ok := phaseTexts[name]; ok {
+		return t
+	}
+	return lang.Plain(name)
+}
+
+var phaseTexts = map[string]lang.Text{
+	"run":            {EN: "run", DE: "Lauf"},
+	"quiesce":        {EN: "quiesce", DE: "Abklingen"},
+	"operate":        {EN: "operate", DE: "Betrieb"},
+	"replay-unfixed": {EN: "replay-unfixed", DE: "Wiedereinspielen vor der Behebung"},
+	"replay":         {EN: "replay", DE: "Wiedereinspielen"},
+	"replay-again":   {EN: "replay-again", DE: "erneutes Wiedereinspielen"},
 }

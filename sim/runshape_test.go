@@ -59,7 +59,7 @@ func TestHistoryIsSentAndUntold(t *testing.T) {
 	}
 	for _, e := range res.Trace {
 		for _, c := range e.Changes {
-			if strings.Contains(c, "h-00000") {
+			if strings.Contains(c.EN, "h-00000") {
 				t.Fatalf("the trace tells the history: %s", c)
 			}
 		}

@@ -150,7 +150,7 @@ func (w *world) resume(p *proc) bool {
 		w.unhandled = append(w.unhandled, p.name+": "+wk.err.Error())
 	}
 	if wk.err != nil && !errors.Is(wk.err, effect.ErrCrashed) && w.cfg.Trace {
-		w.record(Event{Process: p.name, Kind: EventError, Action: action, Result: "error: " + wk.err.Error()})
+		w.record(Event{Process: p.name, Kind: EventError, Action: action, Says: actionText(action), Result: errorResult(wk.err)})
 	}
 	return false
 }

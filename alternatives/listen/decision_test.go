@@ -40,7 +40,7 @@ func TestADecisionWaitsForItsListener(t *testing.T) {
 			}
 			busy := 0
 			for _, e := range res.Trace {
-				if strings.Contains(e.Result, listen.ErrBusy.Error()) {
+				if strings.Contains(e.Result.EN, listen.ErrBusy.Error()) {
 					busy++
 				}
 			}

@@ -38,8 +38,10 @@ func replay(t *testing.T, command string) (int, string) {
 // is not), explores it, and every replay command it prints reproduces what
 // it reported.
 func TestACourseLabrunGradesItsOwnVariant(t *testing.T) {
-	if _, stdout, _ := run("list"); !strings.Contains(stdout, "eager-relay") {
-		t.Fatalf("list does not name eager-relay:\n%s", stdout)
+	// It declares OK everywhere: until graded, the list says it declares
+	// itself correct, not that it is.
+	if _, stdout, _ := run("list"); !strings.Contains(stdout, "variant   eager-relay                        declares correct a learner's relay") {
+		t.Fatalf("list does not name eager-relay as a variant that declares itself correct:\n%s", stdout)
 	}
 
 	code, stdout, _ := run("matrix", "--variant", "eager-relay", "--format", "json")

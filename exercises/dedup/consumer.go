@@ -16,6 +16,30 @@
 // consumer (receiving, acknowledging, Park for a message billing cannot
 // read, Bill for billing's effect) is package exercises/frame, which the
 // consumer exercises share.
+//
+// The grading plays story billing-race too: two billing instances get one
+// message at once, and the one that loses the race must take the
+// database's refusal of its insert of the id for a duplicate.
+//
+// # Auf Deutsch
+//
+// Eine Übung (Kapitel 000 Abschnitt 7: „Sonst entsteht ein neues
+// Dual-Write-Problem auf Consumer-Seite“; Kapitel 003): der
+// Starter-Consumer schaut vor dem Berechnen in seine Inbox, trägt die ID
+// einer Nachricht aber in einer eigenen Transaktion nach der Rechnung ein.
+// Ein Absturz zwischen den beiden Commits, und die erneut zugestellte
+// Nachricht wird doppelt berechnet. Mache die Inbox zum Teil der
+// Transaktion der Wirkung:
+//
+//	go test ./exercises/dedup -exercise -lab.lang=de
+//
+// Die Bewertung spielt auch die Geschichte billing-race: zwei
+// Billing-Instanzen bekommen eine Nachricht zugleich, und die, die den
+// Wettlauf verliert, muss die Abweisung ihres Einfügens der ID durch die
+// Datenbank als Duplikat nehmen. Der Consumer wendet Ereignisse in
+// Ankunftsreihenfolge an; die Reihenfolge ist eine andere Übung. Du
+// schreibst handle in starter.go; den Rest des Consumers teilen die
+// Consumer-Übungen im Paket exercises/frame.
 package dedup
 
 import (
@@ -41,5 +65,5 @@ func Variant() variant.Variant {
 }
 
 // consumer is the exercise's frame with the learner's handle (in
-// starter.go, and in solution.go for the reference solution).
+// starter.go; the reference solution's is in exercises/_solutions).
 type consumer struct{ *frame.Consumer }

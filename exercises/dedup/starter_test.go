@@ -8,4 +8,4 @@ import (
 
 // TestStarterOutput keeps what a learner reads when the shipped starter is
 // graded (with OUTBOXLAB_STARTERS=1).
-func TestStarterOutput(t *testing.T) { startertest.Check(t, Variant(), Hints) }
+func TestStarterOutput(t *testing.T) { startertest.Check(t, Variant(), Grading) }

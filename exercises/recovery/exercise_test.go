@@ -6,4 +6,4 @@ import (
 	"outboxlab/lab/grade"
 )
 
-func TestExercise(t *testing.T) { grade.Exercise(t, Variant(), Hints) }
+func TestExercise(t *testing.T) { grade.Exercise(t, Variant(), Grading) }

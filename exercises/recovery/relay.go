@@ -7,6 +7,18 @@
 // double-crash sweep and random exploration find nothing:
 //
 //	go test ./exercises/recovery -exercise
+//
+// # Auf Deutsch
+//
+// Eine Übung (Kapitel 000 Abschnitt 5, Kapitel 003): nach einem Neustart
+// gibt ein Relay die Claims frei, die es von vor seinem Absturz noch hält,
+// damit sie sofort hinausgehen statt erst nach ihrer Lease. Der Starter
+// gibt jede IN_FLIGHT-Nachricht frei, wie es recoverInFlight im Kapitel
+// wörtlich sagt. Mit zwei Relays nimmt das dem anderen seine noch
+// gültigen Claims. Ändere Recover so, dass die ganze Matrix, der
+// Doppelabsturz-Sweep und die zufällige Exploration nichts finden:
+//
+//	go test ./exercises/recovery -exercise -lab.lang=de
 package recovery
 
 import (
@@ -19,7 +31,7 @@ import (
 func Variant() variant.Variant {
 	v := variant.Outbox()
 	v.Name = "exercise-recovery"
-	v.Summary = lang.Text{EN: "the reference relay with the learner's recovery", DE: "das Relay der Referenz mit der Recovery des Teilnehmers"}
+	v.Summary = lang.Text{EN: "the reference relay with the learner's recovery", DE: "das Relay der Referenz mit der Wiederherstellung des Teilnehmers"}
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		ref, err := variant.ReferenceRelay(env, nil)
 		if err != nil {

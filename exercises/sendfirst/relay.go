@@ -12,6 +12,24 @@
 // in outbox.Config the pause a relay takes after a failed send before it
 // tries any message again (Config.Pause), so that a broker that is down is
 // not asked once for every waiting message.
+//
+// # Auf Deutsch
+//
+// Eine Übung (Kapitel 004 „Zu früh markiert“, Kapitel 000 Abschnitt 5):
+// das Starter-Relay markiert seinen ganzen Stapel in einem Commit als SENT
+// und sendet ihn danach. Ein Absturz oder ein Brokerfehler nach diesem
+// Commit verliert Nachrichten, die laut Outbox gesendet sind. Ändere Step
+// so, dass SENT heißt „der Broker hat es bestätigt“, und die ganze Matrix,
+// der Doppelabsturz-Sweep und die zufällige Exploration nichts finden:
+//
+//	go test ./exercises/sendfirst -exercise -lab.lang=de
+//
+// Was ein Relay braucht, steht in outbox.Message: MarkSent (prüft die
+// Lease), MarkFailed (mit der Zeit des nächsten Versuchs: Config.Backoff),
+// Release; und in outbox.Config die Pause nach einem gescheiterten Senden,
+// bevor das Relay irgendeine Nachricht erneut versucht (Config.Pause),
+// damit ein ausgefallener Broker nicht für jede wartende Nachricht einmal
+// gefragt wird.
 package sendfirst
 
 import (

@@ -4,8 +4,9 @@ import (
 	"testing"
 
 	"outboxlab/exercises/internal/startertest"
+	"outboxlab/lab/grade"
 )
 
 // TestStarterOutput keeps what a learner reads when the shipped starter is
 // graded (with OUTBOXLAB_STARTERS=1).
-func TestStarterOutput(t *testing.T) { startertest.Check(t, Variant(), Hints) }
+func TestStarterOutput(t *testing.T) { startertest.Check(t, Variant(), grade.Options{Hints: Hints}) }

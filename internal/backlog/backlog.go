@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"outboxlab/lab/lang"
 )
 
 // Params are the rates and the outage.
@@ -58,7 +60,30 @@ func (p Params) Validate() error {
 	if p.Outage < 0 {
 		errs = append(errs, fmt.Errorf("outage %s: want a duration >= 0", p.Outage))
 	}
+	if err := p.fits(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// MaxCount is the most messages the arithmetic counts: the backlog R·D
+// and the SENT rows a day without cleanup (R·86400) are whole numbers up
+// to it; beyond it they overflow what a count holds.
+const MaxCount = 1e18
+
+// fits refuses a rate whose counts overflow, naming the largest rate that
+// fits with this outage.
+func (p Params) fits() error {
+	seconds := max(p.Outage.Seconds(), 24*time.Hour.Seconds()) // the backlog, or a day's SENT rows
+	if !(p.Rate > 0) || p.Rate*seconds <= MaxCount {
+		return nil
+	}
+	largest := MaxCount / seconds
+	unit := math.Pow10(int(math.Floor(math.Log10(largest))) - 5) // six significant digits, rounded down: it fits
+	return lang.Errorf(lang.Text{
+		EN: "rate %s: counts beyond %.0e messages (R·D, and R a day without cleanup); the largest rate that fits with a %s outage is %s events/s",
+		DE: "Rate %s: Zählungen über %.0e Nachrichten (R·D und R am Tag ohne Bereinigung); die größte Rate, die bei einem Ausfall von %s passt, ist %s Ereignisse/s",
+	}, lang.Decimal(p.Rate, 6), MaxCount, lang.Duration(p.Outage), lang.Decimal(math.Floor(largest/unit)*unit, 6))
 }
 
 // Estimate is the arithmetic of chapter 001.

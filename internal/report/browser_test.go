@@ -73,9 +73,13 @@ func TestPagesInABrowser(t *testing.T) {
 						t.Fatalf("%s: after %d × ArrowRight the slider is at %v and the diagram at %v", id, i, at[0], at[1])
 					}
 				}
-				got := session.eval(t, fmt.Sprintf(`[document.getElementById("%s-slider").value, document.getElementById("%s-current").textContent, document.querySelectorAll("#%s-tables tr").length]`, id, id, id)).([]any)
+				got := session.eval(t, fmt.Sprintf(`[document.getElementById("%s-slider").value, document.getElementById("%s-current").textContent, document.querySelectorAll("#%s-tables tr").length, document.getElementById("%s-moment").textContent]`, id, id, id, id)).([]any)
 				if got[0] != fmt.Sprint(n-1) || !strings.HasPrefix(got[1].(string), fmt.Sprintf("#%d/%d ", n, n)) || got[2].(float64) == 0 {
 					t.Errorf("%s after %d × ArrowRight: slider %v, current %q, %v table rows; want the last of %d events and its tables", id, n-1, got[0], got[1], got[2], n)
+				}
+				// The tables say which moment they show.
+				if !strings.Contains(got[3].(string), fmt.Sprintf(" #%d: ", n)) {
+					t.Errorf("%s after %d × ArrowRight: the tables say %q, not that they show the tables after event %d", id, n-1, got[3], n)
 				}
 				if p.runs < 0 && len(runs) > 3 && id != runs[0] {
 					break // the matrix: every cell's link and a few runs are enough

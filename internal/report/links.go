@@ -17,7 +17,10 @@ import (
 //   - DUPLICATE: the second effect of the change in billing's ledger, or
 //     else its second publish under another id;
 //   - PHANTOM, OUT_OF_ORDER, MISMATCH: the effect in billing's ledger;
-//   - LOST: the commit of the change;
+//   - LOST: the last event that touched the change before it was lost
+//     (the early mark of a relay that marks before it sends, the commit of
+//     a service that died before it published, billing's delivery of an
+//     event it discarded);
 //   - STUCK, GAVE_UP: the last event that touched the change's message;
 //   - STORM: its last publish;
 //   - LATE: its first publish, which came late (or else the last event
@@ -68,11 +71,7 @@ func Where(trace []sim.Event, v check.Violation) (int, bool) {
 		if i, ok := nth(rowsOf("ledger"), 0); ok {
 			return i, true
 		}
-	case check.Lost:
-		if i, ok := nth(rowsOf("orders"), 0); ok {
-			return i, true
-		}
-	case check.Stuck, check.GaveUp:
+	case check.Stuck, check.GaveUp, check.Lost:
 		if i, ok := nth(rowsOf(""), -1); ok {
 			return i, true
 		}

@@ -14,6 +14,7 @@
       slider: document.getElementById(id + "-slider"),
       current: document.getElementById(id + "-current"),
       tables: document.getElementById(id + "-tables"),
+      moment: document.getElementById(id + "-moment"),
       cursor: document.getElementById(id + "-cursor"),
       i: 0
     };
@@ -41,6 +42,8 @@
     run.cursor.setAttribute("y", String(run.top + i * run.row));
     if (scroll) { g.scrollIntoView({ block: "nearest" }); }
     run.current.textContent = "#" + (i + 1) + "/" + run.events.length + "  " + ev.text;
+    // The tables say which moment they show: after this event.
+    run.moment.textContent = run.moment.getAttribute("data-label") + " #" + (i + 1) + ": " + ev.text.split("\n")[0];
     drawTables(run, i);
   }
 
@@ -50,7 +53,7 @@
     for (var j = 0; j <= i; j++) {
       var rows = run.events[j].rows || [];
       for (var k = 0; k < rows.length; k++) {
-        var r = rows[k], name = r[0] + " · " + r[1];
+        var r = rows[k], name = r[0] + "." + r[1];
         if (!tables[name]) { tables[name] = {}; order.push(name); }
         tables[name][r[2]] = { value: r[3], deleted: r[4] === 1, at: j };
       }
@@ -69,7 +72,7 @@
         if (row.deleted && row.at !== i) { return; }
         var tr = document.createElement("tr");
         if (row.at === i) { tr.className = row.deleted ? "changed deleted" : "changed"; }
-        [key, row.deleted ? "(deleted)" : row.value].forEach(function (text) {
+        [key, row.deleted ? run.moment.getAttribute("data-deleted") : row.value].forEach(function (text) {
           var td = document.createElement("td");
           td.textContent = text;
           tr.appendChild(td);
@@ -82,7 +85,7 @@
 
   // rank orders the tables as the data flows: orders, outbox, broker, billing.
   function rank(name) {
-    var first = ["orders · orders", "orders · outbox", "broker · log", "billing · inbox", "billing · ledger", "billing · accounts"];
+    var first = ["orders.orders", "orders.outbox", "broker.log", "billing.inbox", "billing.ledger", "billing.accounts"];
     var at = first.indexOf(name);
     return at < 0 ? first.length : at;
   }

@@ -25,7 +25,8 @@ func TestWhatAReaderSees(t *testing.T) {
 		{"broker-outage", []string{"scenario", "broker-outage", "--format", "html"}, []string{"labels", "outages"}},
 		{"slow-commit", []string{"scenario", "slow-commit", "--format", "html"}, []string{"labels", "lanes", "pauses"}},
 		{"claim-4711", []string{"scenario", "claim-4711", "--format", "html"}, []string{"labels", "outages"}},
-		{"after-send-before-sent", []string{"scenario", "after-send-before-sent", "--format", "html"}, []string{"labels", "lanes"}},
+		{"after-send-before-sent", []string{"scenario", "after-send-before-sent", "--format", "html"}, []string{"labels", "lanes", "arrows", "times"}},
+		{"after-send-before-sent-de", []string{"scenario", "after-send-before-sent", "--format", "html", "--lang", "de"}, []string{"labels", "arrows", "times"}},
 		{"commit-failure", []string{"scenario", "commit-failure:consumer.commit@1", "--format", "html", "--relays", "2"}, []string{"labels", "lanes"}},
 	}
 	for _, p := range pages {
@@ -48,6 +49,41 @@ func TestWhatAReaderSees(t *testing.T) {
 
 // readerChecks return a list of what a reader would see wrong.
 var readerChecks = map[string]string{
+	// The arrows of one event apart: two that span the same lanes are
+	// drawn at least 4 px apart (a delivery and its acknowledgement
+	// between the broker and billing).
+	"arrows": `(() => {
+		const out = [];
+		let pairs = 0;
+		for (const g of document.querySelectorAll("svg.diagram g.ev")) {
+			const lines = [...g.querySelectorAll(".msg line")].map(l => [Number(l.getAttribute("x1")), Number(l.getAttribute("x2")), Number(l.getAttribute("y1"))]);
+			for (let i = 0; i < lines.length; i++) for (let j = i + 1; j < lines.length; j++) {
+				const [a1, a2, ay] = lines[i], [b1, b2, by] = lines[j];
+				const shared = Math.min(Math.max(a1, a2), Math.max(b1, b2)) - Math.max(Math.min(a1, a2), Math.min(b1, b2));
+				if (shared <= 10) continue;
+				pairs++;
+				if (Math.abs(ay - by) < 4) out.push(g.querySelector("title").textContent.split("\n")[0] + ": two arrows " + Math.abs(ay - by) + " px apart");
+			}
+		}
+		if (pairs === 0) out.push("no event with two arrows over the same lanes: the check checks nothing");
+		return out;
+	})()`,
+	// Every time on the axis clear of every label and phase name.
+	"times": `(() => {
+		const out = [];
+		for (const svg of document.querySelectorAll("svg.diagram")) {
+			const labels = [...svg.querySelectorAll("text.label, text.phase")].map(t => [t, t.getBBox()]);
+			for (const time of svg.querySelectorAll("text.time")) {
+				const r = time.getBBox();
+				for (const [t, b] of labels) {
+					if (b.x < r.x + r.width && r.x < b.x + b.width && b.y < r.y + r.height && r.y < b.y + b.height) {
+						out.push(JSON.stringify(time.textContent) + " runs into " + JSON.stringify(t.textContent));
+					}
+				}
+			}
+		}
+		return out;
+	})()`,
 	// Every term of the legend beside its own meaning: the meaning to its
 	// right, their lines overlapping by at least half the term's height,
 	// and beside no other term.

@@ -18,9 +18,13 @@ import (
 type Run struct {
 	// ID makes the run's anchors unique in its page ("run", "cell-3"): a
 	// letter, then letters, digits and dashes.
-	ID        string
-	Title     string
-	Summary   string
+	ID      string
+	Title   string
+	Summary string
+	// Note says what the run is where the narrative does not tell it (a
+	// story told with the reference, played with a mistake); it comes
+	// before the narrative.
+	Note      string
 	Narrative string
 	Outcome   check.Outcome
 	// Expected is what the variant declares for the run, or
@@ -123,7 +127,7 @@ func WriteMatrix(w io.Writer, m Matrix, opts Options) error {
 			case !ok:
 				b.WriteString(`<td></td>`)
 			case c.Outcome == check.NotApplicable:
-				b.WriteString(`<td class="na">n/a</td>`)
+				b.WriteString(`<td class="na">` + c.Outcome.Letter() + `</td>`)
 			case c.Outcome == check.OK && c.Matches():
 				b.WriteString(`<td class="ok">✓</td>`)
 			default:
@@ -137,7 +141,7 @@ func WriteMatrix(w io.Writer, m Matrix, opts Options) error {
 				} else if !c.Matches() {
 					text += " !"
 				}
-				tip := fmt.Sprintf("%s at %s: %s, %s %s", v, p.ID, c.Outcome, words.Expected, c.Expected)
+				tip := lang.Textf(lang.Text{EN: "%s at %s: %s, expected %s", DE: "%s bei %s: %s, erwartet %s"}, v, p.ID, c.Outcome, c.Expected).In(opts.lang())
 				cellHTML := fmt.Sprintf(`<abbr title="%s">%s</abbr>`, esc(tip), esc(text))
 				if i, ok := index[Key(v, p.ID)]; ok {
 					cellHTML = fmt.Sprintf(`<a href="#cell-%d" title="%s" aria-label="%s">%s</a>`, i, esc(tip), esc(tip), esc(text))
@@ -200,14 +204,19 @@ type page struct {
 }
 
 type runPage struct {
-	ID, Title, Summary, Narrative string
-	Outcome, Expected, Meaning    string
-	Good                          bool
-	Violations                    []violationView
-	Replay                        string
-	Last                          int
-	SVG, Final                    template.HTML
-	Data                          template.JS
+	ID, Title, Summary, Note, Narrative string
+	Outcome, Meaning                    string
+	// Declared says how the outcome stands to the declaration ("as
+	// declared", "but the variant declares OK"), "" where nothing is
+	// declared; Class colours the verdict: ok (every invariant holds, as
+	// declared), harm (a failure, even a declared one: red on a
+	// projector), disagrees (not as declared).
+	Declared, Class string
+	Violations      []violationView
+	Replay          string
+	Last            int
+	SVG, Final      template.HTML
+	Data            template.JS
 }
 
 type violationView struct {
@@ -237,25 +246,23 @@ func runView(r Run, opts Options) (runPage, error) {
 		return runPage{}, fmt.Errorf("report: run %s has no trace (run it with sim.Config.Trace)", r.ID)
 	}
 	words := wordsFor(opts)
-	v := runPage{ID: r.ID, Title: r.Title, Summary: r.Summary, Narrative: r.Narrative,
+	v := runPage{ID: r.ID, Title: r.Title, Summary: r.Summary, Note: r.Note, Narrative: r.Narrative,
 		Outcome: r.Outcome.String(), Meaning: opts.meaning(r.Outcome),
-		Good: r.Outcome == r.Expected, Replay: r.Replay, Last: len(r.Trace) - 1}
-	if r.Expected != check.NotApplicable {
-		v.Expected = r.Expected.String()
-	}
+		Replay: r.Replay, Last: len(r.Trace) - 1}
+	v.Declared, v.Class = verdictOf(r, opts.lang())
 	for _, viol := range r.Violations {
 		vv := violationView{Text: viol.In(opts.lang()), Meaning: opts.meaning(viol.Outcome), Run: r.ID}
 		if i, ok := Where(r.Trace, viol); ok {
 			vv.Linked, vv.Step, vv.Href = true, i, fmt.Sprintf("%s-e%d", r.ID, i)
-			vv.At = fmt.Sprintf("%s %d (%s, %s %s)", words.EventWord, i+1, sim.FormatTime(r.Trace[i].At), r.Trace[i].Process, r.Trace[i].Action)
+			vv.At = fmt.Sprintf("%s %d (%s, %s %s)", words.EventWord, i+1, sim.TimeText(r.Trace[i].At).In(opts.lang()), r.Trace[i].Process, r.Trace[i].What().In(opts.lang()))
 		}
 		v.Violations = append(v.Violations, vv)
 	}
 	var svg strings.Builder
-	writeSVG(&svg, r.ID, r.Trace)
+	writeSVG(&svg, r.ID, r.Trace, opts.lang())
 	v.SVG = template.HTML(svg.String())
-	v.Final = template.HTML(finalTables(r.Trace))
-	data, err := eventData(r.Trace)
+	v.Final = template.HTML(finalTables(r.Trace, opts.lang()))
+	data, err := eventData(r.Trace, opts.lang())
 	if err != nil {
 		return runPage{}, err
 	}
@@ -272,7 +279,7 @@ func validID(id string) bool {
 
 // eventData is the JSON the page's script steps through: per event its
 // text and its rows as [db, table, key, value, deleted].
-func eventData(trace []sim.Event) (string, error) {
+func eventData(trace []sim.Event, l lang.Lang) (string, error) {
 	type event struct {
 		Text string  `json:"text"`
 		Rows [][]any `json:"rows,omitempty"`
@@ -281,13 +288,13 @@ func eventData(trace []sim.Event) (string, error) {
 		Events []event `json:"events"`
 	}{}
 	for _, e := range trace {
-		ev := event{Text: e.String()}
+		ev := event{Text: e.In(l)}
 		for _, r := range e.Rows {
 			deleted := 0
 			if r.Deleted {
 				deleted = 1
 			}
-			ev.Rows = append(ev.Rows, []any{r.DB, r.Table, r.Key, r.Value, deleted})
+			ev.Rows = append(ev.Rows, []any{r.DB, r.Table, r.Key, r.Value.In(l), deleted})
 		}
 		out.Events = append(out.Events, ev)
 	}
@@ -300,12 +307,12 @@ func eventData(trace []sim.Event) (string, error) {
 
 // finalTables renders the durable tables at the end of the run: what a
 // printed page shows, and what a reader without script sees.
-func finalTables(trace []sim.Event) string {
+func finalTables(trace []sim.Event, l lang.Lang) string {
 	tables := map[string]map[string]string{}
 	var order []string
 	for _, e := range trace {
 		for _, r := range e.Rows {
-			name := r.DB + " · " + r.Table
+			name := r.DB + "." + r.Table
 			if tables[name] == nil {
 				tables[name] = map[string]string{}
 				order = append(order, name)
@@ -313,11 +320,11 @@ func finalTables(trace []sim.Event) string {
 			if r.Deleted {
 				delete(tables[name], r.Key)
 			} else {
-				tables[name][r.Key] = r.Value
+				tables[name][r.Key] = r.Value.In(l)
 			}
 		}
 	}
-	first := []string{"orders · orders", "orders · outbox", "broker · log", "billing · inbox", "billing · ledger", "billing · accounts"}
+	first := []string{"orders.orders", "orders.outbox", "broker.log", "billing.inbox", "billing.ledger", "billing.accounts"}
 	rank := func(name string) int {
 		for i, f := range first {
 			if f == name {
@@ -352,18 +359,38 @@ func finalTables(trace []sim.Event) string {
 
 // words are the page's own words.
 type words struct {
-	Outcome, Expected, WentWrong, Replay, Event, EventWord, Keys, NoScript, Tables, Final, CellHint string
+	Outcome, WentWrong, Replay, Event, EventWord, Keys, NoScript, Tables, Final, CellHint, Deleted string
 }
 
 func wordsFor(opts Options) words {
 	if opts.German {
-		return words{Outcome: "Ergebnis", Expected: "erwartet", WentWrong: "schief ging es bei", Replay: "Wiederholen",
+		return words{Outcome: "Ergebnis", WentWrong: "schief ging es bei", Replay: "Wiederholen",
 			Event: "Ereignis", EventWord: "Ereignis", Keys: "Pfeiltasten, Pos1, Ende: durch die Ereignisse gehen",
-			NoScript: "Ohne Skript: das Diagramm, die Verweise und die Tabellen am Ende.", Tables: "Tabellen nach dem Ereignis",
-			Final: "Die Tabellen am Ende des Laufs", CellHint: "Eine Zelle, die nicht ✓ ist, führt zu ihrem Gegenbeispiel."}
+			NoScript: "Ohne Skript: das Diagramm, die Verweise und die Tabellen am Ende.", Tables: "Tabellen nach Ereignis",
+			Final: "Die Tabellen am Ende des Laufs", CellHint: "Eine Zelle, die nicht ✓ ist, führt zu ihrem Gegenbeispiel.", Deleted: "(gelöscht)"}
 	}
-	return words{Outcome: "Outcome", Expected: "expected", WentWrong: "went wrong at", Replay: "Replay",
+	return words{Outcome: "Outcome", WentWrong: "went wrong at", Replay: "Replay",
 		Event: "Event", EventWord: "event", Keys: "arrow keys, Home, End: step through the events",
-		NoScript: "Without script: the diagram, the links and the tables at the end.", Tables: "tables after the event",
-		Final: "The tables at the end of the run", CellHint: "A cell that is not ✓ links to its counterexample."}
+		NoScript: "Without script: the diagram, the links and the tables at the end.", Tables: "Tables after event",
+		Final: "The tables at the end of the run", CellHint: "A cell that is not ✓ links to its counterexample.", Deleted: "(deleted)"}
+}
+
+// verdictOf says how a run's outcome stands to what its variant declares,
+// and the verdict's colour: green only where every invariant holds; a
+// failure is red even where declared (it says "as declared" beside it),
+// and one that disagrees is marked as such.
+func verdictOf(r Run, l lang.Lang) (declared, class string) {
+	class = "harm"
+	if r.Outcome == check.OK {
+		class = "ok"
+	}
+	switch {
+	case r.Expected == check.NotApplicable:
+	case r.Outcome == r.Expected:
+		declared = lang.Text{EN: "as declared", DE: "wie erwartet"}.In(l)
+	default:
+		declared = lang.Textf(lang.Text{EN: "but the variant declares %s", DE: "die Variante erwartet aber %s"}, r.Expected).In(l)
+		class = "disagrees"
+	}
+	return declared, class
 }

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -37,10 +38,11 @@ const shotKey = "outboxlab-shows"
 
 // TestTheScreenshotsShowWhatLabrunPrints: each picture in docs/ says (in
 // a text chunk written when it was taken) which page it shows: the page's
-// title (the matrix's says how many points), how many events its run has
-// and the one it is stepped to. A picture whose page labrun no longer
-// prints so fails, naming the command that takes it anew. It needs no
-// browser; the pictures' pixels are not compared.
+// title (the matrix's says how many points), how many events its run has,
+// the one it is stepped to, and a digest of the page's bytes. A picture
+// whose page labrun no longer prints byte for byte fails, naming the
+// command that takes it anew: the README shows the page as it is. It
+// needs no browser; the pictures' pixels are not compared.
 func TestTheScreenshotsShowWhatLabrunPrints(t *testing.T) {
 	for _, s := range shots {
 		png, err := os.ReadFile(filepath.Join("..", "..", "docs", s.name))
@@ -72,11 +74,12 @@ func shows(t *testing.T, args []string, step string) string {
 		t.Fatalf("labrun %s: no title", strings.Join(args, " "))
 	}
 	out := html.UnescapeString(title[1])
+	digest := fmt.Sprintf("page %x", sha256.Sum256(page.Bytes()))[:5+16]
 	if step == "" {
-		return out
+		return out + "; " + digest
 	}
 	i, n := stepTo(t, page.String(), step)
-	return fmt.Sprintf("%s; event %d of %d", out, i+1, n)
+	return fmt.Sprintf("%s; event %d of %d; %s", out, i+1, n, digest)
 }
 
 // stepTo returns the index of the first event of the page's run whose

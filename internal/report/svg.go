@@ -9,15 +9,17 @@ import (
 	"strings"
 
 	"outboxlab/broker"
+	"outboxlab/lab/lang"
 	"outboxlab/sim"
 )
 
 // The diagram's geometry, in pixels.
 const (
-	axisWidth  = 120 // the time axis on the left ("day 7 01:00:05.116")
+	axisWidth  = 144 // the time axis on the left ("day 35 01:00:05.116" and a gap before a phase's label)
 	laneWidth  = 130
 	headHeight = 34 // the lane names on top
-	rowHeight  = 22 // one event per row
+	rowHeight  = 26 // one event per row: its label, and up to three arrows below it
+	arrowGap   = 5  // between two arrows of one event: their heads (5 px) do not touch
 	labelChars = 24 // an event's label beside its marker; the whole text is its tooltip
 	// labelRoom is what the last lane's labels take right of its line:
 	// the gap and 24 characters of 11 px type (at most about 6.5 px each).
@@ -94,7 +96,7 @@ func numbered(name string) (string, int, bool) {
 
 // writeSVG draws trace as a sequence diagram whose elements' ids start with
 // id: id-e7 is the 8th event.
-func writeSVG(b *strings.Builder, id string, trace []sim.Event) {
+func writeSVG(b *strings.Builder, id string, trace []sim.Event, l lang.Lang) {
 	names := Lanes(trace)
 	x := map[string]int{}
 	for i, n := range names {
@@ -105,8 +107,8 @@ func writeSVG(b *strings.Builder, id string, trace []sim.Event) {
 	y := func(i int) int { return headHeight + i*rowHeight + rowHeight/2 }
 	fmt.Fprintf(b, `<svg class="diagram" id="%s-svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="%s-svgtitle" data-top="%d" data-row="%d">`,
 		id, width, height, width, height, id, headHeight, rowHeight)
-	fmt.Fprintf(b, `<title id="%s-svgtitle">sequence diagram, %d events</title>`, id, len(trace))
-	fmt.Fprintf(b, `<defs><marker id="%s-ah" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>`, id)
+	fmt.Fprintf(b, `<title id="%s-svgtitle">%s</title>`, id, esc(lang.Textf(lang.Text{EN: "sequence diagram, %d events", DE: "Sequenzdiagramm, %d Ereignisse"}, len(trace)).In(l)))
+	fmt.Fprintf(b, `<defs><marker id="%s-ah" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>`, id)
 
 	// Phases as bands behind everything.
 	for i, e := range trace {
@@ -122,9 +124,9 @@ func writeSVG(b *strings.Builder, id string, trace []sim.Event) {
 		}
 		fmt.Fprintf(b, `<rect class="band band-%s" x="0" y="%d" width="%d" height="%d"/>`,
 			attr(e.Action), headHeight+i*rowHeight, width, (end-i)*rowHeight)
-		fmt.Fprintf(b, `<text class="phase" x="%d" y="%d">%s</text>`, width-6, headHeight+i*rowHeight+14, esc(e.Action))
+		fmt.Fprintf(b, `<text class="phase" x="%d" y="%d">%s</text>`, width-6, headHeight+i*rowHeight+14, esc(e.What().In(l)))
 	}
-	writeIntervals(b, trace, x, y)
+	writeIntervals(b, trace, x, y, l)
 	// Lanes.
 	for _, n := range names {
 		fmt.Fprintf(b, `<text class="lane" x="%d" y="20">%s</text><line class="lifeline" x1="%d" y1="%d" x2="%d" y2="%d"/>`,
@@ -134,19 +136,19 @@ func writeSVG(b *strings.Builder, id string, trace []sim.Event) {
 
 	for i, e := range trace {
 		yi := y(i)
-		first, _, _ := strings.Cut(e.String(), "\n") // the changes are in the tables beside
+		first, _, _ := strings.Cut(e.In(l), "\n") // the changes are in the tables beside
 		fmt.Fprintf(b, `<g class="ev k-%s" id="%s-e%d"><title>%s</title>`, attr(string(e.Kind)), id, i, esc(first))
-		fmt.Fprintf(b, `<text class="time" x="6" y="%d">%s</text>`, yi+4, esc(sim.FormatTime(e.At)))
+		fmt.Fprintf(b, `<text class="time" x="6" y="%d">%s</text>`, yi+4, esc(sim.TimeText(e.At).In(l)))
 		if e.Kind == sim.EventPhase {
-			fmt.Fprintf(b, `<text class="label" x="%d" y="%d">phase %s</text></g>`, axisWidth, yi+4, esc(e.Action))
+			fmt.Fprintf(b, `<text class="label" x="%d" y="%d">%s %s</text></g>`, axisWidth, yi+4, esc(e.Kind.Text().In(l)), esc(e.What().In(l)))
 			continue
 		}
 		px := x[e.Process]
 		for k, a := range e.Broker {
-			writeArrow(b, id, a, px, x, yi+3+3*min(k, 2))
+			writeArrow(b, id, a, px, x, yi+2+arrowGap*min(k, 2), l)
 		}
 		writeMarker(b, e, px, yi)
-		fmt.Fprintf(b, `<text class="label" x="%d" y="%d">%s</text>`, px+9, yi-3, esc(short(label(e))))
+		fmt.Fprintf(b, `<text class="label" x="%d" y="%d">%s</text>`, px+9, yi-3, esc(short(label(e).In(l))))
 		b.WriteString(`</g>`)
 	}
 	b.WriteString(`</svg>`)
@@ -157,7 +159,7 @@ func writeSVG(b *strings.Builder, id string, trace []sim.Event) {
 // a stalled process's pause over its lane, from the stall to where it
 // moves again (its next event). One that does not end within the trace
 // lasts to its end.
-func writeIntervals(b *strings.Builder, trace []sim.Event, x map[string]int, y func(int) int) {
+func writeIntervals(b *strings.Builder, trace []sim.Event, x map[string]int, y func(int) int, l lang.Lang) {
 	last := len(trace) - 1
 	band := func(class, lane string, from, to int, tip string) {
 		fmt.Fprintf(b, `<rect class="%s" x="%d" y="%d" width="%d" height="%d"><title>%s</title></rect>`,
@@ -173,7 +175,7 @@ func writeIntervals(b *strings.Builder, trace []sim.Event, x map[string]int, y f
 					break
 				}
 			}
-			band("outage", e.Process, i, to, e.Action+": "+strings.Join(e.Changes, " "))
+			band("outage", e.Process, i, to, e.What().In(l)+": "+lang.Join(e.Changes, " ").In(l))
 		case e.Kind == sim.EventStall:
 			to := last
 			for j := i + 1; j < len(trace); j++ {
@@ -182,7 +184,7 @@ func writeIntervals(b *strings.Builder, trace []sim.Event, x map[string]int, y f
 					break
 				}
 			}
-			band("pause", e.Process, i, to, "stall "+e.Action+": "+strings.Join(e.Changes, " "))
+			band("pause", e.Process, i, to, label(e).In(l)+": "+lang.Join(e.Changes, " ").In(l))
 		}
 	}
 }
@@ -200,7 +202,7 @@ func writeMarker(b *strings.Builder, e sim.Event, px, y int) {
 		fmt.Fprintf(b, `<path class="resume" d="M%d,%d l9,5 l-9,5 z"/>`, px-4, y-5)
 	case e.Kind == sim.EventFault:
 		fmt.Fprintf(b, `<rect class="fault" x="%d" y="%d" width="10" height="10"/>`, px-5, y-5)
-	case e.Kind == sim.EventError || (e.Result != "" && e.Result != "ok"):
+	case e.Kind == sim.EventError || (e.Result.EN != "" && e.Result.EN != "ok"):
 		fmt.Fprintf(b, `<path class="error" d="M%d,%d l6,10 l-12,0 z"/>`, px, y-6)
 	case e.Kind == sim.EventCommand:
 		fmt.Fprintf(b, `<rect class="command" x="%d" y="%d" width="9" height="9"/>`, px-4, y-4)
@@ -212,7 +214,7 @@ func writeMarker(b *strings.Builder, e sim.Event, px, y int) {
 // writeArrow draws one broker action: a publish from the sender to the
 // broker, a delivery to a subscriber, an acknowledgement back; the
 // broker's own faults as a mark on its lane.
-func writeArrow(b *strings.Builder, id string, a broker.Action, from int, x map[string]int, y int) {
+func writeArrow(b *strings.Builder, id string, a broker.Action, from int, x map[string]int, y int, l lang.Lang) {
 	bx := x["broker"]
 	x1, x2, class := from, bx, "publish"
 	switch a.Kind {
@@ -228,42 +230,32 @@ func writeArrow(b *strings.Builder, id string, a broker.Action, from int, x map[
 	default: // duplicated, held, reordered, requeued: the broker's doing
 		x1, x2, class = bx, bx, "fault"
 	}
-	tip := fmt.Sprintf("%s %s: %s %s v%d, %s #%d", a.Kind, a.MessageID, a.Event.Type, a.Event.AggregateType, a.Event.Version, a.Event.AggregateID, a.Event.Sequence)
-	if a.Subscriber != "" {
-		tip += ", subscriber " + a.Subscriber
-	}
-	if a.Detail != "" {
-		tip += " (" + a.Detail + ")"
-	}
-	tip += "\npayload " + a.Event.Payload
+	tip := sim.BrokerActionText(a).In(l) + "\n" + lang.Textf(lang.Text{EN: "%s %s v%d, payload %s", DE: "%s %s v%d, Nutzlast %s"},
+		a.Event.Type, a.Event.AggregateType, a.Event.Version, a.Event.Payload).In(l)
 	fmt.Fprintf(b, `<g class="msg %s"><title>%s</title>`, class, esc(tip))
 	if x1 == x2 {
-		fmt.Fprintf(b, `<circle cx="%d" cy="%d" r="5"/><text x="%d" y="%d">%s</text></g>`, bx, y, bx+8, y+4, esc(string(a.Kind)))
+		fmt.Fprintf(b, `<circle cx="%d" cy="%d" r="5"/><text x="%d" y="%d">%s</text></g>`, bx, y, bx+8, y+4, esc(sim.BrokerKindText(a.Kind).In(l)))
 		return
 	}
 	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" marker-end="url(#%s-ah)"/></g>`, x1, y, x2, y, id)
 }
 
 // label is the short text beside an event's marker.
-func label(e sim.Event) string {
+func label(e sim.Event) lang.Text {
 	switch e.Kind {
-	case sim.EventCrash:
-		return "crash " + e.Action
-	case sim.EventStall:
-		return "stall " + e.Action
-	case sim.EventRestart:
-		return "restart"
-	case sim.EventResume:
-		return "resume"
+	case sim.EventCrash, sim.EventStall:
+		return lang.Join([]lang.Text{e.Kind.Text(), lang.Plain(e.Action)}, " ")
+	case sim.EventRestart, sim.EventResume:
+		return e.Kind.Text()
 	case sim.EventFault:
-		return e.Action
+		return e.What()
 	case sim.EventError:
 		return e.Result
 	}
-	if e.Result != "" && e.Result != "ok" {
-		return e.Action + " refused"
+	if e.Result.EN != "" && e.Result.EN != "ok" {
+		return lang.Textf(lang.Text{EN: "%s refused", DE: "%s abgewiesen"}, e.Action)
 	}
-	return e.Action
+	return e.What()
 }
 
 func short(s string) string {

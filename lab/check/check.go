@@ -417,25 +417,25 @@ func liveness(w World) []Violation {
 			stormed[a.MessageID] = true
 			vs = append(vs, Violation{Storm, a.AggregateID, a.Sequence,
 				lang.Textf(lang.Text{
-					EN: "message %s was published %d times, the retry policy allows %d: retries without backoff or limit hammer the broker",
-					DE: "die Nachricht %s wurde %d-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d: Retries ohne Backoff oder Grenze hämmern auf den Broker ein"},
-					a.MessageID, a.N, budget)})
+					EN: "message %s was published %s times, the retry policy allows %d: retries without backoff or limit hammer the broker",
+					DE: "die Nachricht %s wurde %s-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d: Retries ohne Backoff oder Grenze hämmern auf den Broker ein"},
+					a.MessageID, lang.Count(int64(a.N)), budget)})
 		}
 	}
 	if w.WhileDownBudget > 0 && w.WhileDown > w.WhileDownBudget {
 		vs = append(vs, Violation{Outcome: Storm, Detail: lang.Textf(lang.Text{
-			EN: "the broker refused %d sends while it was down, a relay that pauses after a failed send allows %d: trying every waiting message on its own schedule hammers the broker",
-			DE: "der Broker hat während seines Ausfalls %d Sendeversuche abgelehnt, ein Relay, das nach einem gescheiterten Senden pausiert, erlaubt %d: jede wartende Nachricht nach ihrem eigenen Zeitplan zu versuchen, hämmert auf den Broker ein"},
-			w.WhileDown, w.WhileDownBudget)})
+			EN: "the broker refused %s sends while it was down, a relay that pauses after a failed send allows %d: trying every waiting message on its own schedule hammers the broker",
+			DE: "der Broker hat während seines Ausfalls %s Sendeversuche abgelehnt, ein Relay, das nach einem gescheiterten Senden pausiert, erlaubt %d: jede wartende Nachricht nach ihrem eigenen Zeitplan zu versuchen, hämmert auf den Broker ein"},
+			lang.Count(int64(w.WhileDown)), w.WhileDownBudget)})
 	}
 	if w.BeforeReplayBudget > 0 {
 		for _, a := range w.BeforeReplay {
 			if a.N > w.BeforeReplayBudget && !stormed[a.MessageID] {
 				vs = append(vs, Violation{Storm, a.AggregateID, a.Sequence,
 					lang.Textf(lang.Text{
-						EN: "message %s was published %d times before the operator's replay, the retry policy allows %d until a message is given up",
-						DE: "die Nachricht %s wurde vor dem erneuten Einspielen durch den Operator %d-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d, bis eine Nachricht aufgegeben wird"},
-						a.MessageID, a.N, w.BeforeReplayBudget)})
+						EN: "message %s was published %s times before the operator's replay, the retry policy allows %d until a message is given up",
+						DE: "die Nachricht %s wurde vor dem erneuten Einspielen durch den Operator %s-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d, bis eine Nachricht aufgegeben wird"},
+						a.MessageID, lang.Count(int64(a.N)), w.BeforeReplayBudget)})
 			}
 		}
 	}

@@ -1,11 +1,10 @@
 package check
 
 import (
-	"fmt"
-
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/inbox"
 	"outboxlab/lab/lang"
 	"outboxlab/store"
 )
@@ -19,16 +18,51 @@ type Change struct {
 	Amount   domain.Money
 }
 
-func (c Change) String() string {
-	return fmt.Sprintf("%s %s", c.Kind, signed(c.Amount))
+func (c Change) String() string { return c.Text().EN }
+
+// Text is the change in both languages: "line +3.00 EUR", "Position
+// +3,00 EUR".
+func (c Change) Text() lang.Text {
+	return lang.Textf(lang.Plain("%s %s"), KindText(c.Kind), signed(c.Amount))
 }
 
-// signed prints an amount with its sign, "+3.00 EUR" or "-12.00 EUR".
-func signed(m domain.Money) string {
+// signed prints an amount with its sign, "+3.00 EUR" or "-12.00 EUR"
+// ("+3,00 EUR" in German).
+func signed(m domain.Money) lang.Text {
 	if m.Minor < 0 {
-		return m.String()
+		return MoneyText(m)
 	}
-	return "+" + m.String()
+	return lang.Textf(lang.Plain("+%s"), MoneyText(m))
+}
+
+// MoneyText is an amount as each language writes it: "1250.00 EUR",
+// "1.250,00 EUR".
+func MoneyText(m domain.Money) lang.Text { return lang.Money(m.Amount(), string(m.Currency)) }
+
+// KindText names an effect's kind in both languages: invoice, line and
+// credit are billing's words, Rechnung, Position and Gutschrift in German.
+func KindText(k billing.EffectKind) lang.Text {
+	if t, ok := kindTexts[k]; ok {
+		return t
+	}
+	return lang.Plain(string(k))
+}
+
+var kindTexts = map[billing.EffectKind]lang.Text{
+	billing.Invoice: {EN: "invoice", DE: "Rechnung"},
+	billing.Line:    {EN: "line", DE: "Position"},
+	billing.Credit:  {EN: "credit", DE: "Gutschrift"},
+}
+
+// HeldReason is why a consumer holds message p, in both languages: for
+// one parked behind a gap, the sequence number it waits for (waiting,
+// which the lab reads from the facts), in the lab's words; with waiting 0,
+// the reason as the consumer wrote it, quoted in German.
+func HeldReason(p inbox.Parked, waiting int) lang.Text {
+	if waiting > 0 {
+		return lang.Textf(lang.Text{EN: "waiting for #%d", DE: "wartet auf #%d"}, waiting)
+	}
+	return lang.Text{EN: p.Reason, DE: "„" + p.Reason + "“"}
 }
 
 // Changes derives the committed business changes from the order
@@ -76,7 +110,7 @@ func content(w World, effects map[change]int) []Violation {
 		e := applied[k]
 		if e.Kind != c.Kind || e.Amount != c.Amount {
 			vs = append(vs, Violation{Mismatch, c.OrderID, c.Sequence,
-				lang.Textf(w.Terms.orDefault().Differs, e.Kind, signed(e.Amount), c, signed(c.Amount))})
+				lang.Textf(w.Terms.orDefault().Differs, KindText(e.Kind), signed(e.Amount), c.Text(), signed(c.Amount))})
 		}
 	}
 	judged, avs := accounts(w, effects)
@@ -90,7 +124,7 @@ func content(w World, effects map[change]int) []Violation {
 				Detail: lang.Textf(lang.Text{
 					EN: "the account shows %s billed, its ledger nets to %s",
 					DE: "das Konto zeigt %s berechnet, sein Journal ergibt netto %s"},
-					a.Billed, domain.Money{Minor: net[a.OrderID], Currency: a.Billed.Currency})})
+					MoneyText(a.Billed), MoneyText(domain.Money{Minor: net[a.OrderID], Currency: a.Billed.Currency}))})
 		}
 		if a.Cancelled != credited[a.OrderID] {
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
@@ -131,13 +165,13 @@ func accounts(w World, effects map[change]int) (map[string]bool, []Violation) {
 		switch {
 		case !ok:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: lang.Textf(w.Terms.orDefault().NoAccount, o.Version, want)})
+				Detail: lang.Textf(w.Terms.orDefault().NoAccount, o.Version, MoneyText(want))})
 		case a.Billed.Currency != want.Currency:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: lang.Textf(w.Terms.orDefault().AccountCurrency, a.Billed, a.Billed.Currency, want.Currency, want)})
+				Detail: lang.Textf(w.Terms.orDefault().AccountCurrency, MoneyText(a.Billed), a.Billed.Currency, want.Currency, MoneyText(want))})
 		case a.Billed != want:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: lang.Textf(w.Terms.orDefault().AccountTotal, a.Billed, owes(o, want))})
+				Detail: lang.Textf(w.Terms.orDefault().AccountTotal, MoneyText(a.Billed), owes(o, want))})
 		case a.Cancelled != (o.Status == domain.Cancelled):
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(lang.Text{
@@ -163,9 +197,9 @@ func appliedOnce(o domain.Order, effects map[change]int) bool {
 // cancelled.
 func owes(o domain.Order, want domain.Money) lang.Text {
 	if o.Status == domain.Cancelled {
-		return lang.Textf(lang.Text{EN: "is cancelled (want %s)", DE: "ist storniert (erwartet: %s)"}, want)
+		return lang.Textf(lang.Text{EN: "is cancelled (want %s)", DE: "ist storniert (erwartet: %s)"}, MoneyText(want))
 	}
-	return lang.Textf(lang.Text{EN: "totals %s", DE: "beträgt %s"}, want)
+	return lang.Textf(lang.Text{EN: "totals %s", DE: "beträgt %s"}, MoneyText(want))
 }
 
 // yesNo is a truth value as a sentence prints it: true and false in

@@ -64,7 +64,7 @@ func relayFindings(r RelayPolicy, e Exercise) []Finding {
 	case e.Faults.Rejected && !ends:
 		add(Stuck, lang.Text{
 			EN: "the relay's policy retries a message for more than %s before it gives it up (MaxAttempts %d), the lab allows at most %s: a message the broker refuses for good must become a visible dead letter (chapter 000, section 8)",
-			DE: "die Strategie des Relays wiederholt eine Nachricht länger als %s, bevor sie sie aufgibt (MaxAttempts %d), das Lab erlaubt höchstens %s: eine Nachricht, die der Broker dauerhaft abweist, muss ein sichtbarer Dead Letter werden (Kapitel 000, Abschnitt 8)",
+			DE: "die Strategie des Relays wiederholt eine Nachricht länger als %s, bevor sie sie aufgibt (MaxAttempts %d), das Labor erlaubt höchstens %s: eine Nachricht, die der Broker dauerhaft abweist, muss ein sichtbarer Dead Letter werden (Kapitel 000, Abschnitt 8)",
 		}, span(MaxRetryWindow), r.MaxAttempts, span(MaxRetryWindow))
 	}
 	if transient && e.Refused > 0 && ends && window < TransientOutage {
@@ -78,14 +78,14 @@ func relayFindings(r RelayPolicy, e Exercise) []Finding {
 		if r.PauseCap > MaxPause {
 			add(Late, lang.Text{
 				EN: "the relay's policy pauses up to %s after failed sends, the lab allows at most %s: the broker's return goes unnoticed while messages wait (chapter 004)",
-				DE: "die Strategie des Relays pausiert nach gescheiterten Sendeversuchen bis zu %s, das Lab erlaubt höchstens %s: die Rückkehr des Brokers bleibt unbemerkt, während Nachrichten warten (Kapitel 004)",
+				DE: "die Strategie des Relays pausiert nach gescheiterten Sendeversuchen bis zu %s, das Labor erlaubt höchstens %s: die Rückkehr des Brokers bleibt unbemerkt, während Nachrichten warten (Kapitel 004)",
 			}, span(r.PauseCap), span(MaxPause))
 		}
 	}
 	if e.Kills > 0 && r.Lease > MaxLease {
 		add(Late, lang.Text{
 			EN: "the relay's policy claims messages under a lease of %s, the lab allows at most %s: a relay that dies holding claims leaves its messages waiting that long before another relay may send them (chapter 000, section 5: ein Crash darf eine Nachricht nicht dauerhaft unsichtbar machen)",
-			DE: "die Strategie des Relays claimt Nachrichten mit einer Lease von %s, das Lab erlaubt höchstens %s: ein Relay, das mit Claims stirbt, lässt seine Nachrichten so lange warten, bevor ein anderes Relay sie senden darf (Kapitel 000, Abschnitt 5: ein Crash darf eine Nachricht nicht dauerhaft unsichtbar machen)",
+			DE: "die Strategie des Relays claimt Nachrichten mit einer Lease von %s, das Labor erlaubt höchstens %s: ein Relay, das mit Claims stirbt, lässt seine Nachrichten so lange warten, bevor ein anderes Relay sie senden darf (Kapitel 000, Abschnitt 5: ein Crash darf eine Nachricht nicht dauerhaft unsichtbar machen)",
 		}, span(r.Lease), span(MaxLease))
 	}
 	if r.Retention < MinRetention {
@@ -105,18 +105,18 @@ func hammering(r RelayPolicy) []Finding {
 		tries := times(n)
 		out = append(out, Finding{Storm, lang.Text{
 			EN: fmt.Sprintf("the relay's policy tries one message %s during a %s outage (backoff from %s, capped at %s), the lab allows at most %d: retry without backoff amplifies the fault (chapter 000: Retry läuft ohne Backoff und verstärkt Störungen)",
-				tries.EN, span(TransientOutage), span(r.BackoffBase), span(r.BackoffCap), MaxTriesPerOutage),
+				tries.EN, span(TransientOutage).EN, span(r.BackoffBase).EN, span(r.BackoffCap).EN, MaxTriesPerOutage),
 			DE: fmt.Sprintf("die Strategie des Relays versucht eine Nachricht während eines Ausfalls von %s %s (Backoff ab %s, höchstens %s), das Lab erlaubt höchstens %d: Retry ohne Backoff verstärkt Störungen (Kapitel 000)",
-				span(TransientOutage), tries.DE, span(r.BackoffBase), span(r.BackoffCap), MaxTriesPerOutage),
+				span(TransientOutage).DE, tries.DE, span(r.BackoffBase).DE, span(r.BackoffCap).DE, MaxTriesPerOutage),
 		}})
 	}
 	if n := DownBudget(TransientOutage, r.Pause); n > MaxDownTries {
 		requests := times(n)
 		out = append(out, Finding{Storm, lang.Text{
 			EN: fmt.Sprintf("the relay's policy sends requests %s into a %s outage, all messages together (pause from %s, capped at %s), the lab allows at most %d: a relay pauses as a whole after a failed send",
-				requests.EN, span(TransientOutage), span(r.PauseBase), span(r.PauseCap), MaxDownTries),
+				requests.EN, span(TransientOutage).EN, span(r.PauseBase).EN, span(r.PauseCap).EN, MaxDownTries),
 			DE: fmt.Sprintf("die Strategie des Relays schickt während eines Ausfalls von %s %s eine Anfrage, alle Nachrichten zusammen (Pause ab %s, höchstens %s), das Lab erlaubt höchstens %d: ein Relay pausiert nach einem gescheiterten Senden als Ganzes",
-				span(TransientOutage), requests.DE, span(r.PauseBase), span(r.PauseCap), MaxDownTries),
+				span(TransientOutage).DE, requests.DE, span(r.PauseBase).DE, span(r.PauseCap).DE, MaxDownTries),
 		}})
 	}
 	return out
@@ -135,7 +135,7 @@ func consumerFindings(c ConsumerPolicy, f Faults) []Finding {
 	case corrupted && c.MaxAttempts >= 1 && c.MaxAttempts < MinConsumerAttempts:
 		return []Finding{{GaveUp, lang.Textf(lang.Text{
 			EN: "the consumer's policy parks a message after %d attempt(s), the lab wants at least %d: a message corrupted once in transit is given up (chapter 000, section 8: Retry ist ein Schutz gegen transiente Fehler)",
-			DE: "die Strategie des Consumers legt eine Nachricht nach %d Versuch(en) beiseite, das Lab verlangt mindestens %d: eine Nachricht, die unterwegs einmal beschädigt wurde, wird aufgegeben (Kapitel 000, Abschnitt 8: Retry ist ein Schutz gegen transiente Fehler)",
+			DE: "die Strategie des Consumers legt eine Nachricht nach %d Versuch(en) beiseite, das Labor verlangt mindestens %d: eine Nachricht, die unterwegs einmal beschädigt wurde, wird aufgegeben (Kapitel 000, Abschnitt 8: Retry ist ein Schutz gegen transiente Fehler)",
 		}, c.MaxAttempts, MinConsumerAttempts)}}
 	case unprocessable && c.MaxAttempts < 1:
 		return []Finding{{Stuck, lang.Text{
@@ -154,8 +154,9 @@ func times(n int) lang.Text {
 	return lang.Text{EN: fmt.Sprintf("%d times", n), DE: fmt.Sprintf("%d-mal", n)}
 }
 
-// span prints a duration without its zero units: "10m", "72h", "15m2s".
-func span(d time.Duration) string {
+// span prints a duration without its zero units: "10m", "72h", "15m2s"
+// in English, as lang.Duration writes it in German ("10 min", "72 h").
+func span(d time.Duration) lang.Text {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")
@@ -163,5 +164,5 @@ func span(d time.Duration) string {
 	if strings.HasSuffix(s, "h0m") {
 		s = strings.TrimSuffix(s, "0m")
 	}
-	return s
+	return lang.Text{EN: s, DE: lang.Duration(d).In(lang.German)}
 }

@@ -4,6 +4,7 @@ import (
 	"outboxlab/lab/lang"
 
 	"outboxlab/billing"
+	"outboxlab/inbox"
 )
 
 // applied counts billing's effects per change, and returns them with the
@@ -19,7 +20,7 @@ func applied(w World, committed map[change]bool) (map[change]int, []Violation) {
 		effects[c]++
 		if prev, ok := lastApplied[e.OrderID]; ok && e.Sequence < prev.Sequence {
 			vs = append(vs, Violation{OutOfOrder, e.OrderID, e.Sequence,
-				lang.Textf(lang.Text{EN: "%s of #%d applied after %s of #%d", DE: "%s von #%d nach %s von #%d angewendet"}, e.Kind, e.Sequence, prev.Kind, prev.Sequence)})
+				lang.Textf(lang.Text{EN: "%s of #%d applied after %s of #%d", DE: "%s von #%d nach %s von #%d angewendet"}, KindText(e.Kind), e.Sequence, KindText(prev.Kind), prev.Sequence)})
 		}
 		if prev, ok := lastApplied[e.OrderID]; !ok || e.Sequence > prev.Sequence {
 			lastApplied[e.OrderID] = e
@@ -45,14 +46,14 @@ func missing(w World, committed map[change]bool, effects map[change]int, stuck [
 	for _, v := range stuck {
 		held[change{v.AggregateID, v.Sequence}] = true
 	}
-	waiting := map[change]string{}
+	waiting := map[change]lang.Text{}
 	for _, p := range w.Held {
 		c := change{p.Envelope.Event.AggregateID, p.Envelope.Event.Sequence}
-		waiting[c] = p.Reason
+		waiting[c] = HeldReason(p, waitingFor(p, w.DeadLetters, effects))
 		if effects[c] > 0 {
 			// What billing holds waits for nothing any more, and shows
 			// the operator a change as waiting that is done.
-			vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(terms.AppliedHeld, p.Envelope.ID, p.Reason)})
+			vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(terms.AppliedHeld, p.Envelope.ID, HeldReason(p, 0))})
 		}
 	}
 	for c := range committed {
@@ -108,4 +109,22 @@ func policies(w World) []Violation {
 		vs = append(vs, Violation{Late, d.AggregateID, d.Sequence, d.Detail})
 	}
 	return vs
+}
+
+// waitingFor is the sequence number a held message waits for, as the
+// facts say: none (0) for a dead letter; for one parked behind a gap, the
+// first earlier change of its aggregate without an effect.
+func waitingFor(p inbox.Parked, dead []DeadLetter, effects map[change]int) int {
+	for _, d := range dead {
+		if d.MessageID == p.Envelope.ID {
+			return 0
+		}
+	}
+	order := p.Envelope.Event.AggregateID
+	for seq := 1; seq < p.Envelope.Event.Sequence; seq++ {
+		if effects[change{order, seq}] == 0 {
+			return seq
+		}
+	}
+	return 0
 }

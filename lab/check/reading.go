@@ -100,7 +100,7 @@ func breach(w OutboxWrite, prev outboxRow, retention time.Duration) lang.Text {
 		if w.Prev.Status != outbox.Sent && prev.seq != c.Seq && !deletedOnSend(w.Prev, held, *c, prev.claimed) {
 			return lang.Textf(lang.Text{
 				EN: "commit %d by %s: %s deleted while %s: only a SENT message may go; an unsent one is the evidence and the replay source",
-				DE: "Commit %d von %s: %s gelöscht, während sie %s war: nur eine SENT-Nachricht darf gehen; eine ungesendete ist der Beleg und die Quelle eines Replays"},
+				DE: "Commit %d von %s: %s gelöscht, während sie %s war: nur eine SENT-Nachricht darf gehen; eine ungesendete ist der Beleg und die Quelle eines erneuten Einspielens"},
 				c.Seq, by, w.Prev.ID, w.Prev.Status)
 		}
 		if keep := w.Prev.SentAt.Add(retention); w.Prev.Status == outbox.Sent && !c.At.IsZero() && c.At.Before(keep) {

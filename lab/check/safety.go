@@ -94,7 +94,7 @@ func overcharged(ledger []billing.Entry, orders []domain.Order, terms Terms) []l
 		charged[e.OrderID] += e.Amount.Minor
 		if charged[e.OrderID] > total.Minor {
 			out = append(out, lang.Textf(terms.Overcharged,
-				e.Key, e.OrderID, domain.Money{Minor: charged[e.OrderID], Currency: total.Currency}, e.Sequence, total))
+				e.Key, e.OrderID, MoneyText(domain.Money{Minor: charged[e.OrderID], Currency: total.Currency}), e.Sequence, MoneyText(total)))
 		}
 	}
 	return out
@@ -144,6 +144,8 @@ func transitionBreach(prev, m outbox.Message, held lease, c store.Commit, locked
 	by := committer(c)
 	live := prev.Status == outbox.InFlight && now.Before(held.until)
 	switch {
+	case prev.Status == outbox.Sent && m.Status == outbox.Sent:
+		return lang.Text{EN: "written again after SENT, a terminal state", DE: "nach SENT erneut geschrieben, obwohl das ein Endzustand ist"}
 	case prev.Status == outbox.Sent:
 		return lang.Textf(lang.Text{EN: "left the terminal state SENT for %s", DE: "verließ den Endzustand SENT nach %s"}, m.Status)
 	case prev.Status == outbox.DeadLetter && (m.Status != outbox.Pending || m.Replays != prev.Replays+1):

@@ -49,6 +49,7 @@ func TestSafety(t *testing.T) {
 		{"marked by another relay", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", inFlight("relay-1", 0, 30*time.Second)), commit(3, "relay-2", sentAt(time.Second))}, "marked SENT at"},
 		{"marked without a claim", []store.Commit{commit(1, "s", pending), commit(2, "relay-1", sentAt(time.Second))}, "without a claim"},
 		{"SENT left", []store.Commit{commit(1, "s", sentAt(0)), commit(2, "relay-1", pending)}, "left the terminal state SENT"},
+		{"SENT written again", []store.Commit{commit(1, "s", sentAt(0)), commit(2, "relay-1", sentAt(time.Second))}, "written again after SENT, a terminal state"},
 		{"dead letter left without replay", []store.Commit{commit(1, "s", outbox.Message{ID: "e-1", Status: outbox.DeadLetter}), commit(2, "relay-1", pending)}, "without a replay"},
 		{"a live claim released by another relay", []store.Commit{commit(1, "s", pending), commit(2, "relay-2", inFlight("relay-2", 0, 30*time.Second)), at(10*time.Second, commit(3, "relay-1", pending))}, "set PENDING by relay-1 at 00:00:10.000, while relay-2's lease ran until 00:00:30.000"},
 		{"an expired claim released by another relay", []store.Commit{commit(1, "s", pending), commit(2, "relay-2", inFlight("relay-2", 0, 30*time.Second)), at(31*time.Second, commit(3, "relay-1", pending))}, ""},

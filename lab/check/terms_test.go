@@ -56,7 +56,7 @@ func TestTheJudgeSpeaksOfClaimsInTheClaimsStory(t *testing.T) {
 		check.Duplicate: "DUPLICATE claim-4711#1: der Zahlungsdienst hat für eine Freigabe des Schadenfalls 2 Auszahlungen vorbereitet",
 		check.Phantom:   "PHANTOM claim-4714#1: der Zahlungsdienst hat 1 Auszahlung(en) für eine Freigabe vorbereitet, die der Schadendienst nie committet hat",
 		check.Lost:      "LOST claim-4712#1: freigegeben, aber der Zahlungsdienst hat die Auszahlung nie vorbereitet (er hält die Nachricht: „waits for #0“)",
-		check.Mismatch:  "MISMATCH claim-4713#1: Auszahlung über +8.00 EUR vorbereitet, die Freigabe war über +80.00 EUR",
+		check.Mismatch:  "MISMATCH claim-4713#1: Auszahlung über +8,00 EUR vorbereitet, die Freigabe war über +80,00 EUR",
 	}
 	for o, text := range want {
 		found := false

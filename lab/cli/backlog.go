@@ -131,7 +131,7 @@ func refusal(p backlog.Params, est backlog.Estimate, plan backlog.Plan, err erro
 	case errors.Is(err, backlog.ErrTooLong) && plan.Steps == 0:
 		return usageText(lang.Textf(lang.Text{
 			EN: "--simulate: the arrivals (%s/s) are faster than the fastest relay the simulation steps through (%s/s: %d messages a claim every 125ms); the arithmetic: %s messages wait after the outage and drain in %s at %s/s" + without,
-			DE: "--simulate: die Ankünfte (%s/s) sind schneller als das schnellste Relay, das die Simulation durchschreitet (%s/s: %d Nachrichten je Claim alle 125ms); die Rechnung: %s Nachrichten warten nach dem Ausfall und bauen sich in %s bei %s/s ab" + ohne,
+			DE: "--simulate: die Ankünfte (%s/s) sind schneller als das schnellste Relay, das die Simulation durchschreitet (%s/s: %d Nachrichten je Claim alle 125 ms); die Rechnung: %s Nachrichten warten nach dem Ausfall und bauen sich in %s bei %s/s ab" + ohne,
 		}, rate(p.Rate), rate(backlog.MaxRelay), backlog.MaxBatch, count(est.Backlog), short(est.Drain), rate(p.Relay)))
 	case errors.Is(err, backlog.ErrTooLong) && plan.Messages > backlog.MaxMessages:
 		return usageText(lang.Textf(lang.Text{
@@ -267,7 +267,7 @@ func writeSimulation(w io.Writer, p backlog.Params, est backlog.Estimate, sim ba
 		capped, _ := backlog.Compute(backlog.Params{Rate: p.Rate, Outage: p.Outage, Relay: pl.Rate})
 		fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
 			EN: "The relay's %s/s is more than the simulation steps through (%d messages a claim every 125ms): it runs at %s/s, which drains the backlog by the arithmetic in %s, so a faster relay could save at most that.",
-			DE: "Die %s/s des Relays sind mehr, als die Simulation durchschreitet (%d Nachrichten je Claim alle 125ms): sie läuft mit %s/s, was den Rückstau laut Rechnung in %s abbaut; ein schnelleres Relay spart also höchstens so viel.",
+			DE: "Die %s/s des Relays sind mehr, als die Simulation durchschreitet (%d Nachrichten je Claim alle 125 ms): sie läuft mit %s/s, was den Rückstau laut Rechnung in %s abbaut; ein schnelleres Relay spart also höchstens so viel.",
 		}, rate(p.Relay), backlog.MaxBatch, rate(pl.Rate), short(capped.Drain)).In(l)))
 	}
 	if !sim.Drained {
@@ -287,7 +287,7 @@ func writeSimulation(w io.Writer, p backlog.Params, est backlog.Estimate, sim ba
 		}
 		fmt.Fprintln(w, hanging("", "", text))
 	}
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Peak age of the oldest unsent message: %s (%s messages, %s waiting when the broker came back)\n", DE: "Höchstes Alter der ältesten ungesendeten Nachricht: %s (%s Nachrichten, %s wartend, als der Broker zurückkam)\n"},
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Peak age of the oldest unsent message: %s (of %s messages simulated in all, %s were waiting when the broker came back)\n", DE: "Höchstes Alter der ältesten ungesendeten Nachricht: %s (von %s simulierten Nachrichten warteten %s, als der Broker zurückkam)\n"},
 		short(sim.PeakOldestAge), lang.Count(int64(sim.Messages)), lang.Count(int64(sim.Backlog))))
 }
 

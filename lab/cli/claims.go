@@ -88,14 +88,14 @@ func shows(c scenarios.Claim, l lang.Lang, quote func(string) string) string {
 	if s == "" {
 		var parts []string
 		for _, w := range c.Want {
-			if rest, ok := strings.CutPrefix(w, "Outcome: "); ok {
+			if rest, ok := strings.CutPrefix(w.EN, "Outcome: "); ok {
 				parts = append(parts, strings.Fields(rest)[0])
 				continue
 			}
-			parts = append(parts, quote(w))
+			parts = append(parts, quote(w.In(l)))
 		}
 		for _, n := range c.Counts {
-			parts = append(parts, lang.Textf(lang.Text{EN: "%d× %s", DE: "%d× %s"}, n.N, quote(n.Text)).In(l))
+			parts = append(parts, fmt.Sprintf("%d× %s", n.N, quote(n.Text.In(l))))
 		}
 		s = strings.Join(parts, "; ")
 	}
@@ -105,8 +105,14 @@ func shows(c scenarios.Claim, l lang.Lang, quote func(string) string) string {
 	return s
 }
 
-// plain quotes a line of output in text.
-func plain(s string) string { return strconv.Quote(s) }
+// quoteIn quotes a line of output in text as l does: "..." in English,
+// „...“ in German.
+func quoteIn(l lang.Lang) func(string) string {
+	if l == lang.German {
+		return func(s string) string { return "„" + s + "“" }
+	}
+	return strconv.Quote
+}
 
 // code quotes a line of output in markdown.
 func code(s string) string { return "`" + strings.Join(strings.Fields(s), " ") + "`" }
@@ -118,17 +124,21 @@ func writeClaimsText(w io.Writer, cs []scenarios.Claim) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s\n", hanging(c.Where+":", "  ", c.Text.In(l)))
-		fmt.Fprintf(w, "%s\n", command("  ", commandOf(c)))
-		fmt.Fprintf(w, "%s\n", hanging("  →", "    ", shows(c, l, plain)))
+		fmt.Fprintf(w, "%s\n", command("  ", commandIn(w, c)))
+		fmt.Fprintf(w, "%s\n", hanging("  →", "    ", shows(c, l, quoteIn(l))))
 	}
 	fmt.Fprint(w, lang.Textf(lang.Text{
 		EN: "\n%d claims. `labrun claims --check` runs every command above and says whether it still prints what its claim says.\n",
-		DE: "\n%d Aussagen. `labrun claims --check` führt jeden Befehl oben aus und sagt, ob er noch druckt, was seine Aussage sagt.\n",
+		DE: "\n%d Aussagen. `labrun claims --check --lang de` führt jeden Befehl oben aus und sagt, ob er noch druckt, was seine Aussage sagt.\n",
 	}, len(cs)).In(l))
 }
 
 // commandOf is a claim's run as this labrun is started.
 func commandOf(c scenarios.Claim) string { return programName() + " " + strings.Join(c.Run, " ") }
+
+// commandIn is a claim's run as w's reader types it: with --lang de in
+// German, whose output the claim then quotes.
+func commandIn(w io.Writer, c scenarios.Claim) string { return withLang(w, commandOf(c)) }
 
 // writeClaimsMarkdown prints the claims as the READMEs' table.
 func writeClaimsMarkdown(w io.Writer, cs []scenarios.Claim) {
@@ -137,7 +147,7 @@ func writeClaimsMarkdown(w io.Writer, cs []scenarios.Claim) {
 	fmt.Fprintf(w, "%s\n|---|---|---|---|\n", head.In(l))
 	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	for _, c := range cs {
-		fmt.Fprintf(w, "| %s | %s | `%s` | %s |\n", cell(c.Where), cell(c.Text.In(l)), cell(commandOf(c)), cell(shows(c, l, code)))
+		fmt.Fprintf(w, "| %s | %s | `%s` | %s |\n", cell(c.Where), cell(c.Text.In(l)), cell(commandIn(w, c)), cell(shows(c, l, code)))
 	}
 }
 
@@ -154,7 +164,11 @@ func writeClaimsJSON(w io.Writer, cs []scenarios.Claim) error {
 	l := langOf(w)
 	out := []jsonClaim{}
 	for _, c := range cs {
-		out = append(out, jsonClaim{c.Where, c.Text.In(l), commandOf(c), c.Want, c.Exit, c.Shows.In(l), c.Disagrees})
+		want := []string{}
+		for _, t := range c.Want {
+			want = append(want, t.In(l))
+		}
+		out = append(out, jsonClaim{c.Where, c.Text.In(l), commandIn(w, c), want, c.Exit, c.Shows.In(l), c.Disagrees})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -162,9 +176,9 @@ func writeClaimsJSON(w io.Writer, cs []scenarios.Claim) error {
 	return enc.Encode(out)
 }
 
-// checkClaims plays every claim's run (in English, whatever the output's
-// language) and prints one line per claim: ✓ when the run exits and
-// prints what the claim says, ✗ with what differs otherwise. A run two
+// checkClaims plays every claim's run in the output's language and
+// prints one line per claim: ✓ when the run exits and prints what the
+// claim says in that language, ✗ with what differs otherwise. A run two
 // claims share is played once.
 func checkClaims(w io.Writer, cs []scenarios.Claim) error {
 	l := langOf(w)
@@ -180,7 +194,7 @@ func checkClaims(w io.Writer, cs []scenarios.Claim) error {
 		p, ok := cache[key]
 		if !ok {
 			var stdout, stderr bytes.Buffer
-			p.code = run(append(slices.Clone(c.Run), "--lang", "en"), &stdout, &stderr)
+			p.code = run(append(slices.Clone(c.Run), "--lang", l.String()), &stdout, &stderr)
 			p.stdout, p.stderr = stdout.String(), stderr.String()
 			cache[key] = p
 		}
@@ -189,21 +203,21 @@ func checkClaims(w io.Writer, cs []scenarios.Claim) error {
 			wrong = append(wrong, lang.Textf(lang.Text{EN: "exit %d, the claim wants %d", DE: "Ende mit %d, die Aussage will %d"}, p.code, c.Exit).In(l))
 		}
 		for _, want := range c.Want {
-			if !strings.Contains(p.stdout, want) {
-				wrong = append(wrong, lang.Textf(lang.Text{EN: "no line says %q", DE: "keine Zeile sagt %q"}, want).In(l))
+			if !strings.Contains(p.stdout, want.In(l)) {
+				wrong = append(wrong, lang.Textf(lang.Text{EN: "no line says %q", DE: "keine Zeile sagt „%s“"}, want.In(l)).In(l))
 			}
 		}
 		for _, n := range c.Counts {
-			if got := strings.Count(p.stdout, n.Text); got != n.N {
-				wrong = append(wrong, lang.Textf(lang.Text{EN: "%d line(s) say %q, the claim wants %d", DE: "%d Zeile(n) sagen %q, die Aussage will %d"}, got, n.Text, n.N).In(l))
+			if got := strings.Count(p.stdout, n.Text.In(l)); got != n.N {
+				wrong = append(wrong, lang.Textf(lang.Text{EN: "%d line(s) say %q, the claim wants %d", DE: "%d Zeile(n) sagen „%s“, die Aussage will %d"}, got, n.Text.In(l), n.N).In(l))
 			}
 		}
 		if len(wrong) == 0 {
-			fmt.Fprintf(w, "✓ %-8s %s\n", c.Where, commandOf(c))
+			fmt.Fprintf(w, "✓ %-8s %s\n", c.Where, commandIn(w, c))
 			continue
 		}
 		failed++
-		fmt.Fprintf(w, "✗ %-8s %s\n", c.Where, commandOf(c))
+		fmt.Fprintf(w, "✗ %-8s %s\n", c.Where, commandIn(w, c))
 		fmt.Fprintf(w, "%s\n", hanging("    ", "    ", c.Text.In(l)))
 		for _, s := range wrong {
 			fmt.Fprintf(w, "    %s\n", s)

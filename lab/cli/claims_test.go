@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/lab/lang"
 	"outboxlab/scenarios"
 )
 
@@ -89,5 +90,55 @@ func TestEveryChapterHasClaims(t *testing.T) {
 		if count[ch] == 0 {
 			t.Errorf("chapter %s has no claim", ch)
 		}
+	}
+}
+
+// TestEveryClaimPrintsWhatItSaysInGerman is the German check of every
+// claim: its run with --lang de prints each want in German (OUTBOXLAB_LONG=1,
+// the long job; go test ./... checks the claims of one German run in
+// TestAClaimSaysWhatTheGermanRunPrints).
+func TestEveryClaimPrintsWhatItSaysInGerman(t *testing.T) {
+	if os.Getenv("OUTBOXLAB_LONG") == "" {
+		t.Skip("runs every claim in German: OUTBOXLAB_LONG=1 (.ci/run long)")
+	}
+	code, stdout, stderr := runLabrun("claims", "--check", "--lang", "de")
+	if code != 0 {
+		t.Fatalf("labrun claims --check --lang de: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if n, want := strings.Count(stdout, "✓ "), len(scenarios.Claims()); n != want {
+		t.Fatalf("%d claims checked, want %d:\n%s", n, want, stdout)
+	}
+}
+
+// TestAClaimSaysWhatTheGermanRunPrints: under --lang de a claim quotes
+// what the German run prints and its command carries --lang de, and
+// labrun claims --check --lang de checks that against the German run (the
+// claims of one run, with a crash and counted lines in its timeline and
+// an outcome; every claim in German: the long job).
+func TestAClaimSaysWhatTheGermanRunPrints(t *testing.T) {
+	var cs []scenarios.Claim
+	for _, c := range scenarios.Claims() {
+		if strings.Join(c.Run, " ") == "scenario after-send-before-sent" {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) < 2 {
+		t.Fatalf("%d claims run scenario after-send-before-sent, want the ones the test reads", len(cs))
+	}
+	out := &langBuffer{l: lang.German}
+	if err := checkClaims(out, cs); err != nil {
+		t.Fatalf("the claims of scenario after-send-before-sent in German:\n%s", out.String())
+	}
+	_, list, _ := runLabrun("claims", "--chapter", "000", "--lang", "de")
+	for _, want := range []string{
+		"go run ./cmd/labrun scenario after-send-before-sent --lang de\n  → „relay-1 Absturz relay.after-send“; OK; 3× „broker: veröffentlicht“",
+		"LOST; „committet, aber Billing hat sie nie angewendet“",
+	} {
+		if !strings.Contains(list, want) {
+			t.Errorf("labrun claims --lang de does not say %q:\n%s", want, list)
+		}
+	}
+	if strings.Contains(list, "committed, but billing") || strings.Contains(list, "Every cell matches") {
+		t.Errorf("labrun claims --lang de quotes the English run")
 	}
 }

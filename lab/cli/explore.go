@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"strings"
 
@@ -24,10 +25,10 @@ func runExplore(args []string, stdout io.Writer) error {
 	}
 	fs := newFlags("explore", "", lang.Text{
 		EN: "Random workloads, faults, crashes and interleavings against one variant; the first failures are shrunk to a short counterexample, told as a timeline with the command that replays it. `labrun explore merge FILE...` merges the JSON of --shard runs into the unsharded run's, byte for byte.",
-		DE: "Zufällige Arbeitslasten, Störungen, Abstürze und Verschränkungen gegen eine Variante; das erste Scheitern wird zu einem kurzen Gegenbeispiel verkleinert und als Zeitleiste erzählt, mit dem Befehl, der es wiederholt. `labrun explore merge DATEI...` fügt das JSON von --shard-Läufen zu dem des ungeteilten Laufs zusammen, Byte für Byte.",
+		DE: "Zufällige Arbeitslasten, Störungen, Abstürze und Verzahnungen gegen eine Variante; das erste Scheitern wird zu einem kurzen Gegenbeispiel verkleinert und als Zeitleiste erzählt, mit dem Befehl, der es wiederholt. `labrun explore merge DATEI...` fügt das JSON von --shard-Läufen zu dem des ungeteilten Laufs zusammen, Byte für Byte.",
 	}, stdout)
 	variantName := fs.required("variant", "V", lang.Textf(lang.Text{EN: "the variant to explore: %s", DE: "die Variante, die erkundet wird: %s"}, strings.Join(scenarios.VariantNames(), ", ")))
-	runsText := fs.text("runs", "N", lang.Text{EN: "how many random schedules to try, a whole number >= 1 (default 1000)", DE: "wie viele zufällige Abläufe versucht werden, eine ganze Zahl >= 1 (Standard 1000)"})
+	runsText := fs.text("runs", "N", lang.Text{EN: "how many random schedules to try, a whole number >= 1 (default 1000)", DE: "wie viele zufällige Abläufe versucht werden, eine ganze Zahl >= 1 (Standard 1.000)"})
 	seedText := fs.text("seed", "N", lang.Text{EN: "the exploration's seed, a whole number >= 0 (default 1)", DE: "der Seed der Exploration, eine ganze Zahl >= 0 (Standard 1)"})
 	shardText := fs.text("shard", "I/N", lang.Text{
 		EN: "run only shard I of N of the schedules (those whose number is I modulo N), unshrunk, and write what they found as JSON (needs --format json) for labrun explore merge",
@@ -107,7 +108,7 @@ func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, 
 		if v.Correct() {
 			expected = check.OK
 		}
-		err = writeExploreHTML(stdout, v.Name, runs, seed, f, trace, expected)
+		err = writeExploreHTML(stdout, v.Name, runs, seed, f, trace, expected, reached)
 	default:
 		writeExploreText(stdout, v.Name, runs, seed, f, trace, reached)
 	}
@@ -122,14 +123,19 @@ func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, 
 
 // writeExploreHTML writes the shrunk counterexample as a page, or a page
 // that says there was none.
-func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, expected check.Outcome) error {
+func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, expected check.Outcome, reached map[sim.Situation]int) error {
 	if f == nil {
-		return report.WriteText(w, strings.TrimSpace(inf(w, lang.Text{EN: "No counterexample for %s in %d random schedules (seed %d).\n", DE: "Kein Gegenbeispiel für %s in %d zufälligen Abläufen (Seed %d).\n"}, variantName, runs, seed)), reportOptions(w))
+		// The sentence once, as the page's title, and what the
+		// schedules went through, as the text says it.
+		situations := bufferFor(w)
+		writeSituations(situations, runs, reached)
+		return report.WriteArticle(w, strings.TrimSpace(inf(w, lang.Text{EN: "No counterexample for %s in %s random schedules (seed %d).\n", DE: "Kein Gegenbeispiel für %s in %s zufälligen Abläufen (Seed %d).\n"}, variantName, lang.Count(int64(runs)), seed)),
+			"<p>"+html.EscapeString(strings.TrimSpace(situations.String()))+"</p>", reportOptions(w))
 	}
 	return report.WriteRun(w, report.Run{
 		ID:         "run",
 		Title:      strings.TrimSpace(inf(w, lang.Text{EN: "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", DE: "%s scheiterte in %d von %d zufälligen Abläufen (Seed %d); das kleinste Gegenbeispiel: %s\n"}, variantName, f.Found, f.Runs, seed, brokeWith(w, f.Result))),
-		Summary:    strings.TrimSpace(inf(w, lang.Text{EN: "Shrunk from %d to %d items:\n", DE: "Verkleinert von %d auf %d Einträge:\n"}, f.Original.Size(), f.Schedule.Size())) + " " + strings.Join(f.Schedule.Lines(), "; "),
+		Summary:    strings.TrimSpace(inf(w, lang.Text{EN: "Shrunk from %d to %d items:\n", DE: "Verkleinert von %d auf %d Einträge:\n"}, f.Original.Size(), f.Schedule.Size())) + " " + strings.Join(scheduleLines(w, f.Schedule), "; "),
 		Outcome:    trace.Outcome,
 		Expected:   expected,
 		Violations: trace.Violations,
@@ -152,18 +158,18 @@ func progressLine(total int) func(int) {
 
 func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) {
 	if f == nil {
-		fmt.Fprint(w, inf(w, lang.Text{EN: "No counterexample for %s in %d random schedules (seed %d).\n", DE: "Kein Gegenbeispiel für %s in %d zufälligen Abläufen (Seed %d).\n"}, variantName, runs, seed))
+		fmt.Fprint(w, inf(w, lang.Text{EN: "No counterexample for %s in %s random schedules (seed %d).\n", DE: "Kein Gegenbeispiel für %s in %s zufälligen Abläufen (Seed %d).\n"}, variantName, lang.Count(int64(runs)), seed))
 		writeSituations(w, runs, reached)
 		return
 	}
 	fmt.Fprint(w, inf(w, lang.Text{EN: "%s broke in %d of %d random schedule(s) (seed %d); the smallest counterexample: %s\n", DE: "%s scheiterte in %d von %d zufälligen Abläufen (Seed %d); das kleinste Gegenbeispiel: %s\n"}, variantName, f.Found, f.Runs, seed, brokeWith(w, f.Result)))
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Shrunk from %d to %d items:\n", DE: "Verkleinert von %d auf %d Einträge:\n"}, f.Original.Size(), f.Schedule.Size()))
-	for _, l := range f.Schedule.Lines() {
+	for _, l := range scheduleLines(w, f.Schedule) {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 	fmt.Fprintln(w, in(w, lang.Text{EN: "\nTimeline of the shrunk schedule:", DE: "\nZeitleiste des verkleinerten Ablaufs:"}))
 	for _, s := range trace.Trace {
-		fmt.Fprintln(w, s)
+		fmt.Fprintln(w, s.In(langOf(w)))
 	}
 	fmt.Fprintln(w, in(w, lang.Text{EN: "\nViolations:", DE: "\nVerletzungen:"}))
 	for _, v := range f.Result.Violations {
@@ -181,12 +187,12 @@ func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f 
 func writeSituations(w io.Writer, tried int, reached map[sim.Situation]int) {
 	var parts []string
 	for _, s := range sim.SortedSituations(reached) {
-		parts = append(parts, fmt.Sprintf("%s %d", s.Situation, s.N))
+		parts = append(parts, fmt.Sprintf("%s %s", s.Situation, in(w, lang.Count(int64(s.N)))))
 	}
 	if len(parts) == 0 {
 		parts = []string{in(w, lang.Text{EN: "none", DE: "keine"})}
 	}
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Situations reached, in how many of the %d schedules: %s\n", DE: "Erreichte Situationen, in wie vielen der %d Abläufe: %s\n"}, tried, strings.Join(parts, ", ")))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Situations reached, in how many of the %s schedules: %s\n", DE: "Erreichte Situationen, in wie vielen der %s Abläufe: %s\n"}, lang.Count(int64(tried)), strings.Join(parts, ", ")))
 }
 
 func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) error {
@@ -248,3 +254,7 @@ func brokeWith(w io.Writer, res sim.Result) string {
 	}
 	return res.Outcome.String()
 }
+
+// scheduleLines is a shrunk schedule as its reader reads it: in a story
+// file's words, the same in both languages (they paste into a story file).
+func scheduleLines(_ io.Writer, s explore.Schedule) []string { return s.StoryLines() }

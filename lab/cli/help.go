@@ -131,13 +131,13 @@ var glossary = []struct{ word, text lang.Text }{
 		EN: "one variant at one point: the worst outcome of every run behind it (each occurrence of a crash point, with one relay and with two)",
 		DE: "eine Variante an einem Punkt: das schlimmste Ergebnis aller Läufe dahinter (jedes Vorkommen eines Absturzpunkts, mit einem Relay und mit zweien)",
 	}},
-	{lang.Plain("sweep"), lang.Text{
+	{lang.Text{EN: "sweep", DE: "Sweep"}, lang.Text{
 		EN: "beyond the points, for the correct variants: a crash at every point the workload reaches, at every occurrence, then a second crash at every point reached after it (recovery included); and the failure sweep, every commit of the workload failed once",
 		DE: "über die Punkte hinaus, für die korrekten Varianten: ein Absturz an jedem Punkt, den die Arbeitslast erreicht, bei jedem Vorkommen, dann ein zweiter an jedem Punkt danach (die Wiederherstellung eingeschlossen); und der Failure-Sweep, jeder Commit der Arbeitslast einmal gescheitert",
 	}},
 	{lang.Text{EN: "depth", DE: "Tiefe"}, lang.Text{
 		EN: "how hard the lab's one grader grades (--depth, -lab.depth): quick is the matrix; course, the default at every door, adds for a variant that claims to be correct the sweeps, the matrix polled as Relay.Run polls, and exploration at up to eight seeds; full explores much more",
-		DE: "wie streng der eine Bewerter des Labs bewertet (--depth, -lab.depth): quick ist die Matrix; course, der Standard an jeder Tür, fügt für eine Variante, die behauptet, korrekt zu sein, die Sweeps hinzu, die gepollte Matrix wie in Relay.Run und Exploration mit bis zu acht Seeds; full erkundet viel mehr",
+		DE: "wie streng der eine Bewerter des Labors bewertet (--depth, -lab.depth): quick ist die Matrix; course, überall der Standard, wo nichts anderes gesagt ist, fügt für eine Variante, die behauptet, korrekt zu sein, die Sweeps hinzu, die gepollte Matrix wie in Relay.Run und Exploration mit bis zu acht Seeds; full erkundet viel mehr",
 	}},
 	{lang.Text{EN: "quiesce", DE: "Abklingen"}, lang.Text{
 		EN: "after the run: the faults healed, no more crashes, everything runs until nothing is due; then the retention cleanup, the operator's replay of dead letters, and the checker",
@@ -182,19 +182,19 @@ func printUsage(w io.Writer) {
 			DE: "Jeder Befehl nimmt --lang en|de: " + langDoc.text.DE + "."},
 		{EN: "`labrun help COMMAND` (or `labrun COMMAND -h`) says what each of a command's flags does.",
 			DE: "`labrun help BEFEHL` (oder `labrun BEFEHL -h`) sagt, was jeder Schalter eines Befehls tut."},
-		{EN: "Exit codes: 0 when everything matches what the variants declare, 1 when a cell or check disagrees, 2 on bad usage.",
-			DE: "Exit-Codes: 0, wenn alles zu dem passt, was die Varianten erwarten, 1, wenn eine Zelle oder Prüfung widerspricht, 2 bei falscher Bedienung."},
+		{EN: "Exit codes: 0 when everything matches what the variants declare (a mistake that fails where it declares exits 0 too: the output says \"fails as declared\", and OK only where every run is OK), 1 when a cell or check disagrees, 2 on bad usage.",
+			DE: "Exit-Codes: 0, wenn alles zu dem passt, was die Varianten erwarten (auch ein Fehler, der scheitert, wo er es erwartet, endet mit 0: die Ausgabe sagt „scheitert wie erwartet“, und OK nur, wo jeder Lauf OK ist), 1, wenn eine Zelle oder Prüfung widerspricht, 2 bei falscher Bedienung."},
 	} {
 		fmt.Fprintln(w, hanging("", "", t.In(l)))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, lang.Text{EN: "The lab's words:", DE: "Die Wörter des Labors:"}.In(l))
+	fmt.Fprintln(w, lang.Text{EN: "The lab's words:", DE: "Die Begriffe des Labors:"}.In(l))
 	column := 0
 	for _, g := range glossary {
 		column = max(column, len([]rune(g.word.In(l))))
 	}
 	for _, g := range glossary {
-		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-*s", column, g.word.In(l)), strings.Repeat(" ", column+3), g.text.In(l)))
+		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-*s ", column, g.word.In(l)), strings.Repeat(" ", column+4), g.text.In(l)))
 	}
 }
 
@@ -220,12 +220,23 @@ func helpFor(def lang.Lang, args []string, stdout, stderr io.Writer) int {
 			words = append(words, a)
 		}
 	}
+	if len(words) > 0 && words[0] == "help" {
+		// Help on help: what it does, and the commands it knows.
+		l := langOf(out)
+		fmt.Fprintln(stdout, lang.Text{EN: "usage: labrun help [COMMAND] [--lang en|de]", DE: "Aufruf: labrun help [BEFEHL] [--lang en|de]"}.In(l))
+		fmt.Fprintln(stdout)
+		fmt.Fprintln(stdout, hanging("", "", lang.Textf(lang.Text{
+			EN: "What a command does and each of its flags (the same as labrun COMMAND -h); without a COMMAND, every command, the exit codes and the lab's words. COMMAND is one of: %s. Exit 0; 2 for a COMMAND that is none of them.",
+			DE: "Was ein Befehl tut und jeder seiner Schalter (dasselbe wie labrun BEFEHL -h); ohne BEFEHL jeder Befehl, die Exit-Codes und die Begriffe des Labors. BEFEHL ist einer von: %s. Ende mit 0; mit 2 für einen BEFEHL, der keiner davon ist.",
+		}, commandNames()+", help").In(l)))
+		return exitOK
+	}
 	if len(words) > 0 && !strings.HasPrefix(words[0], "-") {
 		if _, ok := findCommand(words[0]); !ok {
 			fmt.Fprintln(stderr, lang.Textf(lang.Text{
 				EN: "labrun help: unknown command %q (valid: %s)",
 				DE: "labrun help: unbekannter Befehl %q (gültig: %s)",
-			}, words[0], commandNames()).In(langOf(out)))
+			}, words[0], commandNames()+", help").In(langOf(out)))
 			return exitUsage
 		}
 	}

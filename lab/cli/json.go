@@ -47,12 +47,15 @@ type jsonCounterex struct {
 
 // jsonVerdict is a verdict.Verdict: what the grader found, typed.
 type jsonVerdict struct {
-	Variant  string        `json:"variant"`
-	Depth    string        `json:"depth"`
-	Passed   bool          `json:"passed"`
-	Runs     int           `json:"runs"`
-	Stages   []jsonStage   `json:"stages"`
-	Findings []jsonFinding `json:"findings"`
+	Variant string `json:"variant"`
+	Depth   string `json:"depth"`
+	Passed  bool   `json:"passed"`
+	// FailsAsDeclared counts, for a passed variant that declares
+	// failures, the matrix cells of each outcome other than OK.
+	FailsAsDeclared []verdict.Failure `json:"failsAsDeclared,omitempty"`
+	Runs            int               `json:"runs"`
+	Stages          []jsonStage       `json:"stages"`
+	Findings        []jsonFinding     `json:"findings"`
 }
 
 type jsonStage struct {
@@ -75,6 +78,9 @@ type jsonFinding struct {
 // toJSONVerdict is v as JSON writes it.
 func toJSONVerdict(v verdict.Verdict) jsonVerdict {
 	out := jsonVerdict{Variant: v.Variant, Depth: v.Depth.String(), Passed: v.Passed(), Runs: v.Runs(), Stages: []jsonStage{}, Findings: []jsonFinding{}}
+	if v.Passed() {
+		out.FailsAsDeclared = v.Failures()
+	}
 	for _, s := range v.Stages {
 		out.Stages = append(out.Stages, jsonStage{Stage: s.Stage.String(), Runs: s.Runs, Points: s.Points, Failed: s.Failed})
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
@@ -44,32 +45,59 @@ func runList(args []string, stdout io.Writer) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
 	}
-	for _, v := range out.Variants {
-		kind := in(stdout, lang.Text{EN: "mistake", DE: "Fehler"})
-		if v.Correct {
-			kind = in(stdout, lang.Text{EN: "correct", DE: "korrekt"})
-		}
-		switch v.Beyond {
-		case "extra":
-			kind += "*"
-		case "story":
-			kind = lang.Text{EN: "story", DE: "Geschichte"}.In(langOf(stdout))
-		}
-		fmt.Fprintf(stdout, "variant   %-34s %-8s %s\n", v.Name, kind, v.Summary)
+	kinds := make([]string, len(out.Variants))
+	column := 8
+	for i, v := range out.Variants {
+		kinds[i] = in(stdout, variantKind(v))
+		column = max(column, len([]rune(kinds[i])))
+	}
+	for i, v := range out.Variants {
+		fmt.Fprintf(stdout, "variant   %-34s %-*s %s\n", v.Name, column, kinds[i], v.Summary)
 	}
 	for _, p := range out.Points {
-		fmt.Fprintf(stdout, "point     %-34s %-8s %s\n", p.ID, in(stdout, kindText(sim.PointKind(p.Kind))), p.Description)
+		fmt.Fprintf(stdout, "point     %-34s %-*s %s\n", p.ID, column, in(stdout, kindText(sim.PointKind(p.Kind))), p.Description)
 	}
 	for _, s := range out.Scenarios {
 		fmt.Fprintf(stdout, "scenario  %-34s %s\n", s.Name, s.Summary)
 	}
-	fmt.Fprintf(stdout, "scenario  %-34s %s\n", "POINT[@K]", in(stdout, lang.Text{EN: "any point above, crashed at its K-th occurrence (default 1)", DE: "jeder Punkt oben, Absturz bei seinem K-ten Vorkommen (Standard 1)"}))
-	fmt.Fprintln(stdout, lang.Text{
-		EN: "(* not a column of the matrix: labrun matrix --variant V grades it; story: a variant of its own story's workload)",
-		DE: "(* keine Spalte der Matrix: labrun matrix --variant V bewertet sie; Geschichte: eine Variante mit der Arbeitslast ihrer eigenen Geschichte)",
-	}.In(langOf(stdout)))
+	fmt.Fprintf(stdout, "scenario  %-34s %s\n", in(stdout, lang.Text{EN: "POINT[@K]", DE: "PUNKT[@K]"}), in(stdout, lang.Text{EN: "any point above, crashed at its K-th occurrence (default 1)", DE: "jeder Punkt oben, Absturz bei seinem K-ten Vorkommen (Standard 1)"}))
+	note := lang.Text{
+		EN: "* not a column of the matrix: labrun matrix --variant V grades it; story: a variant of its own story's workload",
+		DE: "* keine Spalte der Matrix: labrun matrix --variant V bewertet sie; Geschichte: eine Variante mit der Arbeitslast ihrer eigenen Geschichte",
+	}
+	if slices.Contains(kinds, in(stdout, declaresCorrect)) {
+		note = lang.Join([]lang.Text{note, {
+			EN: "declares correct: a course's variant that declares OK everywhere, correct once labrun grade --variant V says OK",
+			DE: "erklärt sich korrekt: eine Variante des Kurses, die überall OK erwartet, korrekt erst, wenn labrun grade --variant V OK sagt",
+		}}, "; ")
+	}
+	fmt.Fprintln(stdout, hanging("", " ", "("+note.In(langOf(stdout))+")"))
 	return nil
 }
+
+// variantKind says what a variant is in labrun list: correct, a mistake,
+// the same with * when it is not a column of the matrix, a story's; a
+// course's variant that declares OK everywhere declares itself correct,
+// which only its grading shows.
+func variantKind(v jsonVariant) lang.Text {
+	kind := lang.Text{EN: "mistake", DE: "Fehler"}
+	switch {
+	case v.Correct && !scenarios.IsLabVariant(v.Name):
+		return declaresCorrect
+	case v.Correct:
+		kind = lang.Text{EN: "correct", DE: "korrekt"}
+	}
+	switch v.Beyond {
+	case "extra":
+		kind = lang.Join([]lang.Text{kind, lang.Plain("*")}, "")
+	case "story":
+		kind = lang.Text{EN: "story", DE: "Geschichte"}
+	}
+	return kind
+}
+
+// declaresCorrect is a course's variant that declares OK everywhere.
+var declaresCorrect = lang.Text{EN: "declares correct", DE: "erklärt sich korrekt"}
 
 // jsonVariant is a variant as labrun list prints it.
 type jsonVariant struct {

@@ -229,7 +229,7 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"scenario", "happy-path", "--nope"}, "unknown flag --nope (valid: --variant, --seed, --file, --relays, --poll, --alert, --max-attempts, --backoff-cap, --pause-cap, --retention, --batch, --format, --lang; `labrun scenario -h` says what each does)"},
 		{[]string{"list", "-x"}, "unknown flag --x (valid: --format, --lang;"},
 		{[]string{"scenario", "happy-path", "--seed"}, "--seed needs a value"},
-		{[]string{"help", "nope"}, `unknown command "nope" (valid: summary, matrix, grade, list, scenario, explore, backlog, claims)`},
+		{[]string{"help", "nope"}, `unknown command "nope" (valid: summary, matrix, grade, list, scenario, explore, backlog, claims, help)`},
 		{[]string{"explore"}, "missing --variant (valid: outbox,"},
 		{[]string{"explore", "--variant", "outbox", "--runs", "0"}, `--runs "0" is not a whole number >= 1`},
 		{[]string{"explore", "--variant", "outbox", "--runs", "many"}, `--runs "many" is not a whole number`},
@@ -377,11 +377,11 @@ func TestDuplicateVariantIsOneColumn(t *testing.T) {
 // non-idempotent-consumer, the output says that this run contradicts it.
 func TestAStoryDoesNotClaimWhatTheVariantContradicts(t *testing.T) {
 	_, stdout, _ := runLabrun("scenario", "after-send-before-sent", "--variant", "non-idempotent-consumer")
-	if !strings.Contains(strings.ReplaceAll(stdout, "\n", " "), "With non-idempotent-consumer this run ends DUPLICATE") {
+	if !strings.Contains(strings.ReplaceAll(stdout, "\n", " "), "This run: variant non-idempotent-consumer (no inbox: applies every delivery it receives) ends DUPLICATE") {
 		t.Fatalf("no note that non-idempotent-consumer contradicts the story:\n%s", stdout)
 	}
 	_, stdout, _ = runLabrun("scenario", "after-send-before-sent")
-	if strings.Contains(stdout, "The story above is told with the reference") {
+	if strings.Contains(stdout, "The story below is told with the reference") {
 		t.Fatal("the reference's own run carries the note")
 	}
 }

@@ -30,8 +30,8 @@ func runSummary(args []string, stdout io.Writer) error {
 
 func runMatrix(args []string, stdout io.Writer) error {
 	fs := newFlags("matrix", "", lang.Text{
-		EN: "The whole crash matrix: a row per variant and a numbered column per point, the key below, then every violation with the command that replays it, and what the stages beyond the matrix found for the variants that claim to be correct.",
-		DE: "Die ganze Crash-Matrix: eine Zeile je Variante und eine nummerierte Spalte je Punkt, der Schlüssel darunter, dann jede Verletzung mit dem Befehl, der sie wiederholt, und was die Stufen über die Matrix hinaus bei den Varianten fanden, die behaupten, korrekt zu sein.",
+		EN: "The whole crash matrix: a row per variant and a numbered column per point, the points and the legend below, then every violation with the command that replays it, and what the stages beyond the matrix found for the variants that claim to be correct.",
+		DE: "Die ganze Crash-Matrix: eine Zeile je Variante und eine nummerierte Spalte je Punkt, darunter die Punkte und die Legende, dann jede Verletzung mit dem Befehl, der sie wiederholt, und was die Stufen über die Matrix hinaus bei den Varianten fanden, die behaupten, korrekt zu sein.",
 	}, stdout)
 	variants := fs.repeated("variant", "V", lang.Textf(lang.Text{
 		EN: "a variant to include (default: all): %s",
@@ -77,7 +77,7 @@ func (f *flags) depthFlag() *depth {
 	d := &depth{value: verdict.Course}
 	f.doc(flagDoc{name: "depth", value: strings.Join(verdict.Depths, "|"), text: lang.Text{
 		EN: "how hard to grade: quick (the matrix), course (also the double-crash sweep, the failure sweep, the polled matrix and exploration at several seeds), full (many more random schedules) (default course)",
-		DE: "wie streng bewertet wird: quick (die Matrix), course (auch der doppelte Absturz-Sweep, der Fehler-Sweep, die gepollte Matrix und Exploration mit mehreren Seeds), full (viel mehr zufällige Abläufe) (Standard course)",
+		DE: "wie streng bewertet wird: quick (die Matrix), course (auch der doppelte Absturz-Sweep, der Failure-Sweep, die gepollte Matrix und Exploration mit mehreren Seeds), full (viel mehr zufällige Abläufe) (Standard course)",
 	}})
 	f.Var(d, "depth", "")
 	return d
@@ -229,8 +229,11 @@ func cellAt(cells []sim.Cell, v, p string) sim.Cell {
 // "!" where the cell disagrees with the variant's declaration.
 func mark(c sim.Cell) string {
 	s := c.Outcome.String()
-	if c.Outcome == check.OK {
+	switch c.Outcome {
+	case check.OK:
 		s = "✓"
+	case check.NotApplicable:
+		s = c.Outcome.Letter() // the one mark of every table and legend
 	}
 	if !c.Matches() {
 		s += "!"
@@ -270,7 +273,7 @@ type legendEntry struct{ word, letter, meaning string }
 func legend(w io.Writer) []legendEntry {
 	out := []legendEntry{
 		{"✓", "", in(w, check.OK.Meaning())},
-		{check.NotApplicable.String(), "", in(w, check.NotApplicable.Meaning())},
+		{check.NotApplicable.Letter(), "", in(w, check.NotApplicable.Meaning())},
 	}
 	for _, o := range badOutcomes() {
 		out = append(out, legendEntry{o.String(), o.Letter(), in(w, o.Meaning())})
@@ -278,11 +281,27 @@ func legend(w io.Writer) []legendEntry {
 	return append(out, legendEntry{"!", "", in(w, disagrees)})
 }
 
-func writeLegend(w io.Writer) {
-	l := legend(w)
-	fmt.Fprintf(w, "\n%s %s %s   %s %s\n", in(w, lang.Text{EN: "Legend:", DE: "Legende:"}), l[0].word, l[0].meaning, l[1].word, l[1].meaning)
-	for _, e := range l[2:] {
-		fmt.Fprintf(w, "  %-13s %s\n", e.word, e.meaning)
+// writeLegend writes the one legend of a table: every mark and outcome
+// word with what it means (but the marks in omit, which the output does
+// not show), and with letters the letter each outcome has in the compact
+// table.
+func writeLegend(w io.Writer, letters bool, omit ...string) {
+	fmt.Fprintln(w, in(w, lang.Text{EN: "\nLegend:", DE: "\nLegende:"}))
+	var words, meanings []string
+	column := 0
+	for _, e := range legend(w) {
+		if slices.Contains(omit, e.word) {
+			continue
+		}
+		word := e.word
+		if letters && e.letter != "" {
+			word = e.letter + " " + e.word
+		}
+		words, meanings = append(words, word), append(meanings, e.meaning)
+		column = max(column, len([]rune(word)))
+	}
+	for i, word := range words {
+		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-*s  ", column, word), strings.Repeat(" ", column+4), meanings[i]))
 	}
 }
 
@@ -368,7 +387,7 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 // beyondIntro explains the stages beyond the matrix.
 var beyondIntro = lang.Text{
 	EN: "Beyond the matrix, each variant that claims to be correct is graded at depth %s: crashed twice at every point it reaches (sweep), with each commit failed once (failure sweep), its relays polled as Relay.Run polls them (polled matrix), and in random schedules (exploration):",
-	DE: "Über die Matrix hinaus wird jede Variante, die behauptet, korrekt zu sein, mit Tiefe %s bewertet: zweimal an jedem Punkt abgestürzt, den sie erreicht (Sweep), mit jedem Commit einmal gescheitert (Fehler-Sweep), ihre Relays gepollt wie in Relay.Run (gepollte Matrix), und in zufälligen Abläufen (Exploration):",
+	DE: "Über die Matrix hinaus wird jede Variante, die behauptet, korrekt zu sein, mit Tiefe %s bewertet: zweimal an jedem Punkt abgestürzt, den sie erreicht (Sweep), mit jedem Commit einmal gescheitert (Failure-Sweep), ihre Relays gepollt wie in Relay.Run (gepollte Matrix), und in zufälligen Abläufen (Exploration):",
 }
 
 // writeBeyond reports, for each variant that claims to be correct, what
@@ -412,7 +431,7 @@ func stagesText(w io.Writer, v verdict.Verdict) string {
 	var parts []string
 	for _, s := range v.Stages {
 		if s.Stage != verdict.StageMatrix {
-			parts = append(parts, fmt.Sprintf("%s %d", in(w, s.Stage.Text()), s.Runs))
+			parts = append(parts, fmt.Sprintf("%s %s", in(w, s.Stage.Text()), in(w, lang.Count(int64(s.Runs)))))
 		}
 	}
 	verdictText := in(w, lang.Text{EN: "all OK", DE: "alle OK"})

@@ -5,7 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"outboxlab/broker"
 	"outboxlab/internal/report"
+	"outboxlab/lab/lang"
 	"outboxlab/sim"
 )
 
@@ -18,30 +20,33 @@ func writeMermaid(w io.Writer, title string, res sim.Result) {
 	ordered := report.Lanes(res.Trace)
 	fmt.Fprintln(w, "sequenceDiagram")
 	fmt.Fprintf(w, "    title %s\n", mermaidText(title))
-	for _, l := range ordered {
-		fmt.Fprintf(w, "    participant %s\n", mermaidID(l))
+	for _, name := range ordered {
+		fmt.Fprintf(w, "    participant %s\n", mermaidID(name))
 	}
 	first, last := mermaidID(ordered[0]), mermaidID(ordered[len(ordered)-1])
+	l := langOf(w)
+	note := func(over string, parts ...lang.Text) {
+		fmt.Fprintf(w, "    Note over %s: %s\n", over, mermaidText(strings.TrimSpace(lang.Join(parts, " ").In(l))))
+	}
 	for _, s := range res.Trace {
-		at := sim.FormatTime(s.At)
+		at := sim.TimeText(s.At)
 		p := mermaidID(s.Process)
+		changes := lang.Textf(lang.Plain("(%s)"), lang.Join(s.Changes, " "))
 		switch s.Kind {
 		case sim.EventPhase:
-			fmt.Fprintf(w, "    Note over %s,%s: %s\n", first, last, mermaidText(at+" phase "+s.Action))
+			note(first+","+last, at, s.Kind.Text(), s.What())
 		case sim.EventCommand:
-			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" "+s.Action))
-		case sim.EventCrash:
-			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" CRASH at "+s.Action))
+			note(p, at, s.What())
 		case sim.EventRestart:
-			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" restart"))
+			note(p, at, s.Kind.Text())
+		case sim.EventCrash, sim.EventResume:
+			note(p, at, lang.Text{EN: strings.ToUpper(s.Kind.Text().EN), DE: strings.ToUpper(s.Kind.Text().DE)}, s.What())
 		case sim.EventStall:
-			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" STALL at "+s.Action+" ("+strings.Join(s.Changes, " ")+")"))
-		case sim.EventResume:
-			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" resume at "+s.Action))
+			note(p, at, lang.Text{EN: "STALL", DE: "STILLSTAND"}, s.What(), changes)
 		case sim.EventFault:
-			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" "+s.Action+" ("+strings.Join(s.Changes, " ")+")"))
+			note(p, at, s.What(), changes)
 		case sim.EventError:
-			fmt.Fprintf(w, "    Note over %s: %s\n", p, mermaidText(at+" "+s.Result))
+			note(p, at, s.Result)
 		case sim.EventEffect:
 			writeEffect(w, at, p, s)
 		}
@@ -49,41 +54,40 @@ func writeMermaid(w io.Writer, title string, res sim.Result) {
 }
 
 // writeEffect draws one crossing of an effect boundary: deliveries that
-// preceded it as arrows from the broker, then the effect itself as an arrow
+// preceded it as arrows from the broker to their subscriber, then the effect itself as an arrow
 // to the broker (publish, ack) or on the process's own lane (a commit).
-func writeEffect(w io.Writer, at, p string, s sim.Event) {
-	var local []string
-	for _, c := range s.Changes {
-		if rest, ok := strings.CutPrefix(c, "broker: delivered "); ok {
-			fmt.Fprintf(w, "    broker->>%s: %s\n", p, mermaidText(at+" deliver "+strings.TrimSuffix(rest, " to billing")))
-			continue
-		}
-		if !strings.HasPrefix(c, "broker: ") {
-			local = append(local, c)
+// The first changes of an event are its broker actions (s.Broker), the
+// rows it committed follow.
+func writeEffect(w io.Writer, at lang.Text, p string, s sim.Event) {
+	l := langOf(w)
+	for _, a := range s.Broker {
+		if a.Kind == broker.Delivered {
+			fmt.Fprintf(w, "    broker->>%s: %s\n", mermaidID(a.Subscriber), mermaidText(lang.Join([]lang.Text{at, sim.BrokerKindText(a.Kind), lang.Plain(a.MessageID), lang.Plain(fmt.Sprintf("%s %s#%d", a.Event.Type, a.Event.AggregateID, a.Event.Sequence))}, " ").In(l)))
 		}
 	}
+	local := s.Changes[min(len(s.Broker), len(s.Changes)):]
 	arrow := "->>"
-	if strings.HasPrefix(s.Result, "error") {
+	if strings.HasPrefix(s.Result.EN, "error") {
 		arrow = "-x"
 	}
-	label := s.Action
+	label := lang.Plain(s.Action)
 	switch {
 	case strings.HasSuffix(s.Action, ".send") || strings.HasSuffix(s.Action, ".publish") || strings.HasSuffix(s.Action, ".ack"):
 		if len(s.Messages) > 0 {
-			label += " " + s.Messages[0]
+			label = lang.Textf(lang.Plain("%s %s"), label, s.Messages[0])
 		}
 		if arrow == "-x" {
-			label += " FAILED"
+			label = lang.Textf(lang.Text{EN: "%s FAILED", DE: "%s GESCHEITERT"}, label)
 		}
-		fmt.Fprintf(w, "    %s%sbroker: %s\n", p, arrow, mermaidText(at+" "+label))
+		fmt.Fprintf(w, "    %s%sbroker: %s\n", p, arrow, mermaidText(at.In(l)+" "+label.In(l)))
 	default:
 		if len(local) > 0 {
-			label += " " + local[0]
+			label = lang.Textf(lang.Plain("%s %s"), label, local[0])
 			if n := len(local) - 1; n > 0 {
-				label += fmt.Sprintf(" (+%d)", n)
+				label = lang.Textf(lang.Plain("%s (+%d)"), label, n)
 			}
 		}
-		fmt.Fprintf(w, "    %s%s%s: %s\n", p, arrow, p, mermaidText(at+" "+label))
+		fmt.Fprintf(w, "    %s%s%s: %s\n", p, arrow, p, mermaidText(at.In(l)+" "+label.In(l)))
 	}
 }
 

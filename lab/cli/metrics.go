@@ -49,13 +49,13 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Res
 		by := s.Outbox.ByStatus
 		oldest := "-"
 		if s.Unsent() > 0 {
-			oldest = s.Outbox.OldestUnsentAge.Round(time.Second).String()
+			oldest = lang.Duration(s.Outbox.OldestUnsentAge.Round(time.Second)).In(l)
 		}
 		lockedFor := "-"
 		if s.Locked > 0 {
-			lockedFor = s.LockedFor.Round(time.Millisecond).String()
+			lockedFor = lang.Duration(s.LockedFor.Round(time.Millisecond)).In(l)
 		}
-		line := fmt.Sprintf("%-12s %7d %9d %6d %11d %7d  %13s %7d %4d %5d %6d %6d %7s %7d", sim.FormatTime(s.At), by[outbox.Pending], by[outbox.InFlight], by[outbox.Failed],
+		line := fmt.Sprintf("%-12s %7d %9d %6d %11d %7d  %13s %7d %4d %5d %6d %6d %7s %7d", sim.TimeText(s.At).In(l), by[outbox.Pending], by[outbox.InFlight], by[outbox.Failed],
 			by[outbox.DeadLetter], by[outbox.Sent], oldest, len(s.Outbox.Blocked), s.Held, s.SentSince, s.Reads, s.Locked, lockedFor, s.Missing)
 		if len(s.Alerts) > 0 {
 			line += "  ALERT"
@@ -67,7 +67,7 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Res
 		DE: "(älteste offen: das Alter der ältesten noch nicht gesendeten Nachricht; blockiert: Aggregate, deren älteste ungesendete Nachricht gerade nicht gesendet werden kann, ihre späteren warten dahinter; hält: Nachrichten, die Billing unangewendet hält, geparkt oder als Dead Letter; ges.: in den %s davor gesendete Nachrichten; gelesen: die meisten Zeilen, die ein Claim eines Relays in der Zeit in der Datenbank las, gemessen; Sperre, Dauer: die meisten Outbox-Zeilen, die eine Transaktion in der Zeit bis zu ihrem Commit gesperrt hielt, und wie lange sie offen war, gemessen: das Relay aus Kapitel 003 hält die Sperren seines Batches über das Senden hinweg, die Lease der Referenz braucht keine; fehlt: die committeten Änderungen des Service, die noch keine Wirkung beim Empfänger haben, gemessen)",
 	}, lang.Duration(step)).In(l)))
 	writeAlerts(w, samples, metricsRules(limit), step)
-	fmt.Fprint(w, inf(w, lang.Text{EN: "\nOutcome: %s (expected %s)\n", DE: "\nErgebnis: %s (erwartet %s)\n"}, res.Outcome, expected))
+	fmt.Fprintf(w, "\n%s\n", inf(w, scenarios.OutcomeLine, res.Outcome, expected))
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, replay))
 }
 
@@ -87,7 +87,7 @@ func writeAlerts(w io.Writer, samples []metrics.Sample, rules []metrics.Rule, st
 				j++
 			}
 			spans = append(spans, lang.Textf(lang.Text{EN: "from %s to %s", DE: "von %s bis %s"},
-				sim.FormatTime(samples[i].At), sim.FormatTime(samples[j].At)).In(l))
+				sim.TimeText(samples[i].At), sim.TimeText(samples[j].At)).In(l))
 			i = j
 		}
 		if len(spans) == 0 {

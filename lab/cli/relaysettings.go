@@ -155,5 +155,5 @@ func describePolicy(v variant.Variant) lang.Text {
 	return lang.Textf(lang.Text{
 		EN: "Relay policy: %d attempts, backoff %s to %s, pause up to %s, SENT kept %s, up to %d messages a claim (changed with labrun's flags; the run is judged by it)",
 		DE: "Strategie des Relays: %d Versuche, Backoff %s bis %s, Pause bis %s, SENT bleibt %s, bis zu %d Nachrichten je Claim (mit den Schaltern von labrun geändert; der Lauf wird danach beurteilt)",
-	}, p.MaxAttempts, p.BackoffBase, p.BackoffCap, p.PauseCap, p.Retention, cfg.BatchSize)
+	}, p.MaxAttempts, lang.Duration(p.BackoffBase), lang.Duration(p.BackoffCap), lang.Duration(p.PauseCap), lang.Duration(p.Retention), cfg.BatchSize)
 }

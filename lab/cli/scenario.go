@@ -61,6 +61,9 @@ type scenarioRun struct {
 	alert  time.Duration
 	// tuned says labrun's flags changed the relay's policy.
 	tuned bool
+	// storyRelays is how many relays the story runs, which its narration
+	// tells; --relays may run another number.
+	storyRelays int
 }
 
 // planScenario reads the scenario command's flags for sc.
@@ -85,6 +88,7 @@ func planScenario(sc scenarios.Scenario, opt scenarioOptions) (scenarioRun, erro
 	}
 	r.tuned = flags != ""
 	r.cfg = sc.Configure(r.v, r.seed)
+	r.storyRelays = r.cfg.Relays
 	r.replay = fmt.Sprintf("%s scenario %s --variant %s --seed %d%s", programName(), sc.Name, r.v.Name, r.seed, flags)
 	if *opt.file != "" {
 		r.replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d%s", programName(), *opt.file, r.v.Name, r.seed, flags)
@@ -130,18 +134,19 @@ func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res s
 	case "metrics":
 		writeMetrics(stdout, sc, r, res, expected.String())
 	case "mermaid":
-		writeMermaid(stdout, fmt.Sprintf("%s, %s, seed %d: %s", sc.Name, r.v.Name, r.seed, res.Outcome), res)
+		writeMermaid(stdout, inf(stdout, lang.Text{EN: "%s, %s, seed %d: %s", DE: "%s, %s, Seed %d: %s"}, sc.Name, r.v.Name, r.seed, res.Outcome), res)
 	case "html":
-		summary, narrative := scenarioText(stdout, sc)
+		summary, _ := scenarioText(stdout, sc)
+		note, narrative := runNote(stdout, sc, r, res, expected)
 		return report.WriteRun(stdout, report.Run{ID: "run", Title: strings.TrimSpace(inf(stdout, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, r.v.Name, r.seed)),
-			Summary: summary, Narrative: narrative, Outcome: res.Outcome, Expected: expected,
+			Summary: summary, Note: note, Narrative: narrative, Outcome: res.Outcome, Expected: expected,
 			Violations: res.Violations, Replay: withLang(stdout, r.replay+" --format html"), Trace: res.Trace}, reportOptions(stdout))
 	default:
 		policy := ""
 		if r.tuned {
 			policy = describePolicy(r.v).In(langOf(stdout))
 		}
-		writeScenarioText(stdout, sc, r.v.Name, r.seed, expected, res, withLang(stdout, r.replay), policy)
+		writeScenarioText(stdout, sc, r, expected, res, withLang(stdout, r.replay), policy)
 	}
 	return nil
 }
@@ -274,24 +279,23 @@ func relaysFlag(text string, v variant.Variant) (int, error) {
 	return n, nil
 }
 
-func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay, policy string) {
-	summary, narrative := scenarioText(w, sc)
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, variantName, seed))
+func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expected check.Outcome, res sim.Result, replay, policy string) {
+	summary, _ := scenarioText(w, sc)
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, r.v.Name, r.seed))
 	fmt.Fprintf(w, "%s\n", summary)
 	if policy != "" {
 		fmt.Fprintf(w, "%s\n", wrap(policy, 78))
 	}
+	note, narrative := runNote(w, sc, r, res, expected)
+	if note != "" {
+		fmt.Fprintf(w, "\n%s\n", wrap(note, 78))
+	}
 	if narrative != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(narrative, 78))
-		if sc.Variant == "" && variantName != "outbox" && res.Outcome != check.OK {
-			// The story is told for the reference; this run contradicts it.
-			fmt.Fprintf(w, "\n%s\n", wrap(inf(w, lang.Text{EN: "(The story above is told with the reference, variant outbox. With %s this run ends %s: see below.)", DE: "(Die Geschichte oben ist mit der Referenz erzählt, Variante outbox. Mit %s endet dieser Lauf %s: siehe unten.)"},
-				variantName, res.Outcome), 78))
-		}
 	}
 	fmt.Fprintln(w)
 	writeTimeline(w, res.Trace)
-	fmt.Fprint(w, inf(w, lang.Text{EN: "\nOutcome: %s (expected %s)\n", DE: "\nErgebnis: %s (erwartet %s)\n"}, brokeWith(w, res), expected))
+	fmt.Fprintf(w, "\n%s\n", inf(w, scenarios.OutcomeLine, brokeWith(w, res), expected))
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  %s\n", v.In(langOf(w)))
 	}
@@ -307,6 +311,45 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, variantName string, s
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, replay))
 }
 
+// runNote says what this run is where the story's narration does not
+// tell it, and returns the narration to print after it ("" for none): a
+// story told with the reference, played with a variant that ends
+// otherwise (what this variant is, how its run ends, and that the story
+// below is the reference's); a story played with another number of
+// relays than it tells (its narration would tell of relays that do not
+// run: it is left out).
+func runNote(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, expected check.Outcome) (note, narrative string) {
+	narrative = sc.Narrative.In(langOf(w))
+	if narrative == "" {
+		return "", ""
+	}
+	if r.cfg.Relays != r.storyRelays {
+		return inf(w, lang.Text{
+			EN: "This run: %s (--relays), where the story tells its run with %d; its narration is left out: the timeline below says what happened.",
+			DE: "Dieser Lauf: %s (--relays), die Geschichte erzählt ihren Lauf mit %d; ihre Erzählung entfällt: die Zeitleiste unten sagt, was geschah.",
+		}, relaysText(r.cfg.Relays), r.storyRelays), ""
+	}
+	if sc.Variant != "" || r.v.Name == "outbox" || res.Outcome == check.OK {
+		return "", narrative
+	}
+	how := lang.Text{EN: "as declared", DE: "wie erwartet"}
+	if res.Outcome != expected {
+		how = lang.Textf(lang.Text{EN: "but the variant declares %s", DE: "die Variante erwartet aber %s"}, expected)
+	}
+	return inf(w, lang.Text{
+		EN: "This run: variant %s (%s) ends %s, %s; see below. The story below is told with the reference, variant outbox:",
+		DE: "Dieser Lauf: Variante %s (%s) endet %s, %s; siehe unten. Die Geschichte unten ist mit der Referenz erzählt, Variante outbox:",
+	}, r.v.Name, r.v.Summary, res.Outcome, how), narrative
+}
+
+// relaysText counts relays: "1 relay", "3 relays".
+func relaysText(n int) lang.Text {
+	if n == 1 {
+		return lang.Text{EN: "1 relay", DE: "1 Relay"}
+	}
+	return lang.Textf(lang.Text{EN: "%d relays", DE: "%d Relays"}, n)
+}
+
 // scenarioText returns a scenario's summary and narrative in w's language.
 func scenarioText(w io.Writer, sc scenarios.Scenario) (summary, narrative string) {
 	return sc.Summary.In(langOf(w)), sc.Narrative.In(langOf(w))
@@ -316,24 +359,39 @@ func scenarioText(w io.Writer, sc scenarios.Scenario) (summary, narrative string
 // few events repeated over and over (a message retried for hours) shown
 // twice, then counted, then once more: the whole trace is in --format json.
 func writeTimeline(w io.Writer, trace []sim.Event) {
-	shape := func(e sim.Event) string { return e.Process + "|" + string(e.Kind) + "|" + e.Action + "|" + e.Result }
+	shape := func(e sim.Event) string { return e.Process + "|" + string(e.Kind) + "|" + e.Action + "|" + e.Result.EN }
+	l := langOf(w)
 	for i := 0; i < len(trace); {
 		period, reps := repetition(trace[i:], shape)
 		if reps <= 3 {
-			fmt.Fprintln(w, trace[i])
+			fmt.Fprintln(w, trace[i].In(l))
 			i++
 			continue
 		}
 		for _, e := range trace[i : i+2*period] {
-			fmt.Fprintln(w, e)
+			fmt.Fprintln(w, e.In(l))
 		}
 		last := i + (reps-1)*period
-		fmt.Fprint(w, inf(w, lang.Text{EN: "... the same %d event(s) %d more times, until %s ...\n", DE: "... dieselben %d Ereignis(se) noch %d Mal, bis %s ...\n"}, period, reps-3, sim.FormatTime(trace[last].At)))
+		fmt.Fprintf(w, "%s\n", in(w, elided(period, reps-3, trace[last-1].At)))
 		for _, e := range trace[last : last+period] {
-			fmt.Fprintln(w, e)
+			fmt.Fprintln(w, e.In(l))
 		}
 		i += reps * period
 	}
+}
+
+// elided says what writeTimeline left out: times repetitions of the
+// same period events, the last of them at the time last.
+func elided(period, times int, last time.Duration) lang.Text {
+	what := lang.Text{EN: "the same event", DE: "dasselbe Ereignis"}
+	if period > 1 {
+		what = lang.Textf(lang.Text{EN: "the same %d events", DE: "dieselben %d Ereignisse"}, period)
+	}
+	how := lang.Text{EN: "once more", DE: "noch einmal"}
+	if times > 1 {
+		how = lang.Textf(lang.Text{EN: "%d more times", DE: "noch %d-mal"}, times)
+	}
+	return lang.Textf(lang.Text{EN: "... %s %s, the last at %s ...", DE: "... %s %s, zuletzt um %s ..."}, what, how, sim.TimeText(last))
 }
 
 // repetition finds the block of one to four events at the start of trace
@@ -420,8 +478,12 @@ func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, s
 func jsonSteps(res sim.Result) []jsonStep {
 	steps := []jsonStep{}
 	for _, s := range res.Trace {
+		var changes []string
+		for _, c := range s.Changes {
+			changes = append(changes, c.EN)
+		}
 		steps = append(steps, jsonStep{At: sim.FormatTime(s.At), Process: s.Process, Kind: string(s.Kind),
-			Action: s.Action, Result: s.Result, Messages: s.Messages, Changes: s.Changes})
+			Action: s.Action, Result: s.Result.EN, Messages: s.Messages, Changes: changes})
 	}
 	return steps
 }

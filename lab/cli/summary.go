@@ -17,7 +17,7 @@ var nextSteps = []struct {
 	args string
 	text lang.Text
 }{
-	{"matrix", lang.Text{EN: "every cell, every violation, its replay", DE: "jede Zelle und Verletzung, ihr Replay"}},
+	{"matrix", lang.Text{EN: "every cell, every violation, its replay", DE: "Zellen und Verletzungen, wiederholbar"}},
 	{"scenario mistake/dual-write", lang.Text{EN: "one mistake's story as a timeline", DE: "ein Fehler, als Zeitleiste erzählt"}},
 	{"list", lang.Text{EN: "the variants, points and stories", DE: "die Varianten, Punkte und Geschichten"}},
 	{"explore --variant outbox", lang.Text{EN: "random schedules against the reference", DE: "zufällige Abläufe gegen die Referenz"}},
@@ -42,7 +42,7 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 			}
 		}
 	}
-	fmt.Fprint(w, inf(w, lang.Text{EN: "outboxlab: %d variants at %d crash points and faults (%d runs, seed %d)\n\n", DE: "outboxlab: %d Varianten an %d Absturzpunkten und Störungen (%d Läufe, Seed %d)\n\n"}, len(variants), len(m.Points), runs, m.Seed))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "outboxlab: %d variants at %d crash points and faults (%s runs, seed %d)\n\n", DE: "outboxlab: %d Varianten an %d Absturzpunkten und Störungen (%s Läufe, Seed %d)\n\n"}, len(variants), len(m.Points), lang.Count(int64(runs)), m.Seed))
 	for _, v := range verdicts {
 		fmt.Fprintln(w, hanging(fmt.Sprintf("%-24s ", v.Variant), strings.Repeat(" ", 27), summaryVerdict(w, m, v)))
 	}
@@ -52,7 +52,11 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 	} else {
 		fmt.Fprint(w, inf(w, lang.Text{EN: "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", DE: "%d Zelle(n) widersprechen der Erwartung ihrer Variante (mit ! markiert): siehe `%s matrix`.\n"}, mismatches, withLang(w, programName())))
 	}
-	writeLegend(w)
+	omit := []string{check.NotApplicable.Letter()} // the summary shows no cell
+	if mismatches == 0 {
+		omit = append(omit, "!")
+	}
+	writeLegend(w, false, omit...)
 	if len(verdicts) > 0 && verdicts[0].Depth != verdict.Quick {
 		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-13s ", verdicts[0].Depth), strings.Repeat(" ", 16), in(w, depthMeaning)))
 	}
@@ -111,7 +115,7 @@ func summaryVerdict(w io.Writer, m sim.Matrix, v verdict.Verdict) string {
 		}
 		beyond = inf(w, lang.Text{EN: "; %s: %s runs, all OK", DE: "; %s: %s Läufe, alle OK"}, v.Depth, lang.Count(int64(runs)))
 		if failed > 0 {
-			beyond = inf(w, lang.Text{EN: "; %s: %d of %d runs FAILED", DE: "; %s: %d von %d Läufen FEHLGESCHLAGEN"}, v.Depth, failed, runs)
+			beyond = inf(w, lang.Text{EN: "; %s: %s of %s runs FAILED", DE: "; %s: %s von %s Läufen FEHLGESCHLAGEN"}, v.Depth, lang.Count(int64(failed)), lang.Count(int64(runs)))
 		}
 	}
 	if len(order) == 0 {

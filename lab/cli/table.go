@@ -24,10 +24,10 @@ func useColour(w io.Writer) bool {
 }
 
 // colourize paints the outcome words of a rendered table: ✓ green, a
-// violation red, n/a dim. Widths do not change, so the columns stay aligned.
+// violation red, - (never reached) dim. Widths do not change, so the columns stay aligned.
 func colourize(text string) string {
 	const reset = "\x1b[0m"
-	paint := map[string]string{"✓": "\x1b[32m", "n/a": "\x1b[2m", "-": "\x1b[2m"}
+	paint := map[string]string{"✓": "\x1b[32m", "-": "\x1b[2m"}
 	for _, o := range badOutcomes() {
 		paint[o.String()], paint[o.Letter()] = "\x1b[31m", "\x1b[31m"
 	}
@@ -73,7 +73,7 @@ func writeMatrixTable(w io.Writer, m sim.Matrix, variants []variant.Variant, cel
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	writeLegend(w)
+	writeLegend(w, false)
 	writeFindings(w, cells)
 }
 
@@ -121,21 +121,7 @@ func writeCompactTable(w io.Writer, m sim.Matrix, variants []variant.Variant, ce
 		key = append(key, fmt.Sprintf("%2d %s (%s)", i+1, p.ID, in(w, kindText(p.Kind))))
 	}
 	writeColumns(w, key, 2)
-	fmt.Fprintln(w, in(w, lang.Text{EN: "\n✓ all invariants hold   - never reached   ! disagrees with what the variant declares", DE: "\n✓ alle Invarianten gelten   - nie erreicht   ! widerspricht der Erwartung der Variante"}))
-	line := ""
-	for _, o := range badOutcomes() {
-		item := o.Letter() + " " + o.String()
-		if line != "" && len(line)+2+len(item) > width {
-			fmt.Fprintln(w, line)
-			line = ""
-		}
-		if line != "" {
-			line += "  "
-		}
-		line += item
-	}
-	fmt.Fprintln(w, line)
-	writeLegend(w)
+	writeLegend(w, true)
 	writeFindings(w, cells)
 }
 

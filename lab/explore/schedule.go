@@ -276,7 +276,21 @@ func (s Schedule) Size() int {
 	return len(s.Workload) + len(s.Faults) + len(s.Crashes) + s.Relays - 1 + max(s.Services, 1) - 1 + max(len(s.Operations)-1, 0)
 }
 
-// Lines describes the schedule, one line per item.
+// StoryLines describes the schedule for its reader, one line per item,
+// each in a story file's words, the same in both languages: its seed and
+// processes first ("seed 0", "relays 2", "services 3"), then Lines'
+// items.
+func (s Schedule) StoryLines() []string {
+	out := []string{fmt.Sprintf("seed %d", s.Seed), fmt.Sprintf("relays %d", s.Relays)}
+	if s.Services > 1 {
+		out = append(out, fmt.Sprintf("services %d", s.Services))
+	}
+	return append(out, s.Lines()[1:]...)
+}
+
+// Lines describes the schedule, one line per item; ownSource hashes it,
+// so that a change to it draws every schedule anew (StoryLines is the
+// reader's).
 func (s Schedule) Lines() []string {
 	out := []string{fmt.Sprintf("seed %d, %d relay(s)", s.Seed, s.Relays)}
 	if s.Services > 1 {

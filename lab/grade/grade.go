@@ -40,13 +40,16 @@ type Hint = lang.Text
 
 // Exercise grades an exercise's variant with Grade when the test runs with
 // -exercise, and skips otherwise, so that go test ./... stays green while
-// an exercise is unsolved. hints say per outcome what to look at.
-func Exercise(t testing.TB, v variant.Variant, hints map[check.Outcome]Hint) {
+// an exercise is unsolved. opts say per outcome (and per row) what to look
+// at, and which stories the exercise plays beyond the grader's runs; its
+// Flags are -exercise.
+func Exercise(t testing.TB, v variant.Variant, opts Options) {
 	t.Helper()
 	if !*exercise {
 		t.Skip("grade the exercise with -exercise")
 	}
-	Grade(t, v, Options{Hints: hints, Flags: "-exercise"})
+	opts.Flags = "-exercise"
+	Grade(t, v, opts)
 }
 
 // Variant grades v in a test at the depth -lab.depth names (course by
@@ -64,6 +67,16 @@ type Options struct {
 	// Hints say, per outcome, what to look at; printed under a finding
 	// of that outcome (the lab has its own for the other causes).
 	Hints map[check.Outcome]Hint
+	// PointHints say what to look at when a finding was first found at
+	// a matrix row (its point id), or in an exploration whose shrunk
+	// schedule has a fault of that kind: there the cause is that row's or
+	// fault's, and its hint wins over the outcome's (clock-skew: whose
+	// clock judged the lease?).
+	PointHints map[string]Hint
+	// Stories are named stories the grading plays too, each judged by
+	// what v declares for it (an exercise whose mistake only a story
+	// shows: two billing instances racing on one delivery).
+	Stories []string
 	// Flags are added to every replay command, e.g. "-exercise".
 	Flags string
 }
@@ -105,10 +118,14 @@ func Grade(t testing.TB, v variant.Variant, opts Options) {
 		if g.Cause == verdict.CauseOutcome {
 			hint = opts.Hints[g.Outcome]
 		}
+		if h, ok := pointHint(opts.PointHints, g.First()); ok {
+			hint = h
+		}
 		t.Errorf("%s", g.Report(l, hint, command+" "+g.First().Run.TestFlags(), width))
 	}
-	if vd.Passed() {
-		t.Log(lang.Textf(lang.Text{EN: "graded %d runs at depth %s: OK", DE: "%d Läufe bewertet, Tiefe %s: OK"}, vd.Runs(), vd.Depth).In(l))
+	storiesPassed := gradeStories(t, v, opts, l, command)
+	if vd.Passed() && storiesPassed {
+		t.Log(lang.Textf(lang.Text{EN: "graded %s runs at depth %s: %s", DE: "%s Läufe bewertet, Tiefe %s: %s"}, lang.Count(int64(vd.Runs())), vd.Depth, vd.PassedText(lang.Text{})).In(l))
 	}
 }
 
@@ -132,4 +149,18 @@ func callerDir() string {
 			return "."
 		}
 	}
+}
+
+// pointHint is the hint of PointHints for f: its row's, or that of a fault
+// kind in its exploration's shrunk schedule.
+func pointHint(hints map[string]Hint, f verdict.Finding) (Hint, bool) {
+	if h, ok := hints[f.Point]; ok && f.Point != "" {
+		return h, true
+	}
+	for _, k := range f.Run.Faults {
+		if h, ok := hints[string(k)]; ok {
+			return h, true
+		}
+	}
+	return Hint{}, false
 }

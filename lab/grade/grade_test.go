@@ -280,3 +280,23 @@ func TestGradingAMatrixCellWithAnUnhandledError(t *testing.T) {
 		t.Errorf("replay: %v, want the unhandled error again", err)
 	}
 }
+
+// TestAHintFollowsTheCause: a hint of PointHints wins where the finding
+// was first found at its row, or in an exploration whose shrunk schedule
+// has a fault of its kind; elsewhere the outcome's hint stands.
+func TestAHintFollowsTheCause(t *testing.T) {
+	hints := map[string]grade.Hint{"clock-skew": {EN: "whose clock?"}}
+	for _, c := range []struct {
+		f    verdict.Finding
+		want bool
+	}{
+		{verdict.Finding{Stage: verdict.StageMatrix, Point: "clock-skew"}, true},
+		{verdict.Finding{Stage: verdict.StageExplore, Run: verdict.Run{Explore: true, Faults: []sim.FaultKind{sim.FaultOutage, sim.FaultClockSkew}}}, true},
+		{verdict.Finding{Stage: verdict.StageMatrix, Point: "relay.after-claim"}, false},
+		{verdict.Finding{Stage: verdict.StageExplore, Run: verdict.Run{Explore: true, Faults: []sim.FaultKind{sim.FaultOutage}}}, false},
+	} {
+		if _, ok := grade.PointHint(hints, c.f); ok != c.want {
+			t.Errorf("%+v: the row's hint %v, want %v", c.f, ok, c.want)
+		}
+	}
+}

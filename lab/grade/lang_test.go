@@ -45,7 +45,7 @@ func TestGermanGradingHasNoEnglish(t *testing.T) {
 		if !strings.Contains(out, "LOST") && !strings.Contains(out, "UNSAFE") && !strings.Contains(out, "PHANTOM") {
 			t.Errorf("%s %v: no failure graded:\n%s", c.v.Name, c.flags, out)
 		}
-		for _, line := range append(langtest.English(langtest.WithoutTimeline(out)), langtest.Numbers(langtest.WithoutTimeline(out))...) {
+		for _, line := range append(langtest.English(langtest.WithoutSchedule(out)), langtest.Numbers(langtest.WithoutSchedule(out))...) {
 			t.Errorf("%s %v: English: %s", c.v.Name, c.flags, line)
 		}
 	}

@@ -43,7 +43,7 @@ func Replay(t testing.TB, v variant.Variant, run verdict.Run) error {
 		}
 		cfg := f.Schedule.Config(v)
 		cfg.Trace = true
-		return logRun(t, cfg, check.OK, strings.Join(f.Schedule.Lines(), "\n"))
+		return logRun(t, cfg, check.OK, strings.Join(f.Schedule.StoryLines(), "\n"))
 	}
 	sc, err := scenarios.FindScenario(run.Scenario)
 	if err != nil {
@@ -70,7 +70,7 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n", title)
 	for _, e := range res.Trace {
-		fmt.Fprintln(&b, e)
+		fmt.Fprintln(&b, e.In(l))
 	}
 	fmt.Fprint(&b, lang.Textf(lang.Text{EN: "\nOutcome: %s (declared %s)\n", DE: "\nErgebnis: %s (erwartet %s)\n"}, res.Outcome, want).In(l))
 	for _, v := range res.Violations {

@@ -153,6 +153,36 @@ func Decimal(x float64, digits int) Text {
 	return Text{EN: en, DE: strings.Replace(en, ".", ",", 1)}
 }
 
+// Amount is a decimal amount as each language writes it, from its English
+// form (domain.Money.Amount: "1250.00", "-25.00", "1200"): the same in
+// English (as story files write money), in German with a decimal comma
+// and the thousands grouped by dots as Count groups them ("1.250,00").
+func Amount(en string) Text {
+	sign, digits := "", en
+	if rest, ok := strings.CutPrefix(en, "-"); ok {
+		sign, digits = "-", rest
+	}
+	whole, cents, dot := strings.Cut(digits, ".")
+	n, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil {
+		return Plain(en) // not a number: as it is
+	}
+	de := sign + Count(n).In(German)
+	if dot {
+		de += "," + cents
+	}
+	return Text{EN: en, DE: de}
+}
+
+// Money is an amount and its currency as each language writes it: "1250.00
+// EUR" in English, "1.250,00 EUR" in German (see Amount).
+func Money(amount, currency string) Text {
+	if currency == "" { // no money at all: its amount alone
+		return Amount(amount)
+	}
+	return Textf(Plain("%s %s"), Amount(amount), currency)
+}
+
 // Join joins texts with sep in each language.
 func Join(texts []Text, sep string) Text {
 	var en, de []string

@@ -96,3 +96,14 @@ func TestMessageOfAWrappedError(t *testing.T) {
 		t.Errorf("a plain error: %q", got)
 	}
 }
+
+func TestAmountAndMoney(t *testing.T) {
+	for en, de := range map[string]string{"20.09": "20,09", "1250.00": "1.250,00", "-25.00": "-25,00", "1200": "1.200", "0.10": "0,10", "12345678.90": "12.345.678,90"} {
+		if got := lang.Amount(en); got.EN != en || got.DE != de {
+			t.Errorf("Amount(%q) = %+v, want %q in German", en, got, de)
+		}
+	}
+	if got := lang.Money("20.09", "EUR").In(lang.German); got != "20,09 EUR" {
+		t.Errorf("Money in German = %q, want 20,09 EUR", got)
+	}
+}

@@ -389,7 +389,10 @@ func (g *grader) explore(runs, seeds int) {
 		result.Runs += f.Runs
 		result.Failed += f.Found
 		base.Outcome, base.Found, base.Tried = f.Result.Outcome, f.Found, f.Runs
-		base.Run.ExploreRuns, base.Run.Schedule = f.Runs, f.Schedule.Lines()
+		base.Run.ExploreRuns, base.Run.Schedule = f.Runs, f.Schedule.StoryLines()
+		for _, flt := range f.Schedule.Faults {
+			base.Run.Faults = append(base.Run.Faults, flt.Kind)
+		}
 		g.add(runFindings(base, sim.SweepFailure{Outcome: f.Result.Outcome, Violations: f.Result.Violations, Unsafe: f.Result.Unsafe, Missteps: f.Result.Missteps})...)
 		return
 	}

@@ -48,7 +48,7 @@ var causeHints = map[Cause]lang.Text{
 	},
 	CauseUnreported: {
 		EN: "return the error of a commit that failed (a lost connection; in the lab sim.ErrCommitFailed): the claim, the mark or the delivery did not happen, and the caller must know. Do not log it and go on.",
-		DE: "gib den Fehler eines gescheiterten Commits zurück (eine verlorene Verbindung; im Lab sim.ErrCommitFailed): Claim, Markierung oder Zustellung sind nicht geschehen, und der Aufrufer muss es wissen. Nicht nur loggen und weitermachen.",
+		DE: "gib den Fehler eines gescheiterten Commits zurück (eine verlorene Verbindung; im Labor sim.ErrCommitFailed): Claim, Markierung oder Zustellung sind nicht geschehen, und der Aufrufer muss es wissen. Nicht nur loggen und weitermachen.",
 	},
 	CauseSwallowedCrash: {
 		EN: "when an effect returns effect.ErrCrashed, the process is dead: return that error at once (errors.Is(err, effect.ErrCrashed)). Do not take it for a broker's error, nor log it and go on.",
@@ -64,7 +64,7 @@ var causeHints = map[Cause]lang.Text{
 	},
 	CauseError: {
 		EN: "the run could not be made: the error says why (a process the variant fails to build, a configuration the lab refuses).",
-		DE: "der Lauf ließ sich nicht machen: der Fehler sagt, warum (ein Prozess, den die Variante nicht bauen kann, eine Konfiguration, die das Lab ablehnt).",
+		DE: "der Lauf ließ sich nicht machen: der Fehler sagt, warum (ein Prozess, den die Variante nicht bauen kann, eine Konfiguration, die das Labor ablehnt).",
 	},
 }
 
@@ -84,7 +84,7 @@ func (g Group) Headline() lang.Text {
 			what = textf(lang.Text{EN: "%s where the variant declares %s,", DE: "%s wo die Variante %s erwartet,"}, what, e)
 		}
 	}
-	runs := textf(lang.Text{EN: "in %d runs", DE: "in %d Läufen"}, g.runs())
+	runs := textf(lang.Text{EN: "in %s runs", DE: "in %s Läufen"}, lang.Count(int64(g.runs())))
 	if g.runs() == 1 {
 		runs = lang.Text{EN: "in 1 run", DE: "in 1 Lauf"}
 	}
@@ -139,9 +139,9 @@ func (g Group) where() lang.Text {
 			}
 			parts = append(parts, textf(lang.Text{EN: "%s at %s%s", DE: "%s bei %s%s"}, s.Text(), strings.Join(points, ", "), more))
 		case s == StageExplore:
-			parts = append(parts, textf(lang.Text{EN: "exploration %d of %d schedules", DE: "Exploration %d von %d Abläufen"}, found, tried))
+			parts = append(parts, textf(lang.Text{EN: "exploration %s of %s schedules", DE: "Exploration %s von %s Abläufen"}, lang.Count(int64(found)), lang.Count(int64(tried))))
 		default:
-			parts = append(parts, textf(lang.Plain("%s %d"), s.Text(), count))
+			parts = append(parts, textf(lang.Plain("%s %s"), s.Text(), lang.Count(int64(count))))
 		}
 	}
 	return lang.Join(parts, "; ")

@@ -34,7 +34,7 @@ const (
 var stageTexts = [...]lang.Text{
 	{EN: "matrix", DE: "Matrix"},
 	{EN: "sweep", DE: "Sweep"},
-	{EN: "failure sweep", DE: "Fehler-Sweep"},
+	{EN: "failure sweep", DE: "Failure-Sweep"},
 	{EN: "polled matrix", DE: "gepollte Matrix"},
 	{EN: "exploration", DE: "Exploration"},
 }
@@ -111,8 +111,11 @@ type Run struct {
 	ExploreRuns int
 	ExploreSeed uint64
 	// Schedule says what happens in the run (crashes, faults, the shrunk
-	// schedule), for the reader.
+	// schedule), for the reader; Faults are the kinds of fault an
+	// exploration's shrunk schedule has, for a hint that follows its
+	// cause.
 	Schedule []string
+	Faults   []sim.FaultKind
 	// Flags are labrun flags the run needs beyond these, as typed (a
 	// changed relay policy: " --max-attempts 3"); "" for none.
 	Flags string

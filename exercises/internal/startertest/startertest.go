@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"outboxlab/internal/golden"
-	"outboxlab/lab/check"
 	"outboxlab/lab/grade"
 	"outboxlab/lab/variant"
 )
@@ -25,7 +24,7 @@ const maxLines = 20
 // Check grades the exercise's variant v as its test does with -exercise,
 // in both languages, and compares what a learner reads with the golden
 // files.
-func Check(t *testing.T, v variant.Variant, hints map[check.Outcome]grade.Hint) {
+func Check(t *testing.T, v variant.Variant, opts grade.Options) {
 	if os.Getenv("OUTBOXLAB_STARTERS") == "" {
 		t.Skip("grades the shipped starter: set OUTBOXLAB_STARTERS=1 (.ci/run does)")
 	}
@@ -35,12 +34,13 @@ func Check(t *testing.T, v variant.Variant, hints map[check.Outcome]grade.Hint) 
 				t.Fatal(err)
 			}
 			defer flag.Set("lab.lang", "")
-			r := &recorder{TB: t}
-			grade.Grade(r, v, grade.Options{Hints: hints, Flags: "-exercise"})
-			if len(r.errors) == 0 {
+			r := &Recorder{TB: t}
+			opts.Flags = "-exercise"
+			grade.Grade(r, v, opts)
+			if len(r.Errors) == 0 {
 				t.Fatalf("the starter of %s passed its grading", v.Name)
 			}
-			got := strings.Join(r.errors, "\n") + "\n"
+			got := strings.Join(r.Errors, "\n") + "\n"
 			lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
 			if len(lines) > maxLines {
 				t.Errorf("%d lines, want at most %d:\n%s", len(lines), maxLines, got)
@@ -55,14 +55,19 @@ func Check(t *testing.T, v variant.Variant, hints map[check.Outcome]grade.Hint) 
 	}
 }
 
-// recorder is a test that keeps what Grade reports instead of failing.
-type recorder struct {
+// Recorder is a test that keeps what a grading reports instead of
+// failing, named as an exercise's grading test is (its replay commands
+// say -run '^TestExercise$'): an exercise's test grades a broken fix with
+// it and reads what a learner would.
+type Recorder struct {
 	testing.TB
-	errors []string
+	Errors []string
 }
 
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, strings.TrimSpace(fmt.Sprintf(format, args...)))
+// Errorf keeps the report.
+func (r *Recorder) Errorf(format string, args ...any) {
+	r.Errors = append(r.Errors, strings.TrimSpace(fmt.Sprintf(format, args...)))
 }
 
-func (r *recorder) Name() string { return "TestExercise" }
+// Name is the exercise's grading test.
+func (r *Recorder) Name() string { return "TestExercise" }

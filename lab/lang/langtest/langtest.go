@@ -40,16 +40,7 @@ var (
 // English returns the lines of out that have English prose, each with the
 // English words found in it, for a test's failure message.
 func English(out string) []string {
-	// A quote may run over a wrapped line: blank it out in the whole
-	// text first, its line breaks kept.
-	out = quote.ReplaceAllStringFunc(out, func(q string) string {
-		return strings.Map(func(r rune) rune {
-			if r == '\n' {
-				return r
-			}
-			return ' '
-		}, q)
-	})
+	out = blankQuotes(out)
 	var found []string
 	for _, line := range strings.Split(out, "\n") {
 		if words := englishWords(line); len(words) > 0 {
@@ -59,19 +50,38 @@ func English(out string) []string {
 	return found
 }
 
+// blankQuotes blanks out every quote in out, whose words are someone
+// else's: a quote may run over a wrapped line, so it is blanked in the
+// whole text, its line breaks kept.
+func blankQuotes(out string) string {
+	return quote.ReplaceAllStringFunc(out, func(q string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '\n' {
+				return r
+			}
+			return ' '
+		}, q)
+	})
+}
+
 // goNumber is a number as Go prints it and German does not: a duration of
 // two units or with a decimal point (33m20s, 2m9.8s, 1.5s), or a whole
 // number of five digits or more without the dots that group its
 // thousands (600000; ids such as 000000000006 start with a zero).
 var goNumber = regexp.MustCompile(`^(\d+h\d+m\d+(\.\d+)?s|\d+m\d+(\.\d+)?s|\d+\.\d+(s|ms)|[1-9]\d{4,})$`)
 
+// money is an amount of money written as English writes it: a decimal
+// point before the cents, and a currency.
+var money = regexp.MustCompile(`\b\d+\.\d\d [A-Z]{3}\b`)
+
 // Numbers returns the lines of out whose prose writes a number or a
-// duration as Go does (see goNumber), with the numbers found.
+// duration as Go does (see goNumber), or money with a decimal point, with
+// the numbers found.
 func Numbers(out string) []string {
 	var found []string
-	for _, line := range strings.Split(out, "\n") {
-		prose := command.ReplaceAllString(quote.ReplaceAllString(backtick.ReplaceAllString(line, " "), " "), " ")
-		var numbers []string
+	for _, line := range strings.Split(blankQuotes(out), "\n") {
+		prose := command.ReplaceAllString(backtick.ReplaceAllString(line, " "), " ")
+		numbers := money.FindAllString(prose, -1)
 		for _, w := range strings.FieldsFunc(prose, func(r rune) bool {
 			return unicode.IsSpace(r) || strings.ContainsRune(`,;()[]{}"'„“”!?…=|*<>/:`, r)
 		}) {
@@ -120,17 +130,19 @@ func englishWords(line string) []string {
 	return words
 }
 
-// timelineLine is a line of a timeline's log (a clock, or the changes
-// indented below one) or of a schedule in story-file syntax (explore's
-// shrunk counterexample: "at 0s: place o-3 27.32 CHF", "fault ...").
-var timelineLine = regexp.MustCompile(`^(day \d+ )?\d\d:\d\d:\d\d\.\d{3} |^ {20,}\S|^  (at \S+: |fault |crash )`)
+// scheduleLine is a line of a schedule in story-file syntax (explore's
+// shrunk counterexample: "at 0s: place o-3 27.32 CHF", "fault ...",
+// "crash ...", "operator: ..."): a story file's words, which are the same in both
+// languages.
+var scheduleLine = regexp.MustCompile(`^  (at \S+: |fault |crash |operator: |(seed|relays|services) \d+$)`)
 
-// WithoutTimeline leaves out of out the lines of a timeline's log and of
-// a schedule: the simulator writes them, and they are not yet German.
-func WithoutTimeline(out string) string {
+// WithoutSchedule leaves out of out the lines of a schedule in
+// story-file syntax. A timeline's lines stay: the simulator writes them in
+// both languages.
+func WithoutSchedule(out string) string {
 	var keep []string
 	for _, line := range strings.Split(out, "\n") {
-		if !timelineLine.MatchString(line) {
+		if !scheduleLine.MatchString(line) {
 			keep = append(keep, line)
 		}
 	}

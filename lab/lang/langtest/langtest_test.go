@@ -57,7 +57,7 @@ func TestGoNumbersAreFound(t *testing.T) {
 	for _, line := range []string{
 		"Rückstau nach einem Ausfall von 20 min: 600.000 Nachrichten",
 		"eine Dauer wie 20m, 1h30m oder 90s",
-		"UNSAFE: Journal 000000000006: o-1 mit 60.07 EUR belastet",
+		"UNSAFE: Journal 000000000006: o-1 mit 60,07 EUR belastet",
 		"  Wiederholen: go run ./cmd/labrun backlog --rate 500 --outage 1h30m --relay 800",
 		"Seed 1, Kapitel 004, 2.000 am Tag",
 	} {
@@ -67,10 +67,26 @@ func TestGoNumbersAreFound(t *testing.T) {
 	}
 }
 
-func TestWithoutTimelineKeepsTheProse(t *testing.T) {
-	out := "Szenario gap, Variante outbox, Seed 1\n00:00:00.011 service   effect  service.commit\n" +
-		"                        orders: o-1 v1 ACCEPTED 19.99 EUR\n  at 0s: place o-3 27.32 CHF\nErgebnis: OK (erwartet OK)"
-	if got, want := WithoutTimeline(out), "Szenario gap, Variante outbox, Seed 1\nErgebnis: OK (erwartet OK)"; got != want {
-		t.Errorf("WithoutTimeline = %q, want %q", got, want)
+func TestWithoutScheduleKeepsTheProseAndTheTimeline(t *testing.T) {
+	out := "Szenario gap, Variante outbox, Seed 1\n00:00:00.011 service   Wirkung     service.commit\n" +
+		"                        orders: o-1 v1 ACCEPTED 19,99 EUR\n  at 0s: place o-3 27.32 CHF\nErgebnis: OK (erwartet OK)"
+	want := "Szenario gap, Variante outbox, Seed 1\n00:00:00.011 service   Wirkung     service.commit\n" +
+		"                        orders: o-1 v1 ACCEPTED 19,99 EUR\nErgebnis: OK (erwartet OK)"
+	if got := WithoutSchedule(out); got != want {
+		t.Errorf("WithoutSchedule = %q, want %q", got, want)
+	}
+}
+
+func TestATimelineInEnglishIsFound(t *testing.T) {
+	for _, line := range []string{
+		"00:00:00.024 relay-1   crash   relay.after-send\n                        0 open transactions aborted; restart at 00:00:05.024",
+		"                        broker: delivered e-6aaa407bc219b7cd OrderAccepted o-1#1 to billing",
+	} {
+		if got := English(line); len(got) == 0 {
+			t.Errorf("English(%q): none found", line)
+		}
+	}
+	if got := Numbers("                        orders: o-1 v1 ACCEPTED 19.99 EUR"); len(got) != 1 {
+		t.Errorf("Numbers: money with a decimal point not found")
 	}
 }

@@ -14,6 +14,7 @@
 //	labrun-real run --variant V --point P[@K] [--relays N] [--seed S] [--postgres]
 //	labrun-real bench [--orders N]
 //	labrun-real verify --relay 'CMD …' [--round R]... [--seed N]
+//	labrun-real help [COMMAND]        what a command does and each of its flags (or COMMAND -h)
 //
 // Run it inside the real module: go run ./cmd/labrun-real matrix. It exits
 // 1 when a cell differs from what the real parts must give, 2 on bad input.
@@ -76,9 +77,19 @@ func (l *list) String() string     { return strings.Join(*l, ",") }
 func (l *list) Set(s string) error { *l = append(*l, s); return nil }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
+	switch {
+	case len(args) == 0:
 		fmt.Fprintln(stderr, usage)
 		return 2
+	case isHelp(args[0]) || args[0] == "help" && len(args) == 1:
+		printUsage(stdout)
+		return 0
+	case args[0] == "help":
+		// labrun-real help COMMAND is labrun-real COMMAND -h.
+		return run([]string{args[1], "-h"}, stdout, stderr)
+	case args[0] == "merge" && len(args) > 1 && isHelp(args[1]):
+		commandHelp(stdout, "merge", nil)
+		return 0
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -90,6 +101,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("labrun-real "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = quiet
 	switch args[0] {
 	case "matrix":
 		return matrixCommand(fs, args[1:], exe, stdout, stderr)
@@ -100,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "bench":
 		orders := fs.Int("orders", 1000, "orders to place (>= 1)")
 		if err := fs.Parse(args[1:]); err != nil {
-			return 2
+			return parseExit(err, stdout, "bench", fs)
 		}
 		if msg := badInput(fs, "--orders", *orders); msg != "" {
 			fmt.Fprintf(stderr, "labrun-real bench: %s\n%s\n", msg, usage)
@@ -118,7 +130,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			t.EndToEnd.Round(time.Millisecond), float64(t.Orders)/t.EndToEnd.Seconds(), t.Outcome)
 		return 0
 	}
-	fmt.Fprintf(stderr, "labrun-real: unknown command %q (valid: matrix, merge, run, bench, verify)\n%s\n", args[0], usage)
+	fmt.Fprintf(stderr, "labrun-real: unknown command %q (valid: matrix, merge, run, bench, verify, help)\n%s\n", args[0], usage)
 	return 2
 }
 

@@ -26,7 +26,7 @@ func TestBadInputSaysWhatIsWrongAndExitsTwo(t *testing.T) {
 		say  string
 	}{
 		{nil, "usage:"},
-		{[]string{"frob"}, `unknown command "frob" (valid: matrix, merge, run, bench, verify)`},
+		{[]string{"frob"}, `unknown command "frob" (valid: matrix, merge, run, bench, verify, help)`},
 		{[]string{"matrix", "--variant", "listen-to-yourself"}, `unknown variant "listen-to-yourself" (the real parts run: outbox, dual-write`},
 		{[]string{"matrix", "--variant", "cdc"}, `variant "cdc": not in the matrix on SQLite: it runs on PostgreSQL only (labrun-real matrix --postgres)`},
 		{[]string{"matrix", "--variant", "claim-without-lock"}, `variant "claim-without-lock": not in the matrix on SQLite: SQLite's one writer runs the claims one after another`},

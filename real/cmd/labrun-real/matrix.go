@@ -69,7 +69,7 @@ func matrixCommand(fs *flag.FlagSet, args []string, exe string, stdout, stderr i
 	var f matrixFlags
 	f.define(fs)
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err, stdout, "matrix", fs)
 	}
 	cfg, msg := f.config(fs, exe)
 	if msg != "" {

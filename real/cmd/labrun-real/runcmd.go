@@ -22,7 +22,7 @@ func runCommand(fs *flag.FlagSet, args []string, exe string, stdout, stderr io.W
 	seed := fs.Uint64("seed", 1, "the seed of the run's own choices (message ids, idle pauses)")
 	postgres := fs.Bool("postgres", false, "the order database on a PostgreSQL server started for the run")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err, stdout, "run", fs)
 	}
 	if msg := badInput(fs, "--relays", *relays); msg != "" || *variant == "" || *point == "" {
 		if msg == "" {

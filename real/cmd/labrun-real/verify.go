@@ -53,8 +53,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	langFlag := fs.String("lang", "", "en or de (default: from LC_ALL or LANG)")
 	fs.Var(&faults, "fault", "a fault KIND@N added to each round: KIND at the N-th produce request (repeatable)")
 	repeat := fs.Int("repeat", 1, "plays each round N times and says how often it failed (>= 1)")
+	fs.Usage = quiet
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err, stdout, "verify", fs)
 	}
 	l, err := lang.Detect(*langFlag, os.Getenv)
 	bad := func(msg string) int {

@@ -1,15 +1,10 @@
-//go:build solution
-
 package ordering
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
-	"outboxlab/broker"
 	"outboxlab/domain"
-	"outboxlab/exercises/frame"
 	"outboxlab/inbox"
 	"outboxlab/store"
 )
@@ -35,9 +30,7 @@ func (c *consumer) handle(id string, rec domain.Record) error {
 	case event.Seq() <= applied:
 		return nil // stale: this change or a newer one is billed
 	case event.Seq() > applied+1:
-		// Early: wait for #applied+1.
-		tx.Put(inbox.TableParked, inbox.ParkedKey(order, event.Seq()), inbox.Parked{
-			Envelope: broker.Envelope{ID: id, Event: rec}, Reason: fmt.Sprintf("waiting for #%d", applied+1), At: now})
+		c.park(tx, id, rec, applied+1, now) // early: wait for #applied+1
 	default:
 		if err := c.apply(tx, id, event, now); err != nil {
 			return err
@@ -51,15 +44,6 @@ func (c *consumer) handle(id string, rec domain.Record) error {
 		return nil // another consumer billed it first
 	}
 	return err
-}
-
-// apply bills event and records its id and its sequence.
-func (c *consumer) apply(tx *store.Tx, id string, event domain.Event, now time.Time) error {
-	if err := frame.Bill(tx, event, id, now); err != nil {
-		return err
-	}
-	inbox.SetApplied(tx, event.AggregateID(), event.Seq())
-	return tx.Insert(inbox.TableProcessed, id, inbox.Processed{MessageID: id, At: now})
 }
 
 // applyParked applies the parked events of order that are next in line, up

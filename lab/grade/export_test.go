@@ -1,0 +1,4 @@
+package grade
+
+// PointHint is pointHint, for the external tests.
+var PointHint = pointHint

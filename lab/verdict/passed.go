@@ -1,0 +1,60 @@
+package verdict
+
+import (
+	"outboxlab/lab/check"
+	"outboxlab/lab/lang"
+)
+
+// Failure is how many matrix cells of a variant ended with one outcome
+// other than OK.
+type Failure struct {
+	Outcome check.Outcome `json:"outcome"`
+	Points  int           `json:"points"`
+}
+
+// Failures counts the matrix's cells that end other than OK, by outcome,
+// worst first (the legends' order). In a verdict without findings every
+// one of them is as the variant declares.
+func (v Verdict) Failures() []Failure {
+	outcomes := check.Outcomes()[1:]
+	var out []Failure
+	for i := len(outcomes) - 1; i >= 0; i-- {
+		n := 0
+		for _, c := range v.Cells {
+			if c.Outcome == outcomes[i] {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, Failure{outcomes[i], n})
+		}
+	}
+	return out
+}
+
+// PassedText says what a verdict without findings means, at every door:
+// OK where every run was OK; for a variant that declares failures, how it
+// fails, with the chapter that tells it ("" for none): "fails as
+// declared: LOST at 6 points, PHANTOM at 2 (chapter 000 section 2)".
+func (v Verdict) PassedText(chapter lang.Text) lang.Text {
+	failures := v.Failures()
+	if len(failures) == 0 {
+		return lang.Plain("OK")
+	}
+	var parts []lang.Text
+	for i, f := range failures {
+		points := lang.Text{EN: " at %d points", DE: " an %d Punkten"}
+		switch {
+		case f.Points == 1:
+			points = lang.Text{EN: " at %d point", DE: " an %d Punkt"}
+		case i > 0:
+			points = lang.Text{EN: " at %d", DE: " an %d"}
+		}
+		parts = append(parts, lang.Textf(lang.Text{EN: "%s" + points.EN, DE: "%s" + points.DE}, f.Outcome, f.Points))
+	}
+	t := lang.Textf(lang.Text{EN: "fails as declared: %s", DE: "scheitert wie erwartet: %s"}, lang.Join(parts, ", "))
+	if chapter.EN != "" {
+		t = lang.Textf(lang.Text{EN: "%s (chapter %s)", DE: "%s (Kapitel %s)"}, t, chapter)
+	}
+	return t
+}
