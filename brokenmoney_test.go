@@ -9,6 +9,7 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/domain"
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/check"
 	"outboxlab/store"
 )
@@ -127,7 +128,7 @@ func amountsThrough(through func(domain.Money) domain.Money, tx *store.Tx, e dom
 // it. (With exploration's old amounts, up to 99.99, it passed every
 // stage at depth course, tried.)
 func TestExplorationCatchesAmountsThroughFloat32(t *testing.T) {
-	caughtByExploration(t, withConsumerEffect("float32-money", float32Amounts), check.Mismatch, "billed")
+	caughtByExploration(t, withConsumerEffect("float32-money", float32Amounts), check.Mismatch, "billed", longtest.Long(t, "long_explore"))
 }
 
 // float32Amounts is billing's effect reading each amount as float32

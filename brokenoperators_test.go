@@ -3,7 +3,6 @@ package outboxlab_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"outboxlab/alternatives/cdc"
 	"outboxlab/broker"
 	"outboxlab/effect"
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
 	"outboxlab/lab/variant"
@@ -241,18 +241,16 @@ func TestExplorationCatchesACleanupInAnAgeWindow(t *testing.T) {
 		age := now.Sub(m.SentAt)
 		return m.Status == outbox.Sent && (m.SentAt.Before(cutoff) || age >= 24*time.Hour && age < 48*time.Hour)
 	})
-	caughtByExploration(t, v, check.Unsafe, "after it was SENT")
+	caughtByExploration(t, v, check.Unsafe, "after it was SENT", longtest.Long(t, "long_explore"))
 }
 
 // TestExplorationFindsAnHourWindowAtTenSeeds: a cleanup that deletes
 // SENT messages in an age window of one hour (at 6 h, 30 h or 150 h of
 // the 7 days' retention) is found within the course's 1,000 schedules at
 // each of ten seeds (measured: first at schedule 16 to 793; a window of
-// ten minutes at 5 of 10 seeds). OUTBOXLAB_LONG=1: .ci/run's long step.
+// ten minutes at 5 of 10 seeds). 30 explorations: .ci/run's long step.
 func TestExplorationFindsAnHourWindowAtTenSeeds(t *testing.T) {
-	if os.Getenv("OUTBOXLAB_LONG") == "" {
-		t.Skip("30 explorations: set OUTBOXLAB_LONG=1 (.ci/run does)")
-	}
+	longtest.Only(t, "long_explore", "TestExplorationCatchesACleanupInAnAgeWindow at one seed")
 	for _, from := range []time.Duration{6 * time.Hour, 30 * time.Hour, 150 * time.Hour} {
 		v := cleaning(fmt.Sprintf("cleanup-window-%s", from), func(m outbox.Message, cutoff time.Time) bool {
 			age := cutoff.Add(outbox.DefaultConfig("").Retention).Sub(m.SentAt)

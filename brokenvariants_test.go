@@ -16,6 +16,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
 	"outboxlab/lab/variant"
@@ -661,6 +662,7 @@ func (g guessing) Step() (bool, error) {
 // read; its decisions are now committed where the service's commit
 // conflicts with them. The guessing coordinator stays caught.
 func TestACoordinatorThatGuessesFromTheOrderIsCaught(t *testing.T) {
+	longtest.Only(t, "long_explore", "TestTheLabCatchesBrokenVariantsItDoesNotShip")
 	f, err := explore.Explore(coordinatorThatGuesses(), 1000, 2, explore.Options{})
 	if err != nil {
 		t.Fatal(err)

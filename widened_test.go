@@ -1,7 +1,6 @@
 package outboxlab_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -13,13 +12,13 @@ import (
 
 // caughtByExploration wants v caught by exploration with outcome want
 // and a violation that says detail: at the first of the course's seeds,
-// within the course's schedules; with OUTBOXLAB_LONG=1 (.ci/run's long
-// step, a few seconds more) graded at depth course, where the matrix,
-// the sweeps and the polled matrix pass it and exploration alone
+// within the course's schedules; in its long form (.ci/run's long_explore
+// step, a few seconds more: long) graded at depth course, where the
+// matrix, the sweeps and the polled matrix pass it and exploration alone
 // catches it.
-func caughtByExploration(t *testing.T, v variant.Variant, want check.Outcome, detail string) {
+func caughtByExploration(t *testing.T, v variant.Variant, want check.Outcome, detail string, long bool) {
 	t.Helper()
-	if os.Getenv("OUTBOXLAB_LONG") == "" {
+	if !long {
 		f, err := explore.Explore(v, verdict.CourseRuns, 1, explore.Options{})
 		if err != nil {
 			t.Fatal(err)

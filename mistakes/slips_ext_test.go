@@ -1,6 +1,7 @@
 package mistakes_test
 
 import (
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/explore"
 	"strings"
 	"testing"
@@ -97,6 +98,7 @@ func TestARaceLostOnTheInboxKeyIsNoError(t *testing.T) {
 // that, UNSAFE (no matrix row freezes a relay between its send and its
 // mark's read: the matrix has it OK everywhere).
 func TestAnUnfencedDeleteOnSendIsCaught(t *testing.T) {
+	longtest.Only(t, "long_caught", "TestCrashMatrix's mistakes")
 	f, err := explore.Explore(mistakes.Slips["delete-on-send-unfenced"](), 1000, 1, explore.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"outboxlab/effect"
 	"outboxlab/effect/effecttest"
 	"outboxlab/inbox"
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
@@ -72,6 +73,7 @@ func (keepsFailedDeliveries) Nack(string, uint64) error { return nil }
 // failed and that neither acknowledges nor hands back the delivery holds
 // it for ever; its effect never happens: LOST.
 func TestAConsumerThatKeepsAFailedDeliveryIsCaught(t *testing.T) {
+	longtest.Only(t, "long_caught", "TestARelayThatSwallowsAFailedCommitIsCaught")
 	v := variant.Outbox()
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
 		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription),
@@ -98,6 +100,7 @@ func (s swallowsErrors) Handle(c orders.Command) error {
 // command succeeded, and the database holds nothing of it: LOST, by the
 // count of commands answered with success against the committed versions.
 func TestAServiceThatSaysOKOnAFailedCommitIsCaught(t *testing.T) {
+	longtest.Only(t, "long_caught", "TestARelayThatSwallowsAFailedCommitIsCaught")
 	v := variant.Outbox()
 	reference := v.NewService
 	v.NewService = func(env variant.Env) (variant.Service, error) {
@@ -228,6 +231,7 @@ func (c quietConsumer) Step() (bool, error) { return quiet(c.Consumer.Step()) }
 // error is missing, at billing's commit and, under the poison row, at the
 // count of a delivery it cannot process.
 func TestAConsumerThatSwallowsAFailedCommitIsCaught(t *testing.T) {
+	longtest.Only(t, "long_caught", "TestARelayThatSwallowsAFailedCommitIsCaught")
 	v := variant.Outbox()
 	reference := v.NewConsumer
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
@@ -283,6 +287,7 @@ func TestACleanupThatDeletesNothingIsCaught(t *testing.T) {
 // lost claim, or at a stale mark the database refused. The failure sweep
 // names the error it should have handled.
 func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
+	longtest.Only(t, "long_caught", "TestARelayThatSwallowsAFailedCommitIsCaught")
 	v := variant.Outbox()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}

@@ -10,6 +10,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
@@ -54,6 +55,7 @@ func (blindPoll) ReplayDeadLetters() (int, error) { return 0, nil }
 // prints it); every delivery it really gets it handles right, so without
 // the empty poll nothing showed it.
 func TestAConsumerThatHandlesAnEmptyPollIsCaught(t *testing.T) {
+	longtest.Only(t, "long_caught", "TestARelayThatSwallowsAFailedCommitIsCaught")
 	v := variant.Outbox()
 	v.Name = "blind-poll"
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) { return blindPoll{env}, nil }

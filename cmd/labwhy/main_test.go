@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/internal/longtest"
 	"outboxlab/internal/mutation"
 )
 
@@ -169,11 +170,9 @@ func TestCheckGradesWhatCanLowerTheScore(t *testing.T) {
 // what the orders say (check.Check without its content check), fails:
 // the mutants that check killed survive, and the score falls below the
 // saved one (nine of ApplyEffect's mutants survive it). Each survivor is
-// graded through every stage: about 40 s of CPU, so OUTBOXLAB_LONG=1.
+// graded through every stage: about 40 s of CPU, so .ci/run's step.
 func TestCheckFailsWhenTheLabWeakens(t *testing.T) {
-	if os.Getenv("OUTBOXLAB_LONG") == "" {
-		t.Skip("builds and grades billing/ledger.go's mutants with a weakened checker: set OUTBOXLAB_LONG=1 (.ci/run does)")
-	}
+	longtest.Only(t, "mutation_weakened", "no case: it builds and grades billing/ledger.go's mutants with a weakened checker")
 	t.Chdir("../..")
 	const checker, content = "lab/check/check.go", "\tvs = append(vs, content(w, effects)...)\n"
 	src, err := os.ReadFile(checker)

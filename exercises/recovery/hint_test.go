@@ -4,11 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"outboxlab/exercises/internal/startertest"
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/grade"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
@@ -47,12 +47,10 @@ func (r hostClock) Recover() error {
 // TestAHostClockFixGetsTheClockHint grades the host-clock fix as the
 // exercise does (at depth course: exploration finds it, with a relay's
 // clock running ahead): the hint it prints asks whose clock judges the
-// lease, not whose claims a relay may give back (OUTBOXLAB_LONG=1: the
-// long job; it grades for seconds).
+// lease, not whose claims a relay may give back (the long job's: it
+// grades for seconds).
 func TestAHostClockFixGetsTheClockHint(t *testing.T) {
-	if os.Getenv("OUTBOXLAB_LONG") == "" {
-		t.Skip("grades the exercise at depth course: OUTBOXLAB_LONG=1 (.ci/run long)")
-	}
+	longtest.Only(t, "long_german", "TestAHintFollowsTheCause, the hint's choice on its own")
 	if err := flag.Set("lab.lang", "en"); err != nil {
 		t.Fatal(err)
 	}

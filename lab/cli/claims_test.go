@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/lang"
 	"outboxlab/scenarios"
 )
@@ -98,9 +99,7 @@ func TestEveryChapterHasClaims(t *testing.T) {
 // the long job; go test ./... checks the claims of one German run in
 // TestAClaimSaysWhatTheGermanRunPrints).
 func TestEveryClaimPrintsWhatItSaysInGerman(t *testing.T) {
-	if os.Getenv("OUTBOXLAB_LONG") == "" {
-		t.Skip("runs every claim in German: OUTBOXLAB_LONG=1 (.ci/run long)")
-	}
+	longtest.Only(t, "long_german", "one run's claims in German, and every claim in English")
 	code, stdout, stderr := runLabrun("claims", "--check", "--lang", "de")
 	if code != 0 {
 		t.Fatalf("labrun claims --check --lang de: exit %d\n%s%s", code, stdout, stderr)

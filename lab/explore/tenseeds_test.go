@@ -1,9 +1,9 @@
 package explore_test
 
 import (
-	"os"
 	"testing"
 
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/explore"
 	"outboxlab/scenarios"
 )
@@ -15,9 +15,7 @@ import (
 // mistake at one seed; these need concurrency to fail, which a lucky
 // seed could hide.)
 func TestNewMistakesAreFoundAtTenSeeds(t *testing.T) {
-	if os.Getenv("OUTBOXLAB_LONG") == "" {
-		t.Skip("50 explorations, about 10 s: set OUTBOXLAB_LONG=1 (.ci/run does)")
-	}
+	longtest.Only(t, "long_explore", "TestTeeth, every mistake at one seed")
 	for _, name := range []string{"no-fencing", "recover-all", "claim-without-lock", "offset-by-id", "cleanup-by-age"} {
 		v, err := scenarios.FindVariant(name)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/effect/effecttest"
 	"outboxlab/inbox"
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/check"
 	"outboxlab/lab/grade"
 	"outboxlab/lab/variant"
@@ -145,6 +146,7 @@ func (dropsNacks) Nack(string, uint64) error { return nil }
 // TestGradingABillingThatKeepsAFailedDelivery: the failure sweep finds a
 // failed commit at consumer.commit LOST, and its replay shows it again.
 func TestGradingABillingThatKeepsAFailedDelivery(t *testing.T) {
+	longtest.Only(t, "long_verdict", "TestGradingAMatrixCellWithAnUnhandledError and sim's TestAConsumerThatKeepsAFailedDeliveryIsCaught")
 	t.Parallel()
 	v, err := verdict.Grade(forgetful(), verdict.Options{Depth: verdict.Course})
 	if err != nil {
@@ -203,6 +205,7 @@ func (r swallows) Step() (bool, error) {
 // grade says so first, with the lab's hint, and its replay fails the same
 // way where the reference's passes.
 func TestGradingARelayThatSwallowsAFailedCommit(t *testing.T) {
+	longtest.Only(t, "long_verdict", "TestGradingPrintsOneFindingPerCause and sim's TestARelayThatSwallowsAFailedCommitIsCaught")
 	r := gradeWith(t, quietRelay(), grade.Options{}, map[string]string{"lab.lang": "en"})
 	if len(r.errors) == 0 {
 		t.Fatal("a relay that swallows failed commits passed")

@@ -1,9 +1,9 @@
 package verdict
 
 import (
-	"os"
 	"testing"
 
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/verdict/verdicttest"
 )
 
@@ -23,11 +23,9 @@ var lateSlips = []struct {
 }
 
 // TestCourseExplorationCatchesTheLateSlips: the exploration of each depth
-// catches the late slips it is chosen for (OUTBOXLAB_LONG=1: a minute).
+// catches the late slips it is chosen for (a minute: .ci/run's long step).
 func TestCourseExplorationCatchesTheLateSlips(t *testing.T) {
-	if os.Getenv("OUTBOXLAB_LONG") == "" {
-		t.Skip("explores up to 50,000 schedules: set OUTBOXLAB_LONG=1 (.ci/run does)")
-	}
+	longtest.Only(t, "long_verdict", "no case: it explores up to 50,000 schedules")
 	for _, c := range lateSlips {
 		s, err := verdicttest.Find(c.slip)
 		if err != nil {

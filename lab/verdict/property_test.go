@@ -4,13 +4,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
 	"outboxlab/lab/lang"
@@ -21,15 +21,15 @@ import (
 )
 
 // checks is how many cases the property tries unless -rapid.checks says:
-// each grades one stage of one broken frame (OUTBOXLAB_LONG=1: 100).
+// each grades one stage of one broken frame (the long form: 100).
 const checks = "5"
 
 // fewerChecks lowers rapid's number of checks to checks, unless the test
-// runs with -rapid.checks or OUTBOXLAB_LONG.
-func fewerChecks(t *testing.T) {
+// runs with -rapid.checks or in its long form.
+func fewerChecks(t *testing.T, long bool) {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "rapid.checks" })
-	if set || os.Getenv("OUTBOXLAB_LONG") != "" {
+	if set || long {
 		return
 	}
 	old := flag.Lookup("rapid.checks").Value.String()
@@ -48,10 +48,7 @@ func fewerChecks(t *testing.T) {
 // as lines with a replay command, and the first finding's run, played
 // again, breaks the variant's declaration again.
 func TestEveryFailureOfEveryStageBecomesFindings(t *testing.T) {
-	if testing.Short() {
-		t.Skip("grades stages of broken frames")
-	}
-	fewerChecks(t)
+	longtest.Only(t, "long_verdict", "TestEveryStageTurnsItsFailuresIntoFindings and TestEveryCauseOfEveryRedCellIsAFinding")
 	slips := verdicttest.Slips()
 	stages := []Stage{StageMatrix, StageSweep, StageFailureSweep, StagePolled, StageExplore}
 	rapid.Check(t, func(rt *rapid.T) {
@@ -62,24 +59,34 @@ func TestEveryFailureOfEveryStageBecomesFindings(t *testing.T) {
 	})
 }
 
-// TestEveryCauseOfEveryRedCellIsAFinding: every slip, from its first
+// TestEveryCauseOfEveryRedCellIsAFinding: slips, from their first
 // occasion on, graded by the matrix: each cause of each red cell (an
-// outcome, an error returned, a crash swallowed, a panic) is a finding.
-// (The property draws few cases; this one tries each slip.)
+// outcome, an error returned, a crash swallowed, a panic, a variant that
+// cannot be built) is a finding. go test ./... tries a slip of each
+// cause; the long form tries every slip.
 func TestEveryCauseOfEveryRedCellIsAFinding(t *testing.T) {
-	for _, slip := range verdicttest.Slips() {
+	slips := []string{"consumer-bills-amendments-as-zero", "relay-returns-broker-errors", "relay-swallows-its-crash", "relay-panics-on-a-rejection", "relay-cannot-be-built"}
+	if longtest.Long(t, "long_verdict") {
+		slips = nil
+		for _, s := range verdicttest.Slips() {
+			slips = append(slips, s.Frame+"-"+s.Name)
+		}
+	}
+	for _, name := range slips {
+		slip, err := verdicttest.Find(name)
+		if err != nil {
+			t.Fatal(err)
+		}
 		checkStage(t, slip.Variant(1), StageMatrix)
 	}
 }
 
 // TestEveryStageTurnsItsFailuresIntoFindings: each stage beyond the
 // matrix, graded on a slip it catches, turns every cause of every failing
-// run into a finding.
+// run into a finding. go test ./... grades exploration's, the long form
+// each.
 func TestEveryStageTurnsItsFailuresIntoFindings(t *testing.T) {
-	if testing.Short() {
-		t.Skip("grades four stages")
-	}
-	for _, c := range []struct {
+	cases := []struct {
 		stage Stage
 		slip  string
 	}{
@@ -88,12 +95,18 @@ func TestEveryStageTurnsItsFailuresIntoFindings(t *testing.T) {
 		{StageFailureSweep, "relay-swallows-commit-errors"},
 		{StagePolled, "relay-pauses-only-in-next-wake"},
 		{StageExplore, "service-swallows-its-crash"},
-	} {
-		slip, err := verdicttest.Find(c.slip)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkStage(t, slip.Variant(1), c.stage)
+	}
+	if !longtest.Long(t, "long_verdict") {
+		cases = cases[len(cases)-1:] // exploration's: the cheapest (the sweep's first case costs some 6 s)
+	}
+	for _, c := range cases {
+		t.Run(c.stage.String()+"/"+c.slip, func(t *testing.T) {
+			slip, err := verdicttest.Find(c.slip)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkStage(t, slip.Variant(1), c.stage)
+		})
 	}
 }
 
