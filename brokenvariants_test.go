@@ -310,7 +310,8 @@ func learner(name string, change func(*learnerRelay)) variant.Variant {
 // batch and pauses as a whole (outbox.Config.Pause), checking the pause
 // at the start of Step and in NextWake. keepRest drops the release, and
 // wakeLater the check in Step; recoverStrictly gives it a recovery of its
-// own that returns every error of its commit.
+// own that returns every error of its commit; mapOrder sends its batch in
+// the order a map of it by message id ranges.
 type learnerRelay struct {
 	*variant.RelayAdapter
 	env             variant.Env
@@ -321,6 +322,7 @@ type learnerRelay struct {
 	wakeLater       bool
 	recoverStrictly bool
 	backoff32       bool
+	mapOrder        bool
 }
 
 // Recover releases the claims the relay holds from before a restart. With
@@ -356,6 +358,9 @@ func (r *learnerRelay) Step() (bool, error) {
 	batch, err := r.ClaimDue()
 	if err != nil || len(batch) == 0 {
 		return false, err
+	}
+	if r.mapOrder {
+		batch = inMapOrder(batch)
 	}
 	for i, m := range batch {
 		sendErr := r.env.Gate.Cross(outbox.BoundarySend, func() error {

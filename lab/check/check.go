@@ -42,9 +42,15 @@ const (
 	Duplicate
 	Phantom
 	Lost
+	// NonDeterministic: the same run made twice, from the same seed, went
+	// two ways. No run's checker says it (one run cannot tell): the
+	// grader replays runs and compares their traces (sim.RunTwice). It
+	// ranks above every other outcome: what a run that does not replay
+	// shows, no replay can show again.
+	NonDeterministic
 )
 
-var outcomeWords = [...]string{"OK", "LATE", "STORM", "GAVE_UP", "STUCK", "UNSAFE", "MISMATCH", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST"}
+var outcomeWords = [...]string{"OK", "LATE", "STORM", "GAVE_UP", "STUCK", "UNSAFE", "MISMATCH", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST", "NONDETERMINISTIC"}
 
 // String returns the outcome's public word, e.g. "OUT_OF_ORDER", and
 // "n/a" for NotApplicable.
@@ -60,7 +66,7 @@ func (o Outcome) String() string {
 
 // Outcomes lists every outcome, mildest first.
 func Outcomes() []Outcome {
-	return []Outcome{OK, Late, Storm, GaveUp, Stuck, Unsafe, Mismatch, OutOfOrder, Duplicate, Phantom, Lost}
+	return []Outcome{OK, Late, Storm, GaveUp, Stuck, Unsafe, Mismatch, OutOfOrder, Duplicate, Phantom, Lost, NonDeterministic}
 }
 
 // Violation is one broken invariant, in plain words with numbers.

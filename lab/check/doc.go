@@ -5,6 +5,9 @@
 //
 // The outcomes, from worst to mildest:
 //
+//	NONDETERMINISTIC the same run, made twice from one seed, went two
+//	              ways; no one run's check can say it: the grader
+//	              replays runs and compares them (sim.RunTwice)
 //	LOST          a committed business change has no effect downstream, and
 //	              no message for it is left anywhere to deliver it; or a
 //	              command the service answered with success is not

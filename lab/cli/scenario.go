@@ -30,7 +30,7 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := sim.Run(r.cfg)
+	res, d, err := sim.RunTwice(r.cfg)
 	if err != nil {
 		return err
 	}
@@ -41,8 +41,14 @@ func runScenario(args []string, stdout io.Writer) error {
 		return usagef(lang.Text{EN: "the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)", DE: "der geplante Absturz %s@%d kam nie: mit Variante %s und Seed %d erreicht der Lauf %s %d-mal"},
 			missed.Point, missed.Occurrence, r.v.Name, r.seed, missed.Point, res.Reached[missed.Point])
 	}
-	if err := writeScenario(stdout, sc, r, res, opt.format.value); err != nil {
+	if err := writeScenario(stdout, sc, r, res, d, opt.format.value); err != nil {
 		return err
+	}
+	switch {
+	case d != nil && (opt.format.value == "text" || opt.format.value == "json"):
+		return errMismatch
+	case d != nil:
+		return divergenceError(d)
 	}
 	if res.Outcome != sc.Expected(r.v) || res.Missteps.Any() || res.CommitFailures > res.Situations[sim.FailureReported] {
 		return errMismatch
@@ -121,12 +127,13 @@ func scenarioVariant(sc scenarios.Scenario, name string) (variant.Variant, error
 	return v, sameStory(sc, v)
 }
 
-// writeScenario prints a scenario's run in format.
-func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, format string) error {
+// writeScenario prints a scenario's run in format, and where a second run
+// of it parted from it (d, nil when it did not).
+func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, d *sim.Divergence, format string) error {
 	expected := sc.Expected(r.v)
 	switch format {
 	case "json":
-		return writeScenarioJSON(stdout, sc, r.v.Name, r.seed, expected, res, r.replay)
+		return writeScenarioJSON(stdout, sc, r.v.Name, r.seed, expected, res, r.replay, d)
 	case "metrics":
 		writeMetrics(stdout, sc, r, res, expected.String())
 	case "mermaid":
@@ -142,6 +149,9 @@ func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res s
 			policy = describePolicy(r.v).In(langOf(stdout))
 		}
 		writeScenarioText(stdout, sc, r.v.Name, r.seed, expected, res, withLang(stdout, r.replay), policy)
+		if d != nil {
+			writeDivergence(stdout, d)
+		}
 	}
 	return nil
 }
@@ -391,7 +401,7 @@ type jsonStep struct {
 	Changes  []string `json:"changes,omitempty"`
 }
 
-func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string) error {
+func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string, d *sim.Divergence) error {
 	out := struct {
 		Scenario   string     `json:"scenario"`
 		Summary    string     `json:"summary"`
@@ -403,9 +413,12 @@ func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, s
 		Violations []string   `json:"violations"`
 		Replay     string     `json:"replay"`
 		Steps      []jsonStep `json:"steps"`
+		// Divergence is where a second run from the same seed parted
+		// from this one: the run is NONDETERMINISTIC.
+		Divergence *jsonDivergence `json:"nondeterministic,omitempty"`
 	}{Scenario: sc.Name, Summary: sc.Summary.EN, Narrative: sc.Narrative.EN, Variant: variantName, Seed: seed,
 		Outcome: res.Outcome.String(), Expected: expected.String(), Violations: []string{}, Steps: []jsonStep{},
-		Replay: replay}
+		Replay: replay, Divergence: toJSONDivergence(d)}
 	for _, v := range res.Violations {
 		out.Violations = append(out.Violations, v.String())
 	}

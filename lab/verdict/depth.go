@@ -51,6 +51,9 @@ type plan struct {
 	// runs random schedules at each of seeds seeds (1, 2, ...), until a
 	// seed finds something.
 	runs, seeds int
+	// replays: a sample of the matrix's runs made first and last, and
+	// every finding's run made twice (see replay.go).
+	replays bool
 }
 
 // The exploration of Course and Full, chosen by measuring the broken
@@ -70,9 +73,9 @@ const (
 func (d Depth) plan() plan {
 	switch d {
 	case Course:
-		return plan{sweeps: true, polled: true, runs: CourseRuns, seeds: CourseSeeds}
+		return plan{sweeps: true, polled: true, runs: CourseRuns, seeds: CourseSeeds, replays: true}
 	case Full:
-		return plan{sweeps: true, polled: true, runs: FullRuns, seeds: FullSeeds}
+		return plan{sweeps: true, polled: true, runs: FullRuns, seeds: FullSeeds, replays: true}
 	}
 	return plan{}
 }

@@ -66,6 +66,11 @@ func Grade(v variant.Variant, opts Options) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("verdict: %w", err)
 	}
 	g := newGrader(v, opts)
+	var sample []sampled
+	replays := g.plan.replays && opts.Stop != StopAtFirstRed
+	if replays {
+		sample = g.sampleFirst() // before any other run: a package variable as a fresh process has it
+	}
 	g.run(StageMatrix)
 	p := g.plan
 	for _, s := range []struct {
@@ -80,6 +85,9 @@ func Grade(v variant.Variant, opts Options) (Verdict, error) {
 			break
 		}
 		g.run(s.stage)
+	}
+	if replays {
+		g.replay(sample)
 	}
 	return g.out, nil
 }
@@ -149,6 +157,9 @@ type grader struct {
 	m    sim.Matrix
 	plan plan // what the depth runs beyond the matrix
 	out  Verdict
+	// exploreRun is the run of the exploration's finding, its shrunk
+	// schedule, for the replay stage.
+	exploreRun *sim.Config
 }
 
 // stopped reports whether the grading ends here (Options.Stop).
@@ -390,6 +401,8 @@ func (g *grader) explore(runs, seeds int) {
 		result.Failed += f.Found
 		base.Outcome, base.Found, base.Tried = f.Result.Outcome, f.Found, f.Runs
 		base.Run.ExploreRuns, base.Run.Schedule = f.Runs, f.Schedule.Lines()
+		cfg := f.Schedule.Config(g.v)
+		g.exploreRun = &cfg
 		g.add(runFindings(base, sim.SweepFailure{Outcome: f.Result.Outcome, Violations: f.Result.Violations, Unsafe: f.Result.Unsafe, Missteps: f.Result.Missteps})...)
 		return
 	}
