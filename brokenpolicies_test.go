@@ -25,6 +25,49 @@ import (
 func TestAPolicyIsJudgedByItsOwnNumbers(t *testing.T) {
 	patient := func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap = 20, time.Minute }
 	okEverywhere(t, declaring(withRelayConfig("patient-relay", patient), patient))
+	// Judged both ways: a relay that keeps to its jitter, its cap and a
+	// lease of its own writes retry times and leases within them.
+	jittered := func(c *outbox.Config) {
+		c.MaxAttempts, c.BackoffCap, c.Jitter, c.Lease = 20, time.Minute, 0.3, 10*time.Second
+	}
+	okEverywhere(t, declaring(withRelayConfig("jittered-short-lease", jittered), jittered))
+}
+
+// TestARelaySlowerThanItDeclaresIsLate: a declared policy is judged both
+// ways. A relay that declares a 30 s backoff cap and writes the course's
+// (five minutes) as the retry time of a message that failed during an
+// outage, and one that declares a 10 s lease and claims for a minute,
+// passed every row: the budgets judged only doing more than declared.
+// What each wrote is now judged against what it declares.
+func TestARelaySlowerThanItDeclaresIsLate(t *testing.T) {
+	cases := []struct {
+		name, point string
+		v           variant.Variant
+		detail      string
+	}{
+		{
+			name: "a relay that declares a 30 s backoff cap and waits longer",
+			v: declaring(withRelayConfig("slower-backoff", func(c *outbox.Config) { c.MaxAttempts = 30 }),
+				func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap, c.Jitter = 30, 30*time.Second, 0.1 }),
+			point:  "broker-outage",
+			detail: "LATE o-1#1: after its failed send 5, message e-6aaa407bc219b7cd waited 32s, until 00:01:07.209, where its policy says 30s (backoff from 1s, capped at 30s)",
+		},
+		{
+			name: "a relay that declares a 10 s lease and claims for a minute",
+			v: declaring(withRelayConfig("longer-lease", func(c *outbox.Config) { c.Lease = time.Minute }),
+				func(c *outbox.Config) { c.Lease = 10 * time.Second }),
+			point:  "service.after-commit",
+			detail: "where its policy says a lease of 10s",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			outcome, lines := cellAt(t, c.v, c.point)
+			if outcome != check.Late || !strings.Contains(lines, c.detail) {
+				t.Errorf("%s at %s: %s, want LATE with %q:\n%s", c.v.Name, c.point, outcome, c.detail, lines)
+			}
+		})
+	}
 }
 
 // TestTheLabBoundsEveryPolicy: a policy the variant declares is what its

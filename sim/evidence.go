@@ -38,7 +38,9 @@ func (w *world) judge(end workEnd) Result {
 	read := func(ow check.OutboxWrite) {
 		outboxSits.read(ow)
 		if claim, ok := backoffMark(ow); ok {
-			marks = append(marks, check.FailedMark{MessageID: ow.Next.ID, At: ow.Commit.At, By: ow.By, Claim: claim})
+			n := ow.Next
+			marks = append(marks, check.FailedMark{MessageID: n.ID, At: ow.Commit.At, By: ow.By, Claim: claim,
+				AggregateID: n.Event.AggregateID, Sequence: n.Event.Sequence, Attempts: n.Attempts, RetryAt: n.NextAttemptAt, LeaseUntil: n.LeaseUntil})
 		}
 	}
 	unsafe, changes := check.Read(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention, Terms: w.terms()}, read)

@@ -165,9 +165,11 @@ type World struct {
 	WhileDown       int
 	WhileDownBudget int
 	// Tries are the publish attempts of the messages one by one, and
-	// FailedMarks the commits that recorded a failed send in the outbox:
-	// a message tried again sooner than Relay's backoff after its failures
-	// is STORM (see Try), though its count of tries is within the budget.
+	// FailedMarks the commits that recorded a failed send in the outbox
+	// or claimed a message: a message tried again sooner than Relay's
+	// backoff after its failures is STORM (see Try), though its count of
+	// tries is within the budget; a retry time written later than the
+	// backoff, or a lease longer than Relay's, is LATE (see lazy).
 	Tries       []Try
 	FailedMarks []FailedMark
 	// Unsafe lists the breaches of Safety; each is UNSAFE.
@@ -310,6 +312,7 @@ func Check(w World) []Violation {
 	vs = append(vs, contract(w.Published)...)
 	vs = append(vs, liveness(w)...)
 	vs = append(vs, spacing(w.Tries, w.FailedMarks, w.Relay)...)
+	vs = append(vs, lazy(w.FailedMarks, w.Relay)...)
 	for _, u := range w.Unsafe {
 		vs = append(vs, Violation{Outcome: Unsafe, Detail: u})
 	}

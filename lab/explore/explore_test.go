@@ -115,15 +115,21 @@ func TestExplorationReachesEverySituation(t *testing.T) {
 // TestExplorationFindsAClaimThatOutlivesItsRelay: a relay whose claims
 // never expire (it releases its own after a restart, so every crash and
 // restart passes) is found when a relay is lost for good and another must
-// take its claims over.
+// take its claims over. It declares its endless lease (claims written
+// longer than a declared lease are LATE at once), which is LATE itself
+// where a relay is killed: the exploration looks for the STUCK.
 func TestExplorationFindsAClaimThatOutlivesItsRelay(t *testing.T) {
+	endless := func(c *outbox.Config) { c.Lease = 100 * 365 * 24 * time.Hour }
 	v := variant.Outbox()
 	v.Name = "endless-lease"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		r, err := variant.ReferenceRelay(env, func(c *outbox.Config) { c.Lease = 100 * 365 * 24 * time.Hour })
+		r, err := variant.ReferenceRelay(env, endless)
 		return variant.AdaptRelay(r), err
 	}
-	f, err := explore.Explore(v, 1000, 1, explore.Options{})
+	cfg := outbox.DefaultConfig("relay")
+	endless(&cfg)
+	v.Policy.Relay = check.RelayPolicyOf(cfg)
+	f, err := explore.Explore(v, 1000, 1, explore.Options{Keep: func(res sim.Result) bool { return res.Outcome == check.Stuck }})
 	if err != nil {
 		t.Fatal(err)
 	}
