@@ -177,6 +177,15 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "MISMATCH o-1#2: billed line +39.98 EUR, the change was line +19.99 EUR",
 		},
 		{
+			// The fake broker panicked, and the verdict said the
+			// learner's code had: a real client returns an error.
+			name:   "a consumer that replays its dead letters to a subscription the broker does not have",
+			v:      replaysElsewhere(),
+			point:  "poison",
+			want:   check.Lost,
+			detail: "and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent",
+		},
+		{
 			name:   "a relay that takes a publish timeout for a success",
 			v:      timeoutMeansStored(),
 			point:  "publish-timeout-dropped",
@@ -229,6 +238,26 @@ func withConsumerEffect(name string, effect inbox.Effect) variant.Variant {
 			inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: effect})
 	}
 	return v
+}
+
+// replaysElsewhere is the reference consumer whose operator's replay
+// redelivers to "billing-dlq", a subscription the broker does not have
+// (a name from another environment's configuration): the broker refuses
+// it, and the dead letters the replay took out are gone.
+func replaysElsewhere() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "replays-elsewhere"
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription),
+			inbox.Deps{DB: env.BillingDB, Broker: otherReplaySubscription{env.Broker}, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
+	}
+	return v
+}
+
+type otherReplaySubscription struct{ *broker.Broker }
+
+func (b otherReplaySubscription) Redeliver(_, messageID string) error {
+	return b.Broker.Redeliver("billing-dlq", messageID)
 }
 
 // withConsumerConfig is the reference with billing's consumer configured

@@ -24,6 +24,10 @@ var (
 	ErrUnknownDelivery = errors.New("unknown delivery")
 	// ErrUnknownMessage means the log holds no message with that id.
 	ErrUnknownMessage = errors.New("unknown message")
+	// ErrUnknownSubscription means the broker has no subscription of
+	// that name: a consumer configured with another name than the one
+	// it was subscribed under.
+	ErrUnknownSubscription = errors.New("unknown subscription")
 )
 
 // Envelope is a message on the wire: its stable id and the event record.
@@ -204,6 +208,20 @@ func (b *Broker) sub(name string) *subscription {
 	return nil
 }
 
+// subOf returns the subscription name, or an error naming it and the
+// broker's subscriptions: what a client of a real broker gets for a
+// subscription the broker does not have.
+func (b *Broker) subOf(name string) (*subscription, error) {
+	if s := b.sub(name); s != nil {
+		return s, nil
+	}
+	var names []string
+	for _, s := range b.subs {
+		names = append(names, s.name)
+	}
+	return nil, fmt.Errorf("broker: subscription %q (the broker has %v): %w", name, names, ErrUnknownSubscription)
+}
+
 func (b *Broker) mustSub(name string) *subscription {
 	s := b.sub(name)
 	if s == nil {
@@ -278,9 +296,13 @@ func (b *Broker) enqueue(s *subscription, e Envelope, at time.Time) {
 }
 
 // Receive hands the next available message to the subscriber, or reports
-// false when there is none (or the broker is unreachable).
+// false when there is none (or the broker is unreachable, or has no
+// subscription of that name).
 func (b *Broker) Receive(name string) (Delivery, bool) {
-	s := b.mustSub(name)
+	s := b.sub(name)
+	if s == nil {
+		return Delivery{}, false
+	}
 	now := b.clock.Now()
 	if b.faults.down(now) {
 		return Delivery{}, false
@@ -307,7 +329,10 @@ func (b *Broker) Receive(name string) (Delivery, bool) {
 
 // Ack confirms a delivery; the message will not be delivered again.
 func (b *Broker) Ack(name string, tag uint64) error {
-	s := b.mustSub(name)
+	s, err := b.subOf(name)
+	if err != nil {
+		return fmt.Errorf("broker: ack %s/%d: %w", name, tag, err)
+	}
 	for i, f := range s.inflight {
 		if f.tag == tag {
 			s.inflight = slices.Delete(s.inflight, i, i+1)
@@ -322,7 +347,10 @@ func (b *Broker) Ack(name string, tag uint64) error {
 // and will be delivered again, after what is already waiting, so that one
 // failing message does not stop the others.
 func (b *Broker) Nack(name string, tag uint64) error {
-	s := b.mustSub(name)
+	s, err := b.subOf(name)
+	if err != nil {
+		return fmt.Errorf("broker: nack %s/%d: %w", name, tag, err)
+	}
 	for i, f := range s.inflight {
 		if f.tag == tag {
 			s.inflight = slices.Delete(s.inflight, i, i+1)
@@ -342,9 +370,13 @@ func (b *Broker) Nack(name string, tag uint64) error {
 
 // Redeliver queues the stored original of a message for the subscriber
 // again, as replaying from a durable log does. It fails with
-// ErrUnknownMessage if the log has no message with that id.
+// ErrUnknownMessage if the log has no message with that id, and with
+// ErrUnknownSubscription if the broker has no subscription of that name.
 func (b *Broker) Redeliver(name, messageID string) error {
-	s := b.mustSub(name)
+	s, err := b.subOf(name)
+	if err != nil {
+		return fmt.Errorf("broker: redeliver %s: %w", messageID, err)
+	}
 	for _, e := range b.log {
 		if e.ID == messageID {
 			s.queue = append(s.queue, entry{env: e, availableAt: b.clock.Now(), redelivered: true})

@@ -388,6 +388,16 @@ func (g *grader) explore(runs, seeds int) {
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		base := Finding{Stage: StageExplore, Expected: check.OK, Run: Run{Explore: true, ExploreRuns: runs, ExploreSeed: seed}}
 		f, err := explore.Explore(g.v, runs, seed, explore.Options{Workers: g.opts.Workers})
+		var failed *explore.ScheduleError
+		if errors.As(err, &failed) {
+			// The schedule that could not be run, and what failed in it:
+			// exploring up to it meets the error again.
+			base.Found, base.Tried = 1, failed.Runs()
+			base.Run.ExploreRuns, base.Run.Schedule = failed.Runs(), failed.Schedule.Lines()
+			result.Runs, result.Failed = result.Runs+failed.Runs(), result.Failed+1
+			g.add(errorFinding(base, failed.Err))
+			return
+		}
 		if err != nil {
 			result.Runs, result.Failed = result.Runs+runs, result.Failed+1 // a run that could not be made
 			g.add(errorFinding(base, err))

@@ -193,6 +193,9 @@ func (f Finding) RunText() lang.Text {
 		}
 	case StageExplore:
 		t = textf(lang.Text{EN: "in a random schedule, shrunk: %s", DE: "in einem zufälligen Ablauf, geschrumpft: %s"}, strings.Join(r.Schedule, "; "))
+		if f.Cause == CauseError { // the schedule that could not be run, as drawn
+			t = textf(lang.Text{EN: "in random schedule %d: %s", DE: "im zufälligen Ablauf %d: %s"}, f.Tried, strings.Join(r.Schedule, "; "))
+		}
 	case StageReplay:
 		t = textf(lang.Text{EN: "when the run %s is made twice", DE: "wenn der Lauf %s zweimal gemacht wird"}, r.Scenario)
 		if r.Explore {
