@@ -173,6 +173,16 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			detail: "aside as a dead letter after 1 attempt(s), though its fault was transient",
 		},
 		{
+			// Believed, its port's silence was OK: the operator's replay
+			// put the message through. The broker's record of what it
+			// acknowledged says it holds one.
+			name:   "a consumer whose port hides the dead letters in its own table",
+			v:      silentQuarantine(),
+			point:  "corrupt-once",
+			want:   check.Stuck,
+			detail: "billing acknowledged it to the broker without applying its change and kept it: the operator's replay put it through, but billing's port (variant.Holder) does not hold it",
+		},
+		{
 			// Judged blind (from the inbox's table), this was OK.
 			name:   "a consumer whose replay keeps the dead letter in its own table",
 			v:      quarantining("quarantine-kept", nil, true),
@@ -231,6 +241,23 @@ func quarantining(name string, change func(*inbox.Config), keep bool) variant.Va
 }
 
 const quarantine = "quarantine"
+
+// silentQuarantine is quarantining's consumer, parking at the first
+// failure, with a port that shows nothing of what it holds.
+func silentQuarantine() variant.Variant {
+	v := quarantining("quarantine-silent", func(c *inbox.Config) { c.MaxAttempts = 1 }, false)
+	build := v.NewConsumer
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		c, err := build(env)
+		return silentHolder{c.(quarantineConsumer)}, err
+	}
+	return v
+}
+
+type silentHolder struct{ quarantineConsumer }
+
+func (silentHolder) Held() []inbox.Parked        { return nil }
+func (silentHolder) DeadLetters() []inbox.Parked { return nil }
 
 type quarantineConsumer struct {
 	*inbox.Consumer

@@ -82,6 +82,10 @@ type subscription struct {
 	redeliveries int
 	// nacks counts, by message id, the deliveries the subscriber gave back.
 	nacks map[string]int
+	// acked are the messages the subscriber acknowledged, each once, in
+	// the order of its first acknowledgement.
+	acked    []Envelope
+	ackedIDs map[string]bool
 }
 
 type inflight struct {
@@ -336,12 +340,24 @@ func (b *Broker) Ack(name string, tag uint64) error {
 	for i, f := range s.inflight {
 		if f.tag == tag {
 			s.inflight = slices.Delete(s.inflight, i, i+1)
+			if !s.ackedIDs[f.e.env.ID] {
+				if s.ackedIDs == nil {
+					s.ackedIDs = map[string]bool{}
+				}
+				s.ackedIDs[f.e.env.ID] = true
+				s.acked = append(s.acked, f.e.env)
+			}
 			b.record(Action{Kind: Acked, MessageID: f.e.env.ID, Event: f.e.env.Event, Subscriber: name, Tag: tag})
 			return nil
 		}
 	}
 	return fmt.Errorf("broker: ack %s/%d: %w", name, tag, ErrUnknownDelivery)
 }
+
+// Acked returns the messages the subscriber acknowledged, each once, in
+// the order of its first acknowledgement, as the log stored them: what it
+// told the broker it is done with, whatever it did with them.
+func (b *Broker) Acked(name string) []Envelope { return b.mustSub(name).acked }
 
 // Nack gives a delivery back: it goes to the end of the subscriber's queue
 // and will be delivered again, after what is already waiting, so that one

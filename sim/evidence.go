@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"outboxlab/billing"
 	"outboxlab/lab/check"
 	"outboxlab/lab/lang"
 	"outboxlab/outbox"
@@ -14,14 +15,21 @@ import (
 // outbox rows unsent and the dead letters then, the publishes so far, and
 // both databases' commit logs up to that time, at.
 type workEnd struct {
-	quiet        bool
-	busy         lang.Text
-	unsent       []outbox.Message
-	deadLetters  []check.DeadLetter
-	beforeReplay []check.Attempts
-	orderLog     []store.Commit
-	billingLog   []store.Commit
-	at           time.Duration
+	quiet bool
+	// stored and tries are how many messages the broker had stored and
+	// how many publish attempts there were (world.tries).
+	stored, tries int
+	// hidden are the dead letters the facts show and no port reports
+	// (world.hiddenDeadLetters); unheld the messages billing acknowledged
+	// unapplied that its port did not hold (world.hiddenHolds).
+	hidden, unheld []check.Hidden
+	busy           lang.Text
+	unsent         []outbox.Message
+	deadLetters    []check.DeadLetter
+	beforeReplay   []check.Attempts
+	orderLog       []store.Commit
+	billingLog     []store.Commit
+	at             time.Duration
 }
 
 // judge is a run's fourth phase: it ends what is left, gathers the
@@ -31,6 +39,7 @@ func (w *world) judge(end workEnd) Result {
 	w.abandon()
 	w.notePark()
 	all, ledger, accounts := w.books()
+	end.heldAll(ledger, w.terms().Consumer)
 	// One walk of the order database's commit log for every check that
 	// reads it: safety, the committed changes, the outbox's situations.
 	outboxSits := outboxSituations{out: map[Situation]int{}}
@@ -72,6 +81,7 @@ func (w *world) judge(end workEnd) Result {
 		Acknowledged:       w.acknowledged,
 		Delays:             w.delays,
 		Unreplayed:         w.unreplayed,
+		Hidden:             end.hidden,
 		Vanished:           w.ops.vanished,
 		BillingParked:      w.parks.parked,
 		Terms:              w.terms(),
@@ -93,6 +103,28 @@ func (w *world) judge(end workEnd) Result {
 		BillingLog:     end.billingLog,
 		WorkEnded:      end.at,
 		Busy:           end.busy,
+	}
+}
+
+// heldAll adds to the hidden messages and the dead letters what billing
+// acknowledged unapplied at the end of the work and its port did not
+// hold (unheld), whose change the end of the run shows applied (ledger):
+// billing held it where the port does not look, and the operator's
+// replay put it through. One still unapplied billing dropped: LOST.
+func (end *workEnd) heldAll(ledger []billing.Entry, where lang.Text) {
+	type change struct {
+		order string
+		seq   int
+	}
+	applied := map[change]bool{}
+	for _, e := range ledger {
+		applied[change{e.OrderID, e.Sequence}] = true
+	}
+	for _, h := range end.unheld {
+		if applied[change{h.AggregateID, h.Sequence}] {
+			end.hidden = append(end.hidden, h)
+			end.deadLetters = append(end.deadLetters, check.DeadLetter{Where: where, MessageID: h.MessageID, AggregateID: h.AggregateID, Sequence: h.Sequence, Reason: "held unapplied, by the facts"})
+		}
 	}
 }
 

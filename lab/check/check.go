@@ -184,6 +184,12 @@ type World struct {
 	// saw them happen (a claim held after a relay's step, a relay that
 	// slept past a due message); each is LATE.
 	Delays []Delay
+	// Hidden are the messages a port does not show that the facts say it
+	// should: a dead letter a relay keeps outside the outbox and does not
+	// report, a message billing acknowledged unapplied and does not hold.
+	// Each is STUCK; a hidden dead letter is among DeadLetters too (see
+	// ports.go).
+	Hidden []Hidden
 	// Unreplayed are the dead letters the operator had a relay replay,
 	// one at a time after fixing its cause, that stayed dead letters: a
 	// replay that cannot put back what it is asked for leaves them STUCK.
@@ -321,6 +327,7 @@ func Check(w World) []Violation {
 			EN: "still busy at the end of the horizon: %s", DE: "am Ende des Horizonts noch beschäftigt: %s"}, w.Busy)})
 	}
 	vs = append(vs, stuck...)
+	vs = append(vs, hidden(w.Hidden)...)
 	vs = append(vs, policies(w)...)
 	Sort(vs)
 	return vs

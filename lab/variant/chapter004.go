@@ -88,8 +88,11 @@ func LegacyCDC() Variant {
 			return &legacycdc.Service{DB: env.OrderDB, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner}, nil
 		},
 		NewRelay: func(env Env) (Relay, error) {
-			return &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner,
-				Config: outbox.DefaultConfig(env.Owner), Messages: legacycdc.Rows}, nil
+			// Its dead letters are the connector's, shown through the
+			// same port as variant cdc's: without it the lab found them
+			// by the facts alone, hidden from every operator.
+			return CDCRelay{&cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner,
+				Config: outbox.DefaultConfig(env.Owner), Messages: legacycdc.Rows}}, nil
 		},
 		NewConsumer: func(env Env) (Consumer, error) {
 			return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, Subscription),
