@@ -164,10 +164,12 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 		},
 		{
 			name:   "a two-phase commit's coordinator that aborts whatever is in doubt",
+			// o-3's placement: no later command of o-3 has the service
+			// commit it itself (twophase.Service.finishEarlier).
 			v:      coordinatorThatAbortsAll(),
 			point:  "service.after-commit",
 			want:   check.Lost,
-			detail: "LOST o-1#1: committed, but billing never applied it",
+			detail: "LOST o-3#1: committed, but billing never applied it",
 		},
 		{
 			name:   "billing on a legacy table's rows that bills a row's total as the amendment",

@@ -95,11 +95,13 @@ type inflight struct {
 
 // Broker is the durable broker. Create it with New.
 type Broker struct {
-	clock   Clock
-	log     []Envelope
-	subs    []*subscription // in subscription order
-	nextTag uint64
-	history []Action
+	clock Clock
+	log   []Envelope
+	// storedAt is when each message of log was stored, index by index.
+	storedAt []time.Time
+	subs     []*subscription // in subscription order
+	nextTag  uint64
+	history  []Action
 	// noHistory switches the record off, for runs nobody reads it of.
 	noHistory bool
 	faults    faults
@@ -245,7 +247,7 @@ func (b *Broker) Publish(e Envelope) error {
 		b.refused++
 		return fmt.Errorf("broker: publish %s: %w", e.ID, ErrTimeout)
 	}
-	b.log = append(b.log, e)
+	b.store(e, now)
 	b.record(Action{Kind: Published, MessageID: e.ID, Event: e.Event})
 	at := now.Add(b.faults.delayOf(e))
 	for _, s := range b.subs {
@@ -474,6 +476,17 @@ func (b *Broker) NextAvailable(name string) (time.Time, bool) {
 // Log returns every message stored, in the order stored. Read it, do not
 // change it.
 func (b *Broker) Log() []Envelope { return b.log }
+
+// StoredAt returns when each message of Log was stored, index by index:
+// the broker's own record of when a message became readable, as a log's
+// timestamp is. Read it, do not change it.
+func (b *Broker) StoredAt() []time.Time { return b.storedAt }
+
+// store appends e to the log at now.
+func (b *Broker) store(e Envelope, now time.Time) {
+	b.log = append(b.log, e)
+	b.storedAt = append(b.storedAt, now)
+}
 
 // History returns everything the broker did, in order.
 func (b *Broker) History() []Action { return b.history }

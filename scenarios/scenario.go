@@ -143,8 +143,9 @@ var chapterDE = strings.NewReplacer("sections", "Abschnitte", "section", "Abschn
 // its first declared failure, which for these is an accident of the
 // seeded interleaving.
 var storyPoints = map[string]string{
-	"recover-all":        "relay-restart", // the row built to show it
-	"claim-without-lock": "broker-outage", // after the outage, several messages are due at once
+	"recover-all":        "relay-restart",    // the row built to show it
+	"claim-without-lock": "broker-outage",    // after the outage, several messages are due at once
+	"mark-before-send":   "relay.after-mark", // the chapter's story: it dies between its mark and its send
 }
 
 // mistakeRun is the run of a mistake's story: the matrix's counterexample

@@ -137,8 +137,18 @@ type World struct {
 	// Accounts are billing's accounts; each must equal its ledger.
 	Accounts []billing.Account
 	// Published is every message the broker stored, in order (the message
-	// contract: one change, one message id).
+	// contract: one change, one message id), and StoredAt when the broker
+	// stored each, index by index (nil: an aggregate's order at the
+	// broker is not judged; see order.go).
 	Published []broker.Envelope
+	StoredAt  []time.Time
+	// WorkEnded is when the run's work ended and the operator's began:
+	// tries before it are the relays' own (see order.go).
+	WorkEnded time.Time
+	// PastDeadLetters says the variant declares that its relay publishes
+	// an aggregate's later events past one it gave up
+	// (variant.Variant.PublishesPastDeadLetters).
+	PastDeadLetters bool
 	// DeadLetters are the dead letters that existed after quiesce, before
 	// the operator's replay, in the outbox and in billing.
 	DeadLetters []DeadLetter
@@ -316,6 +326,9 @@ func Check(w World) []Violation {
 	vs = append(vs, acknowledged(w)...)
 	vs = append(vs, content(w, effects)...)
 	vs = append(vs, contract(w.Published)...)
+	order, broke := brokerOrder(w)
+	vs = append(vs, order...)
+	vs = append(vs, statusView(w.Published, w.Orders, broke)...)
 	vs = append(vs, liveness(w)...)
 	vs = append(vs, spacing(w.Tries, w.FailedMarks, w.Relay)...)
 	vs = append(vs, lazy(w.FailedMarks, w.Relay)...)

@@ -15,7 +15,8 @@
 //	PHANTOM       a downstream effect exists for a change never committed
 //	DUPLICATE     a business effect was applied more than once, or one
 //	              change was published under two message ids
-//	OUT_OF_ORDER  an older event was applied after a newer one of its aggregate
+//	OUT_OF_ORDER  an older event was applied after a newer one of its aggregate,
+//	              or stored at the broker after it (see order.go)
 //	MISMATCH      an effect exists once but differs from the committed change
 //	              (kind, amount), or a ledger or account does not add up
 //	UNSAFE        a safety property broke during the run (see Safety)
