@@ -163,7 +163,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "marked SENT from PENDING, without a claim (a lease, or the row's lock)",
 		},
 		{
-			name:   "a two-phase commit's coordinator that aborts whatever is in doubt",
+			name: "a two-phase commit's coordinator that aborts whatever is in doubt",
 			// o-3's placement: no later command of o-3 has the service
 			// commit it itself (twophase.Service.finishEarlier).
 			v:      coordinatorThatAbortsAll(),

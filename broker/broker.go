@@ -473,6 +473,21 @@ func (b *Broker) NextAvailable(name string) (time.Time, bool) {
 	return next, found
 }
 
+// InFlight returns the messages delivered to the subscriber and not yet
+// acknowledged, in the order delivered (none for a subscription the
+// broker does not have).
+func (b *Broker) InFlight(name string) []Envelope {
+	s := b.sub(name)
+	if s == nil {
+		return nil
+	}
+	out := make([]Envelope, len(s.inflight))
+	for i, f := range s.inflight {
+		out[i] = f.e.env
+	}
+	return out
+}
+
 // Log returns every message stored, in the order stored. Read it, do not
 // change it.
 func (b *Broker) Log() []Envelope { return b.log }

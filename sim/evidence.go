@@ -73,7 +73,7 @@ func (w *world) judge(end workEnd) Result {
 		PublishBudget:      w.relayPolicy.PublishBudget(1+w.ops.unfixedReplays, w.interruptions()),
 		BeforeReplay:       end.beforeReplay,
 		BeforeReplayBudget: w.relayPolicy.PublishBudget(0, w.interruptions()),
-		WhileDown:          w.broker.AttemptsWhileDown(),
+		WhileDown:          w.relayDown,
 		WhileDownBudget:    w.relayPolicy.DownBudget(w.downFaults(faults), w.cfg.Relays+w.interruptions()),
 		Tries:              w.tries,
 		FailedMarks:        marks,

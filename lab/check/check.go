@@ -166,8 +166,10 @@ type World struct {
 	// given up one attempt late has used more by the time it is replayed.
 	BeforeReplay       []Attempts
 	BeforeReplayBudget int
-	// WhileDown counts the publish attempts the broker refused because it
-	// was down, of all messages together; WhileDownBudget is how many the
+	// WhileDown counts the relays' publish attempts the broker refused
+	// because it was down, of all messages together (a service that
+	// publishes itself makes one a command, whose client sees it fail);
+	// WhileDownBudget is how many the
 	// relays' own pause allows (see DownBudget), 0 for no check. More is
 	// STORM even when every message kept to its own backoff: a relay that
 	// tries each of a thousand waiting messages on its own schedule sends
