@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/inbox"
 	"outboxlab/lab/check"
@@ -168,21 +169,14 @@ func (w *world) hiddenHolds() []check.Hidden {
 		return nil
 	}
 	_, ledger, _ := w.books()
-	type change struct {
-		order string
-		seq   int
-	}
-	applied := map[change]bool{}
-	for _, e := range ledger {
-		applied[change{e.OrderID, e.Sequence}] = true
-	}
+	applied := appliedChanges(ledger)
 	held := map[string]bool{}
 	for _, p := range h.Held() {
 		held[p.Envelope.ID] = true
 	}
 	var out []check.Hidden
 	for _, e := range w.broker.Acked(w.subscription()) {
-		if applied[change{e.Event.AggregateID, e.Event.Sequence}] || held[e.ID] {
+		if applied[broker.Target{AggregateID: e.Event.AggregateID, Sequence: e.Event.Sequence}] || held[e.ID] {
 			continue
 		}
 		out = append(out, check.Hidden{MessageID: e.ID, AggregateID: e.Event.AggregateID, Sequence: e.Event.Sequence,
@@ -192,6 +186,16 @@ func (w *world) hiddenHolds() []check.Hidden {
 			Unseen: lang.Textf(lang.Text{EN: "%s's port (variant.Holder) does not hold it", DE: "der Port von %s (variant.Holder) hält sie nicht"}, w.subscription())})
 	}
 	return out
+}
+
+// appliedChanges returns the changes ledger applied, by order and
+// sequence.
+func appliedChanges(ledger []billing.Entry) map[broker.Target]bool {
+	applied := make(map[broker.Target]bool, len(ledger))
+	for _, e := range ledger {
+		applied[broker.Target{AggregateID: e.OrderID, Sequence: e.Sequence}] = true
+	}
+	return applied
 }
 
 // held returns what billing holds without having applied it: parked

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"outboxlab/billing"
+	"outboxlab/broker"
 	"outboxlab/lab/check"
 	"outboxlab/lab/lang"
 	"outboxlab/outbox"
@@ -115,16 +116,9 @@ func (w *world) judge(end workEnd) Result {
 // billing held it where the port does not look, and the operator's
 // replay put it through. One still unapplied billing dropped: LOST.
 func (end *workEnd) heldAll(ledger []billing.Entry, where lang.Text) {
-	type change struct {
-		order string
-		seq   int
-	}
-	applied := map[change]bool{}
-	for _, e := range ledger {
-		applied[change{e.OrderID, e.Sequence}] = true
-	}
+	applied := appliedChanges(ledger)
 	for _, h := range end.unheld {
-		if applied[change{h.AggregateID, h.Sequence}] {
+		if applied[broker.Target{AggregateID: h.AggregateID, Sequence: h.Sequence}] {
 			end.hidden = append(end.hidden, h)
 			end.deadLetters = append(end.deadLetters, check.DeadLetter{Where: where, MessageID: h.MessageID, AggregateID: h.AggregateID, Sequence: h.Sequence, Reason: "held unapplied, by the facts"})
 		}
