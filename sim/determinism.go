@@ -42,24 +42,31 @@ type Divergence struct {
 const divergenceContext = 2
 
 // RunTwice makes the run cfg twice, traced, and compares the two runs
-// (Diverge). It returns the first run's result and where the two part,
-// nil when they are the same run. An error of the first run is returned
-// as it is; a second run that cannot be made where the first could is a
-// divergence of its own.
+// (Again). It returns the first run's result and where the two part, nil
+// when they are the same run. An error of the first run is returned as
+// it is.
 func RunTwice(cfg Config) (Result, *Divergence, error) {
 	cfg.Trace = true
 	first, err := Run(cfg)
 	if err != nil {
 		return first, nil, err
 	}
+	return first, Again(cfg, first), nil
+}
+
+// Again makes the run cfg once more, traced, and returns where it parts
+// from first (a traced run of cfg made before), nil where it does not. A
+// run that cannot be made where first could parts at first's end.
+func Again(cfg Config, first Result) *Divergence {
+	cfg.Trace = true
 	second, err := Run(cfg)
 	if err != nil {
-		d := &Divergence{Index: len(first.Trace), Process: "sim",
-			First:  Event{Process: "sim", Kind: EventPhase, Action: "end of the run", Result: "ok"},
+		return &Divergence{Index: len(first.Trace), At: first.Duration, Process: "sim",
+			Before: first.Trace[max(0, len(first.Trace)-divergenceContext):],
+			First:  Event{At: first.Duration, Process: "sim", Kind: EventPhase, Action: "end of the run", Result: "ok"},
 			Second: Event{Process: "sim", Kind: EventError, Action: "run", Result: "error: " + err.Error()}}
-		return first, d, nil
 	}
-	return first, Diverge(first, second), nil
+	return Diverge(first, second)
 }
 
 // Diverge compares two traced runs event by event and returns where they

@@ -42,5 +42,11 @@
 // (RelayPolicy, ConsumerPolicy; the course's when it declares none), and
 // the lab bounds every policy (the limits in policy.go): a policy outside
 // them is a finding of its own where a run puts it to the test (Findings,
-// in English and German).
+// in English and German). A declared policy is judged both ways: a relay
+// that does more than it declares is STORM or GAVE_UP, one that writes a
+// later retry time or a longer lease than it declares is LATE (lazy.go).
+// A variant's ports are cross-checked against the facts: a dead letter or
+// a held message a port hides is STUCK (World.Hidden, ports.go). An
+// aggregate's order is judged where the broker stores it, not only where
+// billing applies it (order.go).
 package check

@@ -77,15 +77,8 @@ func (g *grader) replay(sample []sampled) {
 		if s.err != nil {
 			continue // the run cannot be made: the matrix says so
 		}
-		second, err := sim.Run(s.cfg)
 		result.Runs += 2
-		d := sim.Diverge(s.first, second)
-		if err != nil {
-			d = &sim.Divergence{Index: len(s.first.Trace), Process: "sim",
-				First:  sim.Event{Process: "sim", Kind: sim.EventPhase, Action: "end of the run", Result: "ok"},
-				Second: sim.Event{Process: "sim", Kind: sim.EventError, Action: "run", Result: "error: " + err.Error()}}
-		}
-		if d != nil {
+		if d := sim.Again(s.cfg, s.first); d != nil {
 			found = append(found, diverged(s.finding, d))
 		}
 	}
