@@ -25,6 +25,49 @@ import (
 func TestAPolicyIsJudgedByItsOwnNumbers(t *testing.T) {
 	patient := func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap = 20, time.Minute }
 	okEverywhere(t, declaring(withRelayConfig("patient-relay", patient), patient))
+	// Judged both ways: a relay that keeps to its jitter, its cap and a
+	// lease of its own writes retry times and leases within them.
+	jittered := func(c *outbox.Config) {
+		c.MaxAttempts, c.BackoffCap, c.Jitter, c.Lease = 20, time.Minute, 0.3, 10*time.Second
+	}
+	okEverywhere(t, declaring(withRelayConfig("jittered-short-lease", jittered), jittered))
+}
+
+// TestARelaySlowerThanItDeclaresIsLate: a declared policy is judged both
+// ways. A relay that declares a 30 s backoff cap and writes the course's
+// (five minutes) as the retry time of a message that failed during an
+// outage, and one that declares a 10 s lease and claims for a minute,
+// passed every row: the budgets judged only doing more than declared.
+// What each wrote is now judged against what it declares.
+func TestARelaySlowerThanItDeclaresIsLate(t *testing.T) {
+	cases := []struct {
+		name, point string
+		v           variant.Variant
+		detail      string
+	}{
+		{
+			name: "a relay that declares a 30 s backoff cap and waits longer",
+			v: declaring(withRelayConfig("slower-backoff", func(c *outbox.Config) { c.MaxAttempts = 30 }),
+				func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap, c.Jitter = 30, 30*time.Second, 0.1 }),
+			point:  "broker-outage",
+			detail: "LATE o-1#1: after its failed send 5, message e-6aaa407bc219b7cd waited 32s, until 00:01:07.209, where its policy says 30s (backoff from 1s, capped at 30s)",
+		},
+		{
+			name: "a relay that declares a 10 s lease and claims for a minute",
+			v: declaring(withRelayConfig("longer-lease", func(c *outbox.Config) { c.Lease = time.Minute }),
+				func(c *outbox.Config) { c.Lease = 10 * time.Second }),
+			point:  "service.after-commit",
+			detail: "where its policy says a lease of 10s",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			outcome, lines := cellAt(t, c.v, c.point)
+			if outcome != check.Late || !strings.Contains(lines, c.detail) {
+				t.Errorf("%s at %s: %s, want LATE with %q:\n%s", c.v.Name, c.point, outcome, c.detail, lines)
+			}
+		})
+	}
 }
 
 // TestTheLabBoundsEveryPolicy: a policy the variant declares is what its
@@ -130,6 +173,16 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			detail: "aside as a dead letter after 1 attempt(s), though its fault was transient",
 		},
 		{
+			// Believed, its port's silence was OK: the operator's replay
+			// put the message through. The broker's record of what it
+			// acknowledged says it holds one.
+			name:   "a consumer whose port hides the dead letters in its own table",
+			v:      silentQuarantine(),
+			point:  "corrupt-once",
+			want:   check.Stuck,
+			detail: "billing acknowledged it to the broker without applying its change and kept it: the operator's replay put it through, but billing's port (variant.Holder) does not hold it",
+		},
+		{
 			// Judged blind (from the inbox's table), this was OK.
 			name:   "a consumer whose replay keeps the dead letter in its own table",
 			v:      quarantining("quarantine-kept", nil, true),
@@ -188,6 +241,23 @@ func quarantining(name string, change func(*inbox.Config), keep bool) variant.Va
 }
 
 const quarantine = "quarantine"
+
+// silentQuarantine is quarantining's consumer, parking at the first
+// failure, with a port that shows nothing of what it holds.
+func silentQuarantine() variant.Variant {
+	v := quarantining("quarantine-silent", func(c *inbox.Config) { c.MaxAttempts = 1 }, false)
+	build := v.NewConsumer
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		c, err := build(env)
+		return silentHolder{c.(quarantineConsumer)}, err
+	}
+	return v
+}
+
+type silentHolder struct{ quarantineConsumer }
+
+func (silentHolder) Held() []inbox.Parked        { return nil }
+func (silentHolder) DeadLetters() []inbox.Parked { return nil }
 
 type quarantineConsumer struct {
 	*inbox.Consumer

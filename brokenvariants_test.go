@@ -164,11 +164,13 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "marked SENT from PENDING, without a claim (a lease, or the row's lock)",
 		},
 		{
-			name:   "a two-phase commit's coordinator that aborts whatever is in doubt",
+			name: "a two-phase commit's coordinator that aborts whatever is in doubt",
+			// o-3's placement: no later command of o-3 has the service
+			// commit it itself (twophase.Service.finishEarlier).
 			v:      coordinatorThatAbortsAll(),
 			point:  "service.after-commit",
 			want:   check.Lost,
-			detail: "LOST o-1#1: committed, but billing never applied it",
+			detail: "LOST o-3#1: committed, but billing never applied it",
 		},
 		{
 			name:   "billing on a legacy table's rows that bills a row's total as the amendment",
@@ -176,6 +178,15 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			point:  "duplicate-delivery",
 			want:   check.Mismatch,
 			detail: "MISMATCH o-1#2: billed line +39.98 EUR, the change was line +19.99 EUR",
+		},
+		{
+			// The fake broker panicked, and the verdict said the
+			// learner's code had: a real client returns an error.
+			name:   "a consumer that replays its dead letters to a subscription the broker does not have",
+			v:      replaysElsewhere(),
+			point:  "poison",
+			want:   check.Lost,
+			detail: "and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent",
 		},
 		{
 			name:   "a relay that takes a publish timeout for a success",
@@ -230,6 +241,26 @@ func withConsumerEffect(name string, effect inbox.Effect) variant.Variant {
 			inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: effect})
 	}
 	return v
+}
+
+// replaysElsewhere is the reference consumer whose operator's replay
+// redelivers to "billing-dlq", a subscription the broker does not have
+// (a name from another environment's configuration): the broker refuses
+// it, and the dead letters the replay took out are gone.
+func replaysElsewhere() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "replays-elsewhere"
+	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
+		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription),
+			inbox.Deps{DB: env.BillingDB, Broker: otherReplaySubscription{env.Broker}, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
+	}
+	return v
+}
+
+type otherReplaySubscription struct{ *broker.Broker }
+
+func (b otherReplaySubscription) Redeliver(_, messageID string) error {
+	return b.Broker.Redeliver("billing-dlq", messageID)
 }
 
 // withConsumerConfig is the reference with billing's consumer configured
@@ -311,7 +342,8 @@ func learner(name string, change func(*learnerRelay)) variant.Variant {
 // batch and pauses as a whole (outbox.Config.Pause), checking the pause
 // at the start of Step and in NextWake. keepRest drops the release, and
 // wakeLater the check in Step; recoverStrictly gives it a recovery of its
-// own that returns every error of its commit.
+// own that returns every error of its commit; mapOrder sends its batch in
+// the order a map of it by message id ranges.
 type learnerRelay struct {
 	*variant.RelayAdapter
 	env             variant.Env
@@ -322,6 +354,7 @@ type learnerRelay struct {
 	wakeLater       bool
 	recoverStrictly bool
 	backoff32       bool
+	mapOrder        bool
 }
 
 // Recover releases the claims the relay holds from before a restart. With
@@ -357,6 +390,9 @@ func (r *learnerRelay) Step() (bool, error) {
 	batch, err := r.ClaimDue()
 	if err != nil || len(batch) == 0 {
 		return false, err
+	}
+	if r.mapOrder {
+		batch = inMapOrder(batch)
 	}
 	for i, m := range batch {
 		sendErr := r.env.Gate.Cross(outbox.BoundarySend, func() error {

@@ -24,6 +24,10 @@ var (
 	ErrUnknownDelivery = errors.New("unknown delivery")
 	// ErrUnknownMessage means the log holds no message with that id.
 	ErrUnknownMessage = errors.New("unknown message")
+	// ErrUnknownSubscription means the broker has no subscription of
+	// that name: a consumer configured with another name than the one
+	// it was subscribed under.
+	ErrUnknownSubscription = errors.New("unknown subscription")
 )
 
 // Envelope is a message on the wire: its stable id and the event record.
@@ -78,6 +82,10 @@ type subscription struct {
 	redeliveries int
 	// nacks counts, by message id, the deliveries the subscriber gave back.
 	nacks map[string]int
+	// acked are the messages the subscriber acknowledged, each once, in
+	// the order of its first acknowledgement.
+	acked    []Envelope
+	ackedIDs map[string]bool
 }
 
 type inflight struct {
@@ -87,11 +95,13 @@ type inflight struct {
 
 // Broker is the durable broker. Create it with New.
 type Broker struct {
-	clock   Clock
-	log     []Envelope
-	subs    []*subscription // in subscription order
-	nextTag uint64
-	history []Action
+	clock Clock
+	log   []Envelope
+	// storedAt is when each message of log was stored, index by index.
+	storedAt []time.Time
+	subs     []*subscription // in subscription order
+	nextTag  uint64
+	history  []Action
 	// noHistory switches the record off, for runs nobody reads it of.
 	noHistory bool
 	faults    faults
@@ -204,6 +214,20 @@ func (b *Broker) sub(name string) *subscription {
 	return nil
 }
 
+// subOf returns the subscription name, or an error naming it and the
+// broker's subscriptions: what a client of a real broker gets for a
+// subscription the broker does not have.
+func (b *Broker) subOf(name string) (*subscription, error) {
+	if s := b.sub(name); s != nil {
+		return s, nil
+	}
+	var names []string
+	for _, s := range b.subs {
+		names = append(names, s.name)
+	}
+	return nil, fmt.Errorf("broker: subscription %q (the broker has %v): %w", name, names, ErrUnknownSubscription)
+}
+
 func (b *Broker) mustSub(name string) *subscription {
 	s := b.sub(name)
 	if s == nil {
@@ -223,7 +247,7 @@ func (b *Broker) Publish(e Envelope) error {
 		b.refused++
 		return fmt.Errorf("broker: publish %s: %w", e.ID, ErrTimeout)
 	}
-	b.log = append(b.log, e)
+	b.store(e, now)
 	b.record(Action{Kind: Published, MessageID: e.ID, Event: e.Event})
 	at := now.Add(b.faults.delayOf(e))
 	for _, s := range b.subs {
@@ -279,9 +303,13 @@ func (b *Broker) enqueue(s *subscription, e Envelope, at time.Time) {
 }
 
 // Receive hands the next available message to the subscriber, or reports
-// false when there is none (or the broker is unreachable).
+// false when there is none (or the broker is unreachable, or has no
+// subscription of that name).
 func (b *Broker) Receive(name string) (Delivery, bool) {
-	s := b.mustSub(name)
+	s := b.sub(name)
+	if s == nil {
+		return Delivery{}, false
+	}
 	now := b.clock.Now()
 	if b.faults.down(now) {
 		return Delivery{}, false
@@ -308,10 +336,20 @@ func (b *Broker) Receive(name string) (Delivery, bool) {
 
 // Ack confirms a delivery; the message will not be delivered again.
 func (b *Broker) Ack(name string, tag uint64) error {
-	s := b.mustSub(name)
+	s, err := b.subOf(name)
+	if err != nil {
+		return fmt.Errorf("broker: ack %s/%d: %w", name, tag, err)
+	}
 	for i, f := range s.inflight {
 		if f.tag == tag {
 			s.inflight = slices.Delete(s.inflight, i, i+1)
+			if !s.ackedIDs[f.e.env.ID] {
+				if s.ackedIDs == nil {
+					s.ackedIDs = map[string]bool{}
+				}
+				s.ackedIDs[f.e.env.ID] = true
+				s.acked = append(s.acked, f.e.env)
+			}
 			b.record(Action{Kind: Acked, MessageID: f.e.env.ID, Event: f.e.env.Event, Subscriber: name, Tag: tag})
 			return nil
 		}
@@ -319,11 +357,19 @@ func (b *Broker) Ack(name string, tag uint64) error {
 	return fmt.Errorf("broker: ack %s/%d: %w", name, tag, ErrUnknownDelivery)
 }
 
+// Acked returns the messages the subscriber acknowledged, each once, in
+// the order of its first acknowledgement, as the log stored them: what it
+// told the broker it is done with, whatever it did with them.
+func (b *Broker) Acked(name string) []Envelope { return b.mustSub(name).acked }
+
 // Nack gives a delivery back: it goes to the end of the subscriber's queue
 // and will be delivered again, after what is already waiting, so that one
 // failing message does not stop the others.
 func (b *Broker) Nack(name string, tag uint64) error {
-	s := b.mustSub(name)
+	s, err := b.subOf(name)
+	if err != nil {
+		return fmt.Errorf("broker: nack %s/%d: %w", name, tag, err)
+	}
 	for i, f := range s.inflight {
 		if f.tag == tag {
 			s.inflight = slices.Delete(s.inflight, i, i+1)
@@ -343,9 +389,13 @@ func (b *Broker) Nack(name string, tag uint64) error {
 
 // Redeliver queues the stored original of a message for the subscriber
 // again, as replaying from a durable log does. It fails with
-// ErrUnknownMessage if the log has no message with that id.
+// ErrUnknownMessage if the log has no message with that id, and with
+// ErrUnknownSubscription if the broker has no subscription of that name.
 func (b *Broker) Redeliver(name, messageID string) error {
-	s := b.mustSub(name)
+	s, err := b.subOf(name)
+	if err != nil {
+		return fmt.Errorf("broker: redeliver %s: %w", messageID, err)
+	}
 	for _, e := range b.log {
 		if e.ID == messageID {
 			s.queue = append(s.queue, entry{env: e, availableAt: b.clock.Now(), redelivered: true})
@@ -424,9 +474,35 @@ func (b *Broker) NextAvailable(name string) (time.Time, bool) {
 	return next, found
 }
 
+// InFlight returns the messages delivered to the subscriber and not yet
+// acknowledged, in the order delivered (none for a subscription the
+// broker does not have).
+func (b *Broker) InFlight(name string) []Envelope {
+	s := b.sub(name)
+	if s == nil {
+		return nil
+	}
+	out := make([]Envelope, len(s.inflight))
+	for i, f := range s.inflight {
+		out[i] = f.e.env
+	}
+	return out
+}
+
 // Log returns every message stored, in the order stored. Read it, do not
 // change it.
 func (b *Broker) Log() []Envelope { return b.log }
+
+// StoredAt returns when each message of Log was stored, index by index:
+// the broker's own record of when a message became readable, as a log's
+// timestamp is. Read it, do not change it.
+func (b *Broker) StoredAt() []time.Time { return b.storedAt }
+
+// store appends e to the log at now.
+func (b *Broker) store(e Envelope, now time.Time) {
+	b.log = append(b.log, e)
+	b.storedAt = append(b.storedAt, now)
+}
 
 // History returns everything the broker did, in order.
 func (b *Broker) History() []Action { return b.history }

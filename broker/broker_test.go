@@ -2,6 +2,7 @@ package broker_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -220,6 +221,30 @@ func TestNackGoesToTheBackAndRedeliverReplaysTheLog(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"e-1"}, drain(t, b)); diff != "" {
 		t.Fatalf("after redeliver (-want +got):\n%s", diff)
+	}
+}
+
+// TestAnUnknownSubscriptionIsAnError: a client that names a subscription
+// the broker does not have gets an error naming it and the ones there
+// are, as from a real broker, not a panic: the fake broker panicked on
+// Redeliver, and the verdict blamed the learner's code for it.
+func TestAnUnknownSubscriptionIsAnError(t *testing.T) {
+	b, _ := newBroker(t)
+	publish(t, b, env("e-1", "o-1", 1))
+	for name, err := range map[string]error{
+		"redeliver": b.Redeliver("billing-dlq", "e-1"),
+		"ack":       b.Ack("billing-dlq", 1),
+		"nack":      b.Nack("billing-dlq", 1),
+	} {
+		if !errors.Is(err, broker.ErrUnknownSubscription) || !strings.Contains(err.Error(), `"billing-dlq" (the broker has [billing])`) {
+			t.Errorf("%s: err = %v, want ErrUnknownSubscription naming billing-dlq and billing", name, err)
+		}
+	}
+	if _, ok := b.Receive("billing-dlq"); ok {
+		t.Error("a receive from billing-dlq got a delivery")
+	}
+	if got := drain(t, b); len(got) != 1 {
+		t.Errorf("billing got %v, want e-1 once: a refused redelivery queued nothing", got)
 	}
 }
 

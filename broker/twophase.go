@@ -52,7 +52,7 @@ func (b *Broker) CommitPrepared(id string) error {
 	}
 	e := b.prepared[i].env
 	b.prepared = slices.Delete(b.prepared, i, i+1)
-	b.log = append(b.log, e)
+	b.store(e, now)
 	b.record(Action{Kind: CommittedAction, MessageID: e.ID, Event: e.Event})
 	for _, s := range b.subs {
 		b.enqueue(s, e, now)

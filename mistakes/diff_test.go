@@ -46,6 +46,7 @@ var changes = []change{
 	{"claim-without-lock", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"claimwithoutlock.go", "relay", "claimWithoutLock"},
 		"the one commit of the reference becomes a read and a commit per message: the loop that writes them is the mistake"},
 	{"offset-by-id", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"offsetbyid.go", "offsetRelay", "claimAboveOffset"}, ""},
+	{"parallel-workers", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"parallelworkers.go", "relay", "claimEveryDue"}, ""},
 	{"(frame) syncCallService.Handle", fn{"../alternatives/synccall/synccall.go", "Service", "Handle"}, fn{"synccallwithoutkey.go", "syncCallService", "Handle"}, ""},
 	{"sync-call-without-key", fn{"../alternatives/synccall/synccall.go", "Service", "call"}, fn{"synccallwithoutkey.go", "syncCallService", "call"}, ""},
 	{"unindexed-outbox", fn{"../outbox/relay.go", "Relay", "ClaimDue"}, fn{"unindexed.go", "relay", "claimByScan"}, ""},

@@ -38,6 +38,15 @@ func MarkBeforeSend() variant.Variant {
 			"relay-lost":              check.Lost, // lost between its mark and its send
 			"stall-outage":            check.Lost, // marked SENT, frozen, then the broker is down
 			"stall-release":           check.Lost, // the same: marked SENT, frozen, the send fails
+			// A row marked before it is sent lets its aggregate's next
+			// event overtake it: relay-1 marked o-2#1 SENT and froze
+			// (or paused, or is slower) before its send, and relay-2,
+			// which holds an aggregate back only behind rows not yet
+			// SENT, sends o-2#2 first (labrun-real verify finds the
+			// same on real parts).
+			"stall":                check.OutOfOrder,
+			"clock-skew":           check.OutOfOrder,
+			"service.after-commit": check.OutOfOrder, // with two relays: o-1#3 goes while #2 is marked, not yet sent
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

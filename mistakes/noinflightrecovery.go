@@ -20,6 +20,9 @@ import (
 // Chapter 000, section 11 ("IN_FLIGHT-Nachrichten werden nach Crash nie wieder
 // freigegeben"); chapter 000 section 5.
 func NoInflightRecovery() variant.Variant {
+	forever := func(c *outbox.Config) {
+		c.Lease = 100 * 365 * 24 * time.Hour // "no lease": a claim is forever
+	}
 	return variant.Variant{
 		Name:    "no-inflight-recovery",
 		Summary: lang.Text{EN: "never releases IN_FLIGHT claims after a crash", DE: "gibt IN_FLIGHT-Claims nach einem Absturz nie wieder frei"},
@@ -30,13 +33,17 @@ func NoInflightRecovery() variant.Variant {
 			"relay.before-mark": check.Stuck,
 			"relay-restart":     check.Stuck, // killed holding a claim
 			"relay-lost":        check.Stuck, // its claim outlives it: no lease runs out
+			// Where a relay is killed, its declared endless lease is
+			// LATE itself (check.MaxLease), claims or not.
+			"outage-restart": check.Late,
+			"stall-release":  check.Late,
 		},
+		// It says so: its claims are judged by the lease it declares.
+		Policy:     variant.Policy{Relay: check.RelayPolicyOf(configured(forever))},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
-			r, err := newRelay(env, func(c *outbox.Config) {
-				c.Lease = 100 * 365 * 24 * time.Hour // "no lease": a claim is forever
-			})
+			r, err := newRelay(env, forever)
 			if err != nil {
 				return nil, err
 			}

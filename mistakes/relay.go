@@ -39,6 +39,14 @@ func newRelay(env variant.Env, change func(*outbox.Config)) (*relay, error) {
 	return r, nil
 }
 
+// configured is the course's relay configuration changed by change: what
+// a mistake that changes it declares as its policy.
+func configured(change func(*outbox.Config)) outbox.Config {
+	cfg := outbox.DefaultConfig("relay")
+	change(&cfg)
+	return cfg
+}
+
 // Step implements variant.Relay with step.
 func (r *relay) Step() (bool, error) {
 	rep, err := r.step()

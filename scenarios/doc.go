@@ -49,6 +49,7 @@
 //	                                  clock-skew PROCESS SKEW      (clock-skew relay-2 1m; negative: behind)
 //	                                  kill PROCESS AT              (kill relay-1 4s)
 //	                                  commit-failure BOUNDARY@K    (commit-failure relay.mark@2: that commit fails)
+//	                                  commit-failure BOUNDARY@K-L [TARGET]  (consumer.commit@1-3 o-1#1: three in a row, of o-1#1's deliveries)
 //
 //	--- expected
 //	(what labrun prints for the file's variant and seed)

@@ -150,6 +150,7 @@ func Extras() []variant.Variant {
 		variant.LegacyCDC(),
 		variant.GapFetch(),
 		variant.GapSnapshot(),
+		mistakes.ParallelWorkers(),
 	}
 }
 

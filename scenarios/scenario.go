@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -153,8 +152,9 @@ var chapterDE = strings.NewReplacer("sections", "Abschnitte", "section", "Abschn
 // its first declared failure, which for these is an accident of the
 // seeded interleaving.
 var storyPoints = map[string]string{
-	"recover-all":        "relay-restart", // the row built to show it
-	"claim-without-lock": "broker-outage", // after the outage, several messages are due at once
+	"recover-all":        "relay-restart",    // the row built to show it
+	"claim-without-lock": "broker-outage",    // after the outage, several messages are due at once
+	"mark-before-send":   "relay.after-mark", // the chapter's story: it dies between its mark and its send
 }
 
 // mistakeRun is the run of a mistake's story: the matrix's counterexample
@@ -243,13 +243,15 @@ func crashes(name string) (Scenario, error) {
 
 // FailurePrefix starts the name of a failure sweep's run:
 // "commit-failure:relay.claim@2", the second commit at relay.claim fails;
-// under a fault row, the row comes first: "broker-outage+commit-failure:relay.mark@3".
+// "commit-failure:consumer.commit@2-4", the second to the fourth (a
+// burst); under a fault row, the row comes first:
+// "broker-outage+commit-failure:relay.mark@3".
 const FailurePrefix = "commit-failure:"
 
 // FailureName names the failure sweep's run in which the commit f fails,
 // under the fault row row ("" for the workload alone).
 func FailureName(row string, f sim.Fault) string {
-	name := fmt.Sprintf("%s%s@%d", FailurePrefix, f.Point, f.Occurrence)
+	name := FailurePrefix + strings.TrimPrefix(f.String(), string(sim.FaultCommitFailure)+" ")
 	if row != "" {
 		name = row + "+" + name
 	}
@@ -273,16 +275,23 @@ func commitFailure(name string) (Scenario, error) {
 				name, row, FailurePrefix, strings.Join(Matrix().FailureRows, ", "), FailurePrefix)
 		}
 	}
-	boundary, at, found := strings.Cut(strings.TrimPrefix(failure, FailurePrefix), "@")
-	k, err := strconv.Atoi(at)
-	if !strings.HasPrefix(failure, FailurePrefix) || !found || err != nil || k < 1 || !slices.Contains(sim.CommitBoundaries, boundary) {
-		return Scenario{}, fmt.Errorf("scenario %q: want %sBOUNDARY@K, e.g. %srelay.claim@2 (boundaries: %s)",
-			name, FailurePrefix, FailurePrefix, strings.Join(sim.CommitBoundaries, ", "))
+	f, err := sim.ParseFault([]string{string(sim.FaultCommitFailure), strings.TrimPrefix(failure, FailurePrefix)})
+	if !strings.HasPrefix(failure, FailurePrefix) || err != nil {
+		return Scenario{}, fmt.Errorf("scenario %q: want %sBOUNDARY@K, e.g. %srelay.claim@2 (boundaries: %s), or %sBOUNDARY@K-L, the K-th to the L-th commit in a row",
+			name, FailurePrefix, FailurePrefix, strings.Join(sim.CommitBoundaries, ", "), FailurePrefix)
 	}
-	f := sim.Fault{Kind: sim.FaultCommitFailure, Point: boundary, Occurrence: k}
+	k, boundary := f.Occurrence, f.Point
+	if f.Burst > 1 {
+		k = f.Occurrence + f.Burst - 1 // named by its last
+	}
 	summary := lang.Textf(lang.Text{
 		EN: "the standard workload; commit %d at %s fails (nothing committed, the process gets an error)",
 		DE: "die Standard-Arbeitslast; Commit %d bei %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler)"}, k, boundary)
+	if f.Burst > 1 {
+		summary = lang.Textf(lang.Text{
+			EN: "the standard workload; commits %d to %d at %s fail, a burst (nothing committed, the process gets an error each time)",
+			DE: "die Standard-Arbeitslast; die Commits %d bis %d bei %s scheitern, eine Serie (nichts gespeichert, der Prozess bekommt jedes Mal einen Fehler)"}, f.Occurrence, k, boundary)
+	}
 	if row != "" {
 		summary = lang.Textf(lang.Text{
 			EN: "the standard workload under the fault %s; commit %d at %s fails (nothing committed, the process gets an error)",

@@ -50,3 +50,50 @@ func TestACDCRelayThatGivesUpTooSoonIsCaught(t *testing.T) {
 		}
 	}
 }
+
+// silentPort is the CDC connector whose dead-letter port reports nothing.
+type silentPort struct{ variant.CDCRelay }
+
+func (silentPort) DeadLetters() []check.DeadLetter { return nil }
+
+// TestAPortThatHidesADeadLetterIsCaught: the lab counts a relay's dead
+// letters from the facts it owns (a message a relay tried, the broker
+// refused and never stored, of a committed change, that the outbox does
+// not hold and nobody tries any more) and cross-checks the relay's port
+// against them. The CDC relay that gives up after two attempts with a
+// port that reports nothing was OK (the operator's replay put the
+// message through); it is GAVE_UP, and its port's silence is STUCK.
+// Billing's port is cross-checked the same way against the messages it
+// acknowledged: a consumer that parks a corrupted message where its port
+// does not look is STUCK.
+func TestAPortThatHidesADeadLetterIsCaught(t *testing.T) {
+	v := variant.CDC()
+	v.Name = "cdc-silent-port"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		cfg := outbox.DefaultConfig(env.Owner)
+		cfg.MaxAttempts = 2
+		return silentPort{variant.CDCRelay{Relay: &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: cfg}}}, nil
+	}
+	p, err := scenarios.FindPoint(string(sim.FaultOutage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := scenarios.Matrix().Config(v)
+	p.Apply(&cfg)
+	res, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprint(res.Violations)
+	for _, want := range []string{
+		"GAVE_UP o-1#1: message e-6aaa407bc219b7cd was dead-lettered in the relay, by the facts (no port reports it)",
+		"STUCK o-1#1: message e-6aaa407bc219b7cd: tried 2 time(s) by relay-1, refused, never stored by the broker, and nobody tries it any more: it was given up, but neither the outbox nor the relay's dead-letter port (variant.DeadLetterKeeper) shows it",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no violation says %q:\n%v", want, res.Violations)
+		}
+	}
+	if res.Outcome != check.Stuck {
+		t.Errorf("outcome %s, want STUCK", res.Outcome)
+	}
+}

@@ -124,6 +124,12 @@ type Fault struct {
 	// first).
 	Process, Point string
 	Occurrence     int
+	// Burst, for a commit-failure, is how many commits in a row fail from
+	// the Occurrence-th (0 or 1: that one alone): a database that flaps.
+	// With Target set, a commit-failure counts and fails only the
+	// commits at Point about that message: billing's while it holds the
+	// message's delivery, a relay's after it last tried to publish it.
+	Burst int
 }
 
 // String is how a schedule and a replay name f.

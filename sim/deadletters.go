@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/inbox"
 	"outboxlab/lab/check"
@@ -10,13 +11,17 @@ import (
 	"outboxlab/store"
 )
 
-// The lab reads dead letters and what billing holds through the ports the
-// variant's processes expose (variant.DeadLetterKeeper, variant.Holder),
-// not from the reference's own tables: a relay or a consumer that keeps
-// them elsewhere is judged by what it keeps, not judged blind. The outbox
-// table, the contract every polling relay shares, it reads itself, and
-// the inbox's tables for a consumer that exposes no port (the course's
-// consumers share them).
+// Facts, not ports. The lab reads dead letters and what billing holds
+// through the ports the variant's processes expose (variant.
+// DeadLetterKeeper, variant.Holder), so that a relay or a consumer that
+// keeps them elsewhere is judged by what it keeps, and counts them from
+// the facts it owns as well, so that a port is never believed alone: a
+// message a relay gave up that neither the outbox nor the port reports
+// (hiddenDeadLetters), a message billing acknowledged unapplied that its
+// port does not hold (hiddenHolds), is a dead letter all the same, and
+// hidden (STUCK). The outbox table, the contract every polling relay
+// shares, it reads itself, and the inbox's tables for a consumer that
+// exposes no port (the course's consumers share them).
 
 // deadLetters lists the dead letters: the outbox's (from unsent), the
 // relay's own (DeadLetterKeeper) and billing's.
@@ -34,6 +39,163 @@ func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 		out = append(out, check.DeadLetter{Where: w.terms().Consumer, MessageID: p.Envelope.ID, AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence, Reason: p.Reason})
 	}
 	return out
+}
+
+// hiddenDeadLetters returns the messages the relays gave up by the facts
+// the world owns at the end of the work (end), that neither the outbox nor
+// the relay's port (known) reports: a message a relay tried and the broker
+// refused, that the broker never stored, of a committed change, that the
+// outbox neither holds unsent nor recorded as sent (a SENT mark, a delete
+// of the holder's claim), while nothing was busy any more: nobody tries it,
+// and it was given up wherever the relay keeps it. A run still busy at the
+// end of its work has no such facts: something may still be trying.
+func (w *world) hiddenDeadLetters(end workEnd, known []check.DeadLetter) []check.Hidden {
+	if !end.quiet {
+		return nil
+	}
+	relays := map[string]bool{}
+	for _, p := range w.procs {
+		relays[p.name] = p.role == roleRelay
+	}
+	// A change is the unit: a relay that sends a change again under a
+	// new id (new-id-on-resend) gave up no id the broker stored it under
+	// (the message contract says what is wrong with it).
+	type change struct {
+		order string
+		seq   int
+	}
+	accounted := map[change]bool{} // reported, waiting, or marked sent
+	for _, d := range known {
+		accounted[change{d.AggregateID, d.Sequence}] = true
+	}
+	for _, m := range end.unsent {
+		accounted[change{m.Event.AggregateID, m.Event.Sequence}] = true // waiting, or a dead letter the outbox shows
+	}
+	for _, m := range markedSent(end.orderLog) {
+		accounted[change{m.Event.AggregateID, m.Event.Sequence}] = true
+	}
+	stored := map[change]bool{}
+	for _, e := range w.broker.Log()[:end.stored] {
+		stored[change{e.Event.AggregateID, e.Event.Sequence}] = true
+	}
+	committed := map[string]int{}
+	orders, _, _ := w.books()
+	for _, o := range orders {
+		committed[o.ID] = o.Version
+	}
+	type tried struct {
+		t        check.Try
+		n        int
+		refused  bool
+		byRelays bool
+	}
+	var order []change
+	byChange := map[change]*tried{}
+	for _, t := range w.tries[:end.tries] {
+		c := change{t.AggregateID, t.Sequence}
+		tr, ok := byChange[c]
+		if !ok {
+			tr = &tried{t: t, byRelays: true}
+			byChange[c] = tr
+			order = append(order, c)
+		}
+		tr.t.MessageID, tr.t.By = t.MessageID, t.By // its last try
+		tr.n++
+		tr.refused = tr.refused || t.Failed
+		tr.byRelays = tr.byRelays && relays[t.By]
+	}
+	var out []check.Hidden
+	for _, c := range order {
+		tr := byChange[c]
+		if !tr.byRelays || !tr.refused || stored[c] || accounted[c] || c.seq > committed[c.order] {
+			continue
+		}
+		out = append(out, check.Hidden{MessageID: tr.t.MessageID, AggregateID: c.order, Sequence: c.seq,
+			Facts: lang.Textf(lang.Text{
+				EN: "tried %d time(s) by %s, refused, never stored by the broker, and nobody tries it any more: it was given up",
+				DE: "%d-mal von %s versucht, abgewiesen, nie vom Broker gespeichert, und niemand versucht sie mehr: sie wurde aufgegeben"},
+				tr.n, tr.t.By),
+			Unseen: w.deadLetterPort()})
+	}
+	return out
+}
+
+// deadLetterPort says that neither the outbox nor the relay's port shows
+// a dead letter.
+func (w *world) deadLetterPort() lang.Text {
+	if _, ok := w.lastRelay.(variant.DeadLetterKeeper); ok {
+		return lang.Text{EN: "neither the outbox nor the relay's dead-letter port (variant.DeadLetterKeeper) shows it", DE: "weder die Outbox noch der Dead-Letter-Port des Relays (variant.DeadLetterKeeper) zeigt sie"}
+	}
+	return lang.Text{EN: "the outbox does not show it as a DEAD_LETTER row, and the relay has no dead-letter port (variant.DeadLetterKeeper)", DE: "die Outbox zeigt sie nicht als DEAD_LETTER-Zeile, und das Relay hat keinen Dead-Letter-Port (variant.DeadLetterKeeper)"}
+}
+
+// markedSent returns the messages the outbox recorded as sent in log: a
+// SENT mark, or a delete of a row in flight (a relay that deletes on
+// send), whether or not the broker had them.
+func markedSent(log []store.Commit) []outbox.Message {
+	var out []outbox.Message
+	last := map[string]outbox.Message{}
+	for _, c := range log {
+		for _, ch := range c.Changes {
+			if ch.Table != outbox.Table {
+				continue
+			}
+			prev, seen := last[ch.Key]
+			switch {
+			case ch.Deleted:
+				if seen && prev.Status == outbox.InFlight {
+					out = append(out, prev)
+				}
+				delete(last, ch.Key)
+				continue
+			case ch.Value.(outbox.Message).Status == outbox.Sent:
+				out = append(out, ch.Value.(outbox.Message))
+			}
+			last[ch.Key] = ch.Value.(outbox.Message)
+		}
+	}
+	return out
+}
+
+// hiddenHolds returns the messages billing acknowledged and has not
+// applied by now (the end of the work), by the broker's record of its
+// acknowledgements, that billing's port (variant.Holder) does not hold: a
+// consumer without a port is read from the inbox's tables, which show
+// what they hold. Those the end of the run shows applied billing kept
+// where its port does not look (workEnd.heldAll); the others it dropped.
+func (w *world) hiddenHolds() []check.Hidden {
+	h, ok := w.lastConsumer.(variant.Holder)
+	if !ok {
+		return nil
+	}
+	_, ledger, _ := w.books()
+	applied := appliedChanges(ledger)
+	held := map[string]bool{}
+	for _, p := range h.Held() {
+		held[p.Envelope.ID] = true
+	}
+	var out []check.Hidden
+	for _, e := range w.broker.Acked(w.subscription()) {
+		if applied[broker.Target{AggregateID: e.Event.AggregateID, Sequence: e.Event.Sequence}] || held[e.ID] {
+			continue
+		}
+		out = append(out, check.Hidden{MessageID: e.ID, AggregateID: e.Event.AggregateID, Sequence: e.Event.Sequence,
+			Facts: lang.Textf(lang.Text{
+				EN: "%s acknowledged it to the broker without applying its change and kept it: the operator's replay put it through",
+				DE: "%s hat sie beim Broker bestätigt, ohne ihre Änderung anzuwenden, und behielt sie: das erneute Einspielen durch den Operator brachte sie durch"}, w.subscription()),
+			Unseen: lang.Textf(lang.Text{EN: "%s's port (variant.Holder) does not hold it", DE: "der Port von %s (variant.Holder) hält sie nicht"}, w.subscription())})
+	}
+	return out
+}
+
+// appliedChanges returns the changes ledger applied, by order and
+// sequence.
+func appliedChanges(ledger []billing.Entry) map[broker.Target]bool {
+	applied := make(map[broker.Target]bool, len(ledger))
+	for _, e := range ledger {
+		applied[broker.Target{AggregateID: e.OrderID, Sequence: e.Sequence}] = true
+	}
+	return applied
 }
 
 // held returns what billing holds without having applied it: parked
@@ -142,6 +304,10 @@ func (w *world) unsentMessages() []outbox.Message {
 	}
 	return outbox.Unsent(w.orderDB)
 }
+
+// byTheFacts is where a dead letter no port reports is, as a sentence
+// names it.
+var byTheFacts = lang.Text{EN: "the relay, by the facts (no port reports it)", DE: "dem Relay, nach den Fakten (kein Port meldet sie)"}
 
 // theOutbox is where a relay's dead letters are, as a sentence names it.
 var theOutbox = lang.Text{EN: "the outbox", DE: "der Outbox"}

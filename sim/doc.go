@@ -26,9 +26,9 @@
 //     the simulator saw on the way (latency.go: a claim held after a
 //     relay's step, a relay that slept past a due message, LATE), by the
 //     budgets of the policy the variant declares (budget.go), with dead
-//     letters and parked messages read through the variant's ports
-//     (deadletters.go), and leases judged by the process that committed
-//     each claim.
+//     letters and held messages counted from the facts the world owns and
+//     the variant's ports cross-checked against them (deadletters.go),
+//     and leases judged by the process that committed each claim.
 //
 // A relay is woken when its NextWake says, or, with Config.Poll, polled
 // as its production loop polls it.

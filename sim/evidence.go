@@ -3,6 +3,8 @@ package sim
 import (
 	"time"
 
+	"outboxlab/billing"
+	"outboxlab/broker"
 	"outboxlab/lab/check"
 	"outboxlab/lab/lang"
 	"outboxlab/outbox"
@@ -14,14 +16,21 @@ import (
 // outbox rows unsent and the dead letters then, the publishes so far, and
 // both databases' commit logs up to that time, at.
 type workEnd struct {
-	quiet        bool
-	busy         lang.Text
-	unsent       []outbox.Message
-	deadLetters  []check.DeadLetter
-	beforeReplay []check.Attempts
-	orderLog     []store.Commit
-	billingLog   []store.Commit
-	at           time.Duration
+	quiet bool
+	// stored and tries are how many messages the broker had stored and
+	// how many publish attempts there were (world.tries).
+	stored, tries int
+	// hidden are the dead letters the facts show and no port reports
+	// (world.hiddenDeadLetters); unheld the messages billing acknowledged
+	// unapplied that its port did not hold (world.hiddenHolds).
+	hidden, unheld []check.Hidden
+	busy           lang.Text
+	unsent         []outbox.Message
+	deadLetters    []check.DeadLetter
+	beforeReplay   []check.Attempts
+	orderLog       []store.Commit
+	billingLog     []store.Commit
+	at             time.Duration
 }
 
 // judge is a run's fourth phase: it ends what is left, gathers the
@@ -31,6 +40,7 @@ func (w *world) judge(end workEnd) Result {
 	w.abandon()
 	w.notePark()
 	all, ledger, accounts := w.books()
+	end.heldAll(ledger, w.terms().Consumer)
 	// One walk of the order database's commit log for every check that
 	// reads it: safety, the committed changes, the outbox's situations.
 	outboxSits := outboxSituations{out: map[Situation]int{}}
@@ -38,7 +48,9 @@ func (w *world) judge(end workEnd) Result {
 	read := func(ow check.OutboxWrite) {
 		outboxSits.read(ow)
 		if claim, ok := backoffMark(ow); ok {
-			marks = append(marks, check.FailedMark{MessageID: ow.Next.ID, At: ow.Commit.At, By: ow.By, Claim: claim})
+			n := ow.Next
+			marks = append(marks, check.FailedMark{MessageID: n.ID, At: ow.Commit.At, By: ow.By, Claim: claim,
+				AggregateID: n.Event.AggregateID, Sequence: n.Event.Sequence, Attempts: n.Attempts, RetryAt: n.NextAttemptAt, LeaseUntil: n.LeaseUntil})
 		}
 	}
 	unsafe, changes := check.Read(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention, Terms: w.terms()}, read)
@@ -53,13 +65,16 @@ func (w *world) judge(end workEnd) Result {
 		Changes:            changes,
 		Accounts:           accounts,
 		Published:          w.broker.Log(),
+		StoredAt:           w.broker.StoredAt(),
+		WorkEnded:          Epoch.Add(end.at),
+		PastDeadLetters:    w.cfg.Variant.PublishesPastDeadLetters,
 		DeadLetters:        end.deadLetters,
 		Transient:          faults.Transient(w.relayPolicy, w.consumerPolicy),
 		Publishes:          w.publishes(w.interruptions()),
 		PublishBudget:      w.relayPolicy.PublishBudget(1+w.ops.unfixedReplays, w.interruptions()),
 		BeforeReplay:       end.beforeReplay,
 		BeforeReplayBudget: w.relayPolicy.PublishBudget(0, w.interruptions()),
-		WhileDown:          w.broker.AttemptsWhileDown(),
+		WhileDown:          w.relayDown,
 		WhileDownBudget:    w.relayPolicy.DownBudget(w.downFaults(faults), w.cfg.Relays+w.interruptions()),
 		Tries:              w.tries,
 		FailedMarks:        marks,
@@ -70,6 +85,7 @@ func (w *world) judge(end workEnd) Result {
 		Acknowledged:       w.acknowledged,
 		Delays:             w.delays,
 		Unreplayed:         w.unreplayed,
+		Hidden:             end.hidden,
 		Vanished:           w.ops.vanished,
 		BillingParked:      w.parks.parked,
 		Terms:              w.terms(),
@@ -91,6 +107,21 @@ func (w *world) judge(end workEnd) Result {
 		BillingLog:     end.billingLog,
 		WorkEnded:      end.at,
 		Busy:           end.busy,
+	}
+}
+
+// heldAll adds to the hidden messages and the dead letters what billing
+// acknowledged unapplied at the end of the work and its port did not
+// hold (unheld), whose change the end of the run shows applied (ledger):
+// billing held it where the port does not look, and the operator's
+// replay put it through. One still unapplied billing dropped: LOST.
+func (end *workEnd) heldAll(ledger []billing.Entry, where lang.Text) {
+	applied := appliedChanges(ledger)
+	for _, h := range end.unheld {
+		if applied[broker.Target{AggregateID: h.AggregateID, Sequence: h.Sequence}] {
+			end.hidden = append(end.hidden, h)
+			end.deadLetters = append(end.deadLetters, check.DeadLetter{Where: where, MessageID: h.MessageID, AggregateID: h.AggregateID, Sequence: h.Sequence, Reason: "held unapplied, by the facts"})
+		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"outboxlab/lab/lang"
 	"slices"
 	"time"
+
+	"outboxlab/broker"
 )
 
 // installFault installs one planned fault of the run: a broker's fault in
@@ -14,21 +16,62 @@ func (w *world) installFault(f Fault) {
 	}
 }
 
-// failHere counts an effect at bp's boundary and reports whether a
-// commit-failure fault fails this one.
-func (w *world) failHere(bp *boundaryPoints) bool {
+// plannedFailure is a commit failure still to happen, and, for one aimed
+// at a message (Fault.Target), how many commits about it it has counted.
+type plannedFailure struct {
+	Fault
+	seen int
+}
+
+// failHere counts an effect of p at bp's boundary and reports whether a
+// commit-failure fault fails this one: the Occurrence-th commit at the
+// boundary and the Burst-1 after it, or, for a fault aimed at a message,
+// the commits p makes there about it (see aboutMessage).
+func (w *world) failHere(p *proc, bp *boundaryPoints) bool {
 	if !w.crashing || len(w.failures) == 0 {
 		return false
 	}
 	bp.performed++
-	for i, f := range w.failures {
-		if f.Point == bp.b.String() && f.Occurrence == bp.performed {
-			w.failures = slices.Delete(w.failures, i, i+1)
-			w.failed++
-			return true
+	for i := range w.failures {
+		f := &w.failures[i]
+		if f.Point != bp.b.String() {
+			continue
 		}
+		n := bp.performed
+		if f.Target != (broker.Target{}) {
+			if w.aboutMessage(p) != f.Target {
+				continue
+			}
+			f.seen++
+			n = f.seen
+		}
+		last := f.Occurrence + max(f.Burst, 1) - 1
+		if n < f.Occurrence || n > last {
+			continue
+		}
+		if n == last {
+			w.failures = slices.Delete(w.failures, i, i+1)
+		}
+		w.failed++
+		return true
 	}
 	return false
+}
+
+// aboutMessage returns the message a commit of p is about: for billing,
+// the delivery it holds; for a relay, the message it tried to publish
+// last; none for a service (its commit is a command's).
+func (w *world) aboutMessage(p *proc) broker.Target {
+	switch p.role {
+	case roleConsumer:
+		if held := w.broker.InFlight(w.subscription()); len(held) > 0 {
+			e := held[len(held)-1].Event
+			return broker.Target{AggregateID: e.AggregateID, Sequence: e.Sequence}
+		}
+	case roleRelay:
+		return p.lastTried
+	}
+	return broker.Target{}
 }
 
 // stallHere freezes p if a stall is planned for it at point: it is not

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"outboxlab/broker"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,32 +181,62 @@ func (w *world) planKill(f Fault) {
 var ErrCommitFailed = errors.New("commit failed: the connection to the database was lost (nothing committed)")
 
 var commitFailure = FaultSpec{
-	Kind: FaultCommitFailure, Form: "BOUNDARY@K",
+	Kind: FaultCommitFailure, Form: "BOUNDARY@K[-L] [TARGET]",
 	Text: lang.Text{
-		EN: "the K-th commit at a boundary does not reach the database (a connection lost): nothing committed, the process gets an error",
-		DE: "der K-te Commit an einer Grenze erreicht die Datenbank nicht (eine verlorene Verbindung): nichts committet, der Prozess bekommt einen Fehler",
+		EN: "the K-th commit at a boundary does not reach the database (a connection lost): nothing committed, the process gets an error; with -L, every commit from the K-th to the L-th, a burst (a database that flaps); with a TARGET, the commits about that message (billing's of its delivery, a relay's after its send)",
+		DE: "der K-te Commit an einer Grenze erreicht die Datenbank nicht (eine verlorene Verbindung): nichts committet, der Prozess bekommt einen Fehler; mit -L jeder Commit vom K-ten bis zum L-ten, eine Serie (eine Datenbank, die flackert); mit einem TARGET die Commits zu dieser Nachricht (der von Billing zu ihrer Zustellung, der eines Relays nach ihrem Senden)",
 	},
 	parse: func(f *Fault, args []string) error {
-		if err := argsWant(FaultCommitFailure, args, 1, "BOUNDARY@K (e.g. relay.claim@2)"); err != nil {
-			return err
+		if len(args) < 1 || len(args) > 2 {
+			return fmt.Errorf("want \"fault %s BOUNDARY@K[-L] [TARGET]\" (e.g. relay.claim@2, consumer.commit@1-3 o-1#1)", FaultCommitFailure)
 		}
 		boundary, at, _ := strings.Cut(args[0], "@")
-		k, convErr := strconv.Atoi(at)
+		from, to, burst := strings.Cut(at, "-")
+		k, convErr := strconv.Atoi(from)
+		l := k
+		if burst {
+			var err error
+			if l, err = strconv.Atoi(to); err != nil {
+				convErr = err
+			}
+		}
 		f.Point, f.Occurrence = boundary, k
-		if convErr != nil || k < 1 || !slices.Contains(CommitBoundaries, boundary) {
-			return fmt.Errorf("fault commit-failure %q: want BOUNDARY@K with K >= 1 and a boundary of %s", args[0], strings.Join(CommitBoundaries, ", "))
+		if l > k {
+			f.Burst = l - k + 1
+		}
+		if convErr != nil || k < 1 || l < k || !slices.Contains(CommitBoundaries, boundary) {
+			return fmt.Errorf("fault commit-failure %q: want BOUNDARY@K with K >= 1 and a boundary of %s (or BOUNDARY@K-L, K <= L: the K-th to the L-th in a row)", args[0], strings.Join(CommitBoundaries, ", "))
+		}
+		if len(args) == 2 {
+			t, err := ParseTarget(args[1])
+			if err != nil {
+				return fmt.Errorf("fault commit-failure: %w", err)
+			}
+			f.Target = t
 		}
 		return nil
 	},
 	validate: func(f Fault, _ Config) error {
-		if !slices.Contains(CommitBoundaries, f.Point) || f.Occurrence < 1 {
-			return fmt.Errorf("sim: %s: needs a commit boundary (%s) and Occurrence >= 1; got %q@%d", f.Kind, strings.Join(CommitBoundaries, ", "), f.Point, f.Occurrence)
+		if !slices.Contains(CommitBoundaries, f.Point) || f.Occurrence < 1 || f.Burst < 0 {
+			return fmt.Errorf("sim: %s: needs a commit boundary (%s), Occurrence >= 1 and Burst >= 0; got %q@%d, Burst %d", f.Kind, strings.Join(CommitBoundaries, ", "), f.Point, f.Occurrence, f.Burst)
+		}
+		if process, _, _ := strings.Cut(f.Point, "."); f.Target != (broker.Target{}) && process != roleConsumer && process != roleRelay {
+			return fmt.Errorf("sim: %s %s: a commit at %s is about no one message: aim at a consumer's or a relay's boundary, or at none", f.Kind, f.Target, f.Point)
 		}
 		return nil
 	},
-	install:  func(w *world, f Fault) { w.failures = append(w.failures, f) },
-	describe: func(f Fault) string { return fmt.Sprintf("%s %s@%d", f.Kind, f.Point, f.Occurrence) },
-	NotDrawn: "drawn on its own, up to twice a schedule, aimed at a commit boundary of any variant (sim.CommitBoundaries)",
+	install: func(w *world, f Fault) { w.failures = append(w.failures, plannedFailure{Fault: f}) },
+	describe: func(f Fault) string {
+		s := fmt.Sprintf("%s %s@%d", f.Kind, f.Point, f.Occurrence)
+		if f.Burst > 1 {
+			s += fmt.Sprintf("-%d", f.Occurrence+f.Burst-1)
+		}
+		if f.Target != (broker.Target{}) {
+			s += " " + f.Target.String()
+		}
+		return s
+	},
+	NotDrawn: "drawn on its own, up to twice a schedule, aimed at a commit boundary of any variant (sim.CommitBoundaries), and in one schedule of four as a burst of two to five in a row (lab/explore's widen)",
 }
 
 // pastHorizon refuses a freeze as long as the run's horizon: the frozen

@@ -41,13 +41,17 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 		return effect.ErrCrashed
 	}
 	var err error
-	if w.failHere(points) {
+	if w.failHere(p, points) {
 		err = ErrCommitFailed
 	} else {
 		calls, refused := w.broker.Publishes()
+		down := w.broker.AttemptsWhileDown()
 		at := w.clock.Now()
 		err = do()
 		w.countSends(p, calls, refused, at)
+		if p.role == roleRelay {
+			w.relayDown += w.broker.AttemptsWhileDown() - down
+		}
 	}
 	w.clock.Set(w.clock.Now().Add(w.effectCost()))
 	if w.cfg.Trace {

@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"outboxlab/broker"
 	"outboxlab/lab/check"
 	"outboxlab/lab/lang"
 	"outboxlab/outbox"
@@ -46,6 +47,7 @@ func (w *world) countSends(p *proc, calls, refused int, at time.Time) {
 	c, r := w.broker.Publishes()
 	if a, ok := w.broker.LastAttempt(); ok && c == calls+1 {
 		w.tries = append(w.tries, check.Try{MessageID: a.ID, AggregateID: a.Event.AggregateID, Sequence: a.Event.Sequence, At: at, By: p.name, Failed: r > refused})
+		p.lastTried = broker.Target{AggregateID: a.Event.AggregateID, Sequence: a.Event.Sequence}
 	}
 	switch {
 	case c == calls: // the effect published nothing

@@ -123,7 +123,15 @@ func Run(cfg Config) (_ Result, err error) {
 	// dead letters before and after their causes are fixed, a replay
 	// that meets a broker error, a replay run twice (see operator.go).
 	end.at, end.orderLog, end.billingLog = w.clock.Since(), w.orderDB.Log(0), w.billingDB.Log(0)
+	end.stored, end.tries = len(w.broker.Log()), len(w.tries)
 	end.deadLetters = w.deadLetters(end.unsent)
+	// Facts, not ports: a message given up that neither the outbox nor
+	// the relay's port reports is a dead letter all the same, and hidden.
+	end.hidden = w.hiddenDeadLetters(end, end.deadLetters)
+	for _, h := range end.hidden {
+		end.deadLetters = append(end.deadLetters, check.DeadLetter{Where: byTheFacts, MessageID: h.MessageID, AggregateID: h.AggregateID, Sequence: h.Sequence, Reason: "given up, by the facts"})
+	}
+	end.unheld = w.hiddenHolds()
 	end.beforeReplay = w.publishes(w.interruptions())
 	if err := w.operate(cfg.operations()); err != nil {
 		return Result{}, err

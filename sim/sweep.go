@@ -70,11 +70,18 @@ func (m Matrix) Sweep(v variant.Variant) (Sweep, error) {
 	return sw, nil
 }
 
+// SweepBurst is how many commits in a row the failure sweep fails from
+// each commit of the workload alone: a database that flaps for a moment
+// fails one delivery's commit three times over, and a consumer that
+// counts failed commits against the message gives a healthy one up.
+const SweepBurst = 3
+
 // FailureSweep runs v on the matrix's workload with one commit failure
 // at every commit its run makes (each commit boundary it crosses, each
-// occurrence), with one relay and again with two as the matrix's cells,
-// and again under each of FailureRows' faults: the error path a commit
-// that does not reach the database takes, at every place it can be taken.
+// occurrence), and, for the workload alone, a burst of SweepBurst from
+// each, with one relay and again with two as the matrix's cells, and
+// again under each of FailureRows' faults: the error path a commit that
+// does not reach the database takes, at every place it can be taken.
 // A run fails when it is not OK, breaks a safety property, never reaches
 // FailureReported (the process that made the commit went on as if it had
 // committed), or a relay or consumer returned an error other than the
@@ -131,6 +138,12 @@ func (m Matrix) failureSweep(v variant.Variant, row Point, relays int, sw *Sweep
 		process, effect, _ := strings.Cut(b, ".")
 		for k := 1; k <= base.Reached[process+".before-"+effect]; k++ {
 			planned = append(planned, Fault{Kind: FaultCommitFailure, Point: b, Occurrence: k})
+			if row.ID == "" {
+				// A burst from here: the same commit failing again and
+				// again while the database flaps (billing's of one
+				// delivery, which it gets back at once).
+				planned = append(planned, Fault{Kind: FaultCommitFailure, Point: b, Occurrence: k, Burst: SweepBurst})
+			}
 		}
 	}
 	sw.Points = max(sw.Points, len(planned))
@@ -139,8 +152,8 @@ func (m Matrix) failureSweep(v variant.Variant, row Point, relays int, sw *Sweep
 		cfg := config()
 		cfg.Faults = append(cfg.Faults, planned[i])
 		res, err := Run(cfg)
-		if err != nil || res.CommitFailures != 1 {
-			return err
+		if err != nil || res.CommitFailures != max(planned[i].Burst, 1) {
+			return err // a burst the workload's commits ran out before is a shorter one
 		}
 		var missing []Situation
 		if res.Situations[FailureReported] == 0 {

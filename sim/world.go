@@ -48,6 +48,7 @@ type proc struct {
 	// lastFailedSend is when the step that saw the last of them ended
 	// (sendFailed: the step in progress saw one) (see latency.go).
 	started        time.Time
+	lastTried      broker.Target // the message of its last publish attempt
 	failedSends    int
 	lastFailedSend time.Time
 	sendFailed     bool
@@ -90,13 +91,13 @@ type world struct {
 	points   []*boundaryPoints // every boundary crossed so far, in order of first crossing
 	plan     []Crash           // crashes still to fire, in order
 	fired    []FiredCrash
-	stalls   []Fault // stalls still to happen
-	stalled  int     // stalls that happened
-	kills    []Fault // kills still to happen, in time order
-	killed   int     // kills that happened
-	failures []Fault // commit failures still to happen
-	failed   int     // commit failures that happened
-	reported int     // commit failures a process reported (see FailureReported)
+	stalls   []Fault          // stalls still to happen
+	stalled  int              // stalls that happened
+	kills    []Fault          // kills still to happen, in time order
+	killed   int              // kills that happened
+	failures []plannedFailure // commit failures still to happen
+	failed   int              // commit failures that happened
+	reported int              // commit failures a process reported (see FailureReported)
 	// unhandled are the errors relays and consumers returned that they
 	// should have handled themselves (see Result.Unhandled).
 	unhandled []string
@@ -108,8 +109,13 @@ type world struct {
 	delays []check.Delay
 	// tries are the publish attempts through the processes' gates, one
 	// message each, in order (check.Try).
-	tries   []check.Try
-	delayed map[string]bool
+	tries []check.Try
+	// relayDown counts the relays' publish attempts the broker refused
+	// because it was down: a service that publishes itself makes one a
+	// command, which its client sees fail; the relays' pause is what the
+	// down budget bounds (check.World.WhileDown).
+	relayDown int
+	delayed   map[string]bool
 	// unreplayed are the dead letters a selective replay left dead.
 	unreplayed []check.DeadLetter
 	// acknowledged are the order ids of the commands the service answered

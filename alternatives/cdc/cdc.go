@@ -151,10 +151,14 @@ commits:
 				return true, fmt.Errorf("cdc: send %s: %w", m.ID, err)
 			}
 			if err != nil {
-				if !r.recordFailure(tx, m, err, now) {
-					break commits
-				}
-				continue // dead-lettered: on with the rest of the commit
+				// Retried after its backoff, or dead-lettered: either
+				// way the step ends here, so that a dead letter is
+				// committed before anything past it goes out (the next
+				// step skips it). Published past a dead letter that a
+				// crash then undid, a later event would be on the
+				// broker while its predecessor is tried again.
+				r.recordFailure(tx, m, err, now)
+				break commits
 			}
 			tx.Delete(TableRetries, "current")
 			sent++
@@ -180,7 +184,7 @@ commits:
 
 // recordFailure counts a failed publish of m in tx and reports whether m
 // was dead-lettered.
-func (r *Relay) recordFailure(tx *store.Tx, m outbox.Message, cause error, now time.Time) bool {
+func (r *Relay) recordFailure(tx *store.Tx, m outbox.Message, cause error, now time.Time) (dead bool) {
 	cur := retry{MessageID: m.ID}
 	if v, ok := tx.Get(TableRetries, "current"); ok && v.(retry).MessageID == m.ID {
 		cur = v.(retry)

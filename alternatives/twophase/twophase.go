@@ -97,6 +97,9 @@ func (s *Service) Handle(c orders.Command) error {
 	if err != nil {
 		return err
 	}
+	if err := s.finishEarlier(tx, event); err != nil {
+		return fmt.Errorf("twophase: %s: %w", c, err)
+	}
 	msg := broker.Envelope{ID: s.IDs.NewID(), Event: rec}
 	if err := s.Gate.Cross(BoundaryPrepare, func() error { return s.Broker.Prepare(msg) }); err != nil {
 		return fmt.Errorf("twophase: %s: phase 1: %w", c, err)
@@ -127,6 +130,33 @@ func (s *Service) Handle(c orders.Command) error {
 	// nothing is no error to the client: the order is stored.
 	if err := s.Gate.Cross(BoundaryCommitMessage, func() error { return s.Broker.CommitPrepared(msg.ID) }); errors.Is(err, effect.ErrCrashed) {
 		return fmt.Errorf("twophase: %s: %w", c, err)
+	}
+	return nil
+}
+
+// finishEarlier commits at the broker every earlier event of event's
+// order that is still in doubt and whose transaction decided yes (tx
+// reads the decisions), before the service prepares event: an order's
+// events must reach the broker in their order (chapter 001), and one in
+// doubt is not there yet. The service finishes what the coordinator
+// would, at once. One whose transaction decided nothing (its service
+// died before the commit) is no committed change: the coordinator aborts
+// it.
+func (s *Service) finishEarlier(tx *store.Tx, event domain.Event) error {
+	for _, m := range s.Broker.InDoubt(s.Clock.Now().Add(24 * time.Hour)) {
+		if m.Event.AggregateID != event.AggregateID() || m.Event.Sequence >= event.Seq() {
+			continue
+		}
+		if d, ok := tx.Get(Decisions, m.ID); !ok || d != Commit {
+			continue
+		}
+		err := s.Gate.Cross(BoundaryCommitMessage, func() error { return s.Broker.CommitPrepared(m.ID) })
+		if errors.Is(err, broker.ErrUnknownMessage) {
+			continue // the coordinator committed it meanwhile
+		}
+		if err != nil {
+			return fmt.Errorf("commit %s, in doubt before it: %w", m.ID, err)
+		}
 	}
 	return nil
 }

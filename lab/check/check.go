@@ -42,9 +42,15 @@ const (
 	Duplicate
 	Phantom
 	Lost
+	// NonDeterministic: the same run made twice, from the same seed, went
+	// two ways. No run's checker says it (one run cannot tell): the
+	// grader replays runs and compares their traces (sim.RunTwice). It
+	// ranks above every other outcome: what a run that does not replay
+	// shows, no replay can show again.
+	NonDeterministic
 )
 
-var outcomeWords = [...]string{"OK", "LATE", "STORM", "GAVE_UP", "STUCK", "UNSAFE", "MISMATCH", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST"}
+var outcomeWords = [...]string{"OK", "LATE", "STORM", "GAVE_UP", "STUCK", "UNSAFE", "MISMATCH", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST", "NONDETERMINISTIC"}
 
 // String returns the outcome's public word, e.g. "OUT_OF_ORDER", and
 // "n/a" for NotApplicable.
@@ -60,7 +66,7 @@ func (o Outcome) String() string {
 
 // Outcomes lists every outcome, mildest first.
 func Outcomes() []Outcome {
-	return []Outcome{OK, Late, Storm, GaveUp, Stuck, Unsafe, Mismatch, OutOfOrder, Duplicate, Phantom, Lost}
+	return []Outcome{OK, Late, Storm, GaveUp, Stuck, Unsafe, Mismatch, OutOfOrder, Duplicate, Phantom, Lost, NonDeterministic}
 }
 
 // Violation is one broken invariant, in plain words with numbers.
@@ -131,8 +137,18 @@ type World struct {
 	// Accounts are billing's accounts; each must equal its ledger.
 	Accounts []billing.Account
 	// Published is every message the broker stored, in order (the message
-	// contract: one change, one message id).
+	// contract: one change, one message id), and StoredAt when the broker
+	// stored each, index by index (nil: an aggregate's order at the
+	// broker is not judged; see order.go).
 	Published []broker.Envelope
+	StoredAt  []time.Time
+	// WorkEnded is when the run's work ended and the operator's began:
+	// tries before it are the relays' own (see order.go).
+	WorkEnded time.Time
+	// PastDeadLetters says the variant declares that its relay publishes
+	// an aggregate's later events past one it gave up
+	// (variant.Variant.PublishesPastDeadLetters).
+	PastDeadLetters bool
 	// DeadLetters are the dead letters that existed after quiesce, before
 	// the operator's replay, in the outbox and in billing.
 	DeadLetters []DeadLetter
@@ -150,8 +166,10 @@ type World struct {
 	// given up one attempt late has used more by the time it is replayed.
 	BeforeReplay       []Attempts
 	BeforeReplayBudget int
-	// WhileDown counts the publish attempts the broker refused because it
-	// was down, of all messages together; WhileDownBudget is how many the
+	// WhileDown counts the relays' publish attempts the broker refused
+	// because it was down, of all messages together (a service that
+	// publishes itself makes one a command, whose client sees it fail);
+	// WhileDownBudget is how many the
 	// relays' own pause allows (see DownBudget), 0 for no check. More is
 	// STORM even when every message kept to its own backoff: a relay that
 	// tries each of a thousand waiting messages on its own schedule sends
@@ -159,9 +177,11 @@ type World struct {
 	WhileDown       int
 	WhileDownBudget int
 	// Tries are the publish attempts of the messages one by one, and
-	// FailedMarks the commits that recorded a failed send in the outbox:
-	// a message tried again sooner than Relay's backoff after its failures
-	// is STORM (see Try), though its count of tries is within the budget.
+	// FailedMarks the commits that recorded a failed send in the outbox
+	// or claimed a message: a message tried again sooner than Relay's
+	// backoff after its failures is STORM (see Try), though its count of
+	// tries is within the budget; a retry time written later than the
+	// backoff, or a lease longer than Relay's, is LATE (see lazy).
 	Tries       []Try
 	FailedMarks []FailedMark
 	// Unsafe lists the breaches of Safety; each is UNSAFE.
@@ -176,6 +196,12 @@ type World struct {
 	// saw them happen (a claim held after a relay's step, a relay that
 	// slept past a due message); each is LATE.
 	Delays []Delay
+	// Hidden are the messages a port does not show that the facts say it
+	// should: a dead letter a relay keeps outside the outbox and does not
+	// report, a message billing acknowledged unapplied and does not hold.
+	// Each is STUCK; a hidden dead letter is among DeadLetters too (see
+	// ports.go).
+	Hidden []Hidden
 	// Unreplayed are the dead letters the operator had a relay replay,
 	// one at a time after fixing its cause, that stayed dead letters: a
 	// replay that cannot put back what it is asked for leaves them STUCK.
@@ -302,8 +328,12 @@ func Check(w World) []Violation {
 	vs = append(vs, acknowledged(w)...)
 	vs = append(vs, content(w, effects)...)
 	vs = append(vs, contract(w.Published)...)
+	order, broke := brokerOrder(w)
+	vs = append(vs, order...)
+	vs = append(vs, statusView(w.Published, w.Orders, broke)...)
 	vs = append(vs, liveness(w)...)
 	vs = append(vs, spacing(w.Tries, w.FailedMarks, w.Relay)...)
+	vs = append(vs, lazy(w.FailedMarks, w.Relay)...)
 	for _, u := range w.Unsafe {
 		vs = append(vs, Violation{Outcome: Unsafe, Detail: u})
 	}
@@ -312,6 +342,7 @@ func Check(w World) []Violation {
 			EN: "still busy at the end of the horizon: %s", DE: "am Ende des Horizonts noch beschäftigt: %s"}, w.Busy)})
 	}
 	vs = append(vs, stuck...)
+	vs = append(vs, hidden(w.Hidden)...)
 	vs = append(vs, policies(w)...)
 	Sort(vs)
 	return vs

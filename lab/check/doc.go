@@ -5,6 +5,9 @@
 //
 // The outcomes, from worst to mildest:
 //
+//	NONDETERMINISTIC the same run, made twice from one seed, went two
+//	              ways; no one run's check can say it: the grader
+//	              replays runs and compares them (sim.RunTwice)
 //	LOST          a committed business change has no effect downstream, and
 //	              no message for it is left anywhere to deliver it; or a
 //	              command the service answered with success is not
@@ -12,7 +15,8 @@
 //	PHANTOM       a downstream effect exists for a change never committed
 //	DUPLICATE     a business effect was applied more than once, or one
 //	              change was published under two message ids
-//	OUT_OF_ORDER  an older event was applied after a newer one of its aggregate
+//	OUT_OF_ORDER  an older event was applied after a newer one of its aggregate,
+//	              or stored at the broker after it (see order.go)
 //	MISMATCH      an effect exists once but differs from the committed change
 //	              (kind, amount), or a ledger or account does not add up
 //	UNSAFE        a safety property broke during the run (see Safety)
@@ -38,5 +42,11 @@
 // (RelayPolicy, ConsumerPolicy; the course's when it declares none), and
 // the lab bounds every policy (the limits in policy.go): a policy outside
 // them is a finding of its own where a run puts it to the test (Findings,
-// in English and German).
+// in English and German). A declared policy is judged both ways: a relay
+// that does more than it declares is STORM or GAVE_UP, one that writes a
+// later retry time or a longer lease than it declares is LATE (lazy.go).
+// A variant's ports are cross-checked against the facts: a dead letter or
+// a held message a port hides is STUCK (World.Hidden, ports.go). An
+// aggregate's order is judged where the broker stores it, not only where
+// billing applies it (order.go).
 package check

@@ -56,6 +56,8 @@ var outcomeTexts = map[Outcome]struct {
 		DE: "mehr Sendeversuche, als die Wiederholungsstrategie erlaubt"}},
 	Late: {"T", lang.Text{EN: "a message waited although a relay could have sent it",
 		DE: "eine Nachricht wartete, obwohl ein Relay sie hätte senden können"}},
+	NonDeterministic: {"N", lang.Text{EN: "the same seed gave two different runs",
+		DE: "derselbe Seed ergab zwei verschiedene Läufe"}},
 }
 
 // MarshalText writes the outcome's public word, so that JSON carries

@@ -17,8 +17,13 @@ import (
 // every policy (see the limits below and Findings).
 //
 // The shape is the chapters': an exponential backoff per message and a
-// pause of the relay as a whole, each with a cap. A relay whose backoff
-// has another shape declares the exponential bounds just below it.
+// pause of the relay as a whole, each with a cap. A policy is judged both
+// ways: a message tried again sooner than Backoff(n) is STORM, and one
+// whose retry time the relay wrote later than the whole exponential (the
+// jitter only shortens it) or that it claimed under a longer Lease is
+// LATE. A relay whose backoff has another shape declares the exponential
+// around it: its shortest waits above Backoff, its longest below the cap,
+// with Jitter wide enough for both.
 type RelayPolicy struct {
 	// MaxAttempts is how many failed sends make a message a dead letter;
 	// 0 means it never gives a message up.
@@ -35,7 +40,8 @@ type RelayPolicy struct {
 	// before the retention cleanup may delete it.
 	Retention time.Duration
 	// Lease is how long a relay's claim keeps other relays off a message:
-	// a relay that dies holding claims leaves them waiting that long.
+	// a relay that dies holding claims leaves them waiting that long. A
+	// claim written longer is LATE; 0 judges no claim's lease.
 	Lease time.Duration
 }
 

@@ -29,6 +29,16 @@ type FailedMark struct {
 	At        time.Time
 	By        string
 	Claim     bool
+	// AggregateID and Sequence are the message's event; Attempts and
+	// RetryAt what a failure record wrote (its count of failed sends,
+	// when it may be tried again), LeaseUntil what a claim wrote: what
+	// the relay wrote is judged against what its policy declares (see
+	// lazy).
+	AggregateID string
+	Sequence    int
+	Attempts    int
+	RetryAt     time.Time
+	LeaseUntil  time.Time
 }
 
 // spacing finds messages tried again sooner than the declared policy's

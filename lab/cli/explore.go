@@ -93,16 +93,18 @@ func runExplore(args []string, stdout io.Writer) error {
 func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, seed uint64, f *explore.Finding, reached map[sim.Situation]int) error {
 	var err error
 	var trace sim.Result
+	var d *sim.Divergence // where the replay of the finding parts from it
 	if f != nil {
-		cfg := f.Schedule.Config(v)
-		cfg.Trace = true
-		if trace, err = sim.Run(cfg); err != nil {
+		if trace, d, err = sim.RunTwice(f.Schedule.Config(v)); err != nil {
 			return err
+		}
+		if d == nil {
+			d = sim.DivergeVerdicts(f.Result, trace) // the run as the exploration made it
 		}
 	}
 	switch format {
 	case "json":
-		err = writeExploreJSON(stdout, v.Name, runs, f, trace, reached)
+		err = writeExploreJSON(stdout, v.Name, runs, f, trace, reached, d)
 	case "html":
 		expected := check.NotApplicable // a mistake declares nothing for a random schedule
 		if v.Correct() {
@@ -111,11 +113,16 @@ func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, 
 		err = writeExploreHTML(stdout, v.Name, runs, seed, f, trace, expected, reached)
 	default:
 		writeExploreText(stdout, v.Name, runs, seed, f, trace, reached)
+		if d != nil {
+			writeDivergence(stdout, d)
+		}
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if f != nil && v.Correct() {
+	case d != nil && format == "html":
+		return divergenceError(d)
+	case d != nil || f != nil && v.Correct():
 		return errMismatch
 	}
 	return nil
@@ -195,7 +202,7 @@ func writeSituations(w io.Writer, tried int, reached map[sim.Situation]int) {
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Situations reached, in how many of the %s schedules: %s\n", DE: "Erreichte Situationen, in wie vielen der %s Abläufe: %s\n"}, lang.Count(int64(tried)), strings.Join(parts, ", ")))
 }
 
-func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) error {
+func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int, d *sim.Divergence) error {
 	type counterexample struct {
 		Outcome    string     `json:"outcome"`
 		Violations []string   `json:"violations"`
@@ -206,6 +213,10 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 		Seed       uint64     `json:"seed"`
 		Runs       int        `json:"runs"`
 		Replay     string     `json:"replay"`
+		// Divergence is where the replay of the shrunk schedule parted
+		// from the run the exploration made of it, or from a second
+		// replay: it is NONDETERMINISTIC.
+		Divergence *jsonDivergence `json:"nondeterministic,omitempty"`
 	}
 	out := struct {
 		Variant        string          `json:"variant"`
@@ -218,7 +229,8 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 	}
 	if f != nil {
 		ce := &counterexample{Outcome: f.Result.Outcome.String(), Violations: []string{}, Unsafe: []string{},
-			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Replay(programName())}
+			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Replay(programName()),
+			Divergence: toJSONDivergence(d)}
 		for _, v := range f.Result.Violations {
 			ce.Violations = append(ce.Violations, v.String())
 		}

@@ -136,8 +136,8 @@ var glossary = []struct{ word, text lang.Text }{
 		DE: "über die Punkte hinaus, für die korrekten Varianten: ein Absturz an jedem Punkt, den die Arbeitslast erreicht, bei jedem Vorkommen, dann ein zweiter an jedem Punkt danach (die Wiederherstellung eingeschlossen); und der Failure-Sweep, jeder Commit der Arbeitslast einmal gescheitert",
 	}},
 	{lang.Text{EN: "depth", DE: "Tiefe"}, lang.Text{
-		EN: "how hard the lab's one grader grades (--depth, -lab.depth): quick is the matrix; course, the default at every door, adds for a variant that claims to be correct the sweeps, the matrix polled as Relay.Run polls, and exploration at up to eight seeds; full explores much more",
-		DE: "wie streng der eine Bewerter des Labors bewertet (--depth, -lab.depth): quick ist die Matrix; course, überall der Standard, wo nichts anderes gesagt ist, fügt für eine Variante, die behauptet, korrekt zu sein, die Sweeps hinzu, die gepollte Matrix wie in Relay.Run und Exploration mit bis zu acht Seeds; full erkundet viel mehr",
+		EN: "how hard the lab's one grader grades (--depth, -lab.depth): quick is the matrix; course, the default at every door, adds for a variant that claims to be correct the sweeps, the matrix polled as Relay.Run polls, and exploration at up to eight seeds, and for every variant makes a sample of the matrix's runs and every finding's run twice (NONDETERMINISTIC where the two part); full explores much more",
+		DE: "wie streng der eine Bewerter des Labors bewertet (--depth, -lab.depth): quick ist die Matrix; course, überall der Standard, wo nichts anderes gesagt ist, fügt für eine Variante, die behauptet, korrekt zu sein, die Sweeps hinzu, die gepollte Matrix wie in Relay.Run und Exploration mit bis zu acht Seeds, und macht für jede Variante eine Stichprobe der Läufe der Matrix und den Lauf jedes Befunds zweimal (NONDETERMINISTIC, wo sich die beiden trennen); full erkundet viel mehr",
 	}},
 	{lang.Text{EN: "quiesce", DE: "Abklingen"}, lang.Text{
 		EN: "after the run: the faults healed, no more crashes, everything runs until nothing is due; then the retention cleanup, the operator's replay of dead letters, and the checker",

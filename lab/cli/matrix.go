@@ -255,10 +255,12 @@ func letter(c sim.Cell) string {
 // disagrees is what the "!" of a matrix cell means.
 var disagrees = lang.Text{EN: "the cell disagrees with what the variant declares", DE: "die Zelle widerspricht der Erwartung der Variante"}
 
-// badOutcomes are the outcomes other than OK, worst first: the order of
-// every legend and key.
+// badOutcomes are the outcomes a matrix cell can show other than OK,
+// worst first: the order of every legend and key. A cell is one run's
+// verdict; NONDETERMINISTIC is a grading's, of two runs, and no cell
+// shows it.
 func badOutcomes() []check.Outcome {
-	out := check.Outcomes()[1:]
+	out := slices.DeleteFunc(check.Outcomes()[1:], func(o check.Outcome) bool { return o == check.NonDeterministic })
 	slices.Reverse(out)
 	return out
 }
@@ -386,8 +388,8 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 
 // beyondIntro explains the stages beyond the matrix.
 var beyondIntro = lang.Text{
-	EN: "Beyond the matrix, each variant that claims to be correct is graded at depth %s: crashed twice at every point it reaches (sweep), with each commit failed once (failure sweep), its relays polled as Relay.Run polls them (polled matrix), and in random schedules (exploration):",
-	DE: "Über die Matrix hinaus wird jede Variante, die behauptet, korrekt zu sein, mit Tiefe %s bewertet: zweimal an jedem Punkt abgestürzt, den sie erreicht (Sweep), mit jedem Commit einmal gescheitert (Failure-Sweep), ihre Relays gepollt wie in Relay.Run (gepollte Matrix), und in zufälligen Abläufen (Exploration):",
+	EN: "Beyond the matrix, each variant that claims to be correct is graded at depth %s: crashed twice at every point it reaches (sweep), with each commit failed once (failure sweep), its relays polled as Relay.Run polls them (polled matrix), in random schedules (exploration), and with runs made twice that must go the same way (replays):",
+	DE: "Über die Matrix hinaus wird jede Variante, die behauptet, korrekt zu sein, mit Tiefe %s bewertet: zweimal an jedem Punkt abgestürzt, den sie erreicht (Sweep), mit jedem Commit einmal gescheitert (Failure-Sweep), ihre Relays gepollt wie in Relay.Run (gepollte Matrix), in zufälligen Abläufen (Exploration) und mit Läufen, die zweimal gemacht denselben Weg gehen müssen (Wiederholungen):",
 }
 
 // writeBeyond reports, for each variant that claims to be correct, what

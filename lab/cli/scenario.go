@@ -30,7 +30,7 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := sim.Run(r.cfg)
+	res, d, err := sim.RunTwice(r.cfg)
 	if err != nil {
 		return err
 	}
@@ -41,8 +41,14 @@ func runScenario(args []string, stdout io.Writer) error {
 		return usagef(lang.Text{EN: "the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)", DE: "der geplante Absturz %s@%d kam nie: mit Variante %s und Seed %d erreicht der Lauf %s %d-mal"},
 			missed.Point, missed.Occurrence, r.v.Name, r.seed, missed.Point, res.Reached[missed.Point])
 	}
-	if err := writeScenario(stdout, sc, r, res, opt.format.value); err != nil {
+	if err := writeScenario(stdout, sc, r, res, d, opt.format.value); err != nil {
 		return err
+	}
+	switch {
+	case d != nil && (opt.format.value == "text" || opt.format.value == "json"):
+		return errMismatch
+	case d != nil:
+		return divergenceError(d)
 	}
 	if res.Outcome != sc.Expected(r.v) || res.Missteps.Any() || res.CommitFailures > res.Situations[sim.FailureReported] {
 		return errMismatch
@@ -125,12 +131,13 @@ func scenarioVariant(sc scenarios.Scenario, name string) (variant.Variant, error
 	return v, sameStory(sc, v)
 }
 
-// writeScenario prints a scenario's run in format.
-func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, format string) error {
+// writeScenario prints a scenario's run in format, and where a second run
+// of it parted from it (d, nil when it did not).
+func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, d *sim.Divergence, format string) error {
 	expected := sc.Expected(r.v)
 	switch format {
 	case "json":
-		return writeScenarioJSON(stdout, sc, r.v.Name, r.seed, expected, res, r.replay)
+		return writeScenarioJSON(stdout, sc, r.v.Name, r.seed, expected, res, r.replay, d)
 	case "metrics":
 		writeMetrics(stdout, sc, r, res, expected.String())
 	case "mermaid":
@@ -147,6 +154,9 @@ func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res s
 			policy = describePolicy(r.v).In(langOf(stdout))
 		}
 		writeScenarioText(stdout, sc, r, expected, res, withLang(stdout, r.replay), policy)
+		if d != nil {
+			writeDivergence(stdout, d)
+		}
 	}
 	return nil
 }
@@ -355,71 +365,6 @@ func scenarioText(w io.Writer, sc scenarios.Scenario) (summary, narrative string
 	return sc.Summary.In(langOf(w)), sc.Narrative.In(langOf(w))
 }
 
-// writeTimeline prints the trace, one event each, with a run of the same
-// few events repeated over and over (a message retried for hours) shown
-// twice, then counted, then once more: the whole trace is in --format json.
-func writeTimeline(w io.Writer, trace []sim.Event) {
-	shape := func(e sim.Event) string { return e.Process + "|" + string(e.Kind) + "|" + e.Action + "|" + e.Result.EN }
-	l := langOf(w)
-	for i := 0; i < len(trace); {
-		period, reps := repetition(trace[i:], shape)
-		if reps <= 3 {
-			fmt.Fprintln(w, trace[i].In(l))
-			i++
-			continue
-		}
-		for _, e := range trace[i : i+2*period] {
-			fmt.Fprintln(w, e.In(l))
-		}
-		last := i + (reps-1)*period
-		fmt.Fprintf(w, "%s\n", in(w, elided(period, reps-3, trace[last-1].At)))
-		for _, e := range trace[last : last+period] {
-			fmt.Fprintln(w, e.In(l))
-		}
-		i += reps * period
-	}
-}
-
-// elided says what writeTimeline left out: times repetitions of the
-// same period events, the last of them at the time last.
-func elided(period, times int, last time.Duration) lang.Text {
-	what := lang.Text{EN: "the same event", DE: "dasselbe Ereignis"}
-	if period > 1 {
-		what = lang.Textf(lang.Text{EN: "the same %d events", DE: "dieselben %d Ereignisse"}, period)
-	}
-	how := lang.Text{EN: "once more", DE: "noch einmal"}
-	if times > 1 {
-		how = lang.Textf(lang.Text{EN: "%d more times", DE: "noch %d-mal"}, times)
-	}
-	return lang.Textf(lang.Text{EN: "... %s %s, the last at %s ...", DE: "... %s %s, zuletzt um %s ..."}, what, how, sim.TimeText(last))
-}
-
-// repetition finds the block of one to four events at the start of trace
-// that repeats most often back to back, by shape, and returns its length
-// and how many times it occurs in a row.
-func repetition(trace []sim.Event, shape func(sim.Event) string) (period, reps int) {
-	period, reps = 1, 1
-	for p := 1; p <= 4 && 2*p <= len(trace); p++ {
-		n := 1
-		for (n+1)*p <= len(trace) && sameShape(trace[:p], trace[n*p:(n+1)*p], shape) {
-			n++
-		}
-		if n*p > reps*period && n > 1 {
-			period, reps = p, n
-		}
-	}
-	return period, reps
-}
-
-func sameShape(a, b []sim.Event, shape func(sim.Event) string) bool {
-	for i := range a {
-		if shape(a[i]) != shape(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // wrap breaks text into lines of at most width runes at spaces.
 func wrap(text string, width int) string {
 	var b strings.Builder
@@ -449,7 +394,7 @@ type jsonStep struct {
 	Changes  []string `json:"changes,omitempty"`
 }
 
-func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string) error {
+func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string, d *sim.Divergence) error {
 	out := struct {
 		Scenario   string     `json:"scenario"`
 		Summary    string     `json:"summary"`
@@ -461,9 +406,12 @@ func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, s
 		Violations []string   `json:"violations"`
 		Replay     string     `json:"replay"`
 		Steps      []jsonStep `json:"steps"`
+		// Divergence is where a second run from the same seed parted
+		// from this one: the run is NONDETERMINISTIC.
+		Divergence *jsonDivergence `json:"nondeterministic,omitempty"`
 	}{Scenario: sc.Name, Summary: sc.Summary.EN, Narrative: sc.Narrative.EN, Variant: variantName, Seed: seed,
 		Outcome: res.Outcome.String(), Expected: expected.String(), Violations: []string{}, Steps: []jsonStep{},
-		Replay: replay}
+		Replay: replay, Divergence: toJSONDivergence(d)}
 	for _, v := range res.Violations {
 		out.Violations = append(out.Violations, v.String())
 	}

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -117,10 +118,13 @@ func draw(v variant.Variant, runs int, seed uint64, opts Options, include func(n
 		err := sim.Parallel(len(schedules), opts.Workers, func(i int) error {
 			res, err := sim.Run(schedules[i].Config(v))
 			results[i] = res
-			return err
+			if err != nil {
+				return &ScheduleError{Variant: v.Name, Number: numbers[i], Schedule: schedules[i], Err: err}
+			}
+			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("explore %s: %w", v.Name, err)
+			return err
 		}
 		for i, res := range results {
 			if opts.Observe != nil {
@@ -139,6 +143,36 @@ func draw(v variant.Variant, runs int, seed uint64, opts Options, include func(n
 	return nil
 }
 
+// ScheduleError is a schedule that could not be run: the variant failed
+// to build a process, or its code panicked outside its activities (in
+// NextWake, in an operator's command), or the lab refused the run. It
+// says which schedule and what failed in it, so that the exploration's
+// replay shows it again.
+type ScheduleError struct {
+	Variant string
+	// Number is the schedule's number in drawing order, from 1: the
+	// exploration of Number schedules from its seed ends in it. 0 for
+	// a schedule shrinking made of the schedule numbered From.
+	Number, From int
+	Schedule     Schedule
+	Err          error
+}
+
+// Runs returns how many schedules an exploration from the same seed
+// draws to meet the error again: Number, or, for a schedule shrinking
+// made, From (whose shrinking makes it).
+func (e *ScheduleError) Runs() int { return max(e.Number, e.From) }
+
+func (e *ScheduleError) Error() string {
+	which := fmt.Sprintf("schedule %d", e.Number)
+	if e.Number == 0 {
+		which = fmt.Sprintf("a schedule shrunk from schedule %d", e.From)
+	}
+	return fmt.Sprintf("explore %s: %s could not be run (%s): %v", e.Variant, which, strings.Join(e.Schedule.Lines(), "; "), e.Err)
+}
+
+func (e *ScheduleError) Unwrap() error { return e.Err }
+
 // finder keeps the smallest of the broken schedules shrunk so far.
 type finder struct {
 	v    variant.Variant
@@ -151,6 +185,10 @@ type finder struct {
 // which broke.
 func (f *finder) add(s Schedule, number int) error {
 	shrunk, sres, err := Shrink(f.v, s, f.keep)
+	var se *ScheduleError
+	if errors.As(err, &se) && se.Number == 0 {
+		se.From = number
+	}
 	if err != nil {
 		return err
 	}
@@ -260,15 +298,18 @@ func Merge(v variant.Variant, runs int, seed uint64, parts []Part, opts Options)
 func Shrink(v variant.Variant, s Schedule, keep func(sim.Result) bool) (Schedule, sim.Result, error) {
 	best, err := sim.Run(s.Config(v))
 	if err != nil {
-		return s, best, err
+		return s, best, &ScheduleError{Variant: v.Name, Schedule: s, Err: err}
 	}
 	try := func(c Schedule) (bool, error) {
 		if c.Config(v).Validate() != nil {
 			return false, nil // not a schedule (a wrong-currency fault left on a place)
 		}
 		res, err := sim.Run(c.Config(v))
-		if err != nil || !keep(res) {
-			return false, err
+		if err != nil {
+			return false, &ScheduleError{Variant: v.Name, Schedule: c, Err: err}
+		}
+		if !keep(res) {
+			return false, nil
 		}
 		s, best = c, res
 		return true, nil

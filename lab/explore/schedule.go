@@ -60,7 +60,9 @@ var faultKinds = sim.DrawnKinds()
 // in one schedule of four (crash loops), in one schedule of four a command
 // the service must refuse (an order amended after its cancel), up to 2
 // failed commits, and the operator's work (in three schedules of four
-// with cleanups at drawn ages: see widen).
+// with cleanups at drawn ages); after everything else, in one schedule
+// of four two to five failed commits in a row, and in one of four the
+// broker down from the start for 2 s to about two minutes (see widen).
 func Generate(src Source) Schedule {
 	s := Schedule{Seed: uint64(src.Intn("seed", 1000)), Relays: 1 + src.Intn("relays", 3), Services: 1 + src.Intn("services", 2)}
 	type order struct {

@@ -2,21 +2,78 @@ package explore
 
 import (
 	"slices"
+	"strings"
+	"time"
 
+	"outboxlab/broker"
 	"outboxlab/orders"
 	"outboxlab/sim"
 )
 
 // widen draws, after everything else (so that a schedule it leaves alone
-// stays what it was before it existed), what contradicts two easy
+// stays what it was before it existed), what contradicts easy
 // assumptions of a variant's: that the operator cleans up only at the
-// ages the default schedule has (see agedCleanups), and that amounts
-// are small (see largeAmounts).
+// ages the default schedule has (see agedCleanups), that amounts are
+// small (see largeAmounts), that a failed commit comes alone (see
+// burst), and that the broker is up when the first messages go (see
+// earlyOutage).
 func widen(src Source, s *Schedule) {
 	s.Operations = agedCleanups(src, s.Operations)
 	if src.Intn("large-amounts", 4) == 0 {
 		largeAmounts(src, s.Workload)
 	}
+	if src.Intn("burst", 4) == 0 {
+		s.Faults = append(s.Faults, burst(src, s.Workload))
+	}
+	if src.Intn("early-outage", 4) == 0 {
+		s.Faults = append(s.Faults, earlyOutage(src))
+	}
+}
+
+// burst draws failures of several commits in a row, a database that
+// flaps: 2 to 5 at a commit boundary from its 1st to 4th commit, or, in
+// one of two bursts at billing's commit, the commits of one message's
+// deliveries (drawn from the workload's events), which billing gets back
+// at once and fails again. A consumer that counts failed commits against
+// the message gives a healthy one up (GAVE_UP).
+func burst(src Source, workload []sim.Command) sim.Fault {
+	f := sim.Fault{Kind: sim.FaultCommitFailure,
+		Point:      sim.CommitBoundaries[src.Intn("burst-at", len(sim.CommitBoundaries))],
+		Occurrence: 1 + src.Intn("burst-from", 4),
+		Burst:      2 + src.Intn("burst-length", 4)}
+	events := eventsOf(workload)
+	if strings.HasPrefix(f.Point, "consumer.") && len(events) > 0 && src.Intn("burst-message", 2) == 0 {
+		f.Occurrence, f.Target = 1, events[src.Intn("burst-target", len(events))]
+	}
+	return f
+}
+
+// eventsOf returns the events the workload's commands produce, in the
+// order of the commands.
+func eventsOf(workload []sim.Command) []broker.Target {
+	kinds := sim.EventKinds(workload)
+	seq := map[string]int{}
+	var out []broker.Target
+	for _, c := range workload {
+		t := broker.Target{AggregateID: c.Command.OrderID, Sequence: seq[c.Command.OrderID] + 1}
+		if _, ok := kinds[t]; ok {
+			seq[t.AggregateID] = t.Sequence
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// earlyOutage draws a broker outage from the start of the run, of 2 s to
+// about 2 min (2 s doubled 0 to 6 times): every message the first
+// commands make waits through it at once. A relay that forgets its pause
+// after a failed send (a cron job) tries each on its own backoff, and two
+// messages are enough to send the down broker more requests than a
+// relay that pauses (STORM); the outages drawn with the other faults, a
+// minute or longer from a few seconds in, are what a relay's pause and
+// its messages' backoffs outlast alike.
+func earlyOutage(src Source) sim.Fault {
+	return sim.Fault{Kind: sim.FaultOutage, For: 2 * time.Second << src.Intn("early-outage", 7)}
 }
 
 // agedCleanups are the operator's cleanups at drawn ages: in one

@@ -108,6 +108,13 @@ func CDC() Variant {
 		// A replication slot has one reader: connectors side by side would
 		// each send every change, and each retry it.
 		MaxRelays: 1,
+		// It reads the log commit by commit and retries the message it
+		// is at, holding back everything after it; once it gives a
+		// message up, its offset moves past it, and an aggregate's later
+		// events go out past the dead letter: a log has no row to hold
+		// them back by. Billing's gap handling holds them until the
+		// operator's replay.
+		PublishesPastDeadLetters: true,
 		Install: func(orderDB, billingDB *store.DB) error {
 			return errors.Join(InstallAll(orderDB, billingDB), cdc.Install(orderDB))
 		},
@@ -153,10 +160,19 @@ func SkipLockedTx() Variant {
 			// for as long as the broker is down.
 			"broker-outage":  check.Storm,
 			"outage-backlog": check.Storm,
-			"stall-outage":   check.Storm,
 			"stall-release":  check.Storm,
 			// Refused for good, retried for ever: no dead letter.
 			"rejected": check.Stuck,
+			// SKIP LOCKED skips a row another relay holds locked, and
+			// takes the aggregate's next row, which nobody holds: with
+			// one relay frozen, paused or restarting holding o-2#1,
+			// the other sends o-2#2 first. Row locks keep two relays
+			// off one row, not an aggregate's rows in order (at
+			// stall-outage, the storm of retries too).
+			"stall":         check.OutOfOrder,
+			"stall-outage":  check.OutOfOrder,
+			"clock-skew":    check.OutOfOrder,
+			"relay-restart": check.OutOfOrder,
 		},
 		Install:    InstallAll,
 		NewService: NewOutboxService,

@@ -162,6 +162,16 @@ type Variant struct {
 	// service's decisions in the order the broker logged them, which
 	// competing listeners do not.
 	MaxRelays int
+	// PublishesPastDeadLetters says the relay publishes an aggregate's
+	// later events past one it gave up (a dead letter): a relay that
+	// tails a commit log (CDC) cannot hold an aggregate back. A relay
+	// must not publish an aggregate's later event before the first copy
+	// of an earlier one while the earlier one is still being tried; with
+	// this declared, one that was a dead letter then is excused, and
+	// billing's gap handling must hold. Otherwise a later event stored
+	// before an earlier one's first copy is OUT_OF_ORDER, dead letter or
+	// not.
+	PublishesPastDeadLetters bool
 	// MaxServices is how many service instances the variant supports side
 	// by side; 0 means any number. A service that decides without its
 	// database (listen-to-yourself publishes first) cannot serialise two

@@ -18,11 +18,15 @@
 //
 //	quick   the crash matrix
 //	course  the matrix, the double-crash sweep, the failure sweep, the
-//	        matrix polled as Relay.Run polls, and exploration at several seeds
+//	        matrix polled as Relay.Run polls, exploration at several
+//	        seeds, and the replays
 //	full    the same with many more random schedules and seeds
 //
 // Every variant is graded by the matrix against what it declares. The
 // stages beyond it ask more of a variant that claims to be correct (it
 // declares OK everywhere): they have no declaration to compare with, and
-// every run must be OK.
+// every run must be OK. The replays (replay.go), at course and full, ask
+// every variant that its runs replay: a sample of the matrix's runs made
+// before every other run and again after the last stage, and every
+// finding's run made twice; two runs that part are NONDETERMINISTIC.
 package verdict

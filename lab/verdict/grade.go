@@ -66,6 +66,11 @@ func Grade(v variant.Variant, opts Options) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("verdict: %w", err)
 	}
 	g := newGrader(v, opts)
+	var sample []sampled
+	replays := g.plan.replays && opts.Stop != StopAtFirstRed
+	if replays {
+		sample = g.sampleFirst() // before any other run: a package variable as a fresh process has it
+	}
 	g.run(StageMatrix)
 	p := g.plan
 	for _, s := range []struct {
@@ -80,6 +85,9 @@ func Grade(v variant.Variant, opts Options) (Verdict, error) {
 			break
 		}
 		g.run(s.stage)
+	}
+	if replays {
+		g.replay(sample)
 	}
 	return g.out, nil
 }
@@ -149,6 +157,9 @@ type grader struct {
 	m    sim.Matrix
 	plan plan // what the depth runs beyond the matrix
 	out  Verdict
+	// exploreRun is the run of the exploration's finding, its shrunk
+	// schedule, for the replay stage.
+	exploreRun *sim.Config
 }
 
 // stopped reports whether the grading ends here (Options.Stop).
@@ -377,6 +388,16 @@ func (g *grader) explore(runs, seeds int) {
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		base := Finding{Stage: StageExplore, Expected: check.OK, Run: Run{Explore: true, ExploreRuns: runs, ExploreSeed: seed}}
 		f, err := explore.Explore(g.v, runs, seed, explore.Options{Workers: g.opts.Workers})
+		var failed *explore.ScheduleError
+		if errors.As(err, &failed) {
+			// The schedule that could not be run, and what failed in it:
+			// exploring up to it meets the error again.
+			base.Found, base.Tried = 1, failed.Runs()
+			base.Run.ExploreRuns, base.Run.Schedule = failed.Runs(), failed.Schedule.Lines()
+			result.Runs, result.Failed = result.Runs+failed.Runs(), result.Failed+1
+			g.add(errorFinding(base, failed.Err))
+			return
+		}
 		if err != nil {
 			result.Runs, result.Failed = result.Runs+runs, result.Failed+1 // a run that could not be made
 			g.add(errorFinding(base, err))
@@ -393,6 +414,8 @@ func (g *grader) explore(runs, seeds int) {
 		for _, flt := range f.Schedule.Faults {
 			base.Run.Faults = append(base.Run.Faults, flt.Kind)
 		}
+		cfg := f.Schedule.Config(g.v)
+		g.exploreRun = &cfg
 		g.add(runFindings(base, sim.SweepFailure{Outcome: f.Result.Outcome, Violations: f.Result.Violations, Unsafe: f.Result.Unsafe, Missteps: f.Result.Missteps})...)
 		return
 	}

@@ -18,7 +18,7 @@ var lateSlips = []struct {
 	{"relay-ignores-its-lease", 2, Course},          // first at 81 to 1943 schedules, at every seed
 	{"relay-takes-timeouts-for-success", 2, Course}, // first at 17 to 714
 	{"relay-ignores-its-lease", 3, Course},          // at 8 of 10 seeds, first at 81 to 3838
-	{"relay-takes-timeouts-for-success", 3, Course}, // at 4 of 10 seeds: 1379, 3748, 30 (seed 8), 700
+	{"relay-takes-timeouts-for-success", 3, Full},   // at 3 of 10 seeds: 1379 (seed 2), 3748, 700 (seed 10 once seed 8's schedule 30 changed)
 	{"relay-returns-lost-races", 2, Full},           // at 2 of 10 seeds: 2100 (seed 5), 1955
 }
 

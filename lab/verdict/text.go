@@ -69,8 +69,14 @@ var causeHints = map[Cause]lang.Text{
 }
 
 // Hint returns the lab's own hint for the group's cause; none for an
-// outcome, whose hint depends on the exercise (see package grade).
-func (g Group) Hint() lang.Text { return causeHints[g.Cause] }
+// outcome, whose hint depends on the exercise (see package grade), but
+// NONDETERMINISTIC, whose cause is the same whatever the exercise.
+func (g Group) Hint() lang.Text {
+	if g.Cause == CauseOutcome && g.Outcome == check.NonDeterministic {
+		return nondeterministicHint
+	}
+	return causeHints[g.Cause]
+}
 
 // Headline says in one line what the group is and where it was found:
 // "UNSAFE (a safety breach ...) in 13 runs: matrix at relay.after-claim,
@@ -118,7 +124,7 @@ const maxPoints = 3
 // where lists the stages that found the group's cause, and where.
 func (g Group) where() lang.Text {
 	var parts []lang.Text
-	for s := StageMatrix; s <= StageExplore; s++ {
+	for s := StageMatrix; s <= StageReplay; s++ {
 		var points []string
 		count, found, tried := 0, 0, 0
 		for _, f := range g.Findings {
@@ -187,6 +193,14 @@ func (f Finding) RunText() lang.Text {
 		}
 	case StageExplore:
 		t = textf(lang.Text{EN: "in a random schedule, shrunk: %s", DE: "in einem zufälligen Ablauf, geschrumpft: %s"}, strings.Join(r.Schedule, "; "))
+		if f.Cause == CauseError { // the schedule that could not be run, as drawn
+			t = textf(lang.Text{EN: "in random schedule %d: %s", DE: "im zufälligen Ablauf %d: %s"}, f.Tried, strings.Join(r.Schedule, "; "))
+		}
+	case StageReplay:
+		t = textf(lang.Text{EN: "when the run %s is made twice", DE: "wenn der Lauf %s zweimal gemacht wird"}, r.Scenario)
+		if r.Explore {
+			t = textf(lang.Text{EN: "when the exploration's shrunk schedule is made twice: %s", DE: "wenn der geschrumpfte Ablauf der Exploration zweimal gemacht wird: %s"}, strings.Join(r.Schedule, "; "))
+		}
 	}
 	return t
 }
@@ -207,6 +221,11 @@ func (g Group) Report(l lang.Lang, hint lang.Text, replay string, width int) str
 	var b strings.Builder
 	b.WriteString(Wrap("", "  ", g.Headline().In(l), width))
 	b.WriteString("\n" + Wrap("    ", "      ", detail.In(l), width))
+	if d := first.Divergence; d != nil {
+		for _, line := range strings.Split(d.Lines().In(l), "\n") {
+			b.WriteString("\n      " + line)
+		}
+	}
 	if hint.EN != "" {
 		b.WriteString("\n" + Wrap("    "+(lang.Text{EN: "hint", DE: "Hinweis"}).In(l)+": ", "      ", hint.In(l), width))
 	}

@@ -29,6 +29,11 @@ const (
 	// StageExplore is random schedules: workloads, faults, crashes and
 	// interleavings, shrunk to a short counterexample.
 	StageExplore
+	// StageReplay is runs made twice and compared event by event: a
+	// sample of the matrix's runs, made before every other run and again
+	// after the last, and every finding's run (depth course and full).
+	// Its findings are NONDETERMINISTIC.
+	StageReplay
 )
 
 var stageTexts = [...]lang.Text{
@@ -37,6 +42,7 @@ var stageTexts = [...]lang.Text{
 	{EN: "failure sweep", DE: "Failure-Sweep"},
 	{EN: "polled matrix", DE: "gepollte Matrix"},
 	{EN: "exploration", DE: "Exploration"},
+	{EN: "replays", DE: "Wiederholungen"},
 }
 
 // Text names the stage in both languages.
@@ -166,6 +172,9 @@ type Finding struct {
 	// Found and Tried count, for an exploration, the schedules that broke
 	// something and those tried.
 	Found, Tried int
+	// Divergence is, for a NONDETERMINISTIC finding, where the two runs
+	// of Run part.
+	Divergence *sim.Divergence
 }
 
 // Verdict is what a grading found.

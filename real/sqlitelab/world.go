@@ -75,6 +75,7 @@ func readWorld(dir, postgres string, interruptions int) (w check.World, f facts,
 	if w.Published, err = published(brokerDB); err != nil {
 		return w, f, err
 	}
+	w.StoredAt = check.InLogOrder(len(w.Published)) // an aggregate's order at the broker, judged as the simulator judges it
 	for _, m := range w.Outbox {
 		if m.Status == outbox.DeadLetter {
 			w.DeadLetters = append(w.DeadLetters, check.DeadLetter{Where: lang.Text{EN: "outbox"}, MessageID: m.ID,
