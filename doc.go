@@ -49,6 +49,7 @@
 //	  mutation    the lab judged by the mutants of the reference it catches
 //	    on          the switch the mutated copies ask (never in the reference)
 //	  golden      the tests' golden files (-update rewrites them)
+//	  longtest    the mark of a test's exhaustive form and the CI step that runs it
 //
 // The course around them:
 //
@@ -71,7 +72,11 @@
 //	      relay, reference  the reference relay's steps, and its program
 //	      mark-before-send, recover-all, no-fencing, claim-without-lock  broken relays,
 //	      no-backoff, no-inflight-recovery, unordered-claim  each the reference with one change
+//	      crc32-partitioner, release-all, no-reconnect, ignores-sigterm  the same, of the contract's later rules
+//	      slot-without-send  a CDC relay (--sent-by slot) that confirms its slot and publishes nothing
 //	      python      a relay in another language (no Go code)
+//	      debezium    Debezium's embedded engine with its outbox event router (Java, a Maven project)
+//	      watermill   Watermill's forwarder (a Go module of its own), graded in ECOSYSTEM.md
 //	    consumers   programs that know only the consumer contract:
 //	      consumer, reference  the reference consumer's steps, and its program
 //	      dedup-outside-tx, auto-commit, arrival-order, max-version, no-dedup,  broken consumers,

@@ -21,11 +21,16 @@ var labPackages = []string{
 	"examples/courselab", "examples/courselab/course",
 	"exercises", "exercises/dedup", "exercises/frame", "exercises/internal/startertest", "exercises/ordering", "exercises/recovery", "exercises/sendfirst",
 	"inbox", "insurance",
-	"internal/backlog", "internal/golden", "internal/metrics", "internal/mutation", "internal/mutation/on", "internal/report",
+	"internal/backlog", "internal/golden", "internal/metrics", "internal/mutation", "internal/mutation/on", "internal/report", "internal/longtest",
 	"lab/check", "lab/cli", "lab/explore", "lab/grade", "lab/lang", "lab/lang/langtest", "lab/variant", "lab/verdict", "lab/verdict/verdicttest",
 	"mistakes", "orders", "outbox", "scenarios", "sim", "store",
 	"real", "real/cleanup", "real/cmd/labrun-real", "real/internal/realtest", "real/kafkalab", "real/pglab", "real/sqlitelab",
 	"real/verify", "real/verify/relays/claim-without-lock", "real/verify/relays/mark-before-send", "real/verify/relays/no-backoff", "real/verify/relays/no-fencing", "real/verify/relays/no-inflight-recovery", "real/verify/relays/recover-all", "real/verify/relays/reference", "real/verify/relays/relay", "real/verify/relays/unordered-claim",
+	"real/verify/relays/crc32-partitioner", "real/verify/relays/ignores-sigterm", "real/verify/relays/no-reconnect", "real/verify/relays/release-all", "real/verify/relays/slot-without-send",
+	"real/verify/consumers/consumer", "real/verify/consumers/reference",
+	"real/verify/consumers/arrival-order", "real/verify/consumers/auto-commit", "real/verify/consumers/dead-letters-transient", "real/verify/consumers/dedup-outside-tx",
+	"real/verify/consumers/dies-on-fetch-error", "real/verify/consumers/float-amounts", "real/verify/consumers/max-version", "real/verify/consumers/no-dedup",
+	"real/verify/consumers/no-version-check", "real/verify/consumers/retries-poison", "real/verify/consumers/sticky-memory", "real/verify/consumers/zombie-memory",
 }
 
 // strictLayout is OUTBOXLAB_LAYOUT=strict, as CI sets it: a clean checkout
