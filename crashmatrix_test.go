@@ -87,11 +87,13 @@ func explain(c sim.Cell) string {
 // point the variant reaches (not only the named rows), at every occurrence,
 // and then once more at every point reached after that first crash (a
 // double crash, including crashes during recovery). Every run must be OK
-// and safe.
+// and safe. go test ./... sweeps the reference; the long form every
+// correct variant (grading at depth course sweeps each too).
 func TestCorrectVariantsSurviveEveryCrashPoint(t *testing.T) {
 	m := scenarios.Matrix()
+	long := longtest.Long(t, "long_caught")
 	for _, v := range scenarios.Variants() {
-		if !v.Correct() {
+		if !v.Correct() || !long && v.Name != "outbox" {
 			continue
 		}
 		t.Run(v.Name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"outboxlab/examples/courselab/course"
+	"outboxlab/internal/longtest"
 	"outboxlab/lab/cli"
 	"outboxlab/lab/variant"
 )
@@ -96,6 +97,7 @@ func TestACourseLabrunGradesItsOwnVariant(t *testing.T) {
 // for this labrun, fails again (exit 1), and a scenario's shows the
 // finding's outcome.
 func TestEveryReplayOfAGradeReproducesIt(t *testing.T) {
+	longtest.Only(t, "long_verdict", "TestACourseLabrunGradesItsOwnVariant, its matrix's and exploration's replays")
 	code, stdout, _ := run("grade", "--variant", "eager-relay", "--format", "json")
 	if code != 1 {
 		t.Fatalf("grade: exit %d, want 1", code)
