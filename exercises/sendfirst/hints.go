@@ -26,6 +26,12 @@ var Hints = map[check.Outcome]grade.Hint{
 		DE: "der Broker wurde viel zu oft gefragt: ein gescheitertes Senden braucht einen Backoff vor dem nächsten Versuch (Config.Backoff), " +
 			"und das Relay eine Pause, bevor es irgendeine Nachricht erneut versucht (Config.Pause): einen ausgefallenen Broker muss man nicht für jede wartende Nachricht einmal fragen.",
 	},
+	check.OutOfOrder: {
+		EN: "the same mark too early: a message marked SENT before it was sent lets its order's next event overtake it at the broker. " +
+			"Send first, mark after.",
+		DE: "dieselbe zu frühe Markierung: eine Nachricht, die als SENT markiert ist, bevor sie gesendet wurde, lässt das nächste Ereignis ihrer Bestellung am Broker überholen. " +
+			"Erst senden, dann markieren.",
+	},
 	check.Unsafe: {
 		EN: "a message was marked by a relay that no longer held its lease: MarkSent checks the lease; " +
 			"write only what it accepts.",
