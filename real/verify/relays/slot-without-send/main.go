@@ -33,8 +33,11 @@ func main() {
 		var at string
 		err := conn.QueryRow(ctx, `SELECT end_lsn::text FROM pg_replication_slot_advance($1, pg_current_wal_lsn())`, os.Getenv("OUTBOX_SLOT")).Scan(&at)
 		if err != nil && ctx.Err() == nil {
+			// Another instance holds the slot (55006) for the moment: a
+			// CDC relay's other instances stand by and try again.
 			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			time.Sleep(100 * time.Millisecond)
+			continue
 		}
 		if at != said {
 			fmt.Fprintln(os.Stderr, "confirmed up to", at)
