@@ -10,6 +10,7 @@ import (
 	"outboxlab/effect"
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
+	"outboxlab/internal/shard"
 	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
 	"outboxlab/lab/variant"
@@ -62,7 +63,7 @@ func TestAConsumerThatCountsFailedCommitsIsCaught(t *testing.T) {
 	}
 	keep := func(res sim.Result) bool { return res.Outcome == check.GaveUp }
 	for _, seed := range []uint64{1, 5, 108315} {
-		part, err := explore.ExploreShard(v, 3000, seed, 1, 1, explore.Options{Keep: keep})
+		part, err := explore.ExploreShard(v, 3000, seed, shard.Shard{I: 1, N: 1}, explore.Options{Keep: keep})
 		if err != nil {
 			t.Fatal(err)
 		}

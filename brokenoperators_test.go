@@ -87,7 +87,10 @@ func cleaning(name string, goes func(m outbox.Message, cutoff time.Time) bool) v
 	v.Name = name
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return cleaner{RelayAdapter: variant.AdaptRelay(r), env: env, goes: goes}, err
+		if err != nil {
+			return nil, err
+		}
+		return cleaner{RelayAdapter: variant.AdaptRelay(r), env: env, goes: goes}, nil
 	}
 	return v
 }
@@ -124,7 +127,10 @@ func replaying(name string, put func(m *outbox.Message, now time.Time) bool, sel
 	v.Name = name
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return replayer{RelayAdapter: variant.AdaptRelay(r), env: env, put: put, selectiveOnly: selectiveOnly}, err
+		if err != nil {
+			return nil, err
+		}
+		return replayer{RelayAdapter: variant.AdaptRelay(r), env: env, put: put, selectiveOnly: selectiveOnly}, nil
 	}
 	return v
 }

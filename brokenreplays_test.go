@@ -166,7 +166,10 @@ func wallClockJitter() variant.Variant {
 		cfg := outbox.DefaultConfig(env.Owner)
 		jitter(&cfg)
 		r, err := outbox.NewRelay(cfg, outbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.DBClock, Rand: hostClock{}})
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	return v
 }

@@ -292,7 +292,10 @@ func withRelayConfig(name string, change func(*outbox.Config)) variant.Variant {
 	v.Name = name
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, change)
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	return v
 }
@@ -329,9 +332,12 @@ func learner(name string, change func(*learnerRelay)) variant.Variant {
 	v.Name = name
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		ref, err := variant.ReferenceRelay(env, nil)
+		if err != nil {
+			return nil, err
+		}
 		r := &learnerRelay{RelayAdapter: variant.AdaptRelay(ref), env: env, cfg: outbox.DefaultConfig(env.Owner)}
 		change(r)
-		return r, err
+		return r, nil
 	}
 	return v
 }
@@ -463,7 +469,10 @@ func replayByTypeAlone() variant.Variant {
 	v.Name = "replay-by-type-alone"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return typeAloneReplay{variant.AdaptRelay(r)}, err
+		if err != nil {
+			return nil, err
+		}
+		return typeAloneReplay{variant.AdaptRelay(r)}, nil
 	}
 	return v
 }
@@ -486,7 +495,10 @@ func timeoutMeansStored() variant.Variant {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
 			DB: env.OrderDB, Broker: optimist{to: env.Broker}, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	return v
 }
@@ -596,7 +608,10 @@ func hostClockLeases() variant.Variant {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
 			DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Rand: env.Rand})
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	return v
 }

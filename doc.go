@@ -50,6 +50,8 @@
 //	    on          the switch the mutated copies ask (never in the reference)
 //	  golden      the tests' golden files (-update rewrites them)
 //	  longtest    the mark of a test's exhaustive form and the CI step that runs it
+//	  shard       --shard I/N: one parser, one split, one merge, for labrun explore, labwhy
+//	              and real's labrun-real (Go lets outboxlab/real/... import it)
 //
 // The course around them:
 //

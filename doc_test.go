@@ -21,7 +21,7 @@ var labPackages = []string{
 	"examples/courselab", "examples/courselab/course",
 	"exercises", "exercises/dedup", "exercises/frame", "exercises/internal/startertest", "exercises/ordering", "exercises/recovery", "exercises/sendfirst",
 	"inbox", "insurance",
-	"internal/backlog", "internal/golden", "internal/metrics", "internal/mutation", "internal/mutation/on", "internal/report", "internal/longtest",
+	"internal/backlog", "internal/golden", "internal/metrics", "internal/mutation", "internal/mutation/on", "internal/report", "internal/longtest", "internal/shard",
 	"lab/check", "lab/cli", "lab/explore", "lab/grade", "lab/lang", "lab/lang/langtest", "lab/variant", "lab/verdict", "lab/verdict/verdicttest",
 	"mistakes", "orders", "outbox", "scenarios", "sim", "store",
 	"real", "real/cleanup", "real/cmd/labrun-real", "real/internal/realtest", "real/kafkalab", "real/pglab", "real/sqlitelab",

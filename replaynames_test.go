@@ -64,7 +64,10 @@ func wakeIgnoresFailed() variant.Variant {
 	v.Name = "wake-ignores-failed"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return failedNoWake{variant.AdaptRelay(r), env}, err
+		if err != nil {
+			return nil, err
+		}
+		return failedNoWake{variant.AdaptRelay(r), env}, nil
 	}
 	return v
 }

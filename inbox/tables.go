@@ -48,3 +48,36 @@ func LoadApplied(tx *store.Tx, aggregateID string) int {
 func SetApplied(tx *store.Tx, aggregateID string, seq int) {
 	tx.Put(TableApplied, aggregateID, seq)
 }
+
+// ParkedAggregate is one aggregate's messages parked behind a gap.
+type ParkedAggregate struct {
+	AggregateID string
+	// Keys are the messages' keys in TableParked (ParkedKey), in sequence
+	// order; Parked are the messages, in the same order.
+	Keys   []string
+	Parked []Parked
+}
+
+// ParkedByAggregate returns the messages tx sees parked behind a gap,
+// grouped by aggregate: the aggregates in the order of their first key,
+// each one's messages in sequence order. What a consumer does about a gap
+// (fetch the missing event, reconcile the aggregate with a snapshot) it
+// does once per aggregate.
+func ParkedByAggregate(tx *store.Tx) []ParkedAggregate {
+	var groups []ParkedAggregate
+	group := map[string]int{} // aggregate id: its index in groups
+	tx.Scan(TableParked, func(key string, v any) bool {
+		p := v.(Parked)
+		id := p.Envelope.Event.AggregateID
+		i, ok := group[id]
+		if !ok {
+			i = len(groups)
+			group[id] = i
+			groups = append(groups, ParkedAggregate{AggregateID: id})
+		}
+		groups[i].Keys = append(groups[i].Keys, key)
+		groups[i].Parked = append(groups[i].Parked, p)
+		return true
+	})
+	return groups
+}

@@ -38,7 +38,10 @@ func NewIDOnResend() variant.Variant {
 		NewRelay: func(env variant.Env) (variant.Relay, error) {
 			r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
 				DB: env.OrderDB, Broker: freshIDs{to: env.Broker, ids: env.IDs}, Gate: env.Gate, Clock: env.DBClock, Rand: env.Rand})
-			return variant.AdaptRelay(r), err
+			if err != nil {
+				return nil, err
+			}
+			return variant.AdaptRelay(r), nil
 		},
 		NewConsumer: variant.NewBillingConsumer,
 	}

@@ -144,7 +144,10 @@ func TestACleanupThatForgetsTheAgeIsCaught(t *testing.T) {
 	v := variant.Outbox()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return eagerCleanup{variant.AdaptRelay(r), env}, err
+		if err != nil {
+			return nil, err
+		}
+		return eagerCleanup{variant.AdaptRelay(r), env}, nil
 	}
 	res, err := sim.Run(scenarios.Matrix().Config(v))
 	if err != nil {
@@ -188,7 +191,10 @@ func TestARelayThatSwallowsAFailedCommitIsCaught(t *testing.T) {
 	v := variant.Outbox()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return quietRelay{variant.AdaptRelay(r)}, err
+		if err != nil {
+			return nil, err
+		}
+		return quietRelay{variant.AdaptRelay(r)}, nil
 	}
 	bad, _ := commitFailures(t, v)
 	// A swallowed mark also leaves its claim held after a step that
@@ -257,7 +263,10 @@ func TestACleanupThatDeletesNothingIsCaught(t *testing.T) {
 	v := variant.Outbox()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return keepsEverything{variant.AdaptRelay(r)}, err
+		if err != nil {
+			return nil, err
+		}
+		return keepsEverything{variant.AdaptRelay(r)}, nil
 	}
 	p, err := scenarios.FindPoint(string(sim.FaultRejected))
 	if err != nil {
@@ -292,7 +301,10 @@ func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}
 		r, err := variant.ReferenceRelay(env, nil)
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	sw, err := scenarios.Matrix().FailureSweep(v)
 	if err != nil {
@@ -362,7 +374,10 @@ func TestACleanupThatRewritesWhatItKeepsStillCountsIt(t *testing.T) {
 	v := variant.Outbox()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return rewritesDeadLetters{variant.AdaptRelay(r)}, err
+		if err != nil {
+			return nil, err
+		}
+		return rewritesDeadLetters{variant.AdaptRelay(r)}, nil
 	}
 	p, err := scenarios.FindPoint(string(sim.FaultRejected))
 	if err != nil {

@@ -68,7 +68,10 @@ func giveUpOnRestart() variant.Variant {
 	v.Name = "give-up-on-restart"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, v.RelayConfig)
-		return giveUpRelay{variant.AdaptRelay(r), env}, err
+		if err != nil {
+			return nil, err
+		}
+		return giveUpRelay{variant.AdaptRelay(r), env}, nil
 	}
 	return v
 }

@@ -107,7 +107,10 @@ func TestARunThatNeverSettlesCostsOneStepBudget(t *testing.T) {
 	v.Name = "heartbeating"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return heartbeating{variant.AdaptRelay(r), env}, err
+		if err != nil {
+			return nil, err
+		}
+		return heartbeating{variant.AdaptRelay(r), env}, nil
 	}
 	m := scenarios.Matrix()
 	cfg := m.Config(v)

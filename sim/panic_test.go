@@ -40,7 +40,10 @@ func panickyRelay(inNextWake bool) variant.Variant {
 	v.Name = "panicky-relay"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return &panicky{Relay: variant.AdaptRelay(r), inNextWake: inNextWake}, err
+		if err != nil {
+			return nil, err
+		}
+		return &panicky{Relay: variant.AdaptRelay(r), inNextWake: inNextWake}, nil
 	}
 	return v
 }

@@ -71,7 +71,10 @@ func TestAReplayThatMisreportsIsNamed(t *testing.T) {
 	v.Name = "misreporting-replay"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return misreportingReplay{variant.AdaptRelay(r)}, err
+		if err != nil {
+			return nil, err
+		}
+		return misreportingReplay{variant.AdaptRelay(r)}, nil
 	}
 	cfg := sim.DefaultConfig(v, threeOrders(), 1)
 	cfg.Faults = []sim.Fault{{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-1", Sequence: 1}}}

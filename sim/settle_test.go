@@ -77,7 +77,10 @@ func TestTheOperatorWaitsForAStepToEnd(t *testing.T) {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		env.Gate = &forgetsSent{Gate: env.Gate}
 		r, err := variant.ReferenceRelay(env, nil)
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
 		cfg := sim.DefaultConfig(v, threeOrders(), seed)

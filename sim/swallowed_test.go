@@ -22,7 +22,10 @@ func crashSwallowingRelay() variant.Variant {
 	v.Name = "crash-swallowing-relay"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return swallowsCrash{variant.AdaptRelay(r)}, err
+		if err != nil {
+			return nil, err
+		}
+		return swallowsCrash{variant.AdaptRelay(r)}, nil
 	}
 	return v
 }
@@ -131,7 +134,10 @@ func TestARelayThatGoesOnAfterItsCrashIsNamedWhateverItReturns(t *testing.T) {
 	broken.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		env.Gate = sendCrashAsBrokerError{env.Gate}
 		r, err := variant.ReferenceRelay(env, nil)
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	want := "relay-1 crashed at relay.after-send, and its step went on and tried relay.mark as a dead process instead of returning effect.ErrCrashed"
 	for _, c := range []struct {

@@ -55,15 +55,13 @@ func (c *Consumer) fetchGaps() error {
 	tx := c.Billing.Begin(c.Owner)
 	defer tx.Rollback()
 	var wanted []broker.Target
-	tx.Scan(inbox.TableParked, func(_ string, v any) bool {
-		ev := v.(inbox.Parked).Envelope.Event
-		t := broker.Target{AggregateID: ev.AggregateID, Sequence: inbox.LoadApplied(tx, ev.AggregateID) + 1}
+	for _, g := range inbox.ParkedByAggregate(tx) {
+		t := broker.Target{AggregateID: g.AggregateID, Sequence: inbox.LoadApplied(tx, g.AggregateID) + 1}
 		if !c.fetched[t.String()] {
 			c.fetched[t.String()] = true
 			wanted = append(wanted, t)
 		}
-		return true
-	})
+	}
 	for _, t := range wanted {
 		id, ok := c.lookUp(t)
 		if !ok {

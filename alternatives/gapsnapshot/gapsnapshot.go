@@ -43,21 +43,13 @@ func (c *Consumer) reconcileGaps() error {
 	now := c.Clock.Now()
 	tx := c.Billing.Begin(c.Owner)
 	defer tx.Rollback()
-	parked := map[string][]string{} // order id: its parked keys
-	var ids []string
-	tx.Scan(inbox.TableParked, func(key string, v any) bool {
-		id := v.(inbox.Parked).Envelope.Event.AggregateID
-		if parked[id] == nil {
-			ids = append(ids, id)
-		}
-		parked[id] = append(parked[id], key)
-		return true
-	})
-	if len(ids) == 0 {
+	parked := inbox.ParkedByAggregate(tx) // by order
+	if len(parked) == 0 {
 		return nil
 	}
 	reconciled := false
-	for _, id := range ids {
+	for _, p := range parked {
+		id := p.AggregateID
 		order, ok := orders.Get(c.Orders, id)
 		if !ok || order.Version <= inbox.LoadApplied(tx, id) {
 			continue
@@ -67,7 +59,7 @@ func (c *Consumer) reconcileGaps() error {
 			return err
 		}
 		inbox.SetApplied(tx, id, order.Version)
-		for _, key := range parked[id] {
+		for _, key := range p.Keys {
 			tx.Delete(inbox.TableParked, key) // settled by the snapshot
 		}
 	}

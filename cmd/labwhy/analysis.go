@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"outboxlab/internal/mutation"
+	"outboxlab/internal/shard"
 )
 
 // analysis is one run of labwhy over some files of the reference path.
@@ -15,7 +16,7 @@ type analysis struct {
 	files          []mutation.File
 	depth          mutation.Depth
 	flags          flags
-	shard, shards  int
+	part           shard.Shard // the shard this run grades; 1/1 for the whole
 	stdout, stderr io.Writer
 	// outs are the pages to write, save where the results go ("" for
 	// nowhere).
@@ -37,16 +38,16 @@ func (a *analysis) plan() {
 	switch {
 	case f.out != "":
 		a.outs = []string{f.out}
-	case whole && !f.check && a.shards == 1:
+	case whole && !f.check && a.part.N == 1:
 		a.outs = []string{"docs/why.md", "docs/why.html"}
 	}
 	switch {
 	case f.results != "":
 		a.save = f.results
-	case whole && f.from == "" && a.depth >= mutation.Full && !f.check && a.shards == 1:
+	case whole && f.from == "" && a.depth >= mutation.Full && !f.check && a.part.N == 1:
 		a.save = savedResults
 	}
-	if a.shards > 1 {
+	if a.part.N > 1 {
 		a.outs = nil
 	}
 }
@@ -90,7 +91,7 @@ func (a *analysis) run() (int, error) {
 	}
 	var out []mutation.Result
 	for _, m := range ms {
-		if r, ok := results[m.ID]; ok && m.ID%a.shards == a.shard-1 {
+		if r, ok := results[m.ID]; ok && a.part.Owns(m.ID) {
 			out = append(out, r)
 		}
 	}
@@ -125,7 +126,7 @@ func (a *analysis) kept(ms []mutation.Mutant, hist mutation.History) (map[int]mu
 		case ok && (unchanged[m.File] || !a.flags.regrade && (mutation.Reuse(r, m, hashes[m.File]) || a.flags.check && mutation.StandsForCheck(r))):
 			r.Key = m.Key
 			results[m.ID] = r
-		case m.ID%a.shards == a.shard-1:
+		case a.part.Owns(m.ID):
 			grade = append(grade, m)
 		}
 	}

@@ -36,6 +36,7 @@ import (
 	"strings"
 
 	"outboxlab/internal/mutation"
+	"outboxlab/internal/shard"
 )
 
 func main() {
@@ -107,24 +108,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "labwhy: %v\n", err)
 		return 2
 	}
-	shard, shards, err := parseShard(f.shard)
-	if err != nil {
-		fmt.Fprintf(stderr, "labwhy: --shard: %v\n", err)
-		return 2
+	part := shard.Shard{I: 1, N: 1}
+	if f.shard != "" {
+		if part, err = shard.Parse(f.shard); err != nil {
+			fmt.Fprintf(stderr, "labwhy: %v\n", err)
+			return 2
+		}
 	}
-	if shards > 1 && len(files) != len(mutation.Reference) {
+	if part.N > 1 && len(files) != len(mutation.Reference) {
 		fmt.Fprintln(stderr, "labwhy: --shard splits the whole reference path: drop --file and --package")
 		return 2
 	}
-	if shards > 1 && f.check {
+	if part.N > 1 && f.check {
 		fmt.Fprintln(stderr, "labwhy: --check compares the whole path's score: a shard has a part of it; check the merge (labwhy merge --check)")
 		return 2
 	}
-	if shards > 1 && f.results == "" {
+	if part.N > 1 && f.results == "" {
 		fmt.Fprintln(stderr, "labwhy: --shard needs --results FILE: the shard's results, for labwhy merge")
 		return 2
 	}
-	job := analysis{files: files, depth: depth, flags: f, shard: shard, shards: shards, stdout: stdout, stderr: stderr}
+	job := analysis{files: files, depth: depth, flags: f, part: part, stdout: stdout, stderr: stderr}
 	job.plan()
 	code, err := job.run()
 	if err != nil {
@@ -169,20 +172,6 @@ func selectFiles(file, pkg string) ([]mutation.File, error) {
 		return nil, fmt.Errorf("no file of the reference path matches --file %q --package %q (valid files: %s)", file, pkg, strings.Join(names, ", "))
 	}
 	return out, nil
-}
-
-// parseShard reads --shard I/N; "" is the whole, 1/1.
-func parseShard(s string) (int, int, error) {
-	if s == "" {
-		return 1, 1, nil
-	}
-	is, ns, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(is)
-	n, err2 := strconv.Atoi(ns)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("%q: want I/N with 1 <= I <= N, e.g. 1/2", s)
-	}
-	return i, n, nil
 }
 
 func isTerminal(w io.Writer) bool {

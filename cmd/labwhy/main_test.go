@@ -10,6 +10,7 @@ import (
 
 	"outboxlab/internal/longtest"
 	"outboxlab/internal/mutation"
+	"outboxlab/internal/shard"
 )
 
 // TestBadUsageExitsTwoNamingWhatIsValid: each misuse exits 2 with a
@@ -135,7 +136,7 @@ func TestCheckFailsWhenTheScoreFalls(t *testing.T) {
 func TestCheckGradesWhatCanLowerTheScore(t *testing.T) {
 	ms, hist, saved := savedReference(t)
 	graded := func(check bool) map[int]bool {
-		a := analysis{files: mutation.Reference, shard: 1, shards: 1, flags: flags{check: check, history: savedResults}}
+		a := analysis{files: mutation.Reference, part: shard.Shard{I: 1, N: 1}, flags: flags{check: check, history: savedResults}}
 		_, grade, err := a.kept(ms, hist)
 		if err != nil {
 			t.Fatal(err)
@@ -187,7 +188,7 @@ func TestCheckFailsWhenTheLabWeakens(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	a := analysis{files: files, depth: mutation.Full, shard: 1, shards: 1, stdout: &stdout, stderr: &stderr,
+	a := analysis{files: files, depth: mutation.Full, part: shard.Shard{I: 1, N: 1}, stdout: &stdout, stderr: &stderr,
 		flags: flags{check: true, history: savedResults, workers: 2},
 		lab:   map[string][]byte{checker: bytes.Replace(src, []byte(content), nil, 1)}}
 	a.plan()

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
 	"outboxlab/internal/mutation"
+	"outboxlab/internal/shard"
 )
 
 // merge merges the results of labwhy --shard runs into the unsharded
@@ -46,7 +48,7 @@ func merge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "labwhy merge: the shards hold %d results of the %d mutants of %d files: a shard is missing\n", len(merged), len(ms), len(files))
 		return 2
 	}
-	a := analysis{files: files, depth: mutation.Full, shard: 1, shards: 1, stdout: stdout, stderr: stderr,
+	a := analysis{files: files, depth: mutation.Full, part: shard.Shard{I: 1, N: 1}, stdout: stdout, stderr: stderr,
 		flags: flags{out: *out, results: *results, check: *check, history: *history}}
 	a.plan()
 	hist, err := mutation.LoadHistory(*history)
@@ -64,13 +66,11 @@ func merge(args []string, stdout, stderr io.Writer) int {
 
 // readShards reads the shards' results and checks each against the
 // mutants of the whole reference path (all): its id names a mutant of
-// the same key, in no other shard. It returns the results by id and the
-// files they cover.
+// the same key, in no other shard (shard.Merge). It returns the results
+// by id and the files they cover.
 func readShards(names []string, all []mutation.Mutant) (map[int]mutation.Result, []mutation.File, error) {
-	merged := map[int]mutation.Result{}
-	from := map[int]string{}
-	covered := map[string]bool{}
-	for _, name := range names {
+	parts := make([][]mutation.Result, len(names))
+	for k, name := range names {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, nil, err
@@ -84,12 +84,20 @@ func readShards(names []string, all []mutation.Mutant) (map[int]mutation.Result,
 			if r.ID < 0 || r.ID >= len(all) || all[r.ID].Key != r.Key {
 				return nil, nil, fmt.Errorf("%s: mutant %d (%s) is not this reference's: grade the shards again", name, r.ID, r.Key)
 			}
-			if other, ok := from[r.ID]; ok {
-				return nil, nil, fmt.Errorf("mutant %d (%s) is in two shards, %s and %s", r.ID, r.Key, other, name)
-			}
-			from[r.ID], merged[r.ID] = name, r
-			covered[all[r.ID].File] = true
 		}
+		parts[k] = rs
+	}
+	results, err := shard.Merge(parts, func(r mutation.Result) int { return r.ID })
+	if twice, ok := errors.AsType[*shard.TwiceError[mutation.Result]](err); ok {
+		return nil, nil, fmt.Errorf("mutant %d (%s) is in two shards, %s and %s", twice.Item.ID, twice.Item.Key, names[twice.First], names[twice.Second])
+	} else if err != nil {
+		return nil, nil, err
+	}
+	merged := map[int]mutation.Result{}
+	covered := map[string]bool{}
+	for _, r := range results {
+		merged[r.ID] = r
+		covered[all[r.ID].File] = true
 	}
 	var files []mutation.File
 	for _, f := range mutation.Reference {

@@ -20,8 +20,8 @@ func (a *analysis) finish(ms []mutation.Mutant, results []mutation.Result, hist 
 			return 1, err
 		}
 	}
-	if a.shards > 1 {
-		fmt.Fprintf(a.stdout, "shard %d/%d: %d results in %s; merge the shards with labwhy merge\n", a.shard, a.shards, len(results), a.save)
+	if a.part.N > 1 {
+		fmt.Fprintf(a.stdout, "shard %s: %d results in %s; merge the shards with labwhy merge\n", a.part, len(results), a.save)
 		return 0, nil
 	}
 	an := mutation.NewAnalysis(ms, results, took)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"outboxlab/internal/report"
+	"outboxlab/internal/shard"
 	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
 	"outboxlab/lab/lang"
@@ -64,14 +65,14 @@ func runExplore(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *shardText != "" {
-		shard, shards, err := parseShard(*shardText)
+		sh, err := shard.Parse(*shardText)
 		if err != nil {
-			return err
+			return usageFrom(err)
 		}
 		if format.value != "json" {
 			return usagef(lang.Text{EN: "--shard writes JSON for labrun explore merge: add --format json", DE: "--shard schreibt JSON für labrun explore merge: --format json hinzufügen"})
 		}
-		return runExploreShard(stdout, v, runs, seed, shard, shards)
+		return runExploreShard(stdout, v, runs, seed, sh)
 	}
 	reached := map[sim.Situation]int{}
 	observe := func(res sim.Result) {

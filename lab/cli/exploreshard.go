@@ -3,13 +3,11 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 
+	"outboxlab/internal/shard"
 	"outboxlab/lab/explore"
 	"outboxlab/lab/lang"
 	"outboxlab/lab/variant"
@@ -33,29 +31,14 @@ type exploreShard struct {
 	Situations map[string][]int `json:"situations"`
 }
 
-// parseShard reads --shard I/N.
-func parseShard(s string) (int, int, error) {
-	is, ns, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(is)
-	n, err2 := strconv.Atoi(ns)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, usagef(lang.Text{
-			EN: "--shard %q: want I/N with 1 <= I <= N, e.g. 1/3",
-			DE: "--shard %q: erwartet I/N mit 1 <= I <= N, z. B. 1/3",
-		}, s)
-	}
-	return i, n, nil
-}
-
-// runExploreShard runs shard of shards of an exploration and writes what
-// it found as JSON.
-func runExploreShard(stdout io.Writer, v variant.Variant, runs int, seed uint64, shard, shards int) error {
-	mine := (runs - shard + shards) / shards // the schedules numbered shard modulo shards
-	part, err := explore.ExploreShard(v, runs, seed, shard, shards, explore.Options{Progress: progressLine(mine)})
+// runExploreShard runs one shard of an exploration and writes what it
+// found as JSON.
+func runExploreShard(stdout io.Writer, v variant.Variant, runs int, seed uint64, sh shard.Shard) error {
+	part, err := explore.ExploreShard(v, runs, seed, sh, explore.Options{Progress: progressLine(sh.Count(runs))})
 	if err != nil {
 		return err
 	}
-	out := exploreShard{Variant: v.Name, Runs: runs, Seed: seed, Shard: fmt.Sprintf("%d/%d", shard, shards),
+	out := exploreShard{Variant: v.Name, Runs: runs, Seed: seed, Shard: sh.String(),
 		Tried: part.Tried, Broken: part.Broken, Situations: map[string][]int{}}
 	if out.Broken == nil {
 		out.Broken = []int{}
@@ -122,8 +105,7 @@ func runExploreMerge(args []string, stdout io.Writer) error {
 // different explorations or splits, a shard given twice and a missing one.
 func readShards(files []string) ([]exploreShard, error) {
 	shards := make([]exploreShard, len(files))
-	byShard := map[int]string{}
-	n := 0
+	split := make([]shard.Shard, len(files))
 	for k, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -135,8 +117,7 @@ func readShards(files []string) ([]exploreShard, error) {
 		if err := dec.Decode(sh); err != nil {
 			return nil, usagef(lang.Text{EN: "%s is not the JSON of labrun explore --shard: %v", DE: "%s ist nicht das JSON von labrun explore --shard: %v"}, file, err)
 		}
-		i, of, err := parseShard(sh.Shard)
-		if err != nil {
+		if split[k], err = shard.Parse(sh.Shard); err != nil {
 			return nil, usagef(lang.Text{EN: "%s is not the JSON of labrun explore --shard: shard %q", DE: "%s ist nicht das JSON von labrun explore --shard: Teil %q"}, file, sh.Shard)
 		}
 		first := shards[0]
@@ -146,33 +127,9 @@ func readShards(files []string) ([]exploreShard, error) {
 				DE: "%s erkundete --variant %s --runs %d --seed %d, aber %s --variant %s --runs %d --seed %d: nur die Teile einer Exploration zusammenfügen",
 			}, files[0], first.Variant, first.Runs, first.Seed, file, sh.Variant, sh.Runs, sh.Seed)
 		}
-		if k == 0 {
-			n = of
-		} else if of != n {
-			return nil, usagef(lang.Text{
-				EN: "%s is shard %s, but %s of %d shards: merge the shards of one split",
-				DE: "%s ist Teil %s, aber %s einer von %d Teilen: nur die Teile einer Aufteilung zusammenfügen",
-			}, file, sh.Shard, files[0], n)
-		}
-		if other, ok := byShard[i]; ok {
-			return nil, usagef(lang.Text{
-				EN: "shard %s is given twice (%s and %s)",
-				DE: "Teil %s ist zweimal angegeben (%s und %s)",
-			}, sh.Shard, other, file)
-		}
-		byShard[i] = file
 	}
-	var missing []string
-	for i := 1; i <= n; i++ {
-		if _, ok := byShard[i]; !ok {
-			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
-		}
-	}
-	if len(missing) > 0 {
-		return nil, usagef(lang.Text{
-			EN: "shard(s) %s missing: merge all %d shards",
-			DE: "Teil(e) %s fehlen: alle %d Teile zusammenfügen",
-		}, strings.Join(missing, ", "), n)
+	if err := shard.Complete(files, split); err != nil {
+		return nil, usageFrom(err)
 	}
 	return shards, nil
 }

@@ -35,7 +35,10 @@ func TestAMisstepsReplaySaysWhatFailedInItsOutcomeLine(t *testing.T) {
 	broken.Name = "crash-swallowing-relay"
 	broken.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return swallowsCrash{variant.AdaptRelay(r)}, err
+		if err != nil {
+			return nil, err
+		}
+		return swallowsCrash{variant.AdaptRelay(r)}, nil
 	}
 	p, err := scenarios.FindPoint("relay.after-send")
 	if err != nil {

@@ -27,7 +27,10 @@ func TestAReplayThatDoesNotReproduceSaysSo(t *testing.T) {
 		cfg := outbox.DefaultConfig(env.Owner)
 		cfg.Jitter = 0.5
 		r, err := outbox.NewRelay(cfg, outbox.Deps{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.DBClock, Rand: hostClock{}})
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	lab := Lab{Command: "courselab", Variants: []variant.Variant{jittery}}
 	for _, format := range []string{"text", "json"} {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/internal/shard"
 	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/sim"
@@ -224,14 +225,14 @@ type Part struct {
 	Reached map[sim.Situation][]int
 }
 
-// ExploreShard runs shard (1 <= shard <= shards) of Explore's schedules:
-// those whose number, from 1, is shard modulo shards; it shrinks
+// ExploreShard runs one shard of Explore's schedules: those it owns
+// (shard.Shard.Owns: schedule number n, from 1, is item n-1); it shrinks
 // nothing and stops after Shrunk of them broke. Merge the parts of all
 // shards with Merge.
-func ExploreShard(v variant.Variant, runs int, seed uint64, shard, shards int, opts Options) (Part, error) {
+func ExploreShard(v variant.Variant, runs int, seed uint64, sh shard.Shard, opts Options) (Part, error) {
 	keep := keepOf(opts)
 	part := Part{Reached: map[sim.Situation][]int{}}
-	err := draw(v, runs, seed, opts, func(n int) bool { return (n-1)%shards == shard-1 }, func(number int, _ Schedule, res sim.Result) (bool, error) {
+	err := draw(v, runs, seed, opts, func(n int) bool { return sh.Owns(n - 1) }, func(number int, _ Schedule, res sim.Result) (bool, error) {
 		part.Tried++
 		for s, n := range res.Situations {
 			if n > 0 {

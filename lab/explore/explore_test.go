@@ -126,7 +126,10 @@ func TestExplorationFindsAClaimThatOutlivesItsRelay(t *testing.T) {
 	v.Name = "endless-lease"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, endless)
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	cfg := outbox.DefaultConfig("relay")
 	endless(&cfg)
@@ -151,7 +154,10 @@ func TestExplorationFindsAnErrorARelayShouldHaveHandled(t *testing.T) {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}
 		r, err := variant.ReferenceRelay(env, nil)
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	f, err := explore.Explore(v, 1000, 1, explore.Options{})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"outboxlab/internal/longtest"
+	"outboxlab/internal/shard"
 	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
 	"outboxlab/scenarios"
@@ -60,7 +61,7 @@ func TestEveryMistakeIsFoundWithin3000Schedules(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			for _, seed := range seeds {
-				part, err := explore.ExploreShard(v, 3000, seed, 1, 1, explore.Options{})
+				part, err := explore.ExploreShard(v, 3000, seed, shard.Shard{I: 1, N: 1}, explore.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -78,7 +79,7 @@ func TestEveryMistakeIsFoundWithin3000Schedules(t *testing.T) {
 		}
 		storm := func(res sim.Result) bool { return res.Outcome == check.Storm }
 		for _, seed := range []uint64{1, 5, 108315} {
-			part, err := explore.ExploreShard(v, 3000, seed, 1, 1, explore.Options{Keep: storm})
+			part, err := explore.ExploreShard(v, 3000, seed, shard.Shard{I: 1, N: 1}, explore.Options{Keep: storm})
 			if err != nil {
 				t.Fatal(err)
 			}

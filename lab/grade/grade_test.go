@@ -72,7 +72,10 @@ func swallowing() variant.Variant {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := outbox.NewRelay(outbox.DefaultConfig(env.Owner), outbox.Deps{
 			DB: env.OrderDB, Broker: swallow{env.Broker}, Gate: env.Gate, Clock: env.DBClock, Rand: env.Rand})
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	return v
 }
@@ -184,7 +187,10 @@ func quietRelay() variant.Variant {
 	v.Name = "quiet-relay"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
-		return swallows{variant.AdaptRelay(r)}, err
+		if err != nil {
+			return nil, err
+		}
+		return swallows{variant.AdaptRelay(r)}, nil
 	}
 	return v
 }
@@ -238,7 +244,10 @@ func conflictBlind() variant.Variant {
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		env.Gate = effecttest.HidesConflicts{Gate: env.Gate}
 		r, err := variant.ReferenceRelay(env, nil)
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	return v
 }

@@ -36,8 +36,20 @@ type adapterState struct {
 	}
 }
 
-// AdaptRelay returns r as a Relay.
+// AdaptRelay returns r as a Relay; the adapter of no relay (r nil) is
+// nil, so that no caller holds an adapter around no relay. A NewRelay
+// that builds r returns nil and the error when building failed, and
+// adapts r only then:
+//
+//	r, err := outbox.NewRelay(cfg, deps)
+//	if err != nil {
+//		return nil, err
+//	}
+//	return variant.AdaptRelay(r), nil
 func AdaptRelay(r *outbox.Relay) *RelayAdapter {
+	if r == nil {
+		return nil
+	}
 	return &RelayAdapter{Relay: r}
 }
 

@@ -121,3 +121,15 @@ func TestARelayThatCannotBeBuiltIsNil(t *testing.T) {
 		}
 	}
 }
+
+// TestTheAdapterOfNoRelayIsNil: the adapter of no relay is nil, not an
+// adapter around a nil *outbox.Relay that steps into a nil pointer at its
+// first call (as it was: AdaptRelay(nil) gave &RelayAdapter{}).
+func TestTheAdapterOfNoRelayIsNil(t *testing.T) {
+	if a := variant.AdaptRelay(nil); a != nil {
+		t.Errorf("AdaptRelay(nil) = %#v, want nil", a)
+	}
+	if a := variant.AdaptRelay(&outbox.Relay{}); a == nil || a.Relay == nil {
+		t.Errorf("AdaptRelay of a relay = %#v, want its adapter", a)
+	}
+}

@@ -23,7 +23,10 @@ func TestAnExplorationThatEndsInAnErrorReportsItsSchedule(t *testing.T) {
 			return nil, errors.New("relay-3: no host for a third instance")
 		}
 		r, err := variant.ReferenceRelay(env, nil)
-		return variant.AdaptRelay(r), err
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
 	}
 	g := newGrader(v, Options{Depth: Course})
 	g.run(StageExplore)

@@ -1,11 +1,13 @@
 package sqlitelab
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
+	"outboxlab/internal/shard"
 	"outboxlab/lab/check"
 	"outboxlab/sim"
 )
@@ -44,11 +46,12 @@ type MatrixConfig struct {
 	// Races is how often a race cell is run, each time with the next seed;
 	// 0 means 3, or 10 with Full.
 	Races int
-	// Shard and Shards run one shard of the cells (1 <= Shard <= Shards),
+	// Shard runs one shard of the cells (the zero Shard: all of them),
 	// the cells split by their estimated cost so that the shards take
-	// about as long; the other shards' cells are not in the result. Merged
-	// (MergeCells), the shards' cells are the unsharded matrix's.
-	Shard, Shards int
+	// about as long (shard.Shard.ByCost); the other shards' cells are not
+	// in the result. Merged (MergeCells), the shards' cells are the
+	// unsharded matrix's.
+	Shard shard.Shard
 }
 
 // EnvFull is the environment variable that makes the real module's
@@ -139,7 +142,7 @@ func (c Cell) Agrees() bool {
 
 // Matrix runs every cell on real parts beside the same cell in the
 // simulator, variant by variant, row by row (the cells of one shard, with
-// Shards).
+// Shard).
 func Matrix(cfg MatrixConfig) ([]Cell, error) {
 	m, err := newMatrixRun(cfg)
 	if err != nil {
@@ -233,34 +236,29 @@ func (m *matrixRun) check() error {
 	if m.cfg.MaxRelays < 1 || m.cfg.MaxRelays > 3 {
 		return fmt.Errorf("%w relay count %d (valid: 2, or 3)", ErrUnknown, m.cfg.MaxRelays)
 	}
-	if m.cfg.Shards < 0 || (m.cfg.Shards > 0 && (m.cfg.Shard < 1 || m.cfg.Shard > m.cfg.Shards)) {
-		return fmt.Errorf("%w shard %d/%d (valid: i/n with 1 <= i <= n)", ErrUnknown, m.cfg.Shard, m.cfg.Shards)
+	if s := m.cfg.Shard; s != (shard.Shard{}) && (s.N < 1 || s.I < 1 || s.I > s.N) {
+		return fmt.Errorf("%w shard %d/%d (valid: i/n with 1 <= i <= n)", ErrUnknown, s.I, s.N)
 	}
 	return nil
 }
 
 // MergeCells merges the cells of the shards of one matrix into the
 // unsharded matrix's order: variant by variant, row by row, as variants
-// and points list them. It fails on a cell of neither, and on a cell two
-// shards both ran.
+// and points list them (shard.Merge). It fails on a cell of neither, and
+// on a cell two shards both ran.
 func MergeCells(variants, points []string, shards ...[]Cell) ([]Cell, error) {
-	index := func(c Cell) int {
-		return slices.Index(variants, c.Variant)*len(points) + slices.Index(points, c.Point)
-	}
-	var all []Cell
 	for _, cells := range shards {
 		for _, c := range cells {
 			if !slices.Contains(variants, c.Variant) || !slices.Contains(points, c.Point) {
 				return nil, fmt.Errorf("merge: the cell %s at %s is not in the matrix", c.Variant, c.Point)
 			}
-			all = append(all, c)
 		}
 	}
-	slices.SortStableFunc(all, func(a, b Cell) int { return index(a) - index(b) })
-	for i := 1; i < len(all); i++ {
-		if index(all[i]) == index(all[i-1]) {
-			return nil, fmt.Errorf("merge: the cell %s at %s is in two shards", all[i].Variant, all[i].Point)
-		}
+	all, err := shard.Merge(shards, func(c Cell) int {
+		return slices.Index(variants, c.Variant)*len(points) + slices.Index(points, c.Point)
+	})
+	if twice, ok := errors.AsType[*shard.TwiceError[Cell]](err); ok {
+		return nil, fmt.Errorf("merge: the cell %s at %s is in two shards", twice.Item.Variant, twice.Item.Point)
 	}
-	return all, nil
+	return all, err
 }

@@ -67,7 +67,10 @@ func newRelay(slip relaySlip, from int) func(variant.Env) (variant.Relay, error)
 		} else {
 			ref, err = variant.ReferenceRelay(env, change)
 		}
-		return &relay{RelayAdapter: variant.AdaptRelay(ref), env: env, cfg: cfg, slip: slip, occasions: occasions{from: from}}, err
+		if err != nil {
+			return nil, err
+		}
+		return &relay{RelayAdapter: variant.AdaptRelay(ref), env: env, cfg: cfg, slip: slip, occasions: occasions{from: from}}, nil
 	}
 }
 

@@ -6,10 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
+	"outboxlab/internal/shard"
 	"outboxlab/lab/check"
 	"outboxlab/real/pglab"
 	"outboxlab/real/sqlitelab"
@@ -54,12 +54,9 @@ func (f *matrixFlags) config(fs *flag.FlagSet, exe string) (sqlitelab.MatrixConf
 		return cfg, fmt.Sprintf("--format %q: want table or json", f.format)
 	}
 	if f.shard != "" {
-		i, n, ok := strings.Cut(f.shard, "/")
-		var err1, err2 error
-		cfg.Shard, err1 = strconv.Atoi(i)
-		cfg.Shards, err2 = strconv.Atoi(n)
-		if !ok || err1 != nil || err2 != nil || cfg.Shards < 1 || cfg.Shard < 1 || cfg.Shard > cfg.Shards {
-			return cfg, fmt.Sprintf("--shard %q: want I/N with 1 <= I <= N, e.g. 1/2", f.shard)
+		var err error
+		if cfg.Shard, err = shard.Parse(f.shard); err != nil {
+			return cfg, err.Error()
 		}
 	}
 	return cfg, ""

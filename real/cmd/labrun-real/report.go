@@ -4,6 +4,7 @@ import (
 	"outboxlab/lab/check"
 
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/internal/shard"
 	"outboxlab/real/sqlitelab"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
@@ -89,9 +91,7 @@ func newReport(cfg sqlitelab.MatrixConfig, cells []sqlitelab.Cell) *report {
 		}
 		r.Points = append(r.Points, pointJSON{p, string(kind)})
 	}
-	if cfg.Shards > 0 {
-		r.shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
-	}
+	r.shard = cfg.Shard.String()
 	for _, c := range cells {
 		r.Cells = append(r.Cells, toJSON(c))
 	}
@@ -165,8 +165,8 @@ func mergeCommand(files []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var merged *report
-	var cells []cellJSON
-	for _, name := range files {
+	parts := make([][]cellJSON, len(files))
+	for k, name := range files {
 		var r report
 		data, err := os.ReadFile(name)
 		if err == nil {
@@ -182,17 +182,17 @@ func mergeCommand(files []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "labrun-real merge: %s is a shard of another matrix (backend, depth, relays, races, variants or points differ from %s's)\n", name, files[0])
 			return 2
 		}
-		cells = append(cells, r.Cells...)
+		parts[k] = r.Cells
 	}
-	order := func(c cellJSON) int {
+	cells, err := shard.Merge(parts, func(c cellJSON) int {
 		return slices.Index(merged.Variants, c.Variant)*len(merged.Points) + slices.IndexFunc(merged.Points, func(p pointJSON) bool { return p.ID == c.Point })
-	}
-	slices.SortStableFunc(cells, func(a, b cellJSON) int { return order(a) - order(b) })
-	for i := range cells {
-		if i > 0 && order(cells[i]) == order(cells[i-1]) {
-			fmt.Fprintf(stderr, "labrun-real merge: %s at %s is in two shards\n", cells[i].Variant, cells[i].Point)
-			return 2
-		}
+	})
+	if twice, ok := errors.AsType[*shard.TwiceError[cellJSON]](err); ok {
+		fmt.Fprintf(stderr, "labrun-real merge: %s at %s is in two shards, %s and %s\n", twice.Item.Variant, twice.Item.Point, files[twice.First], files[twice.Second])
+		return 2
+	} else if err != nil {
+		fmt.Fprintln(stderr, "labrun-real merge:", err)
+		return 2
 	}
 	merged.Cells = cells
 	if err := merged.writeJSON(stdout); err != nil {
