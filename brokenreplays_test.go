@@ -11,6 +11,7 @@ import (
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/check"
+	"outboxlab/lab/grade"
 	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
@@ -115,6 +116,61 @@ func TestStateKeptBetweenRunsIsCaught(t *testing.T) {
 			t.Errorf("the hint does not name package variables: %s", g.Hint().EN)
 		}
 	}
+}
+
+// TestAReplayOfARunThatDoesNotReplaySaysSo: the command a finding prints
+// (go test -lab.replay=...) makes its run twice, as labrun does: the
+// consumer that remembers ids in a package variable passed its replay,
+// made once in a fresh process, although the grading had found it LOST
+// and NONDETERMINISTIC.
+func TestAReplayOfARunThatDoesNotReplaySaysSo(t *testing.T) {
+	remembered.Lock()
+	clear(remembered.ids)
+	remembered.Unlock()
+	run := verdict.Run{Scenario: "relay.after-send@1"}
+	if err := grade.Replay(t, packageStateConsumer(), run); err == nil || !strings.HasPrefix(err.Error(), "NONDETERMINISTIC: the same run made twice parts at its event") {
+		t.Errorf("the replay of package-state-consumer: %v, want NONDETERMINISTIC", err)
+	}
+	if err := grade.Replay(t, variant.Outbox(), run); err != nil {
+		t.Errorf("the reference's replay: %v", err)
+	}
+}
+
+// TestARunThatPartsOnlyAfterAFailedCommitIsCaught: a relay that pauses
+// after a failed claim for as long as the host's clock draws makes the
+// same runs at every matrix row (no claim fails there) and other runs at
+// each failure of its claim's commit. The grader's sample makes the
+// first failure of each kind of commit twice (verdict's
+// replayFailureSample): before it did, this relay was graded OK at depth
+// course and full.
+func TestARunThatPartsOnlyAfterAFailedCommitIsCaught(t *testing.T) {
+	v := learner("wall-pause-after-failed-claim", func(r *learnerRelay) { r.wallPause = true })
+	sc, err := scenarios.FindScenario("commit-failure:relay.claim@1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d *sim.Divergence
+	for i := 0; i < 5 && d == nil; i++ { // the host's clock may draw the same twice
+		if _, d, err = sim.RunTwice(sc.Configure(v, sc.Seed)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d == nil {
+		t.Fatal("made twice five times at commit-failure:relay.claim@1, the same run each time")
+	}
+	if !longtest.Long(t, "long_caught") {
+		return
+	}
+	vd, err := verdict.Grade(v, verdict.Options{Depth: verdict.Course})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range vd.Findings {
+		if f.Outcome == check.NonDeterministic && f.Run.Scenario == "commit-failure:relay.claim@1" {
+			return
+		}
+	}
+	t.Errorf("%s: no NONDETERMINISTIC finding at commit-failure:relay.claim@1; findings %+v", v.Name, vd.Findings)
 }
 
 // TestEveryShippedVariantReplays: every variant of the catalogue, the

@@ -349,7 +349,8 @@ func learner(name string, change func(*learnerRelay)) variant.Variant {
 // at the start of Step and in NextWake. keepRest drops the release, and
 // wakeLater the check in Step; recoverStrictly gives it a recovery of its
 // own that returns every error of its commit; mapOrder sends its batch in
-// the order a map of it by message id ranges.
+// the order a map of it by message id ranges; wallPause pauses after a
+// failed claim for as long as the host's clock draws (up to 400 ms).
 type learnerRelay struct {
 	*variant.RelayAdapter
 	env             variant.Env
@@ -361,6 +362,7 @@ type learnerRelay struct {
 	recoverStrictly bool
 	backoff32       bool
 	mapOrder        bool
+	wallPause       bool
 }
 
 // Recover releases the claims the relay holds from before a restart. With
@@ -394,6 +396,9 @@ func (r *learnerRelay) Step() (bool, error) {
 		return false, nil
 	}
 	batch, err := r.ClaimDue()
+	if err != nil && r.wallPause {
+		r.pausedUntil = r.env.DBClock.Now().Add(time.Duration(time.Now().UnixNano()%400) * time.Millisecond)
+	}
 	if err != nil || len(batch) == 0 {
 		return false, err
 	}

@@ -91,7 +91,7 @@ func Grade(t testing.TB, v variant.Variant, opts Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *replay != "" {
+	if *replay != "" || *relays != 0 || *poll {
 		run, err := runOf(*replay, *relays, *poll)
 		if err == nil {
 			err = Replay(t, v, run)

@@ -312,3 +312,33 @@ func TestAHintFollowsTheCause(t *testing.T) {
 		}
 	}
 }
+
+// TestAReplayThatCannotBeMadeFails: a replay command is the one way a
+// learner sees a finding again, so what it cannot play is an error, never
+// a green test: a crash whose occurrence the run never reaches (@99 for
+// @1: it would pass as a crash survived), a negative relay count, and
+// -lab.relays or -lab.poll without -lab.replay (they were ignored, and the
+// whole grading ran green in their place).
+func TestAReplayThatCannotBeMadeFails(t *testing.T) {
+	err := grade.Replay(t, variant.Outbox(), verdict.Run{Scenario: "relay.after-send@99"})
+	if err == nil || !strings.Contains(err.Error(), "the planned crash relay.after-send@99 never fired") {
+		t.Errorf("relay.after-send@99: %v, want the crash that never fired named", err)
+	}
+	if err := grade.Replay(t, variant.Outbox(), verdict.Run{Scenario: "relay.after-send@1"}); err != nil {
+		t.Errorf("relay.after-send@1 of the reference: %v", err)
+	}
+	for _, c := range []struct {
+		flags map[string]string
+		want  string
+	}{
+		{map[string]string{"lab.replay": "relay.after-send@1", "lab.relays": "-3"}, "-lab.relays=-3: want 1 or more"},
+		{map[string]string{"lab.relays": "2"}, "add -lab.replay=RUN"},
+		{map[string]string{"lab.poll": "true"}, "add -lab.replay=RUN"},
+		{map[string]string{"lab.replay": "explore:300:1", "lab.relays": "2"}, "leave out -lab.relays and -lab.poll"},
+	} {
+		r := gradeWith(t, variant.Outbox(), grade.Options{}, c.flags)
+		if !strings.Contains(r.fatal, c.want) {
+			t.Errorf("%v: fatal %q, want it to say %q", c.flags, r.fatal, c.want)
+		}
+	}
+}

@@ -18,7 +18,16 @@ import (
 // runOf is the run the replay flags name: -lab.replay=NAME (a scenario,
 // or explore:RUNS:SEED), -lab.relays=N, -lab.poll.
 func runOf(name string, relays int, poll bool) (verdict.Run, error) {
+	if relays < 0 {
+		return verdict.Run{}, fmt.Errorf("-lab.relays=%d: want 1 or more (or leave it out: the scenario's own)", relays)
+	}
+	if name == "" {
+		return verdict.Run{}, fmt.Errorf("-lab.relays and -lab.poll say how -lab.replay plays its run: add -lab.replay=RUN, as a finding's replay command has it")
+	}
 	rest, ok := strings.CutPrefix(name, "explore:")
+	if ok && (relays != 0 || poll) {
+		return verdict.Run{}, fmt.Errorf("-lab.replay=%s: an exploration's schedule says its relays and how they run: leave out -lab.relays and -lab.poll", name)
+	}
 	if !ok {
 		return verdict.Run{Scenario: name, Relays: relays, Poll: poll}, nil
 	}
@@ -63,9 +72,20 @@ func Replay(t testing.TB, v variant.Variant, run verdict.Run) error {
 func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) error {
 	t.Helper()
 	l, _ := language() // Grade checked it
-	res, err := sim.Run(cfg)
+	// The run is made twice, as labrun makes a run it replays: a variant
+	// whose runs part from one seed (the wall clock, a map's order, state
+	// kept in a package variable from the grading before) would pass or
+	// fail here by chance, and its replay would show one of them as the
+	// run.
+	res, d, err := sim.RunTwice(cfg)
 	if err != nil {
 		return err
+	}
+	if len(res.Fired) < len(cfg.Crashes) {
+		// A crash that never happened must not pass for one that was
+		// survived (a mistyped occurrence: @99 for @1).
+		missed := cfg.Crashes[len(res.Fired)]
+		return fmt.Errorf("the planned crash %s@%d never fired: the run reaches %s %d time(s)", missed.Point, missed.Occurrence, missed.Point, res.Reached[missed.Point])
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n", title)
@@ -89,7 +109,16 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 	for _, s := range append(res.Swallowed, res.Panics...) {
 		fmt.Fprintf(&b, "  %s\n", s)
 	}
+	if d != nil {
+		fmt.Fprintf(&b, "\n%s: %s\n", check.NonDeterministic, d.Text().In(l))
+		for _, line := range strings.Split(d.Lines().In(l), "\n") {
+			fmt.Fprintf(&b, "  %s\n", line)
+		}
+	}
 	t.Log(b.String())
+	if d != nil {
+		return fmt.Errorf("%s: the same run made twice parts at its event %d (%s, %s): this replay shows one of its ways, by chance", check.NonDeterministic, d.Index+1, sim.FormatTime(d.At), d.Process)
+	}
 	return breach(res, want, unreported)
 }
 

@@ -51,8 +51,9 @@ type plan struct {
 	// runs random schedules at each of seeds seeds (1, 2, ...), until a
 	// seed finds something.
 	runs, seeds int
-	// replays: a sample of the matrix's runs made first and last, and
-	// every finding's run made twice (see replay.go).
+	// replays: a sample of the matrix's runs and first failed commits
+	// made first and last, and every finding's run made twice (see
+	// replay.go).
 	replays bool
 }
 

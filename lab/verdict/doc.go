@@ -26,7 +26,8 @@
 // stages beyond it ask more of a variant that claims to be correct (it
 // declares OK everywhere): they have no declaration to compare with, and
 // every run must be OK. The replays (replay.go), at course and full, ask
-// every variant that its runs replay: a sample of the matrix's runs made
-// before every other run and again after the last stage, and every
-// finding's run made twice; two runs that part are NONDETERMINISTIC.
+// every variant that its runs replay: a sample of the matrix's runs and
+// of first failed commits made before every other run and again after
+// the last stage, and every finding's run made twice; two runs that part
+// are NONDETERMINISTIC.
 package verdict

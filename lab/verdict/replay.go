@@ -17,7 +17,8 @@ import (
 // math/rand or keeps state between runs in a package variable makes
 // runs that part, and each is a NONDETERMINISTIC finding of the replay
 // stage. A sample run made first and last sees a package variable
-// before and after the whole grading wrote to it.
+// before and after the whole grading wrote to it. The sample holds matrix
+// rows and first failures of commits (replayFailureSample).
 
 // replaySample are the matrix rows whose runs a grading makes first and
 // last: a crash, refused and timed-out sends that write backoffs, a
@@ -28,6 +29,13 @@ var replaySample = []string{
 	"relay.after-send", "broker-outage", "outage-backlog", "publish-timeout-stored",
 	"stall", "relay-restart", "rejected", "poison", "duplicate-delivery",
 }
+
+// replayFailureSample are the commits whose first failure a grading
+// makes first and last too: what a variant does after a failed commit
+// (a pause, a retry, a reconnect) is code no matrix row runs, and a
+// relay that waits out a failed claim by the wall clock parted only
+// there.
+var replayFailureSample = []string{"service.commit", "relay.claim", "relay.mark", "consumer.commit"}
 
 // maxReplays bounds the findings' runs a grading makes twice: a variant
 // that fails hundreds of sweep runs is shown nondeterministic, if it is,
@@ -61,6 +69,19 @@ func (g *grader) sampleFirst() []sampled {
 		cfg.Trace = true
 		s := sampled{finding: Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: check.NonDeterministic,
 			Expected: p.Expected(g.v), Point: p.ID, Run: run}, cfg: cfg}
+		s.first, s.err = sim.Run(cfg)
+		out = append(out, s)
+	}
+	for _, b := range replayFailureSample {
+		failure := sim.Fault{Kind: sim.FaultCommitFailure, Point: b, Occurrence: 1}
+		run := Run{Scenario: scenarios.FailureName("", failure), Seed: g.m.Seed, Schedule: []string{"fault " + failure.String()}}
+		cfg, ok := g.configOf(run)
+		if !ok {
+			continue
+		}
+		cfg.Trace = true
+		s := sampled{finding: Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: check.NonDeterministic,
+			Expected: check.OK, Run: run}, cfg: cfg}
 		s.first, s.err = sim.Run(cfg)
 		out = append(out, s)
 	}

@@ -30,8 +30,9 @@ const (
 	// interleavings, shrunk to a short counterexample.
 	StageExplore
 	// StageReplay is runs made twice and compared event by event: a
-	// sample of the matrix's runs, made before every other run and again
-	// after the last, and every finding's run (depth course and full).
+	// sample of the matrix's runs and of first failed commits, made before
+	// every other run and again after the last, and every finding's run
+	// (depth course and full).
 	// Its findings are NONDETERMINISTIC.
 	StageReplay
 )
