@@ -66,7 +66,7 @@ func runConsumerRound(cfg Config, r Round) (Result, error) {
 	if err := w.fleet.Broken(); err != nil {
 		vs = append(vs, check.Violation{Outcome: check.Stuck, Detail: lang.Text{EN: err.Error()}})
 	}
-	return Result{Round: r, Outcome: check.Worst(vs), Violations: vs, NotReached: w.drv.notReached(),
+	return Result{Round: r, Outcome: check.Worst(vs), Violations: vs, NotReached: w.drv.notReached(), NotMade: w.drv.unmade(), Breaches: w.fleet.Breaches(),
 		Timeline: w.tl.Events(), Committed: e.Committed, Wall: time.Since(start)}, nil
 }
 
