@@ -84,6 +84,8 @@
 //	      dedup-outside-tx, auto-commit, arrival-order, max-version, no-dedup,  broken consumers,
 //	      dead-letters-transient, retries-poison, no-version-check,             each the reference
 //	      zombie-memory, sticky-memory, float-amounts, dies-on-fetch-error      with one change
+//	      ignores-sigterm, dead-letters-key, lenient-amounts, skips-unknown-type, commits-polled-on-stop  the same, found by consumers written from the page alone
+//	      gives-no-partition-back  a correct consumer whose assignor leaves the rebalance round unmade
 //	      python      a consumer in another language (no Go code)
 //	  cleanup     what makes a program of the module leave nothing behind (process groups, a handler, a janitor)
 //	  internal/realtest  what the module's tests share: the mark of a long test

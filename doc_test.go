@@ -31,6 +31,8 @@ var labPackages = []string{
 	"real/verify/consumers/arrival-order", "real/verify/consumers/auto-commit", "real/verify/consumers/dead-letters-transient", "real/verify/consumers/dedup-outside-tx",
 	"real/verify/consumers/dies-on-fetch-error", "real/verify/consumers/float-amounts", "real/verify/consumers/max-version", "real/verify/consumers/no-dedup",
 	"real/verify/consumers/no-version-check", "real/verify/consumers/retries-poison", "real/verify/consumers/sticky-memory", "real/verify/consumers/zombie-memory",
+	"real/verify/consumers/ignores-sigterm", "real/verify/consumers/dead-letters-key", "real/verify/consumers/lenient-amounts", "real/verify/consumers/skips-unknown-type",
+	"real/verify/consumers/commits-polled-on-stop", "real/verify/consumers/gives-no-partition-back",
 }
 
 // strictLayout is OUTBOXLAB_LAYOUT=strict, as CI sets it: a clean checkout

@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// Breach is a rule of the contract that a relay's process broke and that
-// none of the checker's outcomes names (they judge rows and records): a
-// verdict of its own.
+// Breach is a rule of the contract that a relay's or a consumer's process
+// broke and that none of the checker's outcomes names (they judge rows
+// and records): a verdict of its own.
 type Breach struct {
 	// Verdict is the word: EndedByItself or IgnoredSIGTERM.
 	Verdict string
@@ -24,8 +24,8 @@ const (
 	// acted on it (a missing module, a bad flag, a crash of its own). The
 	// round ends there.
 	EndedByItself = "ENDED_BY_ITSELF"
-	// IgnoredSIGTERM: a relay process still ran three seconds after the
-	// harness sent it SIGTERM (contract rule 8).
+	// IgnoredSIGTERM: a relay or consumer process still ran three seconds
+	// after the harness sent it SIGTERM (rule 8 of either contract).
 	IgnoredSIGTERM = "IGNORED_SIGTERM"
 )
 
@@ -77,7 +77,7 @@ func (f *Fleet) endedByItself(p *Proc, how string) {
 // ignoredSIGTERM records that p outlived SIGTERM by grace and was killed.
 func (f *Fleet) ignoredSIGTERM(p *Proc, grace time.Duration) {
 	b := Breach{Verdict: IgnoredSIGTERM, Proc: p, Lines: LastLines(f.tl.Events(), p, LastLinesShown),
-		Detail: fmt.Sprintf("%s (pid %d) was still running %s after SIGTERM, and the harness killed it: a relay must end on SIGTERM within three seconds, finishing at most the step in progress (rule 8); its last lines:",
+		Detail: fmt.Sprintf("%s (pid %d) was still running %s after SIGTERM, and the harness killed it: an instance must end on SIGTERM within three seconds, finishing at most the step (a relay) or the record (a consumer) in progress (rule 8); its last lines:",
 			p.Label(), p.OwnPID(), grace)}
 	f.mu.Lock()
 	defer f.mu.Unlock()

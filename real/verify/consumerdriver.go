@@ -54,6 +54,7 @@ type consumerDriver struct {
 	held          map[string]heldEvent // order id → its event the relay holds back
 	inject        []orders.Command
 	interruptions []Interruption
+	notMade       []NotMade
 	lose          bool // offset commits are answered as stored and lost
 	// fresh are the partitions that want a record published after a
 	// fault: their consumers commit again only when they read one.
@@ -91,6 +92,26 @@ func (d *consumerDriver) notReached() []Fault {
 		}
 	}
 	return out
+}
+
+// unmade returns the faults whose moment came and which the harness
+// could not make.
+func (d *consumerDriver) unmade() []NotMade {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]NotMade(nil), d.notMade...)
+}
+
+func (d *consumerDriver) couldNotMake(k FaultKind, why string) {
+	d.tl.Add("harness", 0, "%s not made: %s", k, why)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, f := range d.faults {
+		if f.Kind == k {
+			d.notMade = append(d.notMade, NotMade{Fault: f, Why: why})
+			return
+		}
+	}
 }
 
 func (d *consumerDriver) busy() bool { return d.active.Load() > 0 }
@@ -220,35 +241,45 @@ func (d *consumerDriver) lostEverywhere() bool {
 
 // rebalance starts one more instance and, 1.5 s after the group gave it
 // partitions, has it leave the group for good (SIGTERM): its partitions
-// go back. The service amends every open order once the new instance
-// holds partitions, and again once they are back: an instance that gets a
-// partition back reads events of orders it applied events of before, and
-// another instance in between. Where none went back to an instance that
-// held it before, the assignor chose otherwise: once more, three times at
-// most.
+// go back. The service amends every open order as it joins (the others'
+// partitions are revoked while they hold records of that burst), once
+// the new instance holds partitions, as it leaves (SIGTERM finds it in a
+// burst: what it polled and has not applied must not be committed), and
+// once its partitions are back: an instance that gets a partition back
+// reads events of orders it applied events of before, and another
+// instance in between. Where the new instance took no partition,
+// or none went back to an instance that held it before, the assignor
+// chose otherwise: once more, three times at most; after that the round
+// says it could not make its fault.
 func (d *consumerDriver) rebalance() {
 	defer d.active.Add(-1)
-	for cycle := 1; cycle <= 3; cycle++ {
+	const cycles = 3
+	for cycle := 1; cycle <= cycles; cycle++ {
 		before := d.group.now()
+		d.amendOpen("as an instance joins", 1)
 		name := d.join("under load")
 		d.group.waitFor(10*time.Second, func(s groupState) bool { return s.stable() && s.holds(name) })
 		took := d.group.now().partitionsOf(name)
-		d.amendOpen("while " + name + " holds partitions")
+		d.amendOpen("while "+name+" holds partitions", 1)
 		time.Sleep(1500 * time.Millisecond)
 		for _, p := range d.fleet.Live() {
 			if p.Instance == name {
-				d.tl.Add("harness", 0, "SIGTERM %s: it leaves the group for good", p.Label())
-				d.fleet.Retire(p)
+				d.leaveInBurst(p)
 			}
 		}
 		d.group.waitFor(10*time.Second, func(s groupState) bool { return s.stable() && !s.holds(name) && s.assigned() == Partitions })
-		d.amendOpen("now that " + name + " has left")
+		d.amendOpen("now that "+name+" has left", 1)
+		if len(took) == 0 {
+			d.tl.Add("harness", 0, "%s took no partition", name)
+			continue
+		}
 		if back := returned(before, d.group.now(), took); back != "" {
 			d.tl.Add("harness", 0, "%s went back to the instance that held it before %s joined", back, name)
 			return
 		}
 		d.tl.Add("harness", 0, "no partition %s held went back to the instance that held it before", name)
 	}
+	d.couldNotMake(Rebalance, fmt.Sprintf("in %d tries, no partition that a joining instance took went back to the instance that held it before (the group's assignor gave them to others)", cycles))
 }
 
 // returned names a partition of took that an instance of the group
@@ -262,8 +293,135 @@ func returned(before, after groupState, took []int32) string {
 	return ""
 }
 
-// amendOpen has the service amend every order not cancelled.
-func (d *consumerDriver) amendOpen(when string) {
+// leaveInBurst has p leave the group for good (SIGTERM) while it holds
+// records it polled and has not applied. The harness locks the accounts
+// of two open orders of p's partitions, x and y (billing_accounts, FOR
+// UPDATE: p's effects on them wait); has the service amend x, which p
+// then waits on, and x again; amends y and every open order of p's
+// partitions three times, all on the topic before p's client fetches
+// them; lets x go, so that p applies x's amendments and polls the burst,
+// whose first record waits on y; then sends p SIGTERM, and lets y go. p
+// may finish y's amendment; the rest of its poll is in hand, and must
+// not be committed.
+func (d *consumerDriver) leaveInBurst(p *Proc) {
+	ctx := context.Background()
+	open := d.openOn(d.group.now().partitionsOf(p.Instance))
+	if len(open) < 2 {
+		d.tl.Add("harness", 0, "SIGTERM %s: it leaves the group for good (fewer than two open orders on its partitions: no burst)", p.Label())
+		d.fleet.Retire(p, 3*time.Second)
+		return
+	}
+	x, y := open[0], open[1]
+	lockX, holderX := d.lockAccount(ctx, x.Record.AggregateID)
+	lockY, holderY := d.lockAccount(ctx, y.Record.AggregateID)
+	d.injectAll(d.amendment(x))
+	d.blockedBy(ctx, p, holderX)
+	// A second amendment of x fills what p's client fetches next (a client
+	// buffers a fetch until it is polled): it fetches the burst only after
+	// that, all of it at once.
+	d.injectAll(d.amendment(x))
+	time.Sleep(300 * time.Millisecond)
+	burst := []orders.Command{d.amendment(y)}
+	for _, c := range open {
+		for range 3 {
+			burst = append(burst, d.amendment(c))
+		}
+	}
+	d.tl.Add("harness", 0, "%s waits on the account of %s; the service amends %s and every open order of its partitions three times (%d commands)",
+		p.Label(), x.Record.AggregateID, y.Record.AggregateID, len(burst))
+	d.injectAll(burst...)
+	release(ctx, lockX)
+	d.blockedBy(ctx, p, holderY)
+	d.tl.Add("harness", 0, "SIGTERM %s, its poll of the burst in hand, its effect of %s waiting: it leaves the group for good", p.Label(), y.Record.AggregateID)
+	time.AfterFunc(20*time.Millisecond, func() { release(ctx, lockY) }) // once SIGTERM has arrived
+	d.fleet.Retire(p, 3*time.Second)
+}
+
+// openOn returns the acceptances of the orders not cancelled whose
+// records are on the partitions, in the order first published.
+func (d *consumerDriver) openOn(partitions []int32) []Committed {
+	cancelled := map[string]bool{}
+	for _, c := range d.svc.Committed() {
+		cancelled[c.Record.AggregateID] = cancelled[c.Record.AggregateID] || c.Record.Type == domain.TypeOrderCancelled
+	}
+	var out []Committed
+	seen := map[string]bool{}
+	for _, r := range d.pub.Log() {
+		if r.Planned != "" || seen[r.Key] || cancelled[r.Key] || !slices.Contains(partitions, r.Partition) {
+			continue
+		}
+		seen[r.Key] = true
+		if c, ok := d.acceptance(r.Key); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// injectAll has the service run cmds at once and waits until their
+// events are on the topic.
+func (d *consumerDriver) injectAll(cmds ...orders.Command) {
+	from := len(d.pub.Log())
+	d.mu.Lock()
+	d.inject = append(d.inject, cmds...)
+	d.mu.Unlock()
+	d.onTopic(from + len(cmds))
+}
+
+// lockAccount locks the account of an order in a transaction of the
+// harness's, and returns it with its backend (nil if it failed).
+func (d *consumerDriver) lockAccount(ctx context.Context, order string) (pgx.Tx, int) {
+	tx, err := d.watch.pool.Begin(ctx)
+	backend := 0
+	if err == nil {
+		err = tx.QueryRow(ctx, `SELECT pg_backend_pid() FROM billing_accounts WHERE order_id = $1 FOR UPDATE`, order).Scan(&backend)
+	}
+	if err != nil {
+		d.tl.Add("harness", 0, "cannot lock the account of %s: %v", order, err)
+		if tx != nil {
+			tx.Rollback(ctx)
+		}
+		return nil, 0
+	}
+	return tx, backend
+}
+
+func release(ctx context.Context, tx pgx.Tx) {
+	if tx != nil {
+		tx.Rollback(ctx)
+	}
+}
+
+// blockedBy waits until a backend of p waits on the harness's backend
+// holder, at most two seconds.
+func (d *consumerDriver) blockedBy(ctx context.Context, p *Proc, holder int) {
+	for deadline := time.Now().Add(2 * time.Second); holder != 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		n := 0
+		d.watch.pool.QueryRow(ctx, `SELECT count(*) FROM unnest($1::int[]) AS b(pid) WHERE $2::int = ANY(pg_blocking_pids(b.pid))`, d.watch.backends(ctx, p), holder).Scan(&n)
+		if n > 0 {
+			return
+		}
+	}
+	d.tl.Add("harness", 0, "%s did not wait on the harness's lock within 2 s", p.Label())
+}
+
+// onTopic waits until the service has taken the commands injected and
+// the topic holds n records, at most two seconds.
+func (d *consumerDriver) onTopic(n int) {
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		d.mu.Lock()
+		waiting := len(d.inject)
+		d.mu.Unlock()
+		if waiting == 0 && len(d.pub.Log()) >= n {
+			return
+		}
+	}
+}
+
+// amendOpen has the service amend every order not cancelled, times
+// times each, all at once (a burst of records), and returns how many
+// commands that is.
+func (d *consumerDriver) amendOpen(when string, times int) int {
 	last := map[string]Committed{}
 	var order []string
 	for _, c := range d.svc.Committed() {
@@ -278,13 +436,16 @@ func (d *consumerDriver) amendOpen(when string) {
 			continue
 		}
 		if c, ok := d.acceptance(id); ok {
-			cmds = append(cmds, d.amendment(c))
+			for range times {
+				cmds = append(cmds, d.amendment(c))
+			}
 		}
 	}
-	d.tl.Add("harness", 0, "the service amends the %d open order(s) %s", len(cmds), when)
+	d.tl.Add("harness", 0, "the service amends the %d open order(s) %s", len(cmds)/times, when)
 	d.mu.Lock()
 	d.inject = append(d.inject, cmds...)
 	d.mu.Unlock()
+	return len(cmds)
 }
 
 // freshen has the service amend an open order of each partition that
@@ -476,14 +637,51 @@ func (d *consumerDriver) publish(c Committed) error {
 			d.pub.event(c, ", again: the relay died after the send, before SENT, and sent it again")
 		})
 	case Poison:
-		return d.pub.planned(PlannedPoison, fmt.Sprintf("x-poison-%d", d.published), agg, domain.TypeOrderAmended, "1",
-			[]byte(fmt.Sprintf(`{"orderId":%q,"sequence":`, agg)))
+		return d.unreadable(agg)
 	case UnknownVersion:
-		order := fmt.Sprintf("o-future-%d", d.published)
-		return d.pub.planned(PlannedVersion, fmt.Sprintf("x-version-%d", d.published), order, domain.TypeOrderAccepted, "3",
-			[]byte(fmt.Sprintf(`{"orderId":%q,"sequence":1,"total":{"amount":"42.00","currency":"EUR"},"acceptedAt":"2030-01-01T00:00:00Z","priceModel":"subscription"}`, order)))
+		return d.unknownContract()
 	}
 	return nil
+}
+
+// unreadable publishes the poison round's records: a value that is no
+// event among agg's records, then two acceptances of orders of their own
+// whose totals no consumer can bill, an amount with three digits after
+// the point in euros and a currency the contract does not define.
+func (d *consumerDriver) unreadable(agg string) error {
+	n := d.published
+	if err := d.pub.planned(PlannedPoison, fmt.Sprintf("x-poison-%d", n), agg, domain.TypeOrderAmended, "1",
+		[]byte(fmt.Sprintf(`{"orderId":%q,"sequence":`, agg))); err != nil {
+		return err
+	}
+	for _, r := range []struct{ what, id, amount, currency string }{
+		{PlannedAmount, "x-amount", "12.345", "EUR"},
+		{PlannedCurrency, "x-currency", "10.00", "GBP"},
+	} {
+		order := fmt.Sprintf("o-%s-%d", r.id[2:], n)
+		if err := d.pub.planned(r.what, fmt.Sprintf("%s-%d", r.id, n), order, domain.TypeOrderAccepted, "1", []byte(fmt.Sprintf(
+			`{"orderId":%q,"sequence":1,"total":{"amount":%q,"currency":%q},"acceptedAt":"2026-03-01T10:00:00Z"}`, order, r.amount, r.currency))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unknownContract publishes the unknown-version round's records, each of
+// an order of its own: an OrderAccepted of version 3, and an event type
+// this contract does not define (OrderRefunded, version 1) with an
+// amount, which a consumer that dispatches on the value's fields could
+// take for an amendment.
+func (d *consumerDriver) unknownContract() error {
+	n := d.published
+	order := fmt.Sprintf("o-future-%d", n)
+	if err := d.pub.planned(PlannedVersion, fmt.Sprintf("x-version-%d", n), order, domain.TypeOrderAccepted, "3",
+		[]byte(fmt.Sprintf(`{"orderId":%q,"sequence":1,"total":{"amount":"42.00","currency":"EUR"},"acceptedAt":"2030-01-01T00:00:00Z","priceModel":"subscription"}`, order))); err != nil {
+		return err
+	}
+	order = fmt.Sprintf("o-refund-%d", n)
+	return d.pub.planned(PlannedType, fmt.Sprintf("x-type-%d", n), order, "OrderRefunded", "1",
+		[]byte(fmt.Sprintf(`{"orderId":%q,"sequence":1,"amount":{"amount":"5.00","currency":"EUR"},"refundedAt":"2026-03-01T10:00:00Z"}`, order)))
 }
 
 // overtake publishes c, the event that overtakes h, and then h: at once

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"slices"
 
 	"outboxlab/billing"
 	"outboxlab/domain"
@@ -52,7 +53,7 @@ func JudgeConsumer(e ConsumerEvidence) []check.Violation {
 	for _, c := range e.Committed {
 		byID[c.EventID] = c
 	}
-	dead := deadLettered(e.DeadLetters, e.Published)
+	dead, wrong := deadLettered(e.DeadLetters, e.Published)
 	w := check.World{Orders: e.Orders, Changes: e.Changes, Ledger: e.Ledger, Accounts: e.Accounts,
 		Quiesced: e.Quiesced, Busy: lang.Text{EN: e.Busy}, Acknowledged: e.Acknowledged}
 	var vs []check.Violation
@@ -79,34 +80,60 @@ func JudgeConsumer(e ConsumerEvidence) []check.Violation {
 					"%s at p%d/%d is not applied, and the group has not read past it (its offset on p%d is %s): the consumer never got there",
 					r.EventID, r.Partition, r.Offset, r.Partition, offsetOf(e.Offsets, r.Partition))}
 			case r.EventID != "":
-				v.Detail = lang.Textf(lang.Text{
-					EN: "%s, and the group read past its record (%s at p%d/%d; its offset on p%d is %s)",
-					DE: "%s, und die Gruppe hat ihren Datensatz hinter sich (%s bei p%d/%d; ihr Offset auf p%d ist %s)"},
-					v.Detail, r.EventID, r.Partition, r.Offset, r.Partition, offsetOf(e.Offsets, r.Partition))
+				continue // read past: readPast says so, with the record
 			}
 		}
 		vs = append(vs, v)
 	}
+	vs = append(vs, readPast(e, dead, given)...)
 	vs = append(vs, planned(e, dead)...)
+	vs = append(vs, strayDeadLetters(wrong, e.Published)...)
 	check.Sort(vs)
 	return vs
 }
 
 // deadLettered returns the dead letters by the event id of the record
-// they name: by its partition and offset, or by the id they carry.
-func deadLettered(rows []DeadLetterRow, published []Published) map[string]DeadLetterRow {
+// they name, and the dead letters that name no record the broker holds.
+// A dead letter names a record by its partition and offset and carries
+// the record's event-id (none only for a record without one): all three,
+// or it is not that record's, and a consumer that wrote the key, another
+// record's id or the next offset has dead-lettered no record at all.
+func deadLettered(rows []DeadLetterRow, published []Published) (map[string]DeadLetterRow, []DeadLetterRow) {
 	out := map[string]DeadLetterRow{}
+	var wrong []DeadLetterRow
 	for _, d := range rows {
+		i := slices.IndexFunc(published, func(p Published) bool {
+			return p.Partition == d.Partition && p.Offset == d.Offset && p.EventID == d.EventID
+		})
+		if i < 0 {
+			wrong = append(wrong, d)
+			continue
+		}
+		out[published[i].EventID] = d
+	}
+	return out, wrong
+}
+
+// strayDeadLetters judges the dead letters that name no record: MISMATCH,
+// with what the broker holds where they point.
+func strayDeadLetters(wrong []DeadLetterRow, published []Published) []check.Violation {
+	var vs []check.Violation
+	for _, d := range wrong {
+		there := "no record"
 		for _, p := range published {
 			if p.Partition == d.Partition && p.Offset == d.Offset {
-				out[p.EventID] = d
+				there = fmt.Sprintf("%s, event-id %q", p.Key, p.EventID)
 			}
 		}
-		if _, ok := out[d.EventID]; !ok && d.EventID != "" {
-			out[d.EventID] = d
+		id := "NULL"
+		if d.EventID != "" {
+			id = fmt.Sprintf("%q", d.EventID)
 		}
+		vs = append(vs, check.Violation{Outcome: check.Mismatch, Detail: english(
+			"the dead letter (event_id %s, p%d/%d, %q) names no record the broker holds: p%d/%d holds %s; a dead letter carries the partition, the offset and the event-id of the record it gives up",
+			id, d.Partition, d.Offset, d.Reason, d.Partition, d.Offset, there)})
 	}
-	return out
+	return vs
 }
 
 // unread returns the first copy of the change's event, and whether the
@@ -134,8 +161,44 @@ func unread(e ConsumerEvidence, agg string, seq int) (Published, bool) {
 	return first, first.EventID != ""
 }
 
+// readPast judges rule 4 as an invariant of the round's end: every record
+// below the group's committed offset of its partition is applied (its
+// event's effect is in the ledger) or a dead letter. One that is neither
+// was passed by an offset commit before its effect (a commit of what was
+// polled, at a SIGTERM, at a revoke, or any time), and nobody reads it
+// again: LOST, once per event. The events of an order behind one given
+// up are GAVE_UP's.
+func readPast(e ConsumerEvidence, dead map[string]DeadLetterRow, given map[string]int) []check.Violation {
+	applied := map[string]bool{}
+	for _, l := range e.Ledger {
+		applied[l.MessageID] = true
+	}
+	byID := map[string]Committed{}
+	for _, c := range e.Committed {
+		byID[c.EventID] = c
+	}
+	said := map[string]bool{}
+	var vs []check.Violation
+	for _, p := range e.Published {
+		off, ok := e.Offsets[p.Partition]
+		c, committed := byID[p.EventID]
+		if !ok || p.Offset >= off || p.Planned != "" || !committed || applied[p.EventID] || said[p.EventID] || dead[p.EventID] != (DeadLetterRow{}) {
+			continue
+		}
+		if s, ok := given[c.Record.AggregateID]; ok && c.Record.Sequence >= s {
+			continue
+		}
+		said[p.EventID] = true
+		vs = append(vs, check.Violation{Outcome: check.Lost, AggregateID: c.Record.AggregateID, Sequence: c.Record.Sequence, Detail: english(
+			"%s (%s) has no effect and is no dead letter, and the group read past its record (%s at p%d/%d; its offset on p%d is %d): an offset commit passed it before its effect (rule 4: at a SIGTERM, at a revoke, or a commit of what was polled), and nobody reads it again",
+			p.EventID, c.Record.Type, p.EventID, p.Partition, p.Offset, p.Partition, off)})
+	}
+	return vs
+}
+
 // planned judges the records no consumer can read: each must be a dead
-// letter; one applied is the checker's PHANTOM already.
+// letter; one of an order of its own applied is the checker's PHANTOM
+// already.
 func planned(e ConsumerEvidence, dead map[string]DeadLetterRow) []check.Violation {
 	applied := map[string]bool{}
 	for _, l := range e.Ledger {
@@ -143,7 +206,7 @@ func planned(e ConsumerEvidence, dead map[string]DeadLetterRow) []check.Violatio
 	}
 	var vs []check.Violation
 	for _, p := range e.Published {
-		if p.Planned == "" || dead[p.EventID] != (DeadLetterRow{}) || applied[p.Key] && p.Planned == PlannedVersion {
+		if p.Planned == "" || dead[p.EventID] != (DeadLetterRow{}) || applied[p.Key] && p.Planned != PlannedPoison {
 			continue
 		}
 		if off, ok := e.Offsets[p.Partition]; ok && p.Offset < off {

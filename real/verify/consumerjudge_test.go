@@ -118,7 +118,8 @@ func TestTheCheckersVerdictsReachAConsumersRound(t *testing.T) {
 // the group's offsets tell a consumer that went on without an effect
 // (LOST) from one that never got there (STUCK).
 func TestAnEffectMissingIsLostWhereTheGroupReadPastItAndStuckWhereItDidNot(t *testing.T) {
-	newBillingStory(t).apply("e-1", "e-3", "e-4").judged(t, check.Lost, "LOST o-1#2", "the group read past its record (e-2 at p0/1; its offset on p0 is 2)")
+	newBillingStory(t).apply("e-1", "e-3", "e-4").judged(t, check.Lost, "LOST o-1#2", "the group read past its record (e-2 at p0/1; its offset on p0 is 2)",
+		"an offset commit passed it before its effect (rule 4")
 	s := newBillingStory(t).apply("e-1", "e-3", "e-4")
 	s.e.Offsets[0] = 1
 	s.e.Quiesced, s.e.Busy = false, "p0 at 1 of 2"
@@ -133,7 +134,7 @@ func TestAnEffectMissingIsLostWhereTheGroupReadPastItAndStuckWhereItDidNot(t *te
 // record), not LOST, and so are the events of its order behind it.
 func TestAReadableEventDeadLetteredIsGaveUp(t *testing.T) {
 	s := newBillingStory(t).apply("e-3", "e-4")
-	s.e.DeadLetters = []DeadLetterRow{{Partition: 0, Offset: 0, Reason: "terminating connection due to administrator command"}}
+	s.e.DeadLetters = []DeadLetterRow{{EventID: "e-1", Partition: 0, Offset: 0, Reason: "terminating connection due to administrator command"}}
 	s.judged(t, check.GaveUp, "GAVE_UP o-1#1: e-1 (OrderAccepted, p0/0) was dead-lettered")
 	for _, v := range JudgeConsumer(s.e) {
 		if v.Outcome == check.Lost {
@@ -156,8 +157,6 @@ func TestARecordNoConsumerCanReadMustBeADeadLetter(t *testing.T) {
 	s := poisoned()
 	s.e.DeadLetters = []DeadLetterRow{{EventID: "x-poison-2", Partition: 0, Offset: 2, Reason: "unexpected end of JSON input"}}
 	s.judged(t, check.OK)
-	s.e.DeadLetters[0].Partition, s.e.DeadLetters[0].Offset = 9, 99 // the id names it all the same
-	s.judged(t, check.OK)
 	poisoned().judged(t, check.Lost, "x-poison-2 at p0/2", "vanished without a trace")
 	s = poisoned()
 	s.e.Offsets[0] = 2
@@ -169,4 +168,41 @@ func TestARecordNoConsumerCanReadMustBeADeadLetter(t *testing.T) {
 	s.e.Ledger = append(s.e.Ledger, billing.Entry{MessageID: "x-version-3", OrderID: "o-future-3", Sequence: 1, Kind: billing.Invoice, Amount: domain.MustMoney("42.00", "EUR")})
 	s.e.Accounts = append(s.e.Accounts, billing.Account{OrderID: "o-future-3", Billed: domain.MustMoney("42.00", "EUR")})
 	s.judged(t, check.Phantom, "PHANTOM o-future-3#1")
+}
+
+// TestADeadLetterNamesItsRecordByPlaceAndID: a dead letter explains the
+// record at its partition and offset only if it carries that record's
+// event-id; one with the key for its id, or the next offset, names no
+// record (MISMATCH), and the record it meant is not dead-lettered (LOST).
+func TestADeadLetterNamesItsRecordByPlaceAndID(t *testing.T) {
+	poisoned := func(d DeadLetterRow) *billingStory {
+		s := newBillingStory(t).apply("e-1", "e-2", "e-3", "e-4")
+		s.e.Published = append(s.e.Published, Published{Partition: 0, Offset: 2, EventID: "x-poison-2", Key: "o-1", Planned: PlannedPoison},
+			Published{Partition: 0, Offset: 3, EventID: "e-5", Key: "o-1"})
+		s.e.Offsets[0] = 4
+		s.e.DeadLetters = []DeadLetterRow{d}
+		return s
+	}
+	poisoned(DeadLetterRow{EventID: "o-1", Partition: 0, Offset: 2, Reason: "cut off"}).judged(t, check.Lost,
+		`the dead letter (event_id "o-1", p0/2, "cut off") names no record the broker holds: p0/2 holds o-1, event-id "x-poison-2"`,
+		"x-poison-2 at p0/2, a record no consumer can read (poison), was read past")
+	poisoned(DeadLetterRow{EventID: "x-poison-2", Partition: 0, Offset: 3, Reason: "cut off"}).judged(t, check.Lost,
+		`p0/3 holds o-1, event-id "e-5"`)
+	poisoned(DeadLetterRow{EventID: "x-poison-2", Partition: 9, Offset: 99, Reason: "cut off"}).judged(t, check.Lost, "p9/99 holds no record")
+	poisoned(DeadLetterRow{Partition: 0, Offset: 2, Reason: "cut off"}).judged(t, check.Lost, "event_id NULL")
+}
+
+// TestEveryRecordTheGroupReadPastIsAppliedOrADeadLetter: rule 4 judged at
+// the round's end, record by record: an event read past without its
+// effect is LOST once, however many copies of it were read past; its
+// copy applied, or a dead letter of it, is enough.
+func TestEveryRecordTheGroupReadPastIsAppliedOrADeadLetter(t *testing.T) {
+	s := newBillingStory(t).apply("e-1", "e-3", "e-4")
+	s.e.Published = append(s.e.Published, Published{Partition: 2, Offset: 0, EventID: "e-2", Key: "o-1"}) // published twice
+	s.e.Offsets[2] = 1
+	s.judged(t, check.Lost, "e-2 (OrderAmended) has no effect and is no dead letter")
+	if vs := JudgeConsumer(s.e); len(vs) != 1 {
+		t.Errorf("%d violations, want one for e-2:\n%v", len(vs), vs)
+	}
+	s.apply("e-2").judged(t, check.OK)
 }

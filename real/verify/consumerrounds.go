@@ -79,20 +79,20 @@ var consumerFaultDefs = []consumerFaultDef{
 		DE: "der Relay veröffentlicht die Annahme einer Bestellung 1,5 s zu spät, nach ihrer Änderung: eine Lücke, die der Consumer abwarten muss"},
 		2, atPublish, 4},
 	{Poison, lang.Text{
-		EN: "a record whose value is no event (cut off JSON) among an order's events: a dead letter, and the consumer goes on",
-		DE: "ein Datensatz, dessen Wert kein Ereignis ist (abgeschnittenes JSON), zwischen den Ereignissen einer Bestellung: ein Dead Letter, und der Consumer macht weiter"},
+		EN: "a record whose value is no event (cut off JSON) among an order's events, then an amount not in its currency's format (12.345 EUR) and a currency not in the contract (GBP): dead letters, never billed, and the consumer goes on",
+		DE: "ein Datensatz, dessen Wert kein Ereignis ist (abgeschnittenes JSON), zwischen den Ereignissen einer Bestellung, dann ein Betrag nicht im Format seiner Währung (12.345 EUR) und eine Währung, die der Vertrag nicht kennt (GBP): Dead Letters, nie abgerechnet, und der Consumer macht weiter"},
 		2, atPublish, 3},
 	{UnknownVersion, lang.Text{
-		EN: "a record of a contract version the consumer cannot know (OrderAccepted version 3): a dead letter, never applied",
-		DE: "ein Datensatz einer Vertragsversion, die der Consumer nicht kennen kann (OrderAccepted Version 3): ein Dead Letter, nie angewendet"},
+		EN: "a record of a contract version the consumer cannot know (OrderAccepted version 3), then one of an event type it cannot know (OrderRefunded): dead letters, never applied, never skipped without a trace",
+		DE: "ein Datensatz einer Vertragsversion, die der Consumer nicht kennen kann (OrderAccepted Version 3), dann einer eines Ereignistyps, den er nicht kennen kann (OrderRefunded): Dead Letters, nie angewendet, nie spurlos übersprungen"},
 		2, atPublish, 3},
 	{ConsumerStall, lang.Text{
 		EN: "SIGSTOP a consumer whose transaction has written an effect, past the session timeout, until another instance took its partitions; then SIGCONT: the zombie's late commit must not double an effect",
 		DE: "SIGSTOP für einen Consumer, dessen Transaktion einen Effekt geschrieben hat, länger als das Session-Timeout, bis eine andere Instanz seine Partitionen übernommen hat; dann SIGCONT: der späte Commit des Zombies darf keinen Effekt verdoppeln"},
 		2, atEffect, 3},
 	{Rebalance, lang.Text{
-		EN: "an instance joins the group under load and takes partitions over; 1.5 s later it leaves for good (SIGTERM) and they go back; every open order is amended in each of the two times",
-		DE: "eine Instanz tritt der Gruppe unter Last bei und übernimmt Partitionen; 1,5 s später verlässt sie sie für immer (SIGTERM), und sie gehen zurück; jede offene Bestellung wird in beiden Zeiten geändert"},
+		EN: "an instance joins the group under load and takes partitions over; 1.5 s later it leaves for good (SIGTERM, in a burst of records) and they go back to an instance that held them; every open order is amended as it joins, while it is there, as it leaves and after",
+		DE: "eine Instanz tritt der Gruppe unter Last bei und übernimmt Partitionen; 1,5 s später verlässt sie sie für immer (SIGTERM, mitten in einer Salve von Datensätzen), und sie gehen an eine Instanz zurück, die sie vorher hielt; jede offene Bestellung wird bei ihrem Beitritt, während sie da ist, bei ihrem Abschied und danach geändert"},
 		2, atCommit, 2},
 	{ConsumerConnKilled, lang.Text{
 		EN: "pg_terminate_backend on a consumer's database connections while its transaction has written an effect",

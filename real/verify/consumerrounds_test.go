@@ -85,3 +85,19 @@ func TestTheConsumerWorkloadHasYen(t *testing.T) {
 		}
 	}
 }
+
+// TestARoundWhoseFaultWasNotMadeIsNoPass: a rebalance after which no
+// partition went back is NOT MADE, printed with why, and fails the round
+// (exit 1), though nothing was found against the consumer.
+func TestARoundWhoseFaultWasNotMadeIsNoPass(t *testing.T) {
+	rounds, _ := Select(ConsumerRounds(1, 0), []string{"rebalance"})
+	res := Result{Round: rounds[0], NotMade: []NotMade{{Fault: rounds[0].Faults[0], Why: "in 3 tries, no partition went back"}}}
+	if res.OK() || res.Verdict() != "NOT MADE" {
+		t.Fatalf("OK %v, verdict %q: want no pass, NOT MADE", res.OK(), res.Verdict())
+	}
+	var b strings.Builder
+	WriteRound(&b, res, lang.English, "labrun-real verify --consumer ... --round rebalance", false)
+	if !strings.Contains(b.String(), "NOT MADE: rebalance@2: in 3 tries, no partition went back; the harness could not make its fault") {
+		t.Errorf("the report:\n%s", b.String())
+	}
+}

@@ -66,7 +66,15 @@ func runConsumerRound(cfg Config, r Round) (Result, error) {
 	if err := w.fleet.Broken(); err != nil {
 		vs = append(vs, check.Violation{Outcome: check.Stuck, Detail: lang.Text{EN: err.Error()}})
 	}
-	return Result{Round: r, Outcome: check.Worst(vs), Violations: vs, NotReached: w.drv.notReached(),
+	// An instance that ends by itself is STUCK above, as CONSUMERS.md
+	// says; the breach a consumer round reports is rule 8's.
+	var breaches []Breach
+	for _, b := range w.fleet.Breaches() {
+		if b.Verdict == IgnoredSIGTERM {
+			breaches = append(breaches, b)
+		}
+	}
+	return Result{Round: r, Outcome: check.Worst(vs), Violations: vs, NotReached: w.drv.notReached(), NotMade: w.drv.unmade(), Breaches: breaches,
 		Timeline: w.tl.Events(), Committed: e.Committed, Wall: time.Since(start)}, nil
 }
 

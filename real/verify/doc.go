@@ -63,8 +63,10 @@
 // by a trigger, dbWatch), or an event as the relay publishes it; and it
 // watches the group at the broker (groupView). The judge (JudgeConsumer)
 // hands the ledger in commit order and the accounts to lab/check, and
-// reads the group's committed offsets: a change not applied that the
-// group read past is LOST, one it never got to is STUCK. The consumers
-// under consumers/ know only that page: the reference, twelve broken
-// ones, one in Python.
+// reads the group's committed offsets: a record the group read past that
+// is neither applied nor a dead letter is LOST, one it never got to is
+// STUCK; a dead letter names its record by partition, offset and
+// event-id. The consumers under consumers/ know only that page: the
+// reference, seventeen broken ones, one whose assignor leaves the
+// rebalance round unmade, one in Python.
 package verify

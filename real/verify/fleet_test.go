@@ -115,3 +115,24 @@ func TestAProcessThatIgnoresSIGTERMIsKilledAndJudged(t *testing.T) {
 		t.Errorf("own pid %d is the shell's", p.OwnPID())
 	}
 }
+
+// TestAnInstanceThatLeavesButIgnoresSIGTERMIsKilledAndJudged: rule 8 for
+// an instance that leaves the round for good (a consumer's rebalance):
+// Retire kills it after the grace, judges it, and does not start it again.
+func TestAnInstanceThatLeavesButIgnoresSIGTERMIsKilledAndJudged(t *testing.T) {
+	tl := NewTimeline()
+	f := StartFleet(`trap "" TERM; sh -c 'trap "" TERM; echo waiting; sleep 30; true'; true`, []string{"billing-3"}, nil, tl)
+	defer f.Shutdown(time.Second)
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(fmt.Sprint(tl.Events()), "says: waiting") && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	}
+	p := f.Live()[0]
+	f.Retire(p, 300*time.Millisecond)
+	b := f.Breaches()
+	if len(b) != 1 || b[0].Verdict != IgnoredSIGTERM || b[0].Proc != p || !strings.Contains(b[0].Detail, "still running 300ms after SIGTERM") {
+		t.Fatalf("breaches %v\n%v", b, tl.Events())
+	}
+	time.Sleep(100 * time.Millisecond)
+	if live := f.Live(); len(live) != 0 {
+		t.Errorf("%v live after Retire: a retired instance is not started again", live)
+	}
+}

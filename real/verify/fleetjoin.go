@@ -1,6 +1,9 @@
 package verify
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // Add starts one more instance, name, as StartFleet started the others:
 // an instance that joins the round while it runs.
@@ -19,12 +22,22 @@ func (f *Fleet) Add(name string) {
 func (f *Fleet) Terminate(p *Proc) { syscall.Kill(-p.PID, syscall.SIGTERM) }
 
 // Retire sends SIGTERM to p's process group, and the fleet does not start
-// its instance again: an instance that leaves for good (a scale-in).
-func (f *Fleet) Retire(p *Proc) {
+// its instance again: an instance that leaves for good (a scale-in). It
+// waits until p has ended; one still running grace after SIGTERM is
+// killed, and has broken rule 8 (IgnoredSIGTERM), as at the round's end.
+func (f *Fleet) Retire(p *Proc, grace time.Duration) {
 	f.mu.Lock()
 	f.retired[p.Instance] = true
 	f.mu.Unlock()
 	syscall.Kill(-p.PID, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		f.tl.Add("harness", 0, "%s did not end within %s of SIGTERM: SIGKILL", p.Label(), grace)
+		syscall.Kill(-p.PID, syscall.SIGKILL)
+		<-p.done
+		f.ignoredSIGTERM(p, grace)
+	}
 }
 
 // ByPort returns the live process that holds a TCP socket with the local

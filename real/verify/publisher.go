@@ -19,15 +19,22 @@ type Published struct {
 	EventID   string
 	Key       string
 	// Planned is "" for a committed event (or a copy of one), else what
-	// the record is: a poison record or an unknown version, which no
-	// consumer can apply and each must dead-letter.
+	// the record is: a poison record, an amount or a currency the
+	// contract does not define, an unknown version or event type, which
+	// no consumer can apply and each must dead-letter.
 	Planned string
 }
 
-// The records a round plans that are no committed event.
+// The records a round plans that are no committed event. A poison record
+// is among an order's records (its key); the others are each of an order
+// of their own that the service never committed, so that one applied is
+// the checker's PHANTOM.
 const (
-	PlannedPoison  = "poison"
-	PlannedVersion = "unknown version"
+	PlannedPoison   = "poison"
+	PlannedAmount   = "amount not in its currency's format"
+	PlannedCurrency = "currency not in the contract"
+	PlannedVersion  = "unknown version"
+	PlannedType     = "unknown event type"
 )
 
 // publisher is the lab's relay in the consumer rounds: it publishes each

@@ -21,6 +21,9 @@ var (
 	txtNotReachedConsumer = lang.Text{
 		EN: "  NOT REACHED: %s: its moment never came (fewer offset commits, effects or events than it aims at); the round tested nothing of it",
 		DE: "  NICHT ERREICHT: %s: sein Moment kam nie (weniger Offset-Commits, Effekte oder Ereignisse, als er anvisiert); die Runde hat davon nichts geprüft"}
+	txtNotMade = lang.Text{
+		EN: "  NOT MADE: %s; the harness could not make its fault, and the round tested nothing of it",
+		DE: "  NICHT HERBEIGEFÜHRT: %s; der Harness konnte seine Störung nicht herbeiführen, und die Runde hat davon nichts geprüft"}
 	txtTimeline = lang.Text{EN: "    what the harness did and saw:", DE: "    was der Harness getan und gesehen hat:"}
 	txtMore     = lang.Text{EN: "  … and %d more violation(s) (--timeline prints the whole timeline)", DE: "  … und %d weitere Verletzung(en) (--timeline zeigt die ganze Zeitleiste)"}
 	txtReplay   = lang.Text{EN: "  replay: %s", DE: "  nachspielen: %s"}
@@ -57,6 +60,9 @@ func WriteRound(w io.Writer, res Result, l lang.Lang, replay string, all bool) {
 			continue
 		}
 		fmt.Fprintln(w, lang.Textf(txtNotReached, f.String()).In(l))
+	}
+	for _, n := range res.NotMade {
+		fmt.Fprintln(w, lang.Textf(txtNotMade, n.String()).In(l))
 	}
 	for i, v := range res.Violations {
 		if i == 3 {
@@ -99,8 +105,9 @@ func WriteRound(w io.Writer, res Result, l lang.Lang, replay string, all bool) {
 }
 
 // Verdict is the round's verdict in a word or a few: the checker's worst
-// outcome, the breaches' words, NOT REACHED for a round that tested
-// nothing of a fault, OK.
+// outcome, the breaches' words, NOT REACHED for a round whose fault's
+// moment never came, NOT MADE for one whose fault the harness could not
+// make, OK.
 func (r Result) Verdict() string {
 	var words []string
 	if r.Outcome != check.OK {
@@ -113,6 +120,9 @@ func (r Result) Verdict() string {
 	}
 	if len(words) == 0 && len(r.NotReached) > 0 {
 		words = append(words, "NOT REACHED")
+	}
+	if len(words) == 0 && len(r.NotMade) > 0 {
+		words = append(words, "NOT MADE")
 	}
 	if len(words) == 0 {
 		return check.OK.String()

@@ -60,6 +60,10 @@ type Result struct {
 	// NotReached are faults whose produce request never came: the round
 	// did not test them, and fails.
 	NotReached []Fault
+	// NotMade are faults whose moment came but which the harness could
+	// not make (a rebalance after which no partition went back): the
+	// round did not test them, and fails.
+	NotMade []NotMade
 	// Late, for a round that failed, is a produce request that came after
 	// its sender's lease ran out without a fault of the harness: the
 	// replay stages it (Late.Fault); nil if there was none.
@@ -79,8 +83,16 @@ type Result struct {
 // OK reports whether the round passed: no violation, no breach, every
 // fault made.
 func (r Result) OK() bool {
-	return r.Outcome == check.OK && len(r.NotReached) == 0 && len(r.Breaches) == 0
+	return r.Outcome == check.OK && len(r.NotReached) == 0 && len(r.NotMade) == 0 && len(r.Breaches) == 0
 }
+
+// NotMade is a fault the harness could not make, and why.
+type NotMade struct {
+	Fault Fault
+	Why   string
+}
+
+func (n NotMade) String() string { return n.Fault.String() + ": " + n.Why }
 
 // RunRound plays one round and judges it. Its error is the harness's
 // (no database, a mapping that fails, a relay command that cannot run),

@@ -60,6 +60,9 @@ type Consumer struct {
 	// GiveUp says whether a record whose handling failed with err is a
 	// dead letter (no retry will change it) or is tried again.
 	GiveUp func(err error) bool
+	// DeadLetter records a record given up, with why, in
+	// billing_dead_letters.
+	DeadLetter func(ctx context.Context, rec *kgo.Record, cause error) error
 	// Commit commits the offsets of the records handled, to the group.
 	Commit func(ctx context.Context, recs []*kgo.Record) error
 	// FetchFailed hears of a fetch the broker refused; an error ends the
@@ -73,7 +76,7 @@ type Consumer struct {
 func New(env Env) *Consumer {
 	c := &Consumer{Env: env}
 	c.Known, c.ParseAmount, c.Applied, c.Decide, c.MarkApplied = known, parseAmount, applied, decide, markApplied
-	c.GiveUp, c.Commit, c.FetchFailed = unreadable, c.commit, c.fetchFailed
+	c.GiveUp, c.DeadLetter, c.Commit, c.FetchFailed = unreadable, c.deadLetter, c.commit, c.fetchFailed
 	// The group's session and heartbeat as the contract hands them; a
 	// rebalance waits until the records of a poll are handled and their
 	// offsets committed, so that the partitions move on with their
@@ -135,8 +138,8 @@ func (c *Consumer) Run(stop context.Context) error {
 		}
 		var done []*kgo.Record
 		for _, rec := range fetches.Records() {
-			if !c.process(ctx, stop, rec) {
-				break // stopping: what is not committed is read again by whoever comes next
+			if stop.Err() != nil || !c.process(ctx, stop, rec) {
+				break // stopping: what is not handled is read again by whoever comes next
 			}
 			done = append(done, rec)
 		}
@@ -156,7 +159,7 @@ func (c *Consumer) process(ctx, stop context.Context, rec *kgo.Record) bool {
 	for failures := 1; ; failures++ {
 		err := c.handle(ctx, rec)
 		if err != nil && c.GiveUp(err) {
-			if err = c.deadLetter(ctx, rec, err); err == nil {
+			if err = c.DeadLetter(ctx, rec, err); err == nil {
 				return true
 			}
 		}
