@@ -96,6 +96,20 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			detail: "is IN_FLIGHT after quiesce (claimed by relay-1, never released)",
 		},
 		{
+			name:   "a relay whose recovery does nothing",
+			v:      learner("no-recover", func(r *learnerRelay) { r.noRecover = true }),
+			point:  "relay.after-claim",
+			want:   check.Late,
+			detail: "relay-1 restarted at 00:00:05.017 and ended a step at 00:00:05.081 still holding its own claim from before its crash",
+		},
+		{
+			name:   "a relay that names itself anew at each start, so that its recovery finds no claim of its name",
+			v:      newNameEachStart(),
+			point:  "relay-restart",
+			want:   check.Late,
+			detail: "still holding its own claim from before its crash",
+		},
+		{
 			name:   "a relay that marks a failed send and keeps the rest of its batch claimed",
 			v:      keepsTheRest(),
 			point:  "broker-outage",
@@ -342,6 +356,25 @@ func learner(name string, change func(*learnerRelay)) variant.Variant {
 	return v
 }
 
+// newNameEachStart is the reference relay whose owner name gets a suffix
+// drawn at each start ("relay-1-4821"): its recovery releases the claims
+// of its new name, none, and the claims of its earlier life wait out
+// their lease. Whose claim it is, the lab judges by the process that
+// committed it.
+func newNameEachStart() variant.Variant {
+	v := variant.Outbox()
+	v.Name = "new-name-each-start"
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		env.Owner = fmt.Sprintf("%s-%04d", env.Owner, int(env.Rand.Float64()*10000))
+		r, err := variant.ReferenceRelay(env, nil)
+		if err != nil {
+			return nil, err
+		}
+		return variant.AdaptRelay(r), nil
+	}
+	return v
+}
+
 // learnerRelay is a relay a learner writes on the reference's ClaimDue: it
 // sends a batch in order and marks each message SENT or, when the send
 // fails, FAILED with the reference's backoff, releases the rest of the
@@ -350,7 +383,8 @@ func learner(name string, change func(*learnerRelay)) variant.Variant {
 // wakeLater the check in Step; recoverStrictly gives it a recovery of its
 // own that returns every error of its commit; mapOrder sends its batch in
 // the order a map of it by message id ranges; wallPause pauses after a
-// failed claim for as long as the host's clock draws (up to 400 ms).
+// failed claim for as long as the host's clock draws (up to 400 ms);
+// noRecover gives nothing back after a restart.
 type learnerRelay struct {
 	*variant.RelayAdapter
 	env             variant.Env
@@ -363,12 +397,16 @@ type learnerRelay struct {
 	backoff32       bool
 	mapOrder        bool
 	wallPause       bool
+	noRecover       bool
 }
 
 // Recover releases the claims the relay holds from before a restart. With
 // recoverStrictly it returns the database's refusal, when another relay
 // took a claim over between its read and its commit, as an error.
 func (r *learnerRelay) Recover() error {
+	if r.noRecover {
+		return nil
+	}
 	if !r.recoverStrictly {
 		return r.RelayAdapter.Recover()
 	}

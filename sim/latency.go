@@ -17,7 +17,10 @@ import (
 //   - held: a relay ends a step still holding a message under a live lease
 //     it took in this life. No other relay may claim it and this one does
 //     not send it until the lease runs out: the reference gives a failed
-//     batch's unsent rest back at once.
+//     batch's unsent rest back at once. The same for a claim it took in an
+//     earlier life: a relay that restarts gives its own claims back in its
+//     recovery (chapter 000 section 5, recoverInFlightAfterCrash), unless
+//     the recovery failed.
 //   - overslept: the clock passes the time a message became claimable,
 //     with the broker up, while a relay that is alive and idle sleeps on
 //     past it, longer than one idle poll (outbox.Config.IdlePoll) and
@@ -107,7 +110,21 @@ func (w *world) checkHeld(p *proc) {
 		if m.Status != outbox.InFlight || !now.Before(m.LeaseUntil) {
 			return
 		}
-		if c, ok := w.claimOf(m.Key); !ok || c.process != p.name || c.at.Before(born) {
+		c, ok := w.claimOf(m.Key)
+		if !ok || c.process != p.name {
+			return
+		}
+		if c.at.Before(p.started) && p.incarnation > 1 && !p.recoverFailed && p.erred.IsZero() {
+			// Its own claim from before it died, which its recovery did
+			// not give back: no other relay may send the message until
+			// the lease runs out.
+			w.delay(m, lang.Textf(lang.Text{
+				EN: "%s restarted at %s and ended a step at %s still holding its own claim from before its crash (committed at %s) under a lease until %s: a restarted relay gives its claims back in its recovery (chapter 000 section 5), or they wait out the lease",
+				DE: "%s startete um %s neu und beendete um %s einen Schritt mit seinem eigenen Claim von vor dem Absturz (committet um %s) unter einer Lease bis %s: ein neu gestartetes Relay gibt seine Claims in seiner Wiederherstellung zurück (Kapitel 000 Abschnitt 5), sonst warten sie die Lease ab"},
+				p.name, FormatTime(p.started.Sub(Epoch)), FormatTime(now.Sub(Epoch)), FormatTime(c.at.Sub(Epoch)), FormatTime(m.LeaseUntil.Sub(Epoch))))
+			return
+		}
+		if c.at.Before(born) {
 			return
 		}
 		w.delay(m, lang.Textf(lang.Text{

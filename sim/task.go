@@ -135,6 +135,7 @@ func (w *world) resume(p *proc) bool {
 		// and a recovery that did not commit leaves the relay running
 		// on, its claims waiting for their leases.
 		action, p.recovering = "recover", false
+		p.recoverFailed = wk.err != nil
 		p.steps++ // its own state may have changed (see wakeOf)
 	case p.role == roleRelay:
 		w.endStep(p, wk.did, wk.err)

@@ -60,8 +60,11 @@ type proc struct {
 	// the claims it left wait for their leases by right.
 	erred time.Time
 	// recovering is set while a relay's task is its recovery (Recover,
-	// run when it starts), not a step.
-	recovering bool
+	// run when it starts), not a step; recoverFailed when this
+	// incarnation's recovery ended with an error (its earlier claims then
+	// wait for their leases by right).
+	recovering    bool
+	recoverFailed bool
 	// crashedAt is the crash point (or "kill") of its last crash, and
 	// panics counts the panics it died of in a loop (see checkPanicked).
 	crashedAt string
@@ -261,7 +264,7 @@ func (w *world) start(p *proc) error {
 	defer func() { w.running = prev }()
 	p.incarnation++
 	p.alive = true
-	p.started, p.failedSends, p.sendFailed, p.erred = w.clock.Now(), 0, false, time.Time{}
+	p.started, p.failedSends, p.sendFailed, p.erred, p.recoverFailed = w.clock.Now(), 0, false, time.Time{}, false
 	p.lastStep, p.lastDid = time.Time{}, false
 	env := variant.Env{
 		Owner: p.name, OrderDB: w.orderDB, BillingDB: w.billingDB, Broker: w.broker,
