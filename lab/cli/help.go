@@ -59,7 +59,7 @@ func (f *flags) help() {
 		return
 	}
 	l := langOf(w)
-	fmt.Fprintf(w, "%s\n\n", wrapParts(lang.Text{EN: "usage:", DE: "Aufruf:"}.In(l), "        ", f.synopsisParts()))
+	fmt.Fprintf(w, "%s\n\n", lang.WrapParts(lang.Text{EN: "usage:", DE: "Aufruf:"}.In(l), "        ", f.synopsisParts(), width))
 	fmt.Fprintf(w, "%s\n", hanging("", "", f.about.In(l)))
 	fmt.Fprintln(w)
 	for _, d := range append(f.docs, langDoc) {
@@ -96,25 +96,6 @@ func describe(c subcommand) synopsisWriter {
 	var s synopsisWriter
 	_ = c.run([]string{"-h"}, &s)
 	return s
-}
-
-// wrapParts joins parts with spaces, after first, breaking lines at width
-// between parts; lines after the first start with rest.
-func wrapParts(first, rest string, parts []string) string {
-	var b strings.Builder
-	line := first
-	for i, p := range parts {
-		switch {
-		case i > 0 && len([]rune(line))+1+len([]rune(p)) > width:
-			b.WriteString(line + "\n")
-			line = rest + p
-		case line == "":
-			line = p
-		default:
-			line += " " + p
-		}
-	}
-	return b.String() + line
 }
 
 // glossary explains the lab's words that a newcomer meets in its output.
@@ -169,7 +150,7 @@ func printUsage(w io.Writer) {
 	for _, c := range commands() {
 		parts, about := synopsisOf(c)
 		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-9s", c.name), strings.Repeat(" ", 12), about.In(l)))
-		fmt.Fprintln(w, wrapParts(strings.Repeat(" ", 11), strings.Repeat(" ", 16), parts[:len(parts)-1])) // --lang: below
+		fmt.Fprintln(w, lang.WrapParts(strings.Repeat(" ", 12), strings.Repeat(" ", 16), parts[:len(parts)-1], width)) // --lang: below
 	}
 	fmt.Fprintln(w, hanging("  help     ", strings.Repeat(" ", 12), lang.Text{
 		EN: "What a command does and each of its flags.",

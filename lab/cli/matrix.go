@@ -312,7 +312,7 @@ const width = 100
 
 // hanging wraps text at width: the first line after first, the others
 // after rest.
-func hanging(first, rest, text string) string { return verdict.Wrap(first, rest, text, width) }
+func hanging(first, rest, text string) string { return lang.Wrap(first, rest, text, width) }
 
 // command prints a shell command after prefix, continued with a backslash
 // where it would pass width, so that it still pastes as one command.

@@ -366,23 +366,7 @@ func scenarioText(w io.Writer, sc scenarios.Scenario) (summary, narrative string
 }
 
 // wrap breaks text into lines of at most width runes at spaces.
-func wrap(text string, width int) string {
-	var b strings.Builder
-	n := 0
-	for i, word := range strings.Fields(text) {
-		l := len([]rune(word))
-		if i > 0 && n+1+l > width {
-			b.WriteByte('\n')
-			n = 0
-		} else if i > 0 {
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(word)
-		n += l
-	}
-	return b.String()
-}
+func wrap(text string, width int) string { return lang.Wrap("", "", text, width) }
 
 type jsonStep struct {
 	At       string   `json:"at"`

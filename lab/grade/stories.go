@@ -66,9 +66,9 @@ func storyFailure(sc scenarios.Scenario, v variant.Variant, res sim.Result, opts
 	if h, ok := opts.PointHints[sc.Name]; ok {
 		hint = h
 	}
-	out := verdict.Wrap("", "  ", head.In(l)+" "+what.In(l), width)
+	out := lang.Wrap("", "  ", head.In(l)+" "+what.In(l), width)
 	if hint.EN != "" {
-		out += "\n" + verdict.Wrap("    "+lang.Text{EN: "hint", DE: "Hinweis"}.In(l)+": ", "      ", hint.In(l), width)
+		out += "\n" + lang.Wrap("    "+lang.Text{EN: "hint", DE: "Hinweis"}.In(l)+": ", "      ", hint.In(l), width)
 	}
 	return out
 }

@@ -219,37 +219,18 @@ func (g Group) Report(l lang.Lang, hint lang.Text, replay string, width int) str
 		detail = lang.Join([]lang.Text{detail, first.Detail}, ": ")
 	}
 	var b strings.Builder
-	b.WriteString(Wrap("", "  ", g.Headline().In(l), width))
-	b.WriteString("\n" + Wrap("    ", "      ", detail.In(l), width))
+	b.WriteString(lang.Wrap("", "  ", g.Headline().In(l), width))
+	b.WriteString("\n" + lang.Wrap("    ", "      ", detail.In(l), width))
 	if d := first.Divergence; d != nil {
 		for _, line := range strings.Split(d.Lines().In(l), "\n") {
 			b.WriteString("\n      " + line)
 		}
 	}
 	if hint.EN != "" {
-		b.WriteString("\n" + Wrap("    "+(lang.Text{EN: "hint", DE: "Hinweis"}).In(l)+": ", "      ", hint.In(l), width))
+		b.WriteString("\n" + lang.Wrap("    "+(lang.Text{EN: "hint", DE: "Hinweis"}).In(l)+": ", "      ", hint.In(l), width))
 	}
 	b.WriteString("\n" + Command("    "+(lang.Text{EN: "replay", DE: "Wiederholen"}).In(l)+": ", replay, width))
 	return b.String()
-}
-
-// Wrap wraps text at width: the first line after first, the others after
-// rest. A word longer than a line stays whole; a first that ends in a
-// non-blank (a label such as "name:") is followed by a space.
-func Wrap(first, rest, text string, width int) string {
-	var b strings.Builder
-	line := first
-	for _, word := range strings.Fields(text) {
-		if len([]rune(line))+1+len([]rune(word)) > width && strings.TrimSpace(line) != "" {
-			b.WriteString(line + "\n")
-			line = rest
-		}
-		if strings.TrimSpace(line) != "" && !strings.HasSuffix(line, " ") {
-			line += " "
-		}
-		line += word
-	}
-	return b.String() + line
 }
 
 // Command writes a shell command after prefix, continued with a backslash

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"outboxlab/lab/lang"
 	"reflect"
 	"regexp"
 	"strings"
@@ -120,28 +121,12 @@ var synopsisPart = regexp.MustCompile(`\[[^\]]*\](\.\.\.)?|'[^']*'|\S+`)
 
 // wrapSynopsis is wrap for a synopsis: a bracketed flag stays on one line.
 func wrapSynopsis(text, indent string) string {
-	parts := synopsisPart.FindAllString(text, -1)
-	for i, p := range parts {
-		parts[i] = strings.ReplaceAll(p, " ", "\x00")
-	}
-	return strings.ReplaceAll(wrap(strings.Join(parts, " "), indent), "\x00", " ")
+	return strings.TrimPrefix(lang.WrapParts(indent, indent, synopsisPart.FindAllString(text, -1), 100), indent)
 }
 
 // wrap breaks text into lines of at most 100 columns, the lines after
-// the first starting with indent.
+// the first starting with indent (the first follows what the caller
+// printed before it, as long as indent).
 func wrap(text, indent string) string {
-	var b strings.Builder
-	line := 0
-	for i, word := range strings.Fields(text) {
-		if i > 0 && line+1+len([]rune(word)) > 100-len(indent) {
-			b.WriteString("\n" + indent)
-			line = 0
-		} else if i > 0 {
-			b.WriteByte(' ')
-			line++
-		}
-		b.WriteString(word)
-		line += len([]rune(word))
-	}
-	return b.String()
+	return strings.TrimPrefix(lang.Wrap(indent, indent, text, 100), indent)
 }
