@@ -434,25 +434,30 @@ func (b *Broker) Pending(name string) int {
 // Holds reports whether the subscriber has a message of the aggregate it
 // has not acknowledged: queued, delivered and not yet acknowledged, or held
 // back by a fault. (A consumer's lag, per key: a service that reads its own
-// events asks it before it decides; see package listen.)
-func (b *Broker) Holds(name, aggregateID string) bool {
-	s := b.mustSub(name)
+// events asks it before it decides; see package listen.) A subscription
+// the broker does not have is ErrUnknownSubscription, as from a real
+// broker's admin client.
+func (b *Broker) Holds(name, aggregateID string) (bool, error) {
+	s, err := b.subOf(name)
+	if err != nil {
+		return false, err
+	}
 	for _, e := range s.queue {
 		if e.env.Event.AggregateID == aggregateID {
-			return true
+			return true, nil
 		}
 	}
 	for _, f := range s.inflight {
 		if f.e.env.Event.AggregateID == aggregateID {
-			return true
+			return true, nil
 		}
 	}
 	for _, h := range b.faults.held {
 		if h.sub == name && h.e.env.Event.AggregateID == aggregateID {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // NextAvailable returns when the subscriber's next queued message becomes

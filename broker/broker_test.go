@@ -227,11 +227,14 @@ func TestNackGoesToTheBackAndRedeliverReplaysTheLog(t *testing.T) {
 // TestAnUnknownSubscriptionIsAnError: a client that names a subscription
 // the broker does not have gets an error naming it and the ones there
 // are, as from a real broker, not a panic: the fake broker panicked on
-// Redeliver, and the verdict blamed the learner's code for it.
+// Redeliver and Holds (which a listen-to-yourself service asks before it
+// decides), and the verdict blamed the learner's code for it.
 func TestAnUnknownSubscriptionIsAnError(t *testing.T) {
 	b, _ := newBroker(t)
 	publish(t, b, env("e-1", "o-1", 1))
+	_, holdsErr := b.Holds("billing-dlq", "o-1")
 	for name, err := range map[string]error{
+		"holds":     holdsErr,
 		"redeliver": b.Redeliver("billing-dlq", "e-1"),
 		"ack":       b.Ack("billing-dlq", 1),
 		"nack":      b.Nack("billing-dlq", 1),

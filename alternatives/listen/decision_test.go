@@ -63,7 +63,7 @@ func TestADecisionWaitsForItsListener(t *testing.T) {
 // way: a listen-to-yourself service without the rule.
 type neverBehind struct{}
 
-func (neverBehind) Holds(string, string) bool { return false }
+func (neverBehind) Holds(string, string) (bool, error) { return false, nil }
 
 // TestAStaleDecisionIsCaught runs the commands of
 // TestADecisionWaitsForItsListener with a service that decides whatever

@@ -32,7 +32,7 @@ var ErrBusy = errors.New("the order's last change is not stored yet: try again")
 // Lag tells whether a subscriber has a message of an aggregate it has not
 // acknowledged (broker.Broker.Holds).
 type Lag interface {
-	Holds(subscription, aggregateID string) bool
+	Holds(subscription, aggregateID string) (bool, error)
 }
 
 // Service decides on a command from the state its listener has stored, and
@@ -59,7 +59,11 @@ type Service struct {
 // after the client was told the command succeeded. Then it answers ErrBusy
 // instead.
 func (s *Service) Handle(c orders.Command) error {
-	if s.behind(c.OrderID) {
+	behind, err := s.behind(c.OrderID)
+	if err != nil {
+		return fmt.Errorf("listen: %s: %w", c, err)
+	}
+	if behind {
 		return fmt.Errorf("listen: %s: %w", c, ErrBusy)
 	}
 	tx := s.DB.Begin(s.Owner)
@@ -81,16 +85,17 @@ func (s *Service) Handle(c orders.Command) error {
 
 // behind reports whether the stored order lags behind an event of it that
 // the service published.
-func (s *Service) behind(orderID string) bool {
-	if s.Self.Holds(Subscription, orderID) {
-		return true
+func (s *Service) behind(orderID string) (bool, error) {
+	held, err := s.Self.Holds(Subscription, orderID)
+	if err != nil || held {
+		return held, err
 	}
 	for _, p := range inbox.Held(s.DB) {
 		if p.Envelope.Event.AggregateID == orderID {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // StoreOrder is the listener's effect (for inbox.Deps.Effect): it applies
