@@ -64,25 +64,6 @@ func (w *world) hiddenDeadLetters(end workEnd, known []check.DeadLetter) []check
 		order string
 		seq   int
 	}
-	accounted := map[change]bool{} // reported, waiting, or marked sent
-	for _, d := range known {
-		accounted[change{d.AggregateID, d.Sequence}] = true
-	}
-	for _, m := range end.unsent {
-		accounted[change{m.Event.AggregateID, m.Event.Sequence}] = true // waiting, or a dead letter the outbox shows
-	}
-	for _, m := range markedSent(end.orderLog) {
-		accounted[change{m.Event.AggregateID, m.Event.Sequence}] = true
-	}
-	stored := map[change]bool{}
-	for _, e := range w.broker.Log()[:end.stored] {
-		stored[change{e.Event.AggregateID, e.Event.Sequence}] = true
-	}
-	committed := map[string]int{}
-	orders, _, _ := w.books()
-	for _, o := range orders {
-		committed[o.ID] = o.Version
-	}
 	type tried struct {
 		t        check.Try
 		n        int
@@ -103,6 +84,35 @@ func (w *world) hiddenDeadLetters(end workEnd, known []check.DeadLetter) []check
 		tr.n++
 		tr.refused = tr.refused || t.Failed
 		tr.byRelays = tr.byRelays && relays[t.By]
+	}
+	// Only a change its relays tried and were refused can have been
+	// given up: most runs have none, and need not read the log, the
+	// broker and the books below.
+	givenUp := false
+	for _, tr := range byChange {
+		givenUp = givenUp || tr.byRelays && tr.refused
+	}
+	if !givenUp {
+		return nil
+	}
+	accounted := map[change]bool{} // reported, waiting, or marked sent
+	for _, d := range known {
+		accounted[change{d.AggregateID, d.Sequence}] = true
+	}
+	for _, m := range end.unsent {
+		accounted[change{m.Event.AggregateID, m.Event.Sequence}] = true // waiting, or a dead letter the outbox shows
+	}
+	for _, m := range markedSent(end.orderLog) {
+		accounted[change{m.Event.AggregateID, m.Event.Sequence}] = true
+	}
+	stored := map[change]bool{}
+	for _, e := range w.broker.Log()[:end.stored] {
+		stored[change{e.Event.AggregateID, e.Event.Sequence}] = true
+	}
+	committed := map[string]int{}
+	orders, _, _ := w.books()
+	for _, o := range orders {
+		committed[o.ID] = o.Version
 	}
 	var out []check.Hidden
 	for _, c := range order {

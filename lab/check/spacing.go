@@ -54,10 +54,28 @@ func spacing(tries []Try, marks []FailedMark, p RelayPolicy) []Violation {
 	if p.BackoffBase <= 0 || len(tries) == 0 {
 		return nil
 	}
+	// Only a message with a failed try can owe a backoff (backoffBroken
+	// finds nothing in the others): most runs have none, and most
+	// messages of the others none either.
+	var failed map[string]bool
+	for i := range tries {
+		if tries[i].Failed {
+			if failed == nil {
+				failed = map[string]bool{}
+			}
+			failed[tries[i].MessageID] = true
+		}
+	}
+	if failed == nil {
+		return nil
+	}
 	byMessage := map[string][]step{}
 	var order []string
 	for i := range tries {
 		t := &tries[i]
+		if !failed[t.MessageID] {
+			continue
+		}
 		if _, ok := byMessage[t.MessageID]; !ok {
 			order = append(order, t.MessageID)
 		}
