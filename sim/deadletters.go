@@ -102,8 +102,8 @@ func (w *world) hiddenDeadLetters(end workEnd, known []check.DeadLetter) []check
 	for _, m := range end.unsent {
 		accounted[change{m.Event.AggregateID, m.Event.Sequence}] = true // waiting, or a dead letter the outbox shows
 	}
-	for _, m := range markedSent(end.orderLog) {
-		accounted[change{m.Event.AggregateID, m.Event.Sequence}] = true
+	for _, e := range markedSent(end.orderLog) {
+		accounted[change{e.AggregateID, e.Sequence}] = true
 	}
 	stored := map[change]bool{}
 	for _, e := range w.broker.Log()[:end.stored] {
@@ -139,29 +139,35 @@ func (w *world) deadLetterPort() lang.Text {
 	return lang.Text{EN: "the outbox does not show it as a DEAD_LETTER row, and the relay has no dead-letter port (variant.DeadLetterKeeper)", DE: "die Outbox zeigt sie nicht als DEAD_LETTER-Zeile, und das Relay hat keinen Dead-Letter-Port (variant.DeadLetterKeeper)"}
 }
 
-// markedSent returns the messages the outbox recorded as sent in log: a
-// SENT mark, or a delete of a row in flight (a relay that deletes on
-// send), whether or not the broker had them.
-func markedSent(log []store.Commit) []outbox.Message {
-	var out []outbox.Message
-	last := map[string]outbox.Message{}
+// markedSent returns the changes (aggregate and sequence) of the messages
+// the outbox recorded as sent in log: a SENT mark, or a delete of a row in flight (a relay that
+// deletes on send), whether or not the broker had them.
+func markedSent(log []store.Commit) []broker.Target {
+	var out []broker.Target
+	type row struct {
+		status outbox.Status
+		event  broker.Target
+	}
+	last := map[string]row{} // each row's last write, without its payload
 	for _, c := range log {
 		for _, ch := range c.Changes {
 			if ch.Table != outbox.Table {
 				continue
 			}
 			prev, seen := last[ch.Key]
-			switch {
-			case ch.Deleted:
-				if seen && prev.Status == outbox.InFlight {
-					out = append(out, prev)
+			if ch.Deleted {
+				if seen && prev.status == outbox.InFlight {
+					out = append(out, prev.event)
 				}
 				delete(last, ch.Key)
 				continue
-			case ch.Value.(outbox.Message).Status == outbox.Sent:
-				out = append(out, ch.Value.(outbox.Message))
 			}
-			last[ch.Key] = ch.Value.(outbox.Message)
+			m := ch.Value.(outbox.Message)
+			event := broker.Target{AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence}
+			if m.Status == outbox.Sent {
+				out = append(out, event)
+			}
+			last[ch.Key] = row{m.Status, event}
 		}
 	}
 	return out

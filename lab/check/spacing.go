@@ -1,7 +1,7 @@
 package check
 
 import (
-	"sort"
+	"slices"
 	"time"
 
 	"outboxlab/lab/lang"
@@ -81,7 +81,8 @@ func spacing(tries []Try, marks []FailedMark, p RelayPolicy) []Violation {
 		}
 		byMessage[t.MessageID] = append(byMessage[t.MessageID], step{at: t.At, try: t})
 	}
-	for _, m := range marks {
+	for i := range marks {
+		m := &marks[i]
 		if s, ok := byMessage[m.MessageID]; ok {
 			byMessage[m.MessageID] = append(s, step{at: m.At, mark: m})
 		}
@@ -89,7 +90,7 @@ func spacing(tries []Try, marks []FailedMark, p RelayPolicy) []Violation {
 	var vs []Violation
 	for _, id := range order {
 		steps := byMessage[id]
-		sort.SliceStable(steps, func(i, j int) bool { return steps[i].at.Before(steps[j].at) })
+		slices.SortStableFunc(steps, func(a, b step) int { return a.at.Compare(b.at) })
 		if v, ok := backoffBroken(steps, p); ok {
 			vs = append(vs, v)
 		}
@@ -97,11 +98,12 @@ func spacing(tries []Try, marks []FailedMark, p RelayPolicy) []Violation {
 	return vs
 }
 
-// step is a message's try, or (try nil) a commit to its row.
+// step is a message's try, or (try nil) a commit to its row: pointers,
+// so that sorting moves a few words, not a FailedMark.
 type step struct {
 	at   time.Time
 	try  *Try
-	mark FailedMark
+	mark *FailedMark
 }
 
 // backoffBroken walks one message's tries and failure records in time
@@ -109,11 +111,14 @@ type step struct {
 func backoffBroken(steps []step, p RelayPolicy) (Violation, bool) {
 	failed, marked := 0, false
 	var last time.Time
-	claimed := map[string]bool{} // since the last failure was recorded
+	var claimed map[string]bool // since the last failure was recorded; made at the first claim
 	for _, s := range steps {
 		if s.try == nil {
 			switch {
 			case s.mark.Claim:
+				if claimed == nil {
+					claimed = map[string]bool{}
+				}
 				claimed[s.mark.By] = true
 			case failed > 0:
 				marked = true
