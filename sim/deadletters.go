@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/inbox"
@@ -50,8 +52,8 @@ func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 // and it was given up wherever the relay keeps it. A run still busy at the
 // end of its work has no such facts: something may still be trying.
 func (w *world) hiddenDeadLetters(end workEnd, known []check.DeadLetter) []check.Hidden {
-	if !end.quiet {
-		return nil
+	if !end.quiet || !slices.ContainsFunc(w.tries[:end.tries], func(t check.Try) bool { return t.Failed }) {
+		return nil // nothing was refused: nothing was given up
 	}
 	relays := map[string]bool{}
 	for _, p := range w.procs {

@@ -44,7 +44,7 @@ func brokerOrder(w World) ([]Violation, map[string]bool) {
 	if len(w.StoredAt) != len(w.Published) || len(w.Published) == 0 {
 		return nil, nil
 	}
-	committed := map[string]int{}
+	committed := make(map[string]int, len(w.Orders))
 	for _, o := range w.Orders {
 		committed[o.ID] = o.Version
 	}
@@ -52,7 +52,7 @@ func brokerOrder(w World) ([]Violation, map[string]bool) {
 		at time.Time
 		i  int
 	}
-	first := map[change]stored{}
+	first := make(map[change]stored, len(w.Published))
 	var order []change
 	for i, e := range w.Published {
 		c := change{e.Event.AggregateID, e.Event.Sequence}

@@ -52,8 +52,10 @@ func Read(h History, each func(OutboxWrite)) (unsafe []lang.Text, changes []Chan
 	if retention <= 0 {
 		retention = outbox.DefaultConfig("").Retention
 	}
-	rows := map[string]outboxRow{}
-	last := map[string]domain.Order{}
+	// Sized for the orders, so that the walk grows them less: each order
+	// has an entry in last and a message or more in rows.
+	rows := make(map[string]outboxRow, len(h.Orders))
+	last := make(map[string]domain.Order, len(h.Orders))
 	for i := range h.OrderLog {
 		c := &h.OrderLog[i]
 		by := committer(*c)
