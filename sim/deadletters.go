@@ -186,8 +186,7 @@ func (w *world) hiddenHolds() []check.Hidden {
 	if !ok {
 		return nil
 	}
-	_, ledger, _ := w.books()
-	applied := appliedChanges(ledger)
+	applied := appliedChanges(w.ledger())
 	held := map[string]bool{}
 	for _, p := range h.Held() {
 		held[p.Envelope.ID] = true
