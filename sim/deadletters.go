@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/inbox"
@@ -50,8 +52,8 @@ func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 // and it was given up wherever the relay keeps it. A run still busy at the
 // end of its work has no such facts: something may still be trying.
 func (w *world) hiddenDeadLetters(end workEnd, known []check.DeadLetter) []check.Hidden {
-	if !end.quiet {
-		return nil
+	if !end.quiet || !slices.ContainsFunc(w.tries[:end.tries], func(t check.Try) bool { return t.Failed }) {
+		return nil // nothing was refused: nothing was given up
 	}
 	relays := map[string]bool{}
 	for _, p := range w.procs {
@@ -63,25 +65,6 @@ func (w *world) hiddenDeadLetters(end workEnd, known []check.DeadLetter) []check
 	type change struct {
 		order string
 		seq   int
-	}
-	accounted := map[change]bool{} // reported, waiting, or marked sent
-	for _, d := range known {
-		accounted[change{d.AggregateID, d.Sequence}] = true
-	}
-	for _, m := range end.unsent {
-		accounted[change{m.Event.AggregateID, m.Event.Sequence}] = true // waiting, or a dead letter the outbox shows
-	}
-	for _, m := range markedSent(end.orderLog) {
-		accounted[change{m.Event.AggregateID, m.Event.Sequence}] = true
-	}
-	stored := map[change]bool{}
-	for _, e := range w.broker.Log()[:end.stored] {
-		stored[change{e.Event.AggregateID, e.Event.Sequence}] = true
-	}
-	committed := map[string]int{}
-	orders, _, _ := w.books()
-	for _, o := range orders {
-		committed[o.ID] = o.Version
 	}
 	type tried struct {
 		t        check.Try
@@ -103,6 +86,35 @@ func (w *world) hiddenDeadLetters(end workEnd, known []check.DeadLetter) []check
 		tr.n++
 		tr.refused = tr.refused || t.Failed
 		tr.byRelays = tr.byRelays && relays[t.By]
+	}
+	// Only a change its relays tried and were refused can have been
+	// given up: most runs have none, and need not read the log, the
+	// broker and the books below.
+	givenUp := false
+	for _, tr := range byChange {
+		givenUp = givenUp || tr.byRelays && tr.refused
+	}
+	if !givenUp {
+		return nil
+	}
+	accounted := map[change]bool{} // reported, waiting, or marked sent
+	for _, d := range known {
+		accounted[change{d.AggregateID, d.Sequence}] = true
+	}
+	for _, m := range end.unsent {
+		accounted[change{m.Event.AggregateID, m.Event.Sequence}] = true // waiting, or a dead letter the outbox shows
+	}
+	for _, e := range markedSent(end.orderLog) {
+		accounted[change{e.AggregateID, e.Sequence}] = true
+	}
+	stored := map[change]bool{}
+	for _, e := range w.broker.Log()[:end.stored] {
+		stored[change{e.Event.AggregateID, e.Event.Sequence}] = true
+	}
+	committed := map[string]int{}
+	orders, _, _ := w.books()
+	for _, o := range orders {
+		committed[o.ID] = o.Version
 	}
 	var out []check.Hidden
 	for _, c := range order {
@@ -129,29 +141,35 @@ func (w *world) deadLetterPort() lang.Text {
 	return lang.Text{EN: "the outbox does not show it as a DEAD_LETTER row, and the relay has no dead-letter port (variant.DeadLetterKeeper)", DE: "die Outbox zeigt sie nicht als DEAD_LETTER-Zeile, und das Relay hat keinen Dead-Letter-Port (variant.DeadLetterKeeper)"}
 }
 
-// markedSent returns the messages the outbox recorded as sent in log: a
-// SENT mark, or a delete of a row in flight (a relay that deletes on
-// send), whether or not the broker had them.
-func markedSent(log []store.Commit) []outbox.Message {
-	var out []outbox.Message
-	last := map[string]outbox.Message{}
+// markedSent returns the changes (aggregate and sequence) of the messages
+// the outbox recorded as sent in log: a SENT mark, or a delete of a row in flight (a relay that
+// deletes on send), whether or not the broker had them.
+func markedSent(log []store.Commit) []broker.Target {
+	var out []broker.Target
+	type row struct {
+		status outbox.Status
+		event  broker.Target
+	}
+	last := map[string]row{} // each row's last write, without its payload
 	for _, c := range log {
 		for _, ch := range c.Changes {
 			if ch.Table != outbox.Table {
 				continue
 			}
 			prev, seen := last[ch.Key]
-			switch {
-			case ch.Deleted:
-				if seen && prev.Status == outbox.InFlight {
-					out = append(out, prev)
+			if ch.Deleted {
+				if seen && prev.status == outbox.InFlight {
+					out = append(out, prev.event)
 				}
 				delete(last, ch.Key)
 				continue
-			case ch.Value.(outbox.Message).Status == outbox.Sent:
-				out = append(out, ch.Value.(outbox.Message))
 			}
-			last[ch.Key] = ch.Value.(outbox.Message)
+			m := ch.Value.(outbox.Message)
+			event := broker.Target{AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence}
+			if m.Status == outbox.Sent {
+				out = append(out, event)
+			}
+			last[ch.Key] = row{m.Status, event}
 		}
 	}
 	return out
@@ -168,8 +186,7 @@ func (w *world) hiddenHolds() []check.Hidden {
 	if !ok {
 		return nil
 	}
-	_, ledger, _ := w.books()
-	applied := appliedChanges(ledger)
+	applied := appliedChanges(w.ledger())
 	held := map[string]bool{}
 	for _, p := range h.Held() {
 		held[p.Envelope.ID] = true

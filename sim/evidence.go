@@ -45,7 +45,7 @@ func (w *world) judge(end workEnd) Result {
 	// reads it: safety, the committed changes, the outbox's situations.
 	outboxSits := outboxSituations{out: map[Situation]int{}}
 	var marks []check.FailedMark
-	read := func(ow check.OutboxWrite) {
+	read := func(ow *check.OutboxWrite) {
 		outboxSits.read(ow)
 		if claim, ok := backoffMark(ow); ok {
 			n := ow.Next
@@ -146,7 +146,7 @@ func (w *world) publishes(interruptions int) []check.Attempts {
 // (check.FailedMark), and whether as a claim: the row becomes IN_FLIGHT,
 // or FAILED with more attempts than before (a release that hands a
 // FAILED claim back, its count unchanged, records no failure).
-func backoffMark(ow check.OutboxWrite) (claim, ok bool) {
+func backoffMark(ow *check.OutboxWrite) (claim, ok bool) {
 	switch {
 	case ow.Change.Deleted:
 		return false, false

@@ -103,7 +103,7 @@ type outboxSituations struct {
 	highest string // the highest outbox key committed so far
 }
 
-func (r *outboxSituations) read(ow check.OutboxWrite) {
+func (r *outboxSituations) read(ow *check.OutboxWrite) {
 	switch {
 	case ow.Change.Deleted:
 		if ow.Seen && ow.Prev.Status == outbox.Sent {

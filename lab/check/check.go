@@ -370,11 +370,11 @@ func Sort(vs []Violation) {
 // acknowledged finds orders with fewer committed versions than commands
 // the service answered with success (LOST).
 func acknowledged(w World) []Violation {
-	told := map[string]int{}
+	told := make(map[string]int, len(w.Orders))
 	for _, id := range w.Acknowledged {
 		told[id]++
 	}
-	versions := map[string]int{}
+	versions := make(map[string]int, len(w.Orders))
 	for _, o := range w.Orders {
 		versions[o.ID] = o.Version
 	}

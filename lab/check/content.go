@@ -94,8 +94,8 @@ func Changes(orderLog []store.Commit) []Change {
 // when each was applied once with its amount, their sum is the final total.
 func content(w World, effects map[change]int) []Violation {
 	var vs []Violation
-	applied := map[change]billing.Entry{}
-	net := map[string]int64{}
+	applied := make(map[change]billing.Entry, len(w.Ledger))
+	net := make(map[string]int64, len(w.Orders))
 	credited := map[string]bool{} // the ledger has the cancel's credit
 	for _, e := range w.Ledger {
 		applied[change{e.OrderID, e.Sequence}] = e
@@ -146,12 +146,12 @@ func content(w World, effects map[change]int) []Violation {
 // never writes the account. It returns the orders whose accounts it
 // judged.
 func accounts(w World, effects map[change]int) (map[string]bool, []Violation) {
-	byOrder := map[string]billing.Account{}
+	byOrder := make(map[string]billing.Account, len(w.Accounts))
 	for _, a := range w.Accounts {
 		byOrder[a.OrderID] = a
 	}
 	var vs []Violation
-	judged := map[string]bool{}
+	judged := make(map[string]bool, len(w.Orders))
 	for _, o := range w.Orders {
 		if w.Changes == nil || !appliedOnce(o, effects) {
 			continue
@@ -220,7 +220,7 @@ func contract(published []broker.Envelope) []Violation {
 		seq      int
 		payload  string
 	}
-	first := map[sameMessage]string{}
+	first := make(map[sameMessage]string, len(published))
 	reported := map[sameMessage]bool{}
 	var vs []Violation
 	for _, e := range published {

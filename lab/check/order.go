@@ -44,7 +44,7 @@ func brokerOrder(w World) ([]Violation, map[string]bool) {
 	if len(w.StoredAt) != len(w.Published) || len(w.Published) == 0 {
 		return nil, nil
 	}
-	committed := map[string]int{}
+	committed := make(map[string]int, len(w.Orders))
 	for _, o := range w.Orders {
 		committed[o.ID] = o.Version
 	}
@@ -52,7 +52,7 @@ func brokerOrder(w World) ([]Violation, map[string]bool) {
 		at time.Time
 		i  int
 	}
-	first := map[change]stored{}
+	first := make(map[change]stored, len(w.Published))
 	var order []change
 	for i, e := range w.Published {
 		c := change{e.Event.AggregateID, e.Event.Sequence}
@@ -61,15 +61,23 @@ func brokerOrder(w World) ([]Violation, map[string]bool) {
 			order = append(order, c)
 		}
 	}
-	dead := map[change]bool{}
-	for _, d := range w.DeadLetters {
-		dead[change{d.AggregateID, d.Sequence}] = true
-	}
-	tried := map[change][]time.Time{} // during the work
-	for _, t := range w.Tries {
-		if w.WorkEnded.IsZero() || t.At.Before(w.WorkEnded) {
-			c := change{t.AggregateID, t.Sequence}
-			tried[c] = append(tried[c], t.At)
+	// The dead letters and the tries are read only when an event was
+	// stored before an earlier one: most runs store none so.
+	var dead map[change]bool
+	var tried map[change][]time.Time // during the work
+	readTries := func() {
+		if tried != nil {
+			return
+		}
+		dead, tried = map[change]bool{}, map[change][]time.Time{}
+		for _, d := range w.DeadLetters {
+			dead[change{d.AggregateID, d.Sequence}] = true
+		}
+		for _, t := range w.Tries {
+			if w.WorkEnded.IsZero() || t.At.Before(w.WorkEnded) {
+				c := change{t.AggregateID, t.Sequence}
+				tried[c] = append(tried[c], t.At)
+			}
 		}
 	}
 	var vs []Violation
@@ -85,6 +93,7 @@ func brokerOrder(w World) ([]Violation, map[string]bool) {
 			if !ok || fm.i < fn.i {
 				continue // in order, or never stored: LOST or STUCK say it
 			}
+			readTries()
 			still := false
 			for _, at := range tried[m] {
 				still = still || !at.Before(fn.at)

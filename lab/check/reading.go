@@ -46,14 +46,18 @@ type outboxRow struct {
 // Read walks h.OrderLog once for every check that reads it: it returns
 // SafetyOf(h) and Changes(h.OrderLog), and hands every write to an
 // outbox row, in the log's order, to each (nil: nobody), for a reader
-// that needs more from the same walk (the simulator's situations).
-func Read(h History, each func(OutboxWrite)) (unsafe []lang.Text, changes []Change) {
+// that needs more from the same walk (the simulator's situations); each
+// must not keep the pointer, which the next write reuses.
+func Read(h History, each func(*OutboxWrite)) (unsafe []lang.Text, changes []Change) {
 	retention := h.Retention
 	if retention <= 0 {
 		retention = outbox.DefaultConfig("").Retention
 	}
-	rows := map[string]outboxRow{}
-	last := map[string]domain.Order{}
+	// Sized for the orders, so that the walk grows them less: each order
+	// has an entry in last and a message or more in rows.
+	rows := make(map[string]outboxRow, len(h.Orders))
+	last := make(map[string]domain.Order, len(h.Orders))
+	w := new(OutboxWrite) // one for the walk: each write is two messages and more
 	for i := range h.OrderLog {
 		c := &h.OrderLog[i]
 		by := committer(*c)
@@ -63,11 +67,11 @@ func Read(h History, each func(OutboxWrite)) (unsafe []lang.Text, changes []Chan
 				continue
 			}
 			prev, seen := rows[ch.Key]
-			w := OutboxWrite{Commit: c, By: by, Change: ch, Seen: seen, Prev: prev.m, PrevBy: prev.by}
+			*w = OutboxWrite{Commit: c, By: by, Change: ch, Seen: seen, Prev: prev.m, PrevBy: prev.by}
 			if !ch.Deleted {
 				w.Next = ch.Value.(outbox.Message)
 			}
-			if why := breach(w, prev, retention); why.EN != "" {
+			if why := breach(w, &prev, retention); why.EN != "" {
 				unsafe = append(unsafe, why)
 			}
 			if each != nil {
@@ -85,7 +89,7 @@ func Read(h History, each func(OutboxWrite)) (unsafe []lang.Text, changes []Chan
 
 // breach says what is wrong with one write to an outbox row (see
 // SafetyOf), or nothing; prev is the row's last write before it.
-func breach(w OutboxWrite, prev outboxRow, retention time.Duration) lang.Text {
+func breach(w *OutboxWrite, prev *outboxRow, retention time.Duration) lang.Text {
 	if !w.Seen {
 		return lang.Text{}
 	}

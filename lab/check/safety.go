@@ -81,11 +81,11 @@ func SafetyOf(h History) []lang.Text {
 // than its total.
 func overcharged(ledger []billing.Entry, orders []domain.Order, terms Terms) []lang.Text {
 	var out []lang.Text
-	totals := map[string]domain.Money{}
+	totals := make(map[string]domain.Money, len(orders))
 	for _, o := range orders {
 		totals[o.ID] = o.Total
 	}
-	charged := map[string]int64{}
+	charged := make(map[string]int64, len(orders))
 	for _, e := range ledger {
 		total, ok := totals[e.OrderID]
 		if !ok {

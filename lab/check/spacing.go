@@ -1,7 +1,7 @@
 package check
 
 import (
-	"sort"
+	"slices"
 	"time"
 
 	"outboxlab/lab/lang"
@@ -54,16 +54,35 @@ func spacing(tries []Try, marks []FailedMark, p RelayPolicy) []Violation {
 	if p.BackoffBase <= 0 || len(tries) == 0 {
 		return nil
 	}
+	// Only a message with a failed try can owe a backoff (backoffBroken
+	// finds nothing in the others): most runs have none, and most
+	// messages of the others none either.
+	var failed map[string]bool
+	for i := range tries {
+		if tries[i].Failed {
+			if failed == nil {
+				failed = map[string]bool{}
+			}
+			failed[tries[i].MessageID] = true
+		}
+	}
+	if failed == nil {
+		return nil
+	}
 	byMessage := map[string][]step{}
 	var order []string
 	for i := range tries {
 		t := &tries[i]
+		if !failed[t.MessageID] {
+			continue
+		}
 		if _, ok := byMessage[t.MessageID]; !ok {
 			order = append(order, t.MessageID)
 		}
 		byMessage[t.MessageID] = append(byMessage[t.MessageID], step{at: t.At, try: t})
 	}
-	for _, m := range marks {
+	for i := range marks {
+		m := &marks[i]
 		if s, ok := byMessage[m.MessageID]; ok {
 			byMessage[m.MessageID] = append(s, step{at: m.At, mark: m})
 		}
@@ -71,7 +90,7 @@ func spacing(tries []Try, marks []FailedMark, p RelayPolicy) []Violation {
 	var vs []Violation
 	for _, id := range order {
 		steps := byMessage[id]
-		sort.SliceStable(steps, func(i, j int) bool { return steps[i].at.Before(steps[j].at) })
+		slices.SortStableFunc(steps, func(a, b step) int { return a.at.Compare(b.at) })
 		if v, ok := backoffBroken(steps, p); ok {
 			vs = append(vs, v)
 		}
@@ -79,11 +98,12 @@ func spacing(tries []Try, marks []FailedMark, p RelayPolicy) []Violation {
 	return vs
 }
 
-// step is a message's try, or (try nil) a commit to its row.
+// step is a message's try, or (try nil) a commit to its row: pointers,
+// so that sorting moves a few words, not a FailedMark.
 type step struct {
 	at   time.Time
 	try  *Try
-	mark FailedMark
+	mark *FailedMark
 }
 
 // backoffBroken walks one message's tries and failure records in time
@@ -91,11 +111,14 @@ type step struct {
 func backoffBroken(steps []step, p RelayPolicy) (Violation, bool) {
 	failed, marked := 0, false
 	var last time.Time
-	claimed := map[string]bool{} // since the last failure was recorded
+	var claimed map[string]bool // since the last failure was recorded; made at the first claim
 	for _, s := range steps {
 		if s.try == nil {
 			switch {
 			case s.mark.Claim:
+				if claimed == nil {
+					claimed = map[string]bool{}
+				}
 				claimed[s.mark.By] = true
 			case failed > 0:
 				marked = true

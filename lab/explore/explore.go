@@ -103,20 +103,21 @@ func keepOf(opts Options) func(sim.Result) bool {
 func draw(v variant.Variant, runs int, seed uint64, opts Options, include func(number int) bool, each func(number int, s Schedule, res sim.Result) (stop bool, err error)) error {
 	src := newSource(seed)
 	tried := 0
-	for drawn := 0; drawn < runs; {
+	for n := 0; n < runs; {
 		// Draw the next batch in order, run it on all cores, and take the
 		// results in drawing order: the same as one after the other.
 		var schedules []Schedule
 		var numbers []int
-		for drawn < runs && len(schedules) < batch {
-			s := Generate(src)
-			drawn++
-			if include(drawn) {
-				schedules, numbers = append(schedules, s), append(numbers, drawn)
+		for n < runs && len(schedules) < batch {
+			s := drawn(src) // completed by the workers
+			n++
+			if include(n) {
+				schedules, numbers = append(schedules, s), append(numbers, n)
 			}
 		}
 		results := make([]sim.Result, len(schedules))
 		err := sim.Parallel(len(schedules), opts.Workers, func(i int) error {
+			schedules[i].complete()
 			res, err := sim.Run(schedules[i].Config(v))
 			results[i] = res
 			if err != nil {

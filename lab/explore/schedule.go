@@ -64,6 +64,15 @@ var faultKinds = sim.DrawnKinds()
 // of four two to five failed commits in a row, and in one of four the
 // broker down from the start for 2 s to about two minutes (see widen).
 func Generate(src Source) Schedule {
+	s := drawn(src)
+	s.complete()
+	return s
+}
+
+// drawn is Generate's part drawn from src, which must be drawn in order;
+// complete draws the rest from the schedule's own source, which needs no
+// other schedule: exploration's workers do it.
+func drawn(src Source) Schedule {
 	s := Schedule{Seed: uint64(src.Intn("seed", 1000)), Relays: 1 + src.Intn("relays", 3), Services: 1 + src.Intn("services", 2)}
 	type order struct {
 		id        string
@@ -130,15 +139,19 @@ func Generate(src Source) Schedule {
 			Point:      sim.CommitBoundaries[src.Intn("commit-failure-at", len(sim.CommitBoundaries))],
 			Occurrence: 1 + src.Intn("occurrence", 4)})
 	}
-	// The currencies, the cents and the operator's work come from a source
-	// of their own, seeded by everything drawn above: drawn from src, they
-	// would shift every later schedule of an exploration, and the seeds
-	// that found a mistake would stop finding it.
-	own := ownSource(s)
+	return s
+}
+
+// complete draws the rest of a schedule drawn: the currencies, the cents
+// and the operator's work come from a source of their own, seeded by
+// everything drawn before: drawn from src, they would shift every later
+// schedule of an exploration, and the seeds that found a mistake would
+// stop finding it.
+func (s *Schedule) complete() {
+	own := ownSource(*s)
 	priceInCurrencies(own, s.Workload)
 	s.Operations = operations(own)
-	widen(own, &s) // after every draw of own's: those stay what they were
-	return s
+	widen(own, s) // after every draw of own's: those stay what they were
 }
 
 // drawCrashes draws up to 3 crashes, or up to 10 in one schedule of four
