@@ -12,7 +12,7 @@ import (
 // that releases a claim, a message billing receives twice). The id is a
 // point of a boundary a component declares (effect.Boundary's Before and
 // After; TestEveryCrashRowIsABoundarysPoint); exploration crashes at both
-// points of every boundary sim's registry has it draw (sim.DrawnBoundaries),
+// points of every boundary the catalogue has it draw (DrawnBoundaries),
 // these rows and the others.
 var crashPoints = []sim.Point{
 	crashRow("service.before-commit", lang.Text{

@@ -148,7 +148,7 @@ func (p *parser) line(line string) error {
 		err = p.addCrash(line, arg(1))
 	case "fault":
 		var flt sim.Fault
-		if flt, err = sim.ParseFault(words[1:]); err == nil {
+		if flt, err = sim.ParseFault(words[1:], known); err == nil {
 			p.cfg.Faults = append(p.cfg.Faults, flt)
 			p.refs = append(p.refs, faultRef(p.lineNo+1, words, flt))
 		}

@@ -237,5 +237,6 @@ func FindPoint(id string) (sim.Point, error) {
 
 // Matrix is the default crash matrix: the standard workload at every point.
 func Matrix() sim.Matrix {
-	return sim.Matrix{Workload: Workload(), Seed: MatrixSeed, Points: Points(), FailureRows: []string{"broker-outage", "poison", "stall", "mark-conflict", "failure-conflict", "relay-restart"}}
+	return sim.Matrix{Workload: Workload(), Seed: MatrixSeed, Points: Points(), FailureRows: []string{"broker-outage", "poison", "stall", "mark-conflict", "failure-conflict", "relay-restart"},
+		CommitBoundaries: CommitBoundaries}
 }

@@ -288,10 +288,10 @@ func commitFailure(name string) (Scenario, error) {
 				name, row, FailurePrefix, strings.Join(Matrix().FailureRows, ", "), FailurePrefix)
 		}
 	}
-	f, err := sim.ParseFault([]string{string(sim.FaultCommitFailure), strings.TrimPrefix(failure, FailurePrefix)})
+	f, err := sim.ParseFault([]string{string(sim.FaultCommitFailure), strings.TrimPrefix(failure, FailurePrefix)}, known)
 	if !strings.HasPrefix(failure, FailurePrefix) || err != nil {
 		return Scenario{}, fmt.Errorf("scenario %q: want %sBOUNDARY@K, e.g. %srelay.claim@2 (boundaries: %s), or %sBOUNDARY@K-L, the K-th to the L-th commit in a row",
-			name, FailurePrefix, FailurePrefix, strings.Join(sim.CommitBoundaries, ", "), FailurePrefix)
+			name, FailurePrefix, FailurePrefix, strings.Join(CommitBoundaries, ", "), FailurePrefix)
 	}
 	k, boundary := f.Occurrence, f.Point
 	if f.Burst > 1 {

@@ -71,11 +71,11 @@ func TestEveryPointSaysWhatHappens(t *testing.T) {
 }
 
 // TestEveryCrashRowIsABoundarysPoint: a crash row's id is a point of a
-// boundary a component declares (sim.Boundaries), the one place a crash
+// boundary a component declares (scenarios.Boundaries), the one place a crash
 // point is named; a row whose id names none would never fire.
 func TestEveryCrashRowIsABoundarysPoint(t *testing.T) {
 	if got := rowsWithoutBoundary(scenarios.CrashPoints); len(got) > 0 {
-		t.Errorf("crash rows whose point no component declares: %q (sim/boundaries.go lists every declared boundary)", got)
+		t.Errorf("crash rows whose point no component declares: %q (scenarios/boundaries.go lists every declared boundary)", got)
 	}
 	// A row with a slip in its id, as a new row could have it.
 	if got := rowsWithoutBoundary([]string{"relay.after-claim", "relay.after-clam", "relay.during-send"}); !slices.Equal(got, []string{"relay.after-clam", "relay.during-send"}) {
@@ -88,7 +88,7 @@ func TestEveryCrashRowIsABoundarysPoint(t *testing.T) {
 func rowsWithoutBoundary(points []string) []string {
 	var out []string
 	for _, p := range points {
-		if !slices.ContainsFunc(sim.Boundaries(), func(b sim.BoundarySpec) bool { return b.Before() == p || b.After() == p }) {
+		if !slices.ContainsFunc(scenarios.Boundaries(), func(b scenarios.BoundarySpec) bool { return b.Before() == p || b.After() == p }) {
 			out = append(out, p)
 		}
 	}

@@ -22,7 +22,7 @@ var outageRestart = FaultSpec{
 		EN: "the broker is unreachable for a window, and halfway through it the service and the relays restart",
 		DE: "der Broker ist eine Zeit lang nicht erreichbar, und mittendrin starten Service und Relays neu",
 	},
-	parse: func(f *Fault, args []string) error {
+	parse: func(f *Fault, args []string, _ Known) error {
 		if err := argsWant(FaultOutageRestart, args, 2, "FROM FOR"); err != nil {
 			return err
 		}

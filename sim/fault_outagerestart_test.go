@@ -107,14 +107,14 @@ func (r giveUpRelay) Recover() error {
 // reads as the kind's Form says, and a restart that would fall after the
 // outage is refused with what is valid.
 func TestAStoryWritesAnOutageThatOutlastsARestart(t *testing.T) {
-	f, err := sim.ParseFault(strings.Fields("outage-restart 1m 10m"))
+	f, err := sim.ParseFault(strings.Fields("outage-restart 1m 10m"), sim.Known{})
 	if err != nil || f != (sim.Fault{Kind: sim.FaultOutageRestart, From: time.Minute, For: 10 * time.Minute}) {
 		t.Fatalf("ParseFault: %+v, %v", f, err)
 	}
 	if f.String() != "outage-restart from 1m0s for 10m0s" {
 		t.Errorf("String: %q", f.String())
 	}
-	if _, err := sim.ParseFault(strings.Fields("outage-restart 1m")); err == nil || !strings.Contains(err.Error(), `"fault outage-restart FROM FOR"`) {
+	if _, err := sim.ParseFault(strings.Fields("outage-restart 1m"), sim.Known{}); err == nil || !strings.Contains(err.Error(), `"fault outage-restart FROM FOR"`) {
 		t.Errorf("one argument: %v, want the form named", err)
 	}
 	cfg := scenarios.Matrix().Config(variant.Outbox())

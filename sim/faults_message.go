@@ -19,7 +19,7 @@ const targetForm = "TARGET"
 func messageFault(kind FaultKind, text lang.Text, install func(*broker.Broker, broker.Target)) FaultSpec {
 	return FaultSpec{
 		Kind: kind, Text: text, Form: targetForm,
-		parse: func(f *Fault, args []string) (err error) {
+		parse: func(f *Fault, args []string, _ Known) (err error) {
 			if err = argsWant(kind, args, 1, targetForm+" (e.g. o-1#1)"); err == nil {
 				f.Target, err = ParseTarget(args[0])
 			}
@@ -140,7 +140,7 @@ var delay = FaultSpec{
 		EN: "the broker holds the target back for a while; the messages after it pass",
 		DE: "der Broker hält die Nachricht eine Weile zurück; die Nachrichten danach gehen durch",
 	},
-	parse: func(f *Fault, args []string) (err error) {
+	parse: func(f *Fault, args []string, _ Known) (err error) {
 		if err = argsWant(FaultDelay, args, 2, "TARGET FOR"); err == nil {
 			if f.Target, err = ParseTarget(args[0]); err == nil {
 				err = durations(args[1:], &f.For)

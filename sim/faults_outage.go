@@ -15,7 +15,7 @@ var outage = FaultSpec{
 		EN: "the broker is unreachable for a window: every publish refused, nothing delivered",
 		DE: "der Broker ist eine Zeit lang nicht erreichbar: jedes Senden abgewiesen, nichts zugestellt",
 	},
-	parse: func(f *Fault, args []string) error {
+	parse: func(f *Fault, args []string, _ Known) error {
 		if err := argsWant(FaultOutage, args, 2, "FROM FOR"); err != nil {
 			return err
 		}

@@ -33,7 +33,7 @@ var stall = FaultSpec{
 		EN: "a process freezes (a GC pause, a frozen VM) at a crash point's place for a while, then resumes where it stood",
 		DE: "ein Prozess friert an der Stelle eines Crash-Punkts eine Weile ein (eine GC-Pause, eine angehaltene VM) und macht dann weiter, wo er stand",
 	},
-	parse: func(f *Fault, args []string) error {
+	parse: func(f *Fault, args []string, _ Known) error {
 		if err := argsWant(FaultStall, args, 3, "PROCESS POINT FOR"); err != nil {
 			return err
 		}
@@ -62,7 +62,7 @@ var slowCommit = FaultSpec{
 		EN: "a service instance's transaction stays open before its commit, its ids drawn, while others commit",
 		DE: "die Transaktion einer Service-Instanz bleibt vor ihrem Commit offen, ihre IDs gezogen, während andere committen",
 	},
-	parse: func(f *Fault, args []string) error {
+	parse: func(f *Fault, args []string, _ Known) error {
 		if err := argsWant(FaultSlowCommit, args, 2, "PROCESS FOR"); err != nil {
 			return err
 		}
@@ -96,7 +96,7 @@ var clockSkew = FaultSpec{
 		EN: "a process's own clock runs ahead (or behind) of the true time for the whole run; the database's stays true",
 		DE: "die eigene Uhr eines Prozesses geht den ganzen Lauf über vor (oder nach); die der Datenbank bleibt richtig",
 	},
-	parse: func(f *Fault, args []string) error {
+	parse: func(f *Fault, args []string, _ Known) error {
 		if err := argsWant(FaultClockSkew, args, 2, "PROCESS SKEW (negative: behind)"); err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ var kill = FaultSpec{
 		EN: "a process is killed wherever it stands (a deploy, an OOM kill, a host lost) and restarts later, or never",
 		DE: "ein Prozess wird beendet, wo er gerade steht (ein Deployment, ein OOM-Kill, ein verlorener Host), und startet später neu, oder nie",
 	},
-	parse: func(f *Fault, args []string) error {
+	parse: func(f *Fault, args []string, _ Known) error {
 		if len(args) == 3 {
 			if err := durations(args[2:], &f.For); err != nil {
 				return err
@@ -186,7 +186,7 @@ var commitFailure = FaultSpec{
 		EN: "the K-th commit at a boundary does not reach the database (a connection lost): nothing committed, the process gets an error; with -L, every commit from the K-th to the L-th, a burst (a database that flaps); with a TARGET, the commits about that message (billing's of its delivery, a relay's after its send)",
 		DE: "der K-te Commit an einer Grenze erreicht die Datenbank nicht (eine verlorene Verbindung): nichts committet, der Prozess bekommt einen Fehler; mit -L jeder Commit vom K-ten bis zum L-ten, eine Serie (eine Datenbank, die flackert); mit einem TARGET die Commits zu dieser Nachricht (der von Billing zu ihrer Zustellung, der eines Relays nach ihrem Senden)",
 	},
-	parse: func(f *Fault, args []string) error {
+	parse: func(f *Fault, args []string, known Known) error {
 		if len(args) < 1 || len(args) > 2 {
 			return fmt.Errorf("want \"fault %s BOUNDARY@K[-L] [TARGET]\" (e.g. relay.claim@2, consumer.commit@1-3 o-1#1)", FaultCommitFailure)
 		}
@@ -204,8 +204,8 @@ var commitFailure = FaultSpec{
 		if l > k {
 			f.Burst = l - k + 1
 		}
-		if convErr != nil || k < 1 || l < k || !slices.Contains(CommitBoundaries, boundary) {
-			return fmt.Errorf("fault commit-failure %q: want BOUNDARY@K with K >= 1 and a boundary of %s (or BOUNDARY@K-L, K <= L: the K-th to the L-th in a row)", args[0], strings.Join(CommitBoundaries, ", "))
+		if convErr != nil || k < 1 || l < k || !slices.Contains(known.CommitBoundaries, boundary) {
+			return fmt.Errorf("fault commit-failure %q: want BOUNDARY@K with K >= 1 and a boundary of %s (or BOUNDARY@K-L, K <= L: the K-th to the L-th in a row)", args[0], strings.Join(known.CommitBoundaries, ", "))
 		}
 		if len(args) == 2 {
 			t, err := ParseTarget(args[1])
@@ -217,8 +217,8 @@ var commitFailure = FaultSpec{
 		return nil
 	},
 	validate: func(f Fault, _ Config) error {
-		if !slices.Contains(CommitBoundaries, f.Point) || f.Occurrence < 1 || f.Burst < 0 {
-			return fmt.Errorf("sim: %s: needs a commit boundary (%s), Occurrence >= 1 and Burst >= 0; got %q@%d, Burst %d", f.Kind, strings.Join(CommitBoundaries, ", "), f.Point, f.Occurrence, f.Burst)
+		if process, effect, ok := strings.Cut(f.Point, "."); !ok || process == "" || effect == "" || f.Occurrence < 1 || f.Burst < 0 {
+			return fmt.Errorf("sim: %s: needs a commit boundary (PROCESS.EFFECT: relay.claim), Occurrence >= 1 and Burst >= 0; got %q@%d, Burst %d", f.Kind, f.Point, f.Occurrence, f.Burst)
 		}
 		if process, _, _ := strings.Cut(f.Point, "."); f.Target != (broker.Target{}) && process != roleConsumer && process != roleRelay {
 			return fmt.Errorf("sim: %s %s: a commit at %s is about no one message: aim at a consumer's or a relay's boundary, or at none", f.Kind, f.Target, f.Point)
@@ -236,7 +236,7 @@ var commitFailure = FaultSpec{
 		}
 		return s
 	},
-	NotDrawn: "drawn on its own, up to twice a schedule, aimed at a commit boundary of any variant (sim.CommitBoundaries), and in one schedule of four as a burst of two to five in a row (lab/explore's widen)",
+	NotDrawn: "drawn on its own, up to twice a schedule, aimed at a commit boundary of any variant (scenarios.CommitBoundaries), and in one schedule of four as a burst of two to five in a row (lab/explore's widen)",
 }
 
 // pastHorizon refuses a freeze as long as the run's horizon: the frozen

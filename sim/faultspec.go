@@ -27,8 +27,9 @@ type FaultSpec struct {
 	// Form is how a story file writes its arguments after "fault KIND":
 	// "TARGET (e.g. o-1#1)", "FROM FOR", "PROCESS AT [FOR]".
 	Form string
-	// parse reads a story file's arguments, as Form says, into f.
-	parse func(f *Fault, args []string) error
+	// parse reads a story file's arguments, as Form says, into f; k is
+	// what the catalogue knows that they may name.
+	parse func(f *Fault, args []string, k Known) error
 	// validate returns what is wrong with f in c, nil for nothing.
 	validate func(f Fault, c Config) error
 	// install plans or installs f in w before the run starts.
@@ -111,9 +112,19 @@ func faultForms() string {
 	return strings.Join(out, ", ")
 }
 
+// Known is what the catalogue above the simulator (package scenarios)
+// knows that a fault's arguments may name: the simulator imports no
+// component, so it is told.
+type Known struct {
+	// CommitBoundaries are the boundaries, every variant's, whose effect
+	// is a database commit ("relay.claim"): where a commit-failure can
+	// strike.
+	CommitBoundaries []string
+}
+
 // ParseFault reads what follows "fault" in a story file: a kind and its
-// arguments, as the kind's Form says.
-func ParseFault(words []string) (Fault, error) {
+// arguments, as the kind's Form says; k names what they may refer to.
+func ParseFault(words []string, k Known) (Fault, error) {
 	if len(words) == 0 {
 		return Fault{}, fmt.Errorf("fault needs a kind (valid: %s)", faultForms())
 	}
@@ -122,7 +133,7 @@ func ParseFault(words []string) (Fault, error) {
 	if !ok {
 		return f, fmt.Errorf("unknown fault %q (valid: %s)", f.Kind, faultForms())
 	}
-	return f, spec.parse(&f, words[1:])
+	return f, spec.parse(&f, words[1:], k)
 }
 
 // FaultDraw is what exploration hands a fault kind's draw: the source of

@@ -194,6 +194,10 @@ type Matrix struct {
 	// fail too (the record of a failed publish, the count of a delivery
 	// that cannot be processed, the mark of a relay whose lease ran out).
 	FailureRows []string
+	// CommitBoundaries are the boundaries, every variant's, whose effect
+	// is a database commit: what the failure sweep fails. The catalogue
+	// above the simulator names them (scenarios.CommitBoundaries).
+	CommitBoundaries []string
 }
 
 // Polled returns the matrix with every relay polled as its production loop

@@ -90,6 +90,9 @@ const SweepBurst = 3
 // relay took over) must not be one.
 func (m Matrix) FailureSweep(v variant.Variant) (Sweep, error) {
 	sw := Sweep{Variant: v.Name}
+	if len(m.CommitBoundaries) == 0 {
+		return sw, fmt.Errorf("sim: failure sweep: the matrix names no commit boundaries to fail (Matrix.CommitBoundaries; scenarios.Matrix has them)")
+	}
 	rows := []Point{{}} // the workload alone
 	for _, id := range m.FailureRows {
 		i := slices.IndexFunc(m.Points, func(p Point) bool { return p.ID == id })
@@ -134,7 +137,7 @@ func (m Matrix) failureSweep(v variant.Variant, row Point, relays int, sw *Sweep
 		return nil
 	}
 	var planned []Fault
-	for _, b := range CommitBoundaries {
+	for _, b := range m.CommitBoundaries {
 		process, effect, _ := strings.Cut(b, ".")
 		for k := 1; k <= base.Reached[process+".before-"+effect]; k++ {
 			planned = append(planned, Fault{Kind: FaultCommitFailure, Point: b, Occurrence: k})

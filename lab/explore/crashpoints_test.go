@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/sim"
+	"outboxlab/scenarios"
 )
 
 // TestExplorationDrawsWhatItAlwaysDrew: exploration draws a crash point
 // and a commit-failure boundary by index, so the lists derived from the
-// components' boundaries (sim.DrawnBoundaries) must be, in their order,
+// components' boundaries (scenarios.DrawnBoundaries) must be, in their order,
 // what every seed and every golden was drawn from. A boundary drawn that
 // was not, or one moved, fails here: it would change every schedule.
 func TestExplorationDrawsWhatItAlwaysDrew(t *testing.T) {
@@ -32,8 +32,8 @@ func TestExplorationDrawsWhatItAlwaysDrew(t *testing.T) {
 		"listener.commit",
 		"consumer.commit", "consumer.count-failure", "consumer.record-processed",
 	}
-	if !slices.Equal(sim.CommitBoundaries, commits) {
-		t.Errorf("sim.CommitBoundaries\n got %q\nwant %q", sim.CommitBoundaries, commits)
+	if !slices.Equal(scenarios.CommitBoundaries, commits) {
+		t.Errorf("scenarios.CommitBoundaries\n got %q\nwant %q", scenarios.CommitBoundaries, commits)
 	}
 }
 

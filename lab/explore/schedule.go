@@ -11,6 +11,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/lab/variant"
 	"outboxlab/orders"
+	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
 
@@ -36,11 +37,11 @@ type Schedule struct {
 
 // CrashPoints are the points a schedule may crash at: both sides of every
 // effect boundary the components declare that exploration draws
-// (sim.DrawnBoundaries), in its order. A point a variant never reaches
+// (scenarios.DrawnBoundaries), in its order. A point a variant never reaches
 // does not fire.
 var CrashPoints = func() []string {
 	var points []string
-	for _, b := range sim.DrawnBoundaries() {
+	for _, b := range scenarios.DrawnBoundaries() {
 		points = append(points, b.Before(), b.After())
 	}
 	return points
@@ -136,7 +137,7 @@ func drawn(src Source) Schedule {
 	}
 	for i, n := 0, src.Intn("commit-failures", 3); i < n; i++ {
 		s.Faults = append(s.Faults, sim.Fault{Kind: sim.FaultCommitFailure,
-			Point:      sim.CommitBoundaries[src.Intn("commit-failure-at", len(sim.CommitBoundaries))],
+			Point:      scenarios.CommitBoundaries[src.Intn("commit-failure-at", len(scenarios.CommitBoundaries))],
 			Occurrence: 1 + src.Intn("occurrence", 4)})
 	}
 	return s

@@ -7,6 +7,7 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/orders"
+	"outboxlab/scenarios"
 	"outboxlab/sim"
 )
 
@@ -38,7 +39,7 @@ func widen(src Source, s *Schedule) {
 // the message gives a healthy one up (GAVE_UP).
 func burst(src Source, workload []sim.Command) sim.Fault {
 	f := sim.Fault{Kind: sim.FaultCommitFailure,
-		Point:      sim.CommitBoundaries[src.Intn("burst-at", len(sim.CommitBoundaries))],
+		Point:      scenarios.CommitBoundaries[src.Intn("burst-at", len(scenarios.CommitBoundaries))],
 		Occurrence: 1 + src.Intn("burst-from", 4),
 		Burst:      2 + src.Intn("burst-length", 4)}
 	events := eventsOf(workload)

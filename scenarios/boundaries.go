@@ -1,4 +1,4 @@
-package sim
+package scenarios
 
 import (
 	"outboxlab/alternatives/cdc"
@@ -12,7 +12,13 @@ import (
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/sim"
 )
+
+// The catalogue of effect boundaries lives here, above the simulator:
+// sim imports no variant, mistake or alternative, and takes the commit
+// boundaries a failure may strike from its caller (sim.Matrix's
+// CommitBoundaries, sim.Known for a story's fault).
 
 // BoundarySpec is one effect boundary a component declares, as the lab
 // knows it: the component's own declaration (its process, its effect and
@@ -124,3 +130,6 @@ var CommitBoundaries = func() []string {
 	}
 	return out
 }()
+
+// known is what the simulator is told a story's faults may name.
+var known = sim.Known{CommitBoundaries: CommitBoundaries}
