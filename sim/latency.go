@@ -121,7 +121,7 @@ func (w *world) checkHeld(p *proc) {
 			w.delay(m, lang.Textf(lang.Text{
 				EN: "%s restarted at %s and ended a step at %s still holding its own claim from before its crash (committed at %s) under a lease until %s: a restarted relay gives its claims back in its recovery (chapter 000 section 5), or they wait out the lease",
 				DE: "%s startete um %s neu und beendete um %s einen Schritt mit seinem eigenen Claim von vor dem Absturz (committet um %s) unter einer Lease bis %s: ein neu gestartetes Relay gibt seine Claims in seiner Wiederherstellung zurück (Kapitel 000 Abschnitt 5), sonst warten sie die Lease ab"},
-				p.name, FormatTime(p.started.Sub(Epoch)), FormatTime(now.Sub(Epoch)), FormatTime(c.at.Sub(Epoch)), FormatTime(m.LeaseUntil.Sub(Epoch))))
+				p.name, TimeText(p.started.Sub(Epoch)), TimeText(now.Sub(Epoch)), TimeText(c.at.Sub(Epoch)), TimeText(m.LeaseUntil.Sub(Epoch))))
 			return
 		}
 		if c.at.Before(born) {
@@ -130,7 +130,7 @@ func (w *world) checkHeld(p *proc) {
 		w.delay(m, lang.Textf(lang.Text{
 			EN: "%s ended a step at %s still holding it, claimed, under a lease until %s: no relay may send it before then (a failed batch's unsent rest goes back at once)",
 			DE: "%s beendete um %s einen Schritt und hielt sie noch, geclaimt, unter einer Lease bis %s: vorher darf kein Relay sie senden (der ungesendete Rest eines gescheiterten Stapels geht sofort zurück)"},
-			p.name, FormatTime(now.Sub(Epoch)), FormatTime(m.LeaseUntil.Sub(Epoch))))
+			p.name, TimeText(now.Sub(Epoch)), TimeText(m.LeaseUntil.Sub(Epoch))))
 	})
 }
 
@@ -210,7 +210,7 @@ func (w *world) checkSleep(next time.Time) {
 				excused = pause
 				why = lang.Textf(lang.Text{
 					EN: ", its pause after %d refused publish(es) in a row until %s",
-					DE: ", seine Pause nach %d abgelehnten Sendeversuch(en) in Folge bis %s"}, p.failedSends, FormatTime(pause.Sub(Epoch)))
+					DE: ", seine Pause nach %d abgelehnten Sendeversuch(en) in Folge bis %s"}, p.failedSends, TimeText(pause.Sub(Epoch)))
 			}
 		}
 		excused = excused.Add(latencyPolicy.IdlePoll + abs(p.skew))
@@ -220,12 +220,12 @@ func (w *world) checkSleep(next time.Time) {
 		}
 		sleep := lang.Text{EN: "for good", DE: "für immer"}
 		if ok {
-			sleep = lang.Textf(lang.Text{EN: "until %s", DE: "bis %s"}, FormatTime(wake.Sub(Epoch)))
+			sleep = lang.Textf(lang.Text{EN: "until %s", DE: "bis %s"}, TimeText(wake.Sub(Epoch)))
 		}
 		w.delay(m, lang.Textf(lang.Text{
 			EN: "it could be claimed from %s, the broker up, but %s slept %s (allowed: an idle poll of %s%s)",
 			DE: "sie war ab %s claimbar, der Broker erreichbar, aber %s schlief %s (erlaubt: ein Leerlauf-Poll von %s%s)"},
-			FormatTime(due.Sub(Epoch)), p.name, sleep, lang.Duration(latencyPolicy.IdlePoll), why))
+			TimeText(due.Sub(Epoch)), p.name, sleep, lang.Duration(latencyPolicy.IdlePoll), why))
 	}
 }
 
