@@ -349,7 +349,8 @@ func learner(name string, change func(*learnerRelay)) variant.Variant {
 // at the start of Step and in NextWake. keepRest drops the release, and
 // wakeLater the check in Step; recoverStrictly gives it a recovery of its
 // own that returns every error of its commit; mapOrder sends its batch in
-// the order a map of it by message id ranges.
+// the order a map of it by message id ranges; scanLimit claims with
+// claimScanLimited.
 type learnerRelay struct {
 	*variant.RelayAdapter
 	env             variant.Env
@@ -361,6 +362,7 @@ type learnerRelay struct {
 	recoverStrictly bool
 	backoff32       bool
 	mapOrder        bool
+	scanLimit       bool
 }
 
 // Recover releases the claims the relay holds from before a restart. With
@@ -393,7 +395,11 @@ func (r *learnerRelay) Step() (bool, error) {
 	if !r.wakeLater && r.env.DBClock.Now().Before(r.pausedUntil) {
 		return false, nil
 	}
-	batch, err := r.ClaimDue()
+	claim := r.ClaimDue
+	if r.scanLimit {
+		claim = r.claimScanLimited
+	}
+	batch, err := claim()
 	if err != nil || len(batch) == 0 {
 		return false, err
 	}
