@@ -95,14 +95,21 @@ func cleaning(name string, goes func(m outbox.Message, cutoff time.Time) bool) v
 	return v
 }
 
+// cleaner is a relay with the cleanup of cleaning; with hostClock its
+// cutoff is from the relay's own clock (the host's), not the database's.
 type cleaner struct {
 	*variant.RelayAdapter
-	env  variant.Env
-	goes func(outbox.Message, time.Time) bool
+	env       variant.Env
+	goes      func(outbox.Message, time.Time) bool
+	hostClock bool
 }
 
 func (c cleaner) Cleanup() (int, error) {
-	cutoff := c.env.DBClock.Now().Add(-outbox.DefaultConfig("").Retention)
+	clock := outbox.Clock(c.env.DBClock)
+	if c.hostClock {
+		clock = c.env.Clock
+	}
+	cutoff := clock.Now().Add(-outbox.DefaultConfig("").Retention)
 	tx := c.env.OrderDB.Begin(c.env.Owner)
 	defer tx.Rollback()
 	n := 0

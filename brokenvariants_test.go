@@ -384,7 +384,8 @@ func newNameEachStart() variant.Variant {
 // own that returns every error of its commit; mapOrder sends its batch in
 // the order a map of it by message id ranges; wallPause pauses after a
 // failed claim for as long as the host's clock draws (up to 400 ms);
-// noRecover gives nothing back after a restart.
+// noRecover gives nothing back after a restart; scanLimit claims with
+// claimScanLimited.
 type learnerRelay struct {
 	*variant.RelayAdapter
 	env             variant.Env
@@ -398,6 +399,7 @@ type learnerRelay struct {
 	mapOrder        bool
 	wallPause       bool
 	noRecover       bool
+	scanLimit       bool
 }
 
 // Recover releases the claims the relay holds from before a restart. With
@@ -433,7 +435,11 @@ func (r *learnerRelay) Step() (bool, error) {
 	if !r.wakeLater && r.env.DBClock.Now().Before(r.pausedUntil) {
 		return false, nil
 	}
-	batch, err := r.ClaimDue()
+	claim := r.ClaimDue
+	if r.scanLimit {
+		claim = r.claimScanLimited
+	}
+	batch, err := claim()
 	if err != nil && r.wallPause {
 		r.pausedUntil = r.env.DBClock.Now().Add(time.Duration(time.Now().UnixNano()%400) * time.Millisecond)
 	}

@@ -156,12 +156,15 @@ func (s Event) What() lang.Text {
 func FormatTime(d time.Duration) string { return TimeText(d).EN }
 
 // TimeText is a virtual time as FormatTime renders it, in both languages:
-// "day 7 01:00:05.116", "Tag 7 01:00:05.116".
+// "day 7 01:00:05.116", "Tag 7 01:00:05.116" ("Tag 36.500 …").
 func TimeText(d time.Duration) lang.Text {
 	ms := d.Milliseconds()
 	clock := fmt.Sprintf("%02d:%02d:%02d.%03d", ms/3600000%24, ms/60000%60, ms/1000%60, ms%1000)
 	if days := ms / (24 * 3600000); days > 0 {
-		return lang.Textf(lang.Text{EN: "day %d %s", DE: "Tag %d %s"}, days, clock)
+		// German sets a count's thousands off with a point (Tag 36.500: a
+		// lease without end); English keeps the plain digits it always
+		// printed.
+		return lang.Text{EN: fmt.Sprintf("day %d %s", days, clock), DE: fmt.Sprintf("Tag %s %s", lang.Count(days).DE, clock)}
 	}
 	return lang.Plain(clock)
 }

@@ -143,7 +143,7 @@ func rows(v verdict.Verdict) []string {
 
 // row names a finding as the results list it: where (a matrix cell as
 // labrun scenario names it, "sweep P@1+Q@1", a failure sweep's run,
-// "polled at ...", "explore"), then what went red there.
+// "assumptions at ...", "polled at ...", "explore"), then what went red there.
 func row(f verdict.Finding) string {
 	word := f.Outcome.String()
 	switch f.Cause {
@@ -163,6 +163,8 @@ func row(f verdict.Finding) string {
 		where += fmt.Sprintf(" (%d relays)", f.Run.Relays)
 	}
 	switch f.Stage {
+	case verdict.StageAssumptions:
+		where = "assumptions at " + where
 	case verdict.StageSweep:
 		where = "sweep " + where
 	case verdict.StagePolled:

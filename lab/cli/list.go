@@ -39,6 +39,10 @@ func runList(args []string, stdout io.Writer) error {
 		summary, _ := scenarioText(stdout, s)
 		out.Scenarios = append(out.Scenarios, jsonScenario{s.Name, summary})
 	}
+	for _, p := range scenarios.Assumptions() {
+		summary := lang.Textf(lang.Text{EN: "%s (an assumption row: a grading at depth course plays it)", DE: "%s (eine Annahmen-Zeile: eine Bewertung mit Tiefe course spielt sie)"}, p.Description)
+		out.Scenarios = append(out.Scenarios, jsonScenario{p.ID, summary.In(langOf(stdout))})
+	}
 	if format.value == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

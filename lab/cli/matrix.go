@@ -388,8 +388,8 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 
 // beyondIntro explains the stages beyond the matrix.
 var beyondIntro = lang.Text{
-	EN: "Beyond the matrix, each variant that claims to be correct is graded at depth %s: crashed twice at every point it reaches (sweep), with each commit failed once (failure sweep), its relays polled as Relay.Run polls them (polled matrix), in random schedules (exploration), and with runs made twice that must go the same way (replays):",
-	DE: "Über die Matrix hinaus wird jede Variante, die behauptet, korrekt zu sein, mit Tiefe %s bewertet: zweimal an jedem Punkt abgestürzt, den sie erreicht (Sweep), mit jedem Commit einmal gescheitert (Failure-Sweep), ihre Relays gepollt wie in Relay.Run (gepollte Matrix), in zufälligen Abläufen (Exploration) und mit Läufen, die zweimal gemacht denselben Weg gehen müssen (Wiederholungen):",
+	EN: "Beyond the matrix, each variant that claims to be correct is graded at depth %s: at rows that contradict what code may assume, an order's tenth event, a field its contract does not name, more waiting messages than a batch, a cleanup on a clock that runs ahead (assumptions), crashed twice at every point it reaches (sweep), with each commit failed once (failure sweep), its relays polled as Relay.Run polls them (polled matrix), in random schedules (exploration), and with runs made twice that must go the same way (replays):",
+	DE: "Über die Matrix hinaus wird jede Variante, die behauptet, korrekt zu sein, mit Tiefe %s bewertet: an Zeilen, die widerlegen, was Code annehmen mag, das zehnte Ereignis einer Bestellung, ein Feld, das ihr Vertrag nicht nennt, mehr wartende Nachrichten als ein Batch, eine Bereinigung auf einer Uhr, die vorgeht (Annahmen), zweimal an jedem Punkt abgestürzt, den sie erreicht (Sweep), mit jedem Commit einmal gescheitert (Failure-Sweep), ihre Relays gepollt wie in Relay.Run (gepollte Matrix), in zufälligen Abläufen (Exploration) und mit Läufen, die zweimal gemacht denselben Weg gehen müssen (Wiederholungen):",
 }
 
 // writeBeyond reports, for each variant that claims to be correct, what

@@ -12,9 +12,10 @@ type Depth int
 const (
 	// Quick is the crash matrix.
 	Quick Depth = iota
-	// Course is the matrix, the double-crash sweep, the failure sweep,
-	// the matrix polled as Relay.Run polls, and exploration at several
-	// seeds: what a course grades with.
+	// Course is the matrix, the rows that contradict what code may
+	// assume (scenarios.Assumptions), the double-crash sweep, the failure
+	// sweep, the matrix polled as Relay.Run polls, and exploration at
+	// several seeds: what a course grades with.
 	Course
 	// Full is Course with many more random schedules and seeds.
 	Full
@@ -45,9 +46,10 @@ func ParseDepth(name string) (Depth, error) {
 // plan is what a depth runs beyond the matrix, for a variant that claims
 // to be correct.
 type plan struct {
-	// sweeps: the double-crash sweep and the failure sweep; polled: the
-	// matrix polled as Relay.Run polls.
-	sweeps, polled bool
+	// assumptions: the rows of scenarios.Assumptions; sweeps: the
+	// double-crash sweep and the failure sweep; polled: the matrix polled
+	// as Relay.Run polls.
+	assumptions, sweeps, polled bool
 	// runs random schedules at each of seeds seeds (1, 2, ...), until a
 	// seed finds something.
 	runs, seeds int
@@ -76,9 +78,9 @@ const (
 func (d Depth) plan() plan {
 	switch d {
 	case Course:
-		return plan{sweeps: true, polled: true, runs: CourseRuns, seeds: CourseSeeds, replays: true}
+		return plan{assumptions: true, sweeps: true, polled: true, runs: CourseRuns, seeds: CourseSeeds, replays: true}
 	case Full:
-		return plan{sweeps: true, polled: true, runs: FullRuns, seeds: FullSeeds, replays: true}
+		return plan{assumptions: true, sweeps: true, polled: true, runs: FullRuns, seeds: FullSeeds, replays: true}
 	}
 	return plan{}
 }

@@ -17,9 +17,10 @@
 // The depths:
 //
 //	quick   the crash matrix
-//	course  the matrix, the double-crash sweep, the failure sweep, the
-//	        matrix polled as Relay.Run polls, exploration at several
-//	        seeds, and the replays
+//	course  the matrix, the assumptions (rows that contradict what code
+//	        may assume and nothing else contradicts), the double-crash
+//	        sweep, the failure sweep, the matrix polled as Relay.Run
+//	        polls, exploration at several seeds, and the replays
 //	full    the same with many more random schedules and seeds
 //
 // Every variant is graded by the matrix against what it declares. The

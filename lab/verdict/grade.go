@@ -76,7 +76,7 @@ func Grade(v variant.Variant, opts Options) (Verdict, error) {
 	for _, s := range []struct {
 		stage Stage
 		on    bool
-	}{{StageSweep, p.sweeps}, {StageFailureSweep, p.sweeps}, {StagePolled, p.polled}, {StageExplore, p.runs > 0}} {
+	}{{StageAssumptions, p.assumptions}, {StageSweep, p.sweeps}, {StageFailureSweep, p.sweeps}, {StagePolled, p.polled}, {StageExplore, p.runs > 0}} {
 		if !s.on || !g.out.Correct {
 			continue
 		}
@@ -139,6 +139,10 @@ func (g *grader) run(s Stage) {
 	switch s {
 	case StageMatrix:
 		g.out.Cells = g.cells(StageMatrix, g.m)
+	case StageAssumptions:
+		m := g.m
+		m.Points = scenarios.Assumptions()
+		g.cells(StageAssumptions, m)
 	case StageSweep:
 		g.sweep()
 	case StageFailureSweep:

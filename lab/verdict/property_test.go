@@ -50,7 +50,7 @@ func fewerChecks(t *testing.T, long bool) {
 func TestEveryFailureOfEveryStageBecomesFindings(t *testing.T) {
 	longtest.Only(t, "long_verdict", "TestEveryStageTurnsItsFailuresIntoFindings and TestEveryCauseOfEveryRedCellIsAFinding")
 	slips := verdicttest.Slips()
-	stages := []Stage{StageMatrix, StageSweep, StageFailureSweep, StagePolled, StageExplore}
+	stages := []Stage{StageMatrix, StageAssumptions, StageSweep, StageFailureSweep, StagePolled, StageExplore}
 	rapid.Check(t, func(rt *rapid.T) {
 		slip := rapid.SampledFrom(slips).Draw(rt, "slip")
 		from := rapid.IntRange(1, 3).Draw(rt, "from")
@@ -90,6 +90,7 @@ func TestEveryStageTurnsItsFailuresIntoFindings(t *testing.T) {
 		stage Stage
 		slip  string
 	}{
+		{StageAssumptions, "relay-returns-broker-errors"},
 		{StageSweep, "consumer-bills-amendments-as-zero"}, // its run without a crash fails too
 		{StageSweep, "relay-cannot-be-built"},             // the sweep cannot run: still a failing run
 		{StageFailureSweep, "relay-swallows-commit-errors"},
@@ -201,10 +202,13 @@ func errorCause(key string, err error) cause {
 func rawCauses(g *grader, stage Stage) []cause {
 	var out []cause
 	switch stage {
-	case StageMatrix, StagePolled:
+	case StageMatrix, StageAssumptions, StagePolled:
 		m := g.m
-		if stage == StagePolled {
+		switch stage {
+		case StagePolled:
 			m = m.Polled()
+		case StageAssumptions:
+			m.Points = scenarios.Assumptions()
 		}
 		for i, p := range m.Points {
 			// The matrix's cells are the grader's own, as the simulator

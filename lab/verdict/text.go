@@ -137,7 +137,7 @@ func (g Group) where() lang.Text {
 		}
 		switch {
 		case count == 0:
-		case s == StageMatrix || s == StagePolled:
+		case s == StageMatrix || s == StageAssumptions || s == StagePolled:
 			more := ""
 			if len(points) > maxPoints {
 				more = fmt.Sprintf(" (+%d)", len(points)-maxPoints)
@@ -165,7 +165,7 @@ func (f Finding) RunText() lang.Text {
 	}
 	var t lang.Text
 	switch f.Stage {
-	case StageMatrix, StagePolled:
+	case StageMatrix, StageAssumptions, StagePolled:
 		t = textf(lang.Text{EN: "at %s (%s%s)", DE: "bei %s (%s%s)"}, f.Point, r.Scenario, relays)
 		if r.Scenario == f.Point { // the row's own run: its name once
 			t = textf(lang.Text{EN: "at %s", DE: "bei %s"}, f.Point)

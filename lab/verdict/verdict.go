@@ -17,6 +17,12 @@ const (
 	// StageMatrix is the crash matrix, every cell against the variant's
 	// declaration.
 	StageMatrix Stage = iota
+	// StageAssumptions is the rows that contradict what code may assume
+	// and nothing else contradicts (scenarios.Assumptions): an order's
+	// tenth event, a field its contract does not name, more waiting
+	// messages than a batch ahead of a due one, a cleanup on a relay whose
+	// clock runs ahead. Each row against the variant's declaration.
+	StageAssumptions
 	// StageSweep is the double-crash sweep: a crash at every point the
 	// workload reaches, then another at every point after it.
 	StageSweep
@@ -39,6 +45,7 @@ const (
 
 var stageTexts = [...]lang.Text{
 	{EN: "matrix", DE: "Matrix"},
+	{EN: "assumptions", DE: "Annahmen"},
 	{EN: "sweep", DE: "Sweep"},
 	{EN: "failure sweep", DE: "Failure-Sweep"},
 	{EN: "polled matrix", DE: "gepollte Matrix"},
@@ -162,7 +169,8 @@ type Finding struct {
 	// declares for it (OK beyond the matrix). For a matrix cell Outcome
 	// is the cell's worst, check.NotApplicable if no run reached it.
 	Outcome, Expected check.Outcome
-	// Point is the matrix row of a matrix or polled finding.
+	// Point is the matrix row of a matrix or polled finding, the row of
+	// an assumptions finding.
 	Point string
 	// Detail is what went wrong, as the checker or the simulator said it:
 	// the first violation, the error, the panic (the last two as the
