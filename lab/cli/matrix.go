@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -157,6 +158,9 @@ var gradeAll = func(selected []variant.Variant, d verdict.Depth) ([]verdict.Verd
 	var out []verdict.Verdict
 	for _, v := range selected {
 		vd, err := verdict.Grade(v, verdict.Options{Depth: d})
+		if errors.Is(err, verdict.ErrNoSuchRow) {
+			return nil, usageFrom(err) // the lab's own variants are held to their rows by its tests
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"outboxlab/lab/check"
 	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 )
@@ -51,5 +52,21 @@ func TestAReplayThatDoesNotReproduceSaysSo(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := lab.Run([]string{"scenario", "broker-outage"}, &out, &errOut); code != exitOK || strings.Contains(out.String(), "NONDETERMINISTIC") {
 		t.Errorf("outbox: exit %d:\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+// TestACourseVariantDeclaredAtNoRowIsBadInput: a course lab's variant that
+// declares an outcome at a point the matrix lacks is refused by labrun
+// grade with exit 2, naming the point (it was graded OK on the matrix
+// alone: the declaration made it a variant that is not correct).
+func TestACourseVariantDeclaredAtNoRowIsBadInput(t *testing.T) {
+	mistyped := variant.Outbox()
+	mistyped.Name = "mistyped"
+	mistyped.Expect = map[string]check.Outcome{"relay.after-sent": check.Stuck}
+	lab := Lab{Command: "courselab", Variants: []variant.Variant{mistyped}}
+	var out, errOut bytes.Buffer
+	code := lab.Run([]string{"grade", "--variant", "mistyped", "--depth", "quick"}, &out, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), "declares an outcome at relay.after-sent, which is no row of the matrix") {
+		t.Errorf("exit %d, want 2 naming relay.after-sent:\n%s%s", code, out.String(), errOut.String())
 	}
 }
