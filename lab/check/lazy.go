@@ -21,8 +21,9 @@ import (
 // lease (LeaseUntil of a claim) longer than p's Lease. Each is measured
 // from the commit that wrote it, on the database's clock: a relay that
 // computed it earlier and committed later only shortens it. A policy that
-// declares no backoff or no lease is not judged by it. One violation per
-// message, its first.
+// declares no backoff is not judged by it; one that declares no lease is
+// held to the lab's longest (MaxLease). One violation per message, its
+// first.
 func lazy(marks []FailedMark, p RelayPolicy) []Violation {
 	var vs []Violation
 	judged := map[string]bool{}
@@ -32,6 +33,13 @@ func lazy(marks []FailedMark, p RelayPolicy) []Violation {
 		}
 		var v Violation
 		switch {
+		case m.Claim && p.Lease == 0 && m.LeaseUntil.Sub(m.At) > MaxLease:
+			// A policy that declares no lease is held to the lab's
+			// longest: declaring none must not hide an hour's claim.
+			v = Violation{Late, m.AggregateID, m.Sequence, lang.Textf(lang.Text{
+				EN: "%s claimed message %s until %s, %s after its claim committed; its policy declares no lease, and the lab accepts at most %s: a relay that dies holding it leaves it waiting that long",
+				DE: "%s claimte die Nachricht %s bis %s, %s nach dem Commit des Claims; seine Strategie nennt keine Lease, und das Labor erlaubt höchstens %s: ein Relay, das mit ihr stirbt, lässt sie so lange warten"},
+				m.By, m.MessageID, clock(m.LeaseUntil), lang.Duration(m.LeaseUntil.Sub(m.At).Round(time.Millisecond)), lang.Duration(MaxLease))}
 		case m.Claim && p.Lease > 0 && m.LeaseUntil.Sub(m.At) > p.Lease:
 			v = Violation{Late, m.AggregateID, m.Sequence, lang.Textf(lang.Text{
 				EN: "%s claimed message %s until %s, %s after its claim committed, where its policy says a lease of %s: a relay that dies holding it leaves it waiting that long",

@@ -41,7 +41,8 @@ type RelayPolicy struct {
 	Retention time.Duration
 	// Lease is how long a relay's claim keeps other relays off a message:
 	// a relay that dies holding claims leaves them waiting that long. A
-	// claim written longer is LATE; 0 judges no claim's lease.
+	// claim written longer is LATE; with 0, one written longer than the
+	// lab accepts (MaxLease) is.
 	Lease time.Duration
 }
 
