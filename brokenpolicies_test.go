@@ -172,6 +172,19 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			detail: "the consumer's policy parks a message after 1 attempt(s), the lab wants at least 2",
 		},
 		{
+			// From an examiner: the relay's tries were bounded, billing's
+			// not; 1,000 attempts at poison passed, o-1#2 and #3 waiting.
+			name: "a consumer that declares a thousand attempts before it parks",
+			v: func() variant.Variant {
+				v := withConsumerConfig("thousand-attempts", func(c *inbox.Config) { c.MaxAttempts = 1000 })
+				v.Policy.Consumer = check.ConsumerPolicy{MaxAttempts: 1000, UnknownAtOnce: true}
+				return v
+			}(),
+			point:  "poison",
+			want:   check.Storm,
+			detail: "the consumer's policy tries a message it cannot process 1000 times before it parks it, the lab allows at most 30",
+		},
+		{
 			// Before the lab read billing's dead letters through its
 			// port, from the inbox's table alone, this was OK: the
 			// operator's replay put the message through.

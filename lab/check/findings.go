@@ -124,6 +124,7 @@ func hammering(r RelayPolicy) []Finding {
 
 // consumerFindings finds a consumer policy that parks a message at its
 // first failure, where a run corrupts one in transit, or never parks one,
+// or only after more tries than a relay may make (MaxTriesPerOutage),
 // where a run sends one it cannot process.
 func consumerFindings(c ConsumerPolicy, f Faults) []Finding {
 	corrupted, unprocessable := false, false
@@ -137,6 +138,11 @@ func consumerFindings(c ConsumerPolicy, f Faults) []Finding {
 			EN: "the consumer's policy parks a message after %d attempt(s), the lab wants at least %d: a message corrupted once in transit is given up (chapter 000, section 8: Retry ist ein Schutz gegen transiente Fehler)",
 			DE: "die Strategie des Consumers legt eine Nachricht nach %d Versuch(en) beiseite, das Labor verlangt mindestens %d: eine Nachricht, die unterwegs einmal beschädigt wurde, wird aufgegeben (Kapitel 000, Abschnitt 8: Retry ist ein Schutz gegen transiente Fehler)",
 		}, c.MaxAttempts, MinConsumerAttempts)}}
+	case unprocessable && c.MaxAttempts > MaxTriesPerOutage:
+		return []Finding{{Storm, lang.Textf(lang.Text{
+			EN: "the consumer's policy tries a message it cannot process %d times before it parks it, the lab allows at most %d: retry without limit hammers billing's database and holds its order back (chapter 000, section 8)",
+			DE: "die Strategie des Consumers versucht eine Nachricht, die er nicht verarbeiten kann, %d-mal, bevor er sie beiseitelegt, das Labor erlaubt höchstens %d: Retry ohne Grenze belastet die Datenbank von Billing und hält ihre Bestellung zurück (Kapitel 000, Abschnitt 8)",
+		}, c.MaxAttempts, MaxTriesPerOutage)}}
 	case unprocessable && c.MaxAttempts < 1:
 		return []Finding{{Stuck, lang.Text{
 			EN: "the consumer's policy never parks a message it cannot process (MaxAttempts 0): it is retried for ever and blocks its order (chapter 000, section 8)",
