@@ -385,7 +385,8 @@ func newNameEachStart() variant.Variant {
 // the order a map of it by message id ranges; wallPause pauses after a
 // failed claim for as long as the host's clock draws (up to 400 ms);
 // noRecover gives nothing back after a restart; scanLimit claims with
-// claimScanLimited.
+// claimScanLimited; replayOnStart puts every dead letter back in its
+// recovery, as the operator's replay does.
 type learnerRelay struct {
 	*variant.RelayAdapter
 	env             variant.Env
@@ -400,6 +401,7 @@ type learnerRelay struct {
 	wallPause       bool
 	noRecover       bool
 	scanLimit       bool
+	replayOnStart   bool
 }
 
 // Recover releases the claims the relay holds from before a restart. With
@@ -408,6 +410,11 @@ type learnerRelay struct {
 func (r *learnerRelay) Recover() error {
 	if r.noRecover {
 		return nil
+	}
+	if r.replayOnStart {
+		if _, err := r.RelayAdapter.ReplayDeadLetters(); err != nil {
+			return err
+		}
 	}
 	if !r.recoverStrictly {
 		return r.RelayAdapter.Recover()

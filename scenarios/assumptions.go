@@ -16,11 +16,12 @@ import (
 // row, sweep or exploration contradicts: an order has fewer than ten
 // events, a payload has no field its contract does not name, the
 // messages ahead of a due one are fewer than a batch, the relay that
-// cleans up has the true time. Each runs once, with one relay (the rows
+// cleans up has the true time, a relay does not restart once a dead
+// letter exists. Each runs once, with one relay (the rows
 // are not columns of the matrix: its table and the mistakes'
 // declarations stay as they are). `labrun scenario ROW` plays one.
 func Assumptions() []sim.Point {
-	return []sim.Point{elevenEvents(), extraField(), blockedBacklog(), skewedCleanup()}
+	return []sim.Point{elevenEvents(), extraField(), blockedBacklog(), skewedCleanup(), restartsAfterDeadLetter()}
 }
 
 // elevenEvents is the eleven-events row: o-1 is placed and amended ten
@@ -82,6 +83,25 @@ func skewedCleanup() sim.Point {
 		EN: "relay-1's own clock runs two hours ahead, and the retention cleanups run on relay-1",
 		DE: "die eigene Uhr von relay-1 geht zwei Stunden vor, und die Aufbewahrungsbereinigungen laufen auf relay-1",
 	}, Faults: []sim.Fault{{Kind: sim.FaultClockSkew, Process: "relay-1", Skew: 2 * time.Hour}}}
+}
+
+// restartsAfterDeadLetter is the restarts-after-dead-letter row: the
+// broker refuses o-1#1 for good, the relay gives it up as a dead letter
+// (after about 13 minutes with the course's policy), and then relay-1 is
+// killed and restarts three times, half an hour apart (a crash loop). A
+// dead letter waits for the operator's decision: a relay that replays its
+// dead letters at every start takes it from the operator and sends the
+// refused message again and again (STORM). A variant that fails the
+// rejected row fails here the more (Like).
+func restartsAfterDeadLetter() sim.Point {
+	faults := []sim.Fault{{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-1", Sequence: 1}}}
+	for _, at := range []time.Duration{30 * time.Minute, 60 * time.Minute, 90 * time.Minute} {
+		faults = append(faults, sim.Fault{Kind: sim.FaultKill, Process: "relay-1", From: at})
+	}
+	return sim.Point{ID: "restarts-after-dead-letter", Kind: sim.KindFault, Relays: 1, Like: string(sim.FaultRejected), Workload: OneOrder(), Description: lang.Text{
+		EN: "the broker refuses o-1#1 for good; once it is a dead letter, relay-1 is killed and restarts three times, half an hour apart",
+		DE: "der Broker weist o-1#1 dauerhaft ab; sobald sie ein Dead Letter ist, wird relay-1 dreimal im Abstand einer halben Stunde beendet und neu gestartet",
+	}, Faults: faults}
 }
 
 // findAssumption returns the Assumptions row with that id.
