@@ -21,7 +21,8 @@ const (
 	// and nothing else contradicts (scenarios.Assumptions): an order's
 	// tenth event, a field its contract does not name, more waiting
 	// messages than a batch ahead of a due one, a cleanup on a relay whose
-	// clock runs ahead. Each row against the variant's declaration.
+	// clock runs ahead, a relay restarting once a dead letter exists. Each
+	// row against the variant's declaration.
 	StageAssumptions
 	// StageSweep is the double-crash sweep: a crash at every point the
 	// workload reaches, then another at every point after it.
