@@ -1,10 +1,8 @@
 package sqlitelab
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"outboxlab/internal/shard"
@@ -49,7 +47,7 @@ type MatrixConfig struct {
 	// Shard runs one shard of the cells (the zero Shard: all of them),
 	// the cells split by their estimated cost so that the shards take
 	// about as long (shard.Shard.ByCost); the other shards' cells are not
-	// in the result. Merged (MergeCells), the shards' cells are the
+	// in the result. Merged (labrun-real merge), the shards' cells are the
 	// unsharded matrix's.
 	Shard shard.Shard
 }
@@ -240,25 +238,4 @@ func (m *matrixRun) check() error {
 		return fmt.Errorf("%w shard %d/%d (valid: i/n with 1 <= i <= n)", ErrUnknown, s.I, s.N)
 	}
 	return nil
-}
-
-// MergeCells merges the cells of the shards of one matrix into the
-// unsharded matrix's order: variant by variant, row by row, as variants
-// and points list them (shard.Merge). It fails on a cell of neither, and
-// on a cell two shards both ran.
-func MergeCells(variants, points []string, shards ...[]Cell) ([]Cell, error) {
-	for _, cells := range shards {
-		for _, c := range cells {
-			if !slices.Contains(variants, c.Variant) || !slices.Contains(points, c.Point) {
-				return nil, fmt.Errorf("merge: the cell %s at %s is not in the matrix", c.Variant, c.Point)
-			}
-		}
-	}
-	all, err := shard.Merge(shards, func(c Cell) int {
-		return slices.Index(variants, c.Variant)*len(points) + slices.Index(points, c.Point)
-	})
-	if twice, ok := errors.AsType[*shard.TwiceError[Cell]](err); ok {
-		return nil, fmt.Errorf("merge: the cell %s at %s is in two shards", twice.Item.Variant, twice.Item.Point)
-	}
-	return all, err
 }
