@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"outboxlab/lab/check"
 	"outboxlab/lab/lang"
 )
 
@@ -156,4 +157,17 @@ func (d Divergence) Lines() lang.Text {
 		return strings.Join(out, "\n")
 	}
 	return lang.Text{EN: in(lang.English), DE: in(lang.German)}
+}
+
+// Report is the block a replay prints under its run when the run did not
+// replay: "NONDETERMINISTIC: " and Text wrapped at width, then Lines
+// indented by two. labrun's scenario and explore and grade's -lab.replay
+// print it alike.
+func (d Divergence) Report(l lang.Lang, width int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n", check.NonDeterministic, lang.Wrap("", "", d.Text().In(l), width))
+	for _, line := range strings.Split(d.Lines().In(l), "\n") {
+		fmt.Fprintf(&b, "  %s\n", line)
+	}
+	return b.String()
 }

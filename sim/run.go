@@ -163,3 +163,13 @@ var phaseTexts = map[string]lang.Text{
 	"replay":         {EN: "replay", DE: "Wiedereinspielen"},
 	"replay-again":   {EN: "replay-again", DE: "erneutes Wiedereinspielen"},
 }
+
+// Missed returns the first crash cfg planned that the run r of it never
+// fired: a crash that did not happen must not pass for one that was
+// survived (a mistyped occurrence, relay.after-send@99).
+func (r Result) Missed(cfg Config) (Crash, bool) {
+	if len(r.Fired) < len(cfg.Crashes) {
+		return cfg.Crashes[len(r.Fired)], true
+	}
+	return Crash{}, false
+}

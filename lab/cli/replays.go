@@ -17,10 +17,7 @@ import (
 // writeDivergence says, under a run's timeline, that the run did not
 // replay: where the two runs part, both events, and the usual causes.
 func writeDivergence(w io.Writer, d *sim.Divergence) {
-	fmt.Fprintf(w, "\n%s: %s\n", check.NonDeterministic, wrap(in(w, d.Text()), 78))
-	for _, line := range strings.Split(in(w, d.Lines()), "\n") {
-		fmt.Fprintf(w, "  %s\n", line)
-	}
+	fmt.Fprintf(w, "\n%s", d.Report(langOf(w), 78))
 }
 
 // jsonDivergence is a divergence as JSON writes it.

@@ -34,10 +34,7 @@ func runScenario(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(res.Fired) < len(r.cfg.Crashes) {
-		// A crash that never happened must not pass for one that was
-		// survived.
-		missed := r.cfg.Crashes[len(res.Fired)]
+	if missed, ok := res.Missed(r.cfg); ok {
 		return usagef(lang.Text{EN: "the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)", DE: "der geplante Absturz %s@%d kam nie: mit Variante %s und Seed %d erreicht der Lauf %s %d-mal"},
 			missed.Point, missed.Occurrence, r.v.Name, r.seed, missed.Point, res.Reached[missed.Point])
 	}

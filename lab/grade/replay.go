@@ -81,10 +81,7 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 	if err != nil {
 		return err
 	}
-	if len(res.Fired) < len(cfg.Crashes) {
-		// A crash that never happened must not pass for one that was
-		// survived (a mistyped occurrence: @99 for @1).
-		missed := cfg.Crashes[len(res.Fired)]
+	if missed, ok := res.Missed(cfg); ok {
 		return fmt.Errorf("the planned crash %s@%d never fired: the run reaches %s %d time(s)", missed.Point, missed.Occurrence, missed.Point, res.Reached[missed.Point])
 	}
 	var b strings.Builder
@@ -110,10 +107,7 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 		fmt.Fprintf(&b, "  %s\n", s)
 	}
 	if d != nil {
-		fmt.Fprintf(&b, "\n%s: %s\n", check.NonDeterministic, d.Text().In(l))
-		for _, line := range strings.Split(d.Lines().In(l), "\n") {
-			fmt.Fprintf(&b, "  %s\n", line)
-		}
+		fmt.Fprintf(&b, "\n%s", d.Report(l, width))
 	}
 	t.Log(b.String())
 	if d != nil {
