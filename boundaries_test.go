@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"outboxlab/effect"
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
+	"outboxlab/variant"
 )
 
 // TestEveryBoundaryIsClassified: every effect boundary the lab's packages

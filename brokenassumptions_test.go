@@ -14,12 +14,12 @@ import (
 	"outboxlab/domain"
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // Each case is a mistake an examiner wrote from the public API alone that

@@ -11,12 +11,12 @@ import (
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
 	"outboxlab/internal/shard"
-	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Failures come in bursts: a database that flaps fails the same

@@ -10,7 +10,7 @@ import (
 	"outboxlab/billing"
 	"outboxlab/domain"
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/check"
+	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 

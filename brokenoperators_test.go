@@ -11,12 +11,12 @@ import (
 	"outboxlab/broker"
 	"outboxlab/effect"
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // TestTheLabCatchesBrokenOperatorCode: the operator's work after quiesce

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/mistakes"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestAnAggregatesOrderIsJudgedAtTheBroker: a relay must not publish an

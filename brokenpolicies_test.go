@@ -9,12 +9,12 @@ import (
 	"outboxlab/billing"
 	"outboxlab/effect"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // TestAPolicyIsJudgedByItsOwnNumbers: a learner's relay that tries a

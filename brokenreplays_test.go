@@ -10,13 +10,13 @@ import (
 	"outboxlab/broker"
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/check"
 	"outboxlab/lab/grade"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // The lab promises one seed, one run, and checks it: a run made twice

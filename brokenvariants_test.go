@@ -17,15 +17,15 @@ import (
 	"outboxlab/effect"
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/variant"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // A check is trusted once it has failed. Each case below is the reference

@@ -8,10 +8,10 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestCrashMatrix runs every variant at every point of the default matrix,

@@ -25,21 +25,21 @@
 //	  gapfetch    chapter 001: a consumer that fetches the event a gap waits for
 //	  gapsnapshot  chapter 001: a gap reconciled by the order's snapshot (loses what a skipped event did on its own)
 //	mistakes    the deliberate mistakes, kept apart; do not copy
+//	variant     the contract between them and the lab: what a variant provides
+//	lang        the one way to speak two languages: Text, Lang, Detect
+//	  langtest    finds English prose in German output, for the tests
 //
 // The lab that judges them:
 //
 //	sim         the simulator: virtual time, seeded choices, crashes, faults
+//	  check       the invariant checker (LOST, PHANTOM, DUPLICATE, ...)
 //	scenarios   the standard workload, matrix rows, named stories
 //	lab         the judge and its doors
-//	  check       the invariant checker (LOST, PHANTOM, DUPLICATE, ...)
-//	  variant     what a variant provides; the reference and the alternatives
 //	  explore     random schedules, shrunk counterexamples, the fuzz target
 //	  verdict     the one grader: a variant at a depth, a typed verdict
 //	    verdicttest  broken frames (relay, consumer, service) to test graders with
 //	  grade       the grader as one call in a Go test, with replay flags
 //	  cli         labrun, the command line, as a library a course's own labrun uses
-//	  lang        the one way to speak two languages: Text, Lang, Detect
-//	    langtest    finds English prose in German output, for the tests
 //	cmd/labrun  the lab's labrun: one line
 //	cmd/labwhy  the mutation analysis and the annotated reference
 //	internal    what nobody outside the module imports

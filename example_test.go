@@ -4,11 +4,11 @@ import (
 	"fmt"
 
 	"outboxlab/broker"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // myRelay is a learner's own relay: claim a batch with the reference

@@ -12,9 +12,9 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/effect/effecttest"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // counterIDs draws message ids e-1, e-2, ...

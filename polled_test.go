@@ -3,10 +3,10 @@ package outboxlab_test
 import (
 	"testing"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // polled is the lab's matrix with every relay driven as its production

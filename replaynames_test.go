@@ -4,11 +4,11 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestEveryCellsReplayPlaysTheCell: every failure the matrix prints names

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // caughtByExploration wants v caught by exploration with outcome want

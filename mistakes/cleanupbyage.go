@@ -2,11 +2,11 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // CleanupByAge is the reference relay with one change in its retention

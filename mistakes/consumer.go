@@ -3,7 +3,7 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"time"
 
 	"outboxlab/billing"
@@ -11,9 +11,9 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // consumerMistake builds a variant with the reference service and relay

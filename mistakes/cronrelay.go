@@ -1,10 +1,10 @@
 package mistakes
 
 import (
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // CronRelay is the reference relay run as a job that starts afresh for

@@ -3,14 +3,14 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
 	"outboxlab/broker"
 	"outboxlab/effect"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // BoundaryRecordProcessed is dedup-outside-tx's second commit, the one that

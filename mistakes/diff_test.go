@@ -81,7 +81,7 @@ var changes = []change{
 	{"dual-write-retry", fn{"dualwrite.go", "dualWriteService", "Handle"}, fn{"dualwriteretry.go", "dualWriteRetryService", "Handle"},
 		"the retry loop builds the envelope once, so that every retry resends under the same id: dual-write's publish helper written out"},
 	{"gross-to-net", fn{"../orders/service.go", "Service", "Handle"}, fn{"grosstonet.go", "netService", "Handle"}, ""},
-	{"cron-relay", fn{"../lab/variant/relayadapter.go", "RelayAdapter", "Step"}, fn{"cronrelay.go", "cronRelay", "Step"}, ""},
+	{"cron-relay", fn{"../variant/relayadapter.go", "RelayAdapter", "Step"}, fn{"cronrelay.go", "cronRelay", "Step"}, ""},
 }
 
 // frameHooks are the lines where a frame differs from the reference on

@@ -2,14 +2,14 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // BoundaryServicePublish is the dual-writing service's publish to the broker

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"outboxlab/effect"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // DualWriteRetry is dual-write with a retry: when the publish after the

@@ -2,12 +2,12 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
 	"outboxlab/domain"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/variant"
 )
 
 // GrossToNet is the reference with a producer that changed what its

@@ -2,9 +2,9 @@ package mistakes
 
 import (
 	"outboxlab/insurance"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // InsuranceWithoutInbox is chapter 004's story (variant.Insurance) with a

@@ -3,13 +3,13 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
 	"outboxlab/broker"
 	"outboxlab/effect"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // MarkBeforeSend claims messages like the reference relay, but marks each

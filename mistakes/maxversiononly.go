@@ -2,15 +2,15 @@ package mistakes
 
 import (
 	"errors"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"time"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // MaxVersionOnly remembers only the highest sequence number applied per

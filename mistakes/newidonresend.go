@@ -2,12 +2,12 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
 	"outboxlab/broker"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // NewIDOnResend is the reference relay with one change: it stamps every

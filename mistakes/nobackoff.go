@@ -1,12 +1,12 @@
 package mistakes
 
 import (
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"time"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // NoBackoff is the reference relay with one change: after a failed send it

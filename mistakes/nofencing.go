@@ -3,13 +3,13 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"time"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // NoFencing is the reference relay with one change: when it records SENT,

@@ -1,12 +1,12 @@
 package mistakes
 
 import (
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"time"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // NoInflightRecovery is a relay whose claims never end: it recovers nothing

@@ -3,15 +3,15 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"time"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // NonIdempotentConsumer applies every delivery it receives: no inbox, no

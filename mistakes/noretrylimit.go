@@ -2,11 +2,11 @@ package mistakes
 
 import (
 	"math"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // NoRetryLimit is the reference relay without a maximum number of attempts.

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // ParallelWorkers is the reference relay with one change: its claim takes

@@ -2,11 +2,11 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // PublishFirst publishes the event to the broker, then commits the order.

@@ -7,9 +7,9 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/effect"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // relay is the reference relay with the reference's own field names, so

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/mistakes"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestTheLabCatchesSlipsItDoesNotShip: more ways a learner gets the

@@ -3,15 +3,15 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"time"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // Slips are mistakes the lab does not ship, each the reference with one

@@ -9,10 +9,10 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // SyncCallWithoutKey is chapter 004's synchronous call (variant.SyncCall)

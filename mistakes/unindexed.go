@@ -3,11 +3,11 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // UnindexedOutbox is the reference relay with one change in its claim: it

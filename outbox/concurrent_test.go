@@ -10,8 +10,8 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/effect"
-	"outboxlab/lab/check"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/sim"
 )

@@ -8,11 +8,11 @@ import (
 	"outboxlab/effect"
 	"outboxlab/inbox"
 	"outboxlab/insurance"
-	"outboxlab/lab/variant"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // The catalogue of effect boundaries lives here, above the simulator:

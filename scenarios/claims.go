@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // A claim is one checkable statement of a course chapter (a statement

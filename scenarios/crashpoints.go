@@ -1,7 +1,7 @@
 package scenarios
 
 import (
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/sim"
 )
 

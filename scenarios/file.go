@@ -11,11 +11,11 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Separator starts a scenario file's expected output: everything below it

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // TestParseFileNamesTheLineAndWhatIsValid: every kind of mistake in a

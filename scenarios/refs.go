@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"outboxlab/broker"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // ref is what a line of a story file refers to: an event of the workload,

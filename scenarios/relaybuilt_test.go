@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
+	"outboxlab/variant"
 )
 
 // relayOrError returns what is wrong with what v's NewRelay returns for

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"outboxlab/domain"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Scenario is one named story: a run and a narrative that says what

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/check"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // TestCatalogue runs every named scenario with its own variant and with

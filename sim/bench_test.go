@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"outboxlab/domain"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // orderWorkload places n orders, 100 ms apart.

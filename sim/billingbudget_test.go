@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"outboxlab/broker"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // parks runs the reference on the matrix's workload under faults and

@@ -6,8 +6,8 @@ import (
 	"outboxlab/billing"
 	"outboxlab/domain"
 	"outboxlab/insurance"
-	"outboxlab/lab/check"
 	"outboxlab/orders"
+	"outboxlab/sim/check"
 )
 
 // books returns what the checker compares, read from the durable tables:

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"outboxlab/broker"
-	"outboxlab/lab/check"
+	"outboxlab/sim/check"
 )
 
 // The budgets of a run come from the policies the variant declares

@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"outboxlab/alternatives/cdc"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestACDCRelayThatGivesUpTooSoonIsCaught: the cdc relay keeps its dead

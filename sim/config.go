@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"outboxlab/broker"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
+	"outboxlab/variant"
 )
 
 // Command is one use case call of the workload at a virtual time.

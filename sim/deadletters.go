@@ -6,11 +6,11 @@ import (
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // Facts, not ports. The lab reads dead letters and what billing holds

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
 )
 
 // Determinism is checked, not assumed. The simulator is deterministic; a

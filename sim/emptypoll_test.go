@@ -11,9 +11,9 @@ import (
 	"outboxlab/effect"
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // blindPoll is a learner's billing consumer that takes whatever Receive

@@ -5,9 +5,9 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/broker"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 

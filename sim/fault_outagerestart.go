@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // FaultOutageRestart is chapter 004's outage that outlasts a restart:

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestAnOutageOutlastsARestart: chapter 004's "Die Nachrichten zu diesen

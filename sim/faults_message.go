@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"outboxlab/broker"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/orders"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // outage is the broker down for a window: every publish refused, nothing

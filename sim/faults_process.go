@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 )

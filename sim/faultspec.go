@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"outboxlab/broker"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
 )
 
 // FaultSpec defines one kind of fault, once: its id, what it does in both

@@ -2,7 +2,7 @@ package sim
 
 import (
 	"errors"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"slices"
 	"time"
 

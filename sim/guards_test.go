@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"outboxlab/broker"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // spinning is a relay a learner might write by mistake: it publishes every

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/variant"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // TestAFreezePastTheHorizonIsRefused: a stall or a slow commit as long as

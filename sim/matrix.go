@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // PointKind says whether a matrix row is a crash point or a broker fault.

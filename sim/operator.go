@@ -3,7 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"slices"
 	"time"
 
@@ -11,9 +11,9 @@ import (
 	"outboxlab/broker"
 	"outboxlab/effect"
 	"outboxlab/insurance"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // OperationKind names one thing the operator does after quiesce.

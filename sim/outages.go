@@ -3,7 +3,7 @@ package sim
 import (
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // outageWindow is a broker outage as the trace tells it: its beginning

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // panicky is the reference relay that panics in its first step after a

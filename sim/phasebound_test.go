@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"outboxlab/domain"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestTheStepBoundGrowsWithTheRelays: the lab's bound on a phase's steps

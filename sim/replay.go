@@ -7,8 +7,8 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/effect"
-	"outboxlab/lab/check"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 )
 
 // selectiveReplay is one selective replay the operator made: the dead

@@ -8,10 +8,10 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestAReplayThatMakesADeadLetterIsReplayedToo is the schedule exploration

@@ -2,7 +2,7 @@ package sim
 
 import (
 	"outboxlab/broker"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/outbox"
 )
 

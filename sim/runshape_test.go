@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"outboxlab/domain"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // TestWhatARunCannotHaveIsNamed: a crash or a kill of one of several

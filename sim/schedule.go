@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"time"
 )
 

@@ -6,10 +6,10 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/effect"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestTheOperatorWaitsForARecoveryToEnd: the broker refuses o-1#1 until

@@ -9,12 +9,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"outboxlab/broker"
 	"outboxlab/domain"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 func place(at time.Duration, id, amount string) sim.Command {

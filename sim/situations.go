@@ -2,8 +2,8 @@ package sim
 
 import (
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 )
 
 // Situation is something a run went through that a test wants to see

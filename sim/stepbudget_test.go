@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestAStepBudgetEndsTheRunAsStuck: the happy path with a budget below

@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"outboxlab/effect"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // crashSwallowingRelay is the reference relay in a learner's loop that

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Sweep is the exhaustive crash test of one variant beyond the matrix rows:

@@ -10,10 +10,10 @@ import (
 	"outboxlab/domain"
 	"outboxlab/inbox"
 	"outboxlab/insurance"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 

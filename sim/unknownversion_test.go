@@ -6,9 +6,9 @@ import (
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // readsAsV1 is a consumer's source that takes every version of a

@@ -8,9 +8,9 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/effect"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
+	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // Process roles; they are also the first part of crash point ids.

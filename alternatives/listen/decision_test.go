@@ -6,9 +6,9 @@ import (
 
 	"outboxlab/alternatives/listen"
 	"outboxlab/domain"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // TestADecisionWaitsForItsListener: three commands on one order at once.

@@ -8,7 +8,7 @@ package main
 import (
 	"outboxlab/examples/courselab/course"
 	"outboxlab/lab/cli"
-	"outboxlab/lab/variant"
+	"outboxlab/variant"
 )
 
 func main() {

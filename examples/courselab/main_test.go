@@ -9,7 +9,7 @@ import (
 	"outboxlab/examples/courselab/course"
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/cli"
-	"outboxlab/lab/variant"
+	"outboxlab/variant"
 )
 
 var lab = cli.Lab{Command: "go run ./examples/courselab", Variants: []variant.Variant{course.EagerRelay()}}

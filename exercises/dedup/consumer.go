@@ -44,9 +44,9 @@ package dedup
 
 import (
 	"outboxlab/exercises/frame"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Variant is the exercise's variant: the reference service and relay with

@@ -10,7 +10,7 @@ import (
 	"outboxlab/exercises/internal/startertest"
 	"outboxlab/inbox"
 	"outboxlab/lab/grade"
-	"outboxlab/lab/variant"
+	"outboxlab/variant"
 )
 
 // checkThenAct is a fix of the starter that moved the id's insert into

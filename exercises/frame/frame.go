@@ -26,8 +26,8 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
-	"outboxlab/lab/variant"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // Consumer is billing's consumer around an exercise's handle.

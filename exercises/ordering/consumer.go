@@ -55,8 +55,8 @@ package ordering
 
 import (
 	"outboxlab/exercises/frame"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
+	"outboxlab/variant"
 )
 
 // Variant is the exercise's variant: the reference service and relay with

@@ -12,8 +12,8 @@ import (
 	"outboxlab/exercises/internal/startertest"
 	"outboxlab/inbox"
 	"outboxlab/lab/grade"
-	"outboxlab/lab/variant"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // stepOne is the consumer after the exercise's first step: handle bills

@@ -10,9 +10,9 @@ import (
 	"outboxlab/exercises/internal/startertest"
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/grade"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // hostClock is a fix that releases this relay's own claims and also any

@@ -1,8 +1,8 @@
 package recovery
 
 import (
-	"outboxlab/lab/check"
 	"outboxlab/lab/grade"
+	"outboxlab/sim/check"
 )
 
 // Hints say, per outcome, what to look at when the exercise fails; its

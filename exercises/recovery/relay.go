@@ -22,8 +22,8 @@
 package recovery
 
 import (
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
+	"outboxlab/variant"
 )
 
 // Variant is the exercise's variant: the reference relay with the

@@ -33,11 +33,11 @@
 package sendfirst
 
 import (
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"time"
 
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/variant"
 )
 
 // Variant is the exercise's variant: the reference service and consumer

@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // Params are the rates and the outage.

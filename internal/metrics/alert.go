@@ -3,7 +3,7 @@ package metrics
 import (
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/outbox"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"outboxlab/internal/mutation/on"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
+	"outboxlab/variant"
 )
 
 // Depth says how hard a mutant is graded.

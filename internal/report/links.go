@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"outboxlab/broker"
-	"outboxlab/lab/check"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // Where returns the index of the event at which violation v went wrong,

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // Run is one run as a page shows it.

@@ -15,11 +15,11 @@ import (
 	"outboxlab/internal/golden"
 	"outboxlab/internal/longtest"
 	"outboxlab/internal/report"
-	"outboxlab/lab/check"
 	"outboxlab/lab/cli"
 	"outboxlab/orders"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // pages are one page of each kind, as labrun writes them.

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"outboxlab/broker"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/sim"
 )
 

@@ -39,7 +39,7 @@ import (
 	"strconv"
 	"strings"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // Shard is shard I of N (1 <= I <= N). The zero Shard is the unsharded

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"outboxlab/internal/shard"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 func TestParse(t *testing.T) {

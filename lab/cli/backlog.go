@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"outboxlab/internal/backlog"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/outbox"
 )
 

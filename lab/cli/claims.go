@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 )
 

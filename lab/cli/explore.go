@@ -9,12 +9,12 @@ import (
 
 	"outboxlab/internal/report"
 	"outboxlab/internal/shard"
-	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // maxRuns bounds --runs: a billion schedules take days.

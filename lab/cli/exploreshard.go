@@ -9,10 +9,10 @@ import (
 
 	"outboxlab/internal/shard"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // exploreShard is the JSON of `labrun explore --shard I/N --format json`:

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // flags is a command's flag set: errors become usage errors instead of an

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/lang/langtest"
+	"outboxlab/lang/langtest"
 	"outboxlab/scenarios"
 )
 

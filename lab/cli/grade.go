@@ -5,10 +5,10 @@ import (
 	"io"
 	"strings"
 
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
+	"outboxlab/variant"
 )
 
 // runGrade is labrun grade: one variant through the lab's grader, as a

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // The help is made from what the commands declare: each command's flags

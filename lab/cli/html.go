@@ -2,13 +2,13 @@ package cli
 
 import (
 	"io"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"strings"
 
 	"outboxlab/internal/report"
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // writeMatrixHTML writes the matrix as a page whose cells link to their

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"io"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 type jsonMatrix struct {

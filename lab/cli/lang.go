@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"io"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // Learner-facing text is a lang.Text, printed in the output's language:

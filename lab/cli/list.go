@@ -6,10 +6,10 @@ import (
 	"io"
 	"slices"
 
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 func runList(args []string, stdout io.Writer) error {

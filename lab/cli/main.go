@@ -37,9 +37,9 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
+	"outboxlab/variant"
 )
 
 // Lab is a labrun: the command that runs it, for the replay commands it

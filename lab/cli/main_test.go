@@ -15,11 +15,11 @@ import (
 
 	goldenfile "outboxlab/internal/golden"
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/mistakes"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // unshared is labrun's own gradeAll, which TestMain replaces.

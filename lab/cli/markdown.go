@@ -3,10 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
-	"outboxlab/lab/variant"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, cells []sim.Cell) {

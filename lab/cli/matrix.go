@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // runSummary is labrun without a command: every variant graded, told in

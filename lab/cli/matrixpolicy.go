@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // tunedRun is a matrix whose variants' relay policy labrun's flags

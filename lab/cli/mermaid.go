@@ -7,7 +7,7 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/internal/report"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/sim"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"outboxlab/internal/metrics"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"

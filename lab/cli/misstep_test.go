@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"outboxlab/effect"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // swallowsCrash is the reference relay in a loop that logs a crashed step

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
+	"outboxlab/variant"
 )
 
 // relayFlags are the flags of the scenario and matrix commands that

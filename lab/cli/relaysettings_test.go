@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestTheRelaysSettingsChangeTheRunAndItsJudge: labrun's relay flags

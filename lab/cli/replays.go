@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // A run labrun replays is made twice (sim.RunTwice): a run that goes two

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // hostClock draws "random" numbers from the host's clock.

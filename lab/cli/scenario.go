@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"outboxlab/internal/report"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 func runScenario(args []string, stdout io.Writer) error {

@@ -5,11 +5,11 @@ import (
 	"io"
 	"strings"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
+	"outboxlab/lang"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // nextSteps are the commands the summary suggests, with what each shows.

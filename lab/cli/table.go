@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"strings"
 	"text/tabwriter"
 
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // useColour reports whether w is a terminal and NO_COLOR is not set.

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/sim"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"outboxlab/lab/explore"
-	"outboxlab/lab/variant"
+	"outboxlab/variant"
 )
 
 // BenchmarkExplore runs exploration of the reference, with interleavings at

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"outboxlab/internal/shard"
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // randSource draws from a seeded random source.

@@ -10,13 +10,13 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect/effecttest"
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // maxChecks bounds how many random schedules the teeth may need.

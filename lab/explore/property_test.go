@@ -6,10 +6,10 @@ import (
 
 	"pgregory.net/rapid"
 
-	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // rapidSource draws through rapid, so that rapid shrinks what it finds.

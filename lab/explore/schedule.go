@@ -9,10 +9,10 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // Source draws one choice: a whole number in [0, n). name says what is

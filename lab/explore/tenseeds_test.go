@@ -5,10 +5,10 @@ import (
 
 	"outboxlab/internal/longtest"
 	"outboxlab/internal/shard"
-	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // TestNewMistakesAreFoundAtTenSeeds: each mistake added with the

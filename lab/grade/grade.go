@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // The flags a grading and a replay command set.

@@ -12,12 +12,12 @@ import (
 	"outboxlab/effect/effecttest"
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/check"
 	"outboxlab/lab/grade"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // recorder is a test that keeps what Grade reports instead of failing.

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"outboxlab/lab/grade"
-	"outboxlab/lab/lang/langtest"
-	"outboxlab/lab/variant"
+	"outboxlab/lang/langtest"
 	"outboxlab/mistakes"
+	"outboxlab/variant"
 )
 
 func TestABadLanguageIsAnError(t *testing.T) {

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // runOf is the run the replay flags name: -lab.replay=NAME (a scenario,

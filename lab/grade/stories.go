@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // gradeStories plays opts.Stories with v and fails t once for each that

@@ -3,9 +3,9 @@ package verdict_test
 import (
 	"testing"
 
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/lab/verdict/verdicttest"
+	"outboxlab/variant"
 )
 
 // BenchmarkGrade grades the reference and a broken relay at each depth

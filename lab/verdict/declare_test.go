@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestAnOutcomeDeclaredAtNoRowIsAnError: a learner who declares an outcome

@@ -18,10 +18,10 @@ import (
 	"outboxlab/internal/mutation"
 	"outboxlab/lab/cli"
 	"outboxlab/lab/grade"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict"
 	"outboxlab/lab/verdict/verdicttest"
 	"outboxlab/scenarios"
+	"outboxlab/variant"
 )
 
 // TestOneVerdictThroughEveryDoor grades variants through every door the

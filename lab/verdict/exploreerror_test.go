@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/variant"
+	"outboxlab/variant"
 )
 
 // TestAnExplorationThatEndsInAnErrorReportsItsSchedule: a relay that

@@ -6,12 +6,12 @@ import (
 	"slices"
 	"strings"
 
-	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Stop says when a grading ends before its last stage.

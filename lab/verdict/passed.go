@@ -1,8 +1,8 @@
 package verdict
 
 import (
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
 )
 
 // Failure is how many matrix cells of a variant ended with one outcome

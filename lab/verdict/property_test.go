@@ -11,13 +11,13 @@ import (
 	"pgregory.net/rapid"
 
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/check"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
 	"outboxlab/lab/verdict/verdicttest"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // checks is how many cases the property tries unless -rapid.checks says:

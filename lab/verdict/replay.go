@@ -3,10 +3,10 @@ package verdict
 import (
 	"slices"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // Determinism is checked, not assumed. A grading at depth course makes a

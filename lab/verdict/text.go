@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
 )
 
 // textf formats format in each language; an argument that is a

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // TestEveryRunOfEveryStageReads: a finding's run reads as words for every

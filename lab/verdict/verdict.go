@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // Stage is one part of a grading.

@@ -12,10 +12,10 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
-	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/real/cleanup"
 	"outboxlab/real/pglab"
+	"outboxlab/sim/check"
 )
 
 // server is the tests' PostgreSQL, started by the first test that needs it.

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/check"
 	"outboxlab/real/internal/realtest"
 	"outboxlab/real/sqlitelab"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // The long tests: the differential matrix on PostgreSQL, the rows and

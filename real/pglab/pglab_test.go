@@ -12,11 +12,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"outboxlab/domain"
-	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/real/cleanup"
 	"outboxlab/real/sqlitelab"
 	"outboxlab/scenarios"
+	"outboxlab/sim/check"
 )
 
 // lazy is the tests' shared server, started by the first test that needs

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/real/sqlitelab"
+	"outboxlab/sim/check"
 )
 
 // emptyDatabases returns n fresh databases of the shared server, with no

@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/variant"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // plannedCell is a cell with the simulator's side of it computed and its

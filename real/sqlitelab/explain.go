@@ -1,7 +1,7 @@
 package sqlitelab
 
 import (
-	"outboxlab/lab/check"
+	"outboxlab/sim/check"
 
 	"fmt"
 	"slices"

@@ -5,11 +5,11 @@ import (
 	"time"
 
 	"outboxlab/broker"
-	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/real/cleanup"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // Config is one run on real parts.

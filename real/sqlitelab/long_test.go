@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/check"
 	"outboxlab/real/internal/realtest"
 	"outboxlab/real/pglab"
+	"outboxlab/sim/check"
 )
 
 // The long tests: the differential matrix on SQLite and the checks that

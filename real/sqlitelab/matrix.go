@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"outboxlab/internal/shard"
-	"outboxlab/lab/check"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // NotApplicable is the verdict of a cell whose crash point the variant

@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/real/cleanup"
+	"outboxlab/sim/check"
 )
 
 // Death is a process that died by a signal, and the process that took its

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/check"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // TestAStallWithinTheLeaseTakesNothingOver: the stall row's situation is

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"outboxlab/lab/check"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 )
 
 // runCell runs a planned cell on real parts: once, or, for a race, once

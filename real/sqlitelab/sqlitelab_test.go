@@ -7,8 +7,8 @@ import (
 	"syscall"
 	"testing"
 
-	"outboxlab/lab/check"
 	"outboxlab/real/cleanup"
+	"outboxlab/sim/check"
 )
 
 func TestMain(m *testing.M) {

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"outboxlab/lab/check"
 	"outboxlab/orders"
+	"outboxlab/sim/check"
 )
 
 // Variant is one of the lab's variants as the real parts run it: the

@@ -10,11 +10,11 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/sim"
+	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/domain"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
 )
 
 // ConsumerEvidence is everything the judge reads after a consumer round:

@@ -8,7 +8,7 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/domain"
-	"outboxlab/lab/check"
+	"outboxlab/sim/check"
 )
 
 // billingStory is a hand-made consumer round: o-1 placed at 19.99 EUR

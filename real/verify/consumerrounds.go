@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // consumerMoment is what a consumer round's fault is aimed at: the n-th

@@ -12,9 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/orders"
+	"outboxlab/sim/check"
 )
 
 // consumerWorld is one consumer round's databases, broker, service,

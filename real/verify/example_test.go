@@ -3,7 +3,7 @@ package verify_test
 import (
 	"fmt"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/real/verify"
 )
 

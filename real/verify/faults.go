@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // FaultKind names a fault the harness makes at a moment of a produce.

@@ -8,10 +8,10 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/outbox"
 	"outboxlab/real/pglab"
+	"outboxlab/sim/check"
 )
 
 // Evidence is everything the judge reads after a round: facts the harness

@@ -8,8 +8,8 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/domain"
-	"outboxlab/lab/check"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 )
 
 // story is a hand-made round: o-1 placed (e-1) and amended (e-2), and

@@ -5,7 +5,7 @@ import (
 	"hash/fnv"
 	"slices"
 
-	"outboxlab/lab/check"
+	"outboxlab/sim/check"
 )
 
 // Contract rule 2 asks for Kafka's default partitioner: the partition of a

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
 )
 
 var (

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // Round is one run of the relay in a world of its own: a fresh database

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/scenarios"
 )

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"outboxlab/lab/check"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 )
 
 // twoLiveSenders finds rows the broker stored from two relay processes

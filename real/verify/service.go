@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"outboxlab/domain"
-	"outboxlab/lab/check"
 	"outboxlab/orders"
+	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/check"
 	"outboxlab/real/cleanup"
 	"outboxlab/real/pglab"
 	"outboxlab/real/verify"
+	"outboxlab/sim/check"
 )
 
 // The tests here play rounds on real processes: the relays under relays/

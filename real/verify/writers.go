@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"outboxlab/lab/check"
+	"outboxlab/sim/check"
 )
 
 // The database tells which connection wrote a row (the history trigger

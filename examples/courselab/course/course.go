@@ -5,10 +5,10 @@ package course
 
 import (
 	"outboxlab/broker"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
-	"outboxlab/lab/variant"
+	"outboxlab/lang"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // EagerRelay is the learner's variant. It declares what the learner

@@ -15,7 +15,7 @@ import (
 
 	"outboxlab/internal/golden"
 	"outboxlab/lab/grade"
-	"outboxlab/lab/variant"
+	"outboxlab/variant"
 )
 
 // maxLines is how many lines a starter's grading may print: a terminal's

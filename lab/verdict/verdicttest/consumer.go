@@ -9,8 +9,8 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
-	"outboxlab/lab/variant"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // consumerSlip names what the consumer frame does wrong; "" is nothing.

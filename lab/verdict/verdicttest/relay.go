@@ -7,9 +7,9 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/effect"
-	"outboxlab/lab/variant"
 	"outboxlab/outbox"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // relaySlip names what the relay frame does wrong; "" is nothing.

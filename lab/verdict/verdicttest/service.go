@@ -4,8 +4,8 @@ import (
 	"errors"
 
 	"outboxlab/effect"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
+	"outboxlab/variant"
 )
 
 // serviceSlip names what the service frame does wrong; "" is nothing.

@@ -2,9 +2,9 @@ package verdicttest
 
 import (
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
-	"outboxlab/lab/variant"
+	"outboxlab/variant"
 )
 
 // A Slip is one frame with one thing switched off or wrong.

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"reflect"
 	"regexp"
 	"strings"

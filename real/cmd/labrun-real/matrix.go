@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"outboxlab/internal/shard"
-	"outboxlab/lab/check"
 	"outboxlab/real/pglab"
 	"outboxlab/real/sqlitelab"
+	"outboxlab/sim/check"
 )
 
 // matrixFlags are the flags of labrun-real matrix.

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"outboxlab/lab/check"
+	"outboxlab/sim/check"
 
 	"encoding/json"
 	"errors"

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 
-	"outboxlab/lab/check"
 	"outboxlab/real/pglab"
 	"outboxlab/real/sqlitelab"
+	"outboxlab/sim/check"
 )
 
 // runCommand runs one run on real parts, as a cell's replay names it, and

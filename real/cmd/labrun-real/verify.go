@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/real/cleanup"
 	"outboxlab/real/pglab"
 	"outboxlab/real/verify"

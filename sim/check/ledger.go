@@ -1,7 +1,7 @@
 package check
 
 import (
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
 	"outboxlab/billing"
 	"outboxlab/inbox"

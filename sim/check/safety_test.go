@@ -7,8 +7,8 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/domain"
-	"outboxlab/lab/check"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 

@@ -10,10 +10,10 @@ import (
 	"outboxlab/billing"
 	"outboxlab/effect"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 

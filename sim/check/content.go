@@ -5,7 +5,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/store"
 )
 

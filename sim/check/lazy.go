@@ -3,7 +3,7 @@ package check
 import (
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // A declared policy is judged both ways. Its budgets (STORM, GAVE_UP)

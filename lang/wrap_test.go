@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 func ExampleWrap() {

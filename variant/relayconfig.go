@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"outboxlab/lab/check"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 )
 
 // ErrNotReferenceRelay is returned by WithRelayConfig for a variant whose

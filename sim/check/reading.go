@@ -5,7 +5,7 @@ import (
 
 	"outboxlab/billing"
 	"outboxlab/domain"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/store"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // Finding is something wrong with a declared policy itself, whatever the

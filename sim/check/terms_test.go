@@ -8,8 +8,8 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
+	"outboxlab/sim/check"
 )
 
 // orderWords are the words of billing and its orders that a sentence

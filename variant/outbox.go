@@ -2,13 +2,13 @@ package variant
 
 import (
 	"errors"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
 	"outboxlab/billing"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 

@@ -1,6 +1,6 @@
 package check
 
-import "outboxlab/lab/lang"
+import "outboxlab/lang"
 
 // Terms are the sentences the checker writes about the effects downstream,
 // in the words of the system under test: billing's invoices for the

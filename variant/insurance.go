@@ -3,7 +3,7 @@ package variant
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
 	"outboxlab/inbox"
 	"outboxlab/insurance"

@@ -10,10 +10,10 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/effect/effecttest"
-	"outboxlab/lab/variant"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 type ids struct{ n int }

@@ -2,7 +2,7 @@ package variant
 
 import (
 	"errors"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 
 	"outboxlab/alternatives/cdc"
 	"outboxlab/alternatives/gapfetch"
@@ -12,9 +12,9 @@ import (
 	"outboxlab/alternatives/twophase"
 	"outboxlab/billing"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 

@@ -3,7 +3,7 @@ package check_test
 import (
 	"testing"
 
-	"outboxlab/lab/check"
+	"outboxlab/sim/check"
 )
 
 // TestEveryOutcomeHasALetterAndAMeaning: the matrix's letters are

@@ -12,9 +12,9 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 )
 
 func order(id string, version int) domain.Order { return domain.Order{ID: id, Version: version} }

@@ -3,15 +3,15 @@ package variant
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"time"
 
 	"outboxlab/broker"
 	"outboxlab/effect"
 	"outboxlab/inbox"
-	"outboxlab/lab/check"
 	"outboxlab/orders"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 

@@ -1,6 +1,6 @@
 package check
 
-import "outboxlab/lab/lang"
+import "outboxlab/lang"
 
 // Facts, not ports. A relay that keeps its dead letters outside the outbox
 // table shows them through a port (variant.DeadLetterKeeper), billing

@@ -10,7 +10,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 	"outboxlab/outbox"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 func env(vars map[string]string) func(string) string {

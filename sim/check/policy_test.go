@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"outboxlab/lab/check"
+	"outboxlab/sim/check"
 )
 
 // TestTheCoursePolicyIsWithinTheLabsBounds: the chapters' numbers, as

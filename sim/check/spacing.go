@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // Try is one publish attempt of a message, as the broker saw it.

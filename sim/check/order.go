@@ -5,7 +5,7 @@ import (
 
 	"outboxlab/broker"
 	"outboxlab/domain"
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // One rule for an aggregate's order at the broker (chapter 001,

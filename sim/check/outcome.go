@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"outboxlab/lab/lang"
+	"outboxlab/lang"
 )
 
 // NotApplicable is the verdict of a matrix cell whose point the variant
