@@ -41,19 +41,11 @@ func (w *world) judge(end workEnd) Result {
 	w.notePark()
 	all, ledger, accounts := w.books()
 	end.heldAll(ledger, w.terms().Consumer)
-	// One walk of the order database's commit log for every check that
-	// reads it: safety, the committed changes, the outbox's situations.
-	outboxSits := outboxSituations{out: map[Situation]int{}}
-	var marks []check.FailedMark
-	read := func(ow *check.OutboxWrite) {
-		outboxSits.read(ow)
-		if claim, ok := backoffMark(ow); ok {
-			n := ow.Next
-			marks = append(marks, check.FailedMark{MessageID: n.ID, At: ow.Commit.At, By: ow.By, Claim: claim,
-				AggregateID: n.Event.AggregateID, Sequence: n.Event.Sequence, Attempts: n.Attempts, RetryAt: n.NextAttemptAt, LeaseUntil: n.LeaseUntil})
-		}
-	}
-	unsafe, changes := check.Read(check.History{OrderLog: w.orderDB.Log(0), Ledger: ledger, Orders: all, Retention: w.relayPolicy.Retention, Terms: w.terms()}, read)
+	// The order database's commit log, read once as it grew (follow) for
+	// every check that reads it: safety, the committed changes, the
+	// outbox's situations, the failed marks.
+	w.follow()
+	unsafe, changes := w.log.reader.End(ledger, all, w.terms())
 	faults := w.plannedFaults()
 	vs := check.Check(check.World{
 		Orders:             all,
@@ -77,7 +69,7 @@ func (w *world) judge(end workEnd) Result {
 		WhileDown:          w.relayDown,
 		WhileDownBudget:    w.relayPolicy.DownBudget(w.downFaults(faults), w.cfg.Relays+w.interruptions()),
 		Tries:              w.tries,
-		FailedMarks:        marks,
+		FailedMarks:        w.log.marks,
 		Relay:              w.relayPolicy,
 		Consumer:           w.consumerPolicy,
 		Exercise:           w.exercise(),
@@ -92,7 +84,7 @@ func (w *world) judge(end workEnd) Result {
 	})
 	return Result{
 		Unsafe:         unsafe,
-		Situations:     w.situations(outboxSits.out),
+		Situations:     w.situations(w.log.situations.out),
 		Outcome:        check.Worst(vs),
 		Violations:     vs,
 		Fired:          w.fired,
@@ -107,6 +99,48 @@ func (w *world) judge(end workEnd) Result {
 		BillingLog:     end.billingLog,
 		WorkEnded:      end.at,
 		Busy:           end.busy,
+	}
+}
+
+// orderLog is what the simulator reads from the order database's commit
+// log as it grows (follow): the checker's reader of it (check.Reader),
+// and what the writes to outbox rows tell the simulator itself.
+type orderLog struct {
+	reader   *check.Reader
+	followed uint64 // the last commit fed to reader
+	// situations are what the writes to outbox rows showed, marks the
+	// writes that matter to a message's backoff (check.FailedMark).
+	situations outboxSituations
+	marks      []check.FailedMark
+}
+
+// follow feeds the commits made since it last ran to the reader of the
+// order database's log: every commit is read once, whenever the
+// simulator next needs what the log says (a cleanup's kept rows, the
+// judge), never walked again from the start.
+func (w *world) follow() {
+	l := &w.log
+	if l.reader == nil {
+		l.situations.out = map[Situation]int{}
+		l.reader = check.NewReader(w.relayPolicy.Retention, len(w.cfg.Workload), w.readOutboxWrite)
+	}
+	commits := w.orderDB.Log(l.followed)
+	for i := range commits {
+		l.reader.Add(&commits[i])
+	}
+	if n := len(commits); n > 0 {
+		l.followed = commits[n-1].Seq
+	}
+}
+
+// readOutboxWrite is what the simulator reads from a write to an outbox
+// row (see follow): its situation, and whether it matters to backoff.
+func (w *world) readOutboxWrite(ow *check.OutboxWrite) {
+	w.log.situations.read(ow)
+	if claim, ok := backoffMark(ow); ok {
+		n := ow.Next
+		w.log.marks = append(w.log.marks, check.FailedMark{MessageID: n.ID, At: ow.Commit.At, By: ow.By, Claim: claim,
+			AggregateID: n.Event.AggregateID, Sequence: n.Event.Sequence, Attempts: n.Attempts, RetryAt: n.NextAttemptAt, LeaseUntil: n.LeaseUntil})
 	}
 }
 

@@ -353,6 +353,7 @@ func (w *world) cleanup() error {
 		if w.cfg.Trace {
 			w.record(Event{Process: p.name, Kind: EventCommand, Action: "retention cleanup", Says: lang.Text{EN: "retention cleanup", DE: "Aufbewahrungsbereinigung"}})
 		}
+		w.follow() // the rows before the cleanup, for keptSituations
 		from := w.orderDB.LastSeq()
 		var err error
 		w.on(p, func() { _, err = c.Cleanup() })
@@ -379,9 +380,9 @@ func (w *world) ledger() []billing.Entry {
 // within two hours of the end of their retention period (RetentionKept),
 // those sent within it but created before it (ReplayedKept: a cleanup by
 // creation age deletes them), and the dead letters older than it
-// (DeadLetterKept). It copies no row: a row no commit since from wrote is
-// as it was before; the few the cleanup wrote and kept are read as they
-// were from the commit log.
+// (DeadLetterKept). The rows before it are the ones the reader of the
+// commit log holds, which follow fed up to from before the cleanup began;
+// a row the cleanup wrote it kept if it is still there.
 func (w *world) keptSituations(from uint64) {
 	if !w.orderDB.HasTable(outbox.Table) {
 		return
@@ -396,53 +397,30 @@ func (w *world) keptSituations(from uint64) {
 	}
 	now, retention := w.clock.Now(), w.relayPolicy.Retention
 	var retentionKept, replayedKept, deadLetterKept int
-	count := func(m outbox.Message) {
-		switch {
-		case m.Status == outbox.Sent && now.Sub(m.SentAt) < retention && now.Sub(m.SentAt) >= retention-2*time.Hour:
-			retentionKept++
-		case m.Status == outbox.Sent && now.Sub(m.SentAt) < retention && now.Sub(m.CreatedAt) >= retention:
-			replayedKept++
-		case m.Status == outbox.DeadLetter && now.Sub(m.CreatedAt) >= retention:
-			deadLetterKept++
+	w.log.reader.Outbox(func(key string, m *outbox.Message) { // counted in any order: a sum
+		if written[key] {
+			if _, kept := w.orderDB.Get(outbox.Table, key); !kept {
+				return
+			}
 		}
-	}
-	w.orderDB.Each(outbox.Table, func(key string, v any) {
-		if !written[key] {
-			count(v.(outbox.Message))
+		switch m.Status {
+		case outbox.Sent:
+			switch sent := now.Sub(m.SentAt); {
+			case sent >= retention:
+			case sent >= retention-2*time.Hour:
+				retentionKept++
+			case now.Sub(m.CreatedAt) >= retention:
+				replayedKept++
+			}
+		case outbox.DeadLetter:
+			if now.Sub(m.CreatedAt) >= retention {
+				deadLetterKept++
+			}
 		}
 	})
-	for key := range written { // counted in any order: a sum
-		if _, kept := w.orderDB.Get(outbox.Table, key); !kept {
-			continue
-		}
-		if m, existed := w.outboxRowAt(key, from); existed {
-			count(m)
-		}
-	}
 	w.note(RetentionKept, retentionKept)
 	w.note(ReplayedKept, replayedKept)
 	w.note(DeadLetterKept, deadLetterKept)
-}
-
-// outboxRowAt returns the outbox row key as it was after the order
-// database's commit seq, from the commit log, and whether it existed.
-func (w *world) outboxRowAt(key string, seq uint64) (outbox.Message, bool) {
-	var m outbox.Message
-	existed := false
-	for _, c := range w.orderDB.Log(0) {
-		if c.Seq > seq {
-			break
-		}
-		for _, ch := range c.Changes {
-			if ch.Table == outbox.Table && ch.Key == key {
-				existed = !ch.Deleted
-				if existed {
-					m = ch.Value.(outbox.Message)
-				}
-			}
-		}
-	}
-	return m, existed
 }
 
 // selectiveReplayer returns the first live relay that replays

@@ -95,8 +95,8 @@ type SituationCount struct {
 }
 
 // outboxSituations counts the situations of the writes to outbox rows,
-// as a walk of the order database's commit log hands them over
-// (check.Read): retries, dead letters, replays, claims released and taken
+// as the reader of the order database's commit log hands them over
+// (check.Reader, see follow): retries, dead letters, replays, claims released and taken
 // over, SENT messages cleaned up, rows committed late.
 type outboxSituations struct {
 	out     map[Situation]int
@@ -158,7 +158,7 @@ func (w *world) situations(out map[Situation]int) map[Situation]int {
 // is, or "": by is the process that committed it, holder the process
 // that committed prev's claim (if prev is IN_FLIGHT). Claims are told
 // apart by process, not by the owner names the relays write.
-func transition(prev, m outbox.Message, holder, by string) Situation {
+func transition(prev, m *outbox.Message, holder, by string) Situation {
 	switch {
 	case m.Status == outbox.Failed && prev.Status != outbox.Failed:
 		return Retried

@@ -150,8 +150,11 @@ type world struct {
 	// read up to commit claimsSeen (see claimOf).
 	claims     map[string]claim
 	claimsSeen uint64
-	idsGiven   int // of Config.IDs, handed out
-	trace      []Event
+	// log is what the order database's commit log said so far, read up
+	// to the last commit follow fed.
+	log      orderLog
+	idsGiven int // of Config.IDs, handed out
+	trace    []Event
 	// outages are the broker outages as the trace tells them.
 	outages []outageWindow
 	seen    mark // how far the trace has described the durable systems

@@ -13,25 +13,28 @@ import (
 
 // OutboxWrite is one write to an outbox row in the order database's
 // commit log, with the row as it was before it: what a reader of the log
-// that judges transitions needs (Read hands each to its caller).
+// that judges transitions needs (Reader hands each to its caller).
 type OutboxWrite struct {
 	// Commit is the commit that made the write, By the process that
 	// committed it (as the database recorded it, else the writer's name).
 	Commit *store.Commit
 	By     string
-	// Change is the write itself; Next is the row it wrote (zero for a
-	// delete).
+	// Change is the write itself; Next is the row it wrote (a zero
+	// message for a delete).
 	Change store.Change
-	Next   outbox.Message
+	Next   *outbox.Message
 	// Seen says the row existed before the write; then Prev is the row as
-	// it was, and PrevBy the process that committed Prev.
+	// it was (else a zero message), and PrevBy the process that committed
+	// Prev.
 	Seen   bool
-	Prev   outbox.Message
+	Prev   *outbox.Message
 	PrevBy string
 }
 
 // outboxRow is the last write to one outbox row, as a walk of the log
-// has passed it.
+// has passed it. The reader keeps one per row and writes each new
+// version of the row into it: the walk copies a 300-byte message once
+// per write, not at each look.
 type outboxRow struct {
 	m   outbox.Message
 	by  string
@@ -47,44 +50,101 @@ type outboxRow struct {
 // SafetyOf(h) and Changes(h.OrderLog), and hands every write to an
 // outbox row, in the log's order, to each (nil: nobody), for a reader
 // that needs more from the same walk (the simulator's situations); each
-// must not keep the pointer, which the next write reuses.
+// must not keep the pointer, which the next write reuses. It is a Reader
+// fed the whole log at once.
 func Read(h History, each func(*OutboxWrite)) (unsafe []lang.Text, changes []Change) {
-	retention := h.Retention
+	r := NewReader(h.Retention, len(h.Orders), each)
+	for i := range h.OrderLog {
+		r.Add(&h.OrderLog[i])
+	}
+	return r.End(h.Ledger, h.Orders, h.Terms)
+}
+
+// Reader is Read's walk of the order database's commit log, fed commit by
+// commit as the log grows (Add), so that whoever runs the database reads
+// each commit once, and can ask what the outbox held at any commit it has
+// fed (Outbox) instead of walking the log again. End answers what Read
+// returns.
+type Reader struct {
+	retention time.Duration
+	each      func(*OutboxWrite)
+	rows      map[string]*outboxRow
+	last      map[string]domain.Order // every order's last committed version
+	unsafe    []lang.Text
+	changes   []Change
+	w         OutboxWrite    // handed to each: one for the walk
+	next      outbox.Message // the row a write writes, until it is the row's
+	none      outbox.Message // a zero message: Prev of a new row, Next of a delete
+}
+
+// NewReader returns a Reader that judges deletes by retention (0 is the
+// course's), hands every write to an outbox row to each (nil: nobody; see
+// Read), and makes its maps for about orders orders.
+func NewReader(retention time.Duration, orders int, each func(*OutboxWrite)) *Reader {
 	if retention <= 0 {
 		retention = outbox.DefaultConfig("").Retention
 	}
-	// Sized for the orders, so that the walk grows them less: each order
-	// has an entry in last and a message or more in rows.
-	rows := make(map[string]outboxRow, len(h.Orders))
-	last := make(map[string]domain.Order, len(h.Orders))
-	w := new(OutboxWrite) // one for the walk: each write is two messages and more
-	for i := range h.OrderLog {
-		c := &h.OrderLog[i]
-		by := committer(*c)
-		for _, ch := range c.Changes {
-			if ch.Table != outbox.Table {
-				changes = appendChange(changes, last, ch)
-				continue
-			}
-			prev, seen := rows[ch.Key]
-			*w = OutboxWrite{Commit: c, By: by, Change: ch, Seen: seen, Prev: prev.m, PrevBy: prev.by}
-			if !ch.Deleted {
-				w.Next = ch.Value.(outbox.Message)
-			}
-			if why := breach(w, &prev, retention); why.EN != "" {
-				unsafe = append(unsafe, why)
-			}
-			if each != nil {
-				each(w)
-			}
-			if ch.Deleted {
-				delete(rows, ch.Key)
-				continue
-			}
-			rows[ch.Key] = outboxRow{m: w.Next, by: by, seq: c.Seq, claimed: seen && w.Next.Status == outbox.InFlight}
-		}
+	return &Reader{
+		retention: retention,
+		each:      each,
+		// Sized for the orders, so that the walk grows them less: each
+		// order has an entry in last and a message or more in rows.
+		rows: make(map[string]*outboxRow, orders),
+		last: make(map[string]domain.Order, orders),
 	}
-	return append(unsafe, overcharged(h.Ledger, h.Orders, h.Terms.orDefault())...), changes
+}
+
+// Add reads commit c, the next in the log after the last one added. c
+// must stay as it is while Add runs (the log's commits do).
+func (r *Reader) Add(c *store.Commit) {
+	by := committer(*c)
+	for _, ch := range c.Changes {
+		if ch.Table != outbox.Table {
+			r.changes = appendChange(r.changes, r.last, ch)
+			continue
+		}
+		prev, seen := r.rows[ch.Key]
+		w := &r.w
+		*w = OutboxWrite{Commit: c, By: by, Change: ch, Seen: seen, Prev: &r.none, Next: &r.none}
+		if seen {
+			w.Prev, w.PrevBy = &prev.m, prev.by
+		} else {
+			prev = &outboxRow{}
+		}
+		if !ch.Deleted {
+			r.next = ch.Value.(outbox.Message)
+			w.Next = &r.next
+		}
+		if why := breach(w, prev, r.retention); why.EN != "" {
+			r.unsafe = append(r.unsafe, why)
+		}
+		if r.each != nil {
+			r.each(w)
+		}
+		if ch.Deleted {
+			delete(r.rows, ch.Key)
+			continue
+		}
+		if !seen {
+			r.rows[ch.Key] = prev
+		}
+		prev.m, prev.by, prev.seq, prev.claimed = r.next, by, c.Seq, seen && r.next.Status == outbox.InFlight
+	}
+}
+
+// Outbox calls fn with every outbox row as the commits added so far
+// left it, in no order; fn must not keep m.
+func (r *Reader) Outbox(fn func(key string, m *outbox.Message)) {
+	for key, row := range r.rows {
+		fn(key, &row.m)
+	}
+}
+
+// End returns what the commits added so far and ledger say (see Read):
+// the breaches of safety, billing's overcharges by ledger and orders
+// after them, and the committed changes.
+func (r *Reader) End(ledger []billing.Entry, orders []domain.Order, terms Terms) (unsafe []lang.Text, changes []Change) {
+	return append(r.unsafe, overcharged(ledger, orders, terms.orDefault())...), r.changes
 }
 
 // breach says what is wrong with one write to an outbox row (see
@@ -101,7 +161,7 @@ func breach(w *OutboxWrite, prev *outboxRow, retention time.Duration) lang.Text 
 	if w.Change.Deleted {
 		// A row inserted and deleted by one commit is the CDC pattern:
 		// the commit log carries the message.
-		if w.Prev.Status != outbox.Sent && prev.seq != c.Seq && !deletedOnSend(w.Prev, held, *c, prev.claimed) {
+		if w.Prev.Status != outbox.Sent && prev.seq != c.Seq && !deletedOnSend(w.Prev, held, c, prev.claimed) {
 			return lang.Textf(lang.Text{
 				EN: "commit %d by %s: %s deleted while %s: only a SENT message may go; an unsent one is the evidence and the replay source",
 				DE: "Commit %d von %s: %s gelöscht, während sie %s war: nur eine SENT-Nachricht darf gehen; eine ungesendete ist der Beleg und die Quelle eines erneuten Einspielens"},
@@ -118,7 +178,7 @@ func breach(w *OutboxWrite, prev *outboxRow, retention time.Duration) lang.Text 
 	if !prev.claimed && w.Prev.Status == outbox.InFlight {
 		held = lease{holder: w.Prev.LeaseOwner, until: w.Prev.LeaseUntil} // claimed before the log begins
 	}
-	if why := transitionBreach(w.Prev, w.Next, held, *c, w.Change.Locked); why.EN != "" {
+	if why := transitionBreach(w.Prev, w.Next, held, c, w.Change.Locked); why.EN != "" {
 		return lang.Textf(lang.Text{EN: "commit %d by %s: %s %s", DE: "Commit %d von %s: %s %s"}, c.Seq, by, w.Next.ID, why)
 	}
 	return lang.Text{}

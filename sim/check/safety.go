@@ -114,11 +114,11 @@ func overcharged(ledger []billing.Entry, orders []domain.Order, terms Terms) []l
 // the delete is the holder's record of its send, however late it
 // committed (a relay frozen between its lease check and its commit);
 // otherwise by the commit's time.
-func deletedOnSend(prev outbox.Message, held lease, c store.Commit, ownClaim bool) bool {
+func deletedOnSend(prev *outbox.Message, held lease, c *store.Commit, ownClaim bool) bool {
 	if held.holder == "" {
 		held = lease{holder: prev.LeaseOwner, until: prev.LeaseUntil}
 	}
-	if prev.Status != outbox.InFlight || held.holder != committer(c) {
+	if prev.Status != outbox.InFlight || held.holder != committer(*c) {
 		return false
 	}
 	return ownClaim || !c.At.IsZero() && c.At.Before(held.until)
@@ -136,12 +136,12 @@ func deletedOnSend(prev outbox.Message, held lease, c store.Commit, ownClaim boo
 // checked the lease. Who holds a lease is judged by the process that
 // committed the claim, never by the owner name written into the row,
 // which the relay chooses.
-func transitionBreach(prev, m outbox.Message, held lease, c store.Commit, locked bool) lang.Text {
+func transitionBreach(prev, m *outbox.Message, held lease, c *store.Commit, locked bool) lang.Text {
 	now := c.At
 	if now.IsZero() {
 		now = m.ClaimedAt
 	}
-	by := committer(c)
+	by := committer(*c)
 	live := prev.Status == outbox.InFlight && now.Before(held.until)
 	switch {
 	case prev.Status == outbox.Sent && m.Status == outbox.Sent:
