@@ -312,23 +312,17 @@ type change struct {
 // Check returns every violation in w, ordered by outcome (worst first), then
 // aggregate and sequence.
 func Check(w World) []Violation {
-	changes := 0
-	for _, o := range w.Orders {
-		changes += o.Version
-	}
-	committed := make(map[change]bool, changes)
-	for _, o := range w.Orders {
-		for seq := 1; seq <= o.Version; seq++ {
-			committed[change{o.ID, seq}] = true
-		}
-	}
-	effects, vs := applied(w, committed)
+	f := factsOf(w)
+	vs := applied(f)
 	stuck := stuckMessages(w.Outbox)
-	vs = append(vs, missing(w, committed, effects, stuck)...)
-	vs = append(vs, acknowledged(w)...)
-	vs = append(vs, content(w, effects)...)
-	vs = append(vs, contract(w.Published)...)
-	order, broke := brokerOrder(w)
+	vs = append(vs, missing(w, f, stuck)...)
+	vs = append(vs, acknowledged(f)...)
+	vs = append(vs, content(w, f)...)
+	cs := copiesOf(w.Published)
+	if cs.renamed {
+		vs = append(vs, contract(w.Published)...)
+	}
+	order, broke := brokerOrder(w, f, cs)
 	vs = append(vs, order...)
 	vs = append(vs, statusView(w.Published, w.Orders, broke)...)
 	vs = append(vs, liveness(w)...)
@@ -369,21 +363,13 @@ func Sort(vs []Violation) {
 
 // acknowledged finds orders with fewer committed versions than commands
 // the service answered with success (LOST).
-func acknowledged(w World) []Violation {
-	told := make(map[string]int, len(w.Orders))
-	for _, id := range w.Acknowledged {
-		told[id]++
-	}
-	versions := make(map[string]int, len(w.Orders))
-	for _, o := range w.Orders {
-		versions[o.ID] = o.Version
-	}
+func acknowledged(f *facts) []Violation {
 	var vs []Violation
-	for id, n := range told {
-		if versions[id] < n {
+	for id, of := range f.orders {
+		if of.told > 0 && of.version < of.told {
 			vs = append(vs, Violation{Lost, id, 0, lang.Textf(lang.Text{
 				EN: "the service answered %d command(s) with success, but %d change(s) are committed",
-				DE: "der Dienst hat %d Befehl(e) mit Erfolg beantwortet, aber %d Änderung(en) sind committet"}, n, versions[id])})
+				DE: "der Dienst hat %d Befehl(e) mit Erfolg beantwortet, aber %d Änderung(en) sind committet"}, of.told, of.version)})
 		}
 	}
 	return vs

@@ -92,45 +92,36 @@ func Changes(orderLog []store.Commit) []Change {
 // That the ledger nets to the order's final total (zero when cancelled)
 // follows: the changes are read as differences of the committed totals, so
 // when each was applied once with its amount, their sum is the final total.
-func content(w World, effects map[change]int) []Violation {
+func content(w World, f *facts) []Violation {
 	var vs []Violation
-	applied := make(map[change]billing.Entry, len(w.Ledger))
-	net := make(map[string]int64, len(w.Orders))
-	credited := map[string]bool{} // the ledger has the cancel's credit
-	for _, e := range w.Ledger {
-		applied[change{e.OrderID, e.Sequence}] = e
-		net[e.OrderID] += e.Amount.Minor
-		credited[e.OrderID] = credited[e.OrderID] || e.Kind == billing.Credit
-	}
 	for _, c := range w.Changes {
-		k := change{c.OrderID, c.Sequence}
-		if effects[k] != 1 {
+		n, e := f.applied(change{c.OrderID, c.Sequence})
+		if n != 1 {
 			continue
 		}
-		e := applied[k]
 		if e.Kind != c.Kind || e.Amount != c.Amount {
 			vs = append(vs, Violation{Mismatch, c.OrderID, c.Sequence,
-				lang.Textf(w.Terms.orDefault().Differs, KindText(e.Kind), signed(e.Amount), c.Text(), signed(c.Amount))})
+				lang.Textf(f.terms.Differs, KindText(e.Kind), signed(e.Amount), c.Text(), signed(c.Amount))})
 		}
 	}
-	judged, avs := accounts(w, effects)
-	vs = append(vs, avs...)
+	vs = append(vs, accounts(w, f)...)
 	for _, a := range w.Accounts {
-		if judged[a.OrderID] {
+		of := f.orders[a.OrderID]
+		if of.judged {
 			continue // compared with its committed order
 		}
-		if a.Billed.Minor != net[a.OrderID] {
+		if a.Billed.Minor != of.net {
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
 				Detail: lang.Textf(lang.Text{
 					EN: "the account shows %s billed, its ledger nets to %s",
 					DE: "das Konto zeigt %s berechnet, sein Journal ergibt netto %s"},
-					MoneyText(a.Billed), MoneyText(domain.Money{Minor: net[a.OrderID], Currency: a.Billed.Currency}))})
+					MoneyText(a.Billed), MoneyText(domain.Money{Minor: of.net, Currency: a.Billed.Currency}))})
 		}
-		if a.Cancelled != credited[a.OrderID] {
+		if a.Cancelled != of.credited {
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
 				Detail: lang.Textf(lang.Text{
 					EN: "the account says cancelled: %v, its ledger says %v",
-					DE: "das Konto sagt storniert: %s, sein Journal sagt %s"}, yesNo(a.Cancelled), yesNo(credited[a.OrderID]))})
+					DE: "das Konto sagt storniert: %s, sein Journal sagt %s"}, yesNo(a.Cancelled), yesNo(of.credited))})
 		}
 	}
 	return vs
@@ -143,35 +134,31 @@ func content(w World, effects map[change]int) []Violation {
 // once it is cancelled), and cancelled exactly when the order is. The
 // ledger's lines may each be right while the account is not: a consumer
 // that sums in floating point, or books every order in one currency, or
-// never writes the account. It returns the orders whose accounts it
-// judged.
-func accounts(w World, effects map[change]int) (map[string]bool, []Violation) {
-	byOrder := make(map[string]billing.Account, len(w.Accounts))
-	for _, a := range w.Accounts {
-		byOrder[a.OrderID] = a
-	}
+// never writes the account. It marks the orders whose accounts it judged
+// (orderFacts.judged).
+func accounts(w World, f *facts) []Violation {
 	var vs []Violation
-	judged := make(map[string]bool, len(w.Orders))
-	for _, o := range w.Orders {
-		if w.Changes == nil || !appliedOnce(o, effects) {
+	for i := range w.Orders {
+		o, of := &w.Orders[i], f.listed[i]
+		if w.Changes == nil || !appliedOnce(o, of) {
 			continue
 		}
-		judged[o.ID] = true
+		of.judged = true
 		want := o.Total
 		if o.Status == domain.Cancelled {
 			want = domain.Money{Currency: o.Total.Currency}
 		}
-		a, ok := byOrder[o.ID]
+		a, ok := of.account, of.hasAccount
 		switch {
 		case !ok:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: lang.Textf(w.Terms.orDefault().NoAccount, o.Version, MoneyText(want))})
+				Detail: lang.Textf(f.terms.NoAccount, o.Version, MoneyText(want))})
 		case a.Billed.Currency != want.Currency:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: lang.Textf(w.Terms.orDefault().AccountCurrency, MoneyText(a.Billed), a.Billed.Currency, want.Currency, MoneyText(want))})
+				Detail: lang.Textf(f.terms.AccountCurrency, MoneyText(a.Billed), a.Billed.Currency, want.Currency, MoneyText(want))})
 		case a.Billed != want:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
-				Detail: lang.Textf(w.Terms.orDefault().AccountTotal, MoneyText(a.Billed), owes(o, want))})
+				Detail: lang.Textf(f.terms.AccountTotal, MoneyText(a.Billed), owes(*o, want))})
 		case a.Cancelled != (o.Status == domain.Cancelled):
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(lang.Text{
@@ -179,14 +166,14 @@ func accounts(w World, effects map[change]int) (map[string]bool, []Violation) {
 					DE: "das Konto sagt storniert: %s, die Bestellung ist %s"}, yesNo(a.Cancelled), o.Status)})
 		}
 	}
-	return judged, vs
+	return vs
 }
 
 // appliedOnce reports whether billing applied every change of o exactly
-// once.
-func appliedOnce(o domain.Order, effects map[change]int) bool {
+// once; of are its facts (o's version is at most their highest).
+func appliedOnce(o *domain.Order, of *orderFacts) bool {
 	for seq := 1; seq <= o.Version; seq++ {
-		if effects[change{o.ID, seq}] != 1 {
+		if of.effects[seq-1].n != 1 {
 			return false
 		}
 	}

@@ -3,44 +3,34 @@ package check
 import (
 	"outboxlab/lang"
 
-	"outboxlab/billing"
 	"outboxlab/inbox"
 )
 
-// applied counts billing's effects per change, and returns them with the
-// violations of their order (OUT_OF_ORDER), of their origin (PHANTOM) and
-// of their number (DUPLICATE).
-func applied(w World, committed map[change]bool) (map[change]int, []Violation) {
-	terms := w.Terms.orDefault()
-	var vs []Violation
-	effects := make(map[change]int, len(w.Ledger))
-	lastApplied := make(map[string]billing.Entry, len(w.Orders))
-	for _, e := range w.Ledger {
-		c := change{e.OrderID, e.Sequence}
-		effects[c]++
-		if prev, ok := lastApplied[e.OrderID]; ok && e.Sequence < prev.Sequence {
-			vs = append(vs, Violation{OutOfOrder, e.OrderID, e.Sequence,
-				lang.Textf(lang.Text{EN: "%s of #%d applied after %s of #%d", DE: "%s von #%d nach %s von #%d angewendet"}, KindText(e.Kind), e.Sequence, KindText(prev.Kind), prev.Sequence)})
-		}
-		if prev, ok := lastApplied[e.OrderID]; !ok || e.Sequence > prev.Sequence {
-			lastApplied[e.OrderID] = e
+// applied returns the violations of the ledger's order (OUT_OF_ORDER,
+// found as f was gathered), of its effects' origin (PHANTOM) and of their
+// number (DUPLICATE).
+func applied(f *facts) []Violation {
+	vs := f.outOfOrder
+	for _, of := range f.committed {
+		for i, ef := range of.effects {
+			if ef.n > 1 {
+				vs = append(vs, Violation{Duplicate, of.id, i + 1, lang.Textf(f.terms.Duplicate, ef.n)})
+			}
 		}
 	}
-	for c, n := range effects {
-		if !committed[c] {
-			vs = append(vs, Violation{Phantom, c.order, c.seq, lang.Textf(terms.Phantom, n)})
-		}
-		if n > 1 {
-			vs = append(vs, Violation{Duplicate, c.order, c.seq, lang.Textf(terms.Duplicate, n)})
+	for c, ef := range f.others {
+		vs = append(vs, Violation{Phantom, c.order, c.seq, lang.Textf(f.terms.Phantom, ef.n)})
+		if ef.n > 1 {
+			vs = append(vs, Violation{Duplicate, c.order, c.seq, lang.Textf(f.terms.Duplicate, ef.n)})
 		}
 	}
-	return effects, vs
+	return vs
 }
 
 // missing returns the committed changes without an effect (LOST, or STUCK
 // when the outbox shows why) and what billing holds though it applied it.
-func missing(w World, committed map[change]bool, effects map[change]int, stuck []Violation) []Violation {
-	terms := w.Terms.orDefault()
+func missing(w World, f *facts, stuck []Violation) []Violation {
+	terms := f.terms
 	var vs []Violation
 	held := map[change]bool{}
 	for _, v := range stuck {
@@ -49,29 +39,32 @@ func missing(w World, committed map[change]bool, effects map[change]int, stuck [
 	waiting := map[change]lang.Text{}
 	for _, p := range w.Held {
 		c := change{p.Envelope.Event.AggregateID, p.Envelope.Event.Sequence}
-		waiting[c] = HeldReason(p, waitingFor(p, w.DeadLetters, effects))
-		if effects[c] > 0 {
+		waiting[c] = HeldReason(p, waitingFor(p, w.DeadLetters, f))
+		if n, _ := f.applied(c); n > 0 {
 			// What billing holds waits for nothing any more, and shows
 			// the operator a change as waiting that is done.
 			vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(terms.AppliedHeld, p.Envelope.ID, HeldReason(p, 0))})
 		}
 	}
-	for c := range committed {
-		// A change whose message is still in the outbox is not lost: it is
-		// stuck there, and that is reported as STUCK.
-		if effects[c] == 0 && !held[c] {
-			why, ok := waiting[c]
-			if before, stuck := stuckBefore(held, c); ok && stuck {
-				// Billing holds it for a predecessor that waits in the
-				// outbox: the outbox shows why, so it is STUCK too.
-				vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(terms.HeldStuck, why, before)})
-				continue
+	for _, of := range f.committed {
+		for seq := 1; seq <= of.upTo; seq++ {
+			// A change whose message is still in the outbox is not lost: it is
+			// stuck there, and that is reported as STUCK.
+			c := change{of.id, seq}
+			if of.effects[seq-1].n == 0 && !held[c] {
+				why, ok := waiting[c]
+				if before, stuck := stuckBefore(held, c); ok && stuck {
+					// Billing holds it for a predecessor that waits in the
+					// outbox: the outbox shows why, so it is STUCK too.
+					vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(terms.HeldStuck, why, before)})
+					continue
+				}
+				detail := terms.Never
+				if ok {
+					detail = lang.Textf(terms.NeverHeld, why)
+				}
+				vs = append(vs, Violation{Lost, c.order, c.seq, detail})
 			}
-			detail := terms.Never
-			if ok {
-				detail = lang.Textf(terms.NeverHeld, why)
-			}
-			vs = append(vs, Violation{Lost, c.order, c.seq, detail})
 		}
 	}
 	return vs
@@ -114,7 +107,7 @@ func policies(w World) []Violation {
 // waitingFor is the sequence number a held message waits for, as the
 // facts say: none (0) for a dead letter; for one parked behind a gap, the
 // first earlier change of its aggregate without an effect.
-func waitingFor(p inbox.Parked, dead []DeadLetter, effects map[change]int) int {
+func waitingFor(p inbox.Parked, dead []DeadLetter, f *facts) int {
 	for _, d := range dead {
 		if d.MessageID == p.Envelope.ID {
 			return 0
@@ -122,7 +115,7 @@ func waitingFor(p inbox.Parked, dead []DeadLetter, effects map[change]int) int {
 	}
 	order := p.Envelope.Event.AggregateID
 	for seq := 1; seq < p.Envelope.Event.Sequence; seq++ {
-		if effects[change{order, seq}] == 0 {
+		if n, _ := f.applied(change{order, seq}); n == 0 {
 			return seq
 		}
 	}

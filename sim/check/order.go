@@ -40,26 +40,20 @@ func InLogOrder(n int) []time.Time {
 // them as OUT_OF_ORDER, one for each later event, and the aggregates
 // they broke. A world without the broker's record of when it stored each
 // message (StoredAt) is not judged.
-func brokerOrder(w World) ([]Violation, map[string]bool) {
+func brokerOrder(w World, f *facts, cs *copies) ([]Violation, map[string]bool) {
 	if len(w.StoredAt) != len(w.Published) || len(w.Published) == 0 {
 		return nil, nil
-	}
-	committed := make(map[string]int, len(w.Orders))
-	for _, o := range w.Orders {
-		committed[o.ID] = o.Version
 	}
 	type stored struct {
 		at time.Time
 		i  int
 	}
-	first := make(map[change]stored, len(w.Published))
-	var order []change
-	for i, e := range w.Published {
-		c := change{e.Event.AggregateID, e.Event.Sequence}
-		if _, seen := first[c]; !seen {
-			first[c] = stored{w.StoredAt[i], i}
-			order = append(order, c)
+	first := func(c change) (stored, bool) {
+		fc, ok := cs.first[c]
+		if !ok {
+			return stored{}, false
 		}
+		return stored{w.StoredAt[fc.i], fc.i}, true
 	}
 	// The dead letters and the tries are read only when an event was
 	// stored before an earlier one: most runs store none so.
@@ -82,14 +76,14 @@ func brokerOrder(w World) ([]Violation, map[string]bool) {
 	}
 	var vs []Violation
 	broke := map[string]bool{}
-	for _, n := range order {
-		if n.seq > committed[n.order] {
+	for _, n := range cs.order {
+		if of, ok := f.orders[n.order]; !ok || n.seq > of.version {
 			continue // no committed change: PHANTOM says it
 		}
-		fn := first[n]
+		fn, _ := first(n)
 		for seq := 1; seq < n.seq; seq++ {
 			m := change{n.order, seq}
-			fm, ok := first[m]
+			fm, ok := first(m)
 			if !ok || fm.i < fn.i {
 				continue // in order, or never stored: LOST or STUCK say it
 			}
@@ -188,4 +182,39 @@ func statusOf(r domain.Record) string {
 		return string(e.Status)
 	}
 	return r.Type
+}
+
+// copies is the broker's log (World.Published) by change, read once for
+// the checks of its order and of the message contract: where the first
+// copy of each change is, the changes in the order first stored, and
+// whether a change was stored under a second message id (only then can
+// the contract be broken).
+type copies struct {
+	first   map[change]firstCopy
+	order   []change
+	renamed bool
+}
+
+// firstCopy is the first copy of a change in the broker's log: its index
+// and message id.
+type firstCopy struct {
+	i  int
+	id string
+}
+
+// copiesOf reads the broker's log published into copies.
+func copiesOf(published []broker.Envelope) *copies {
+	cs := &copies{first: make(map[change]firstCopy, len(published))}
+	for i, e := range published {
+		c := change{e.Event.AggregateID, e.Event.Sequence}
+		fc, seen := cs.first[c]
+		switch {
+		case !seen:
+			cs.first[c] = firstCopy{i, e.ID}
+			cs.order = append(cs.order, c)
+		case fc.id != e.ID:
+			cs.renamed = true
+		}
+	}
+	return cs
 }
