@@ -27,6 +27,10 @@ func msg(order string, seq int, status outbox.Status) outbox.Message {
 	return outbox.Message{ID: "e-" + order, Event: domain.Record{AggregateID: order, Sequence: seq}, Status: status}
 }
 
+func published(id, order string, seq int, payload string) broker.Envelope {
+	return broker.Envelope{ID: id, Event: domain.Record{Type: "OrderAmended", AggregateID: order, Sequence: seq, Payload: payload}}
+}
+
 func outcomes(vs []check.Violation) []string {
 	var out []string
 	for _, v := range vs {
@@ -105,6 +109,24 @@ func TestCheck(t *testing.T) {
 			Orders: []domain.Order{order("o-1", 1)}, Ledger: []billing.Entry{entry("o-1", 1)}, Quiesced: true,
 			Held: []inbox.Parked{{Envelope: broker.Envelope{ID: "e-1", Event: domain.Record{AggregateID: "o-1", Sequence: 1}}, Reason: "waiting for #1"}},
 		}, []string{"STUCK o-1#1: billing applied it and still holds message e-1 (waiting for #1)"}},
+		{"an effect of a change past the order's last version", check.World{
+			Orders: []domain.Order{order("o-1", 1)}, Ledger: []billing.Entry{entry("o-1", 1), entry("o-1", 3), entry("o-1", 3)}, Quiesced: true,
+		}, []string{"PHANTOM o-1#3: billing applied 2 effect(s) for a change the order service never committed", "DUPLICATE o-1#3: billing applied the change 2 times"}},
+		{"an order listed twice is judged once, by its highest version", check.World{
+			Orders: []domain.Order{order("o-1", 2), order("o-1", 1)}, Ledger: []billing.Entry{entry("o-1", 1)}, Quiesced: true,
+		}, []string{"LOST o-1#2: committed, but billing never applied it"}},
+		{"one change published under two message ids", check.World{Quiesced: true,
+			Published: []broker.Envelope{published("e-1", "o-1", 1, "{}"), published("e-2", "o-1", 1, "{}")},
+		}, []string{"DUPLICATE o-1#1: the same OrderAmended was published as e-1 and again as e-2: a consumer that deduplicates by message id applies it twice"}},
+		{"two ids for one sequence with different contents are two changes", check.World{Quiesced: true,
+			Published: []broker.Envelope{published("e-1", "o-1", 1, `{"a":1}`), published("e-2", "o-1", 1, `{"a":2}`)},
+		}, nil},
+		{"a later change stored first at the broker", check.World{Quiesced: true,
+			Orders: []domain.Order{order("o-1", 2)}, Ledger: []billing.Entry{entry("o-1", 1), entry("o-1", 2)},
+			Published: []broker.Envelope{published("e-2", "o-1", 2, "{}"), published("e-1", "o-1", 1, "{}")},
+			StoredAt:  check.InLogOrder(2),
+		}, []string{"OUT_OF_ORDER o-1#1: the order-status view, which keeps the last status it read as a shipping or search service does, shows o-1 OrderAmended (from #1, read last) after it read #2 (OrderAmended): an outdated state restored; the order is ",
+			"OUT_OF_ORDER o-1#2: first stored at the broker at 00:00:00.000, before the first copy of #1 (stored at 00:00:00.000), which was still to be sent: a consumer that trusts the broker's order reads #2 first (chapter 001: Reihenfolge pro Geschäftsobjekt)"}},
 		{"worst first", check.World{
 			Orders: []domain.Order{order("o-1", 1), order("o-2", 1)}, Ledger: []billing.Entry{entry("o-1", 1), entry("o-1", 1)}, Quiesced: true,
 		}, []string{"LOST o-2#1: committed, but billing never applied it", "DUPLICATE o-1#1: billing applied the change 2 times"}},
