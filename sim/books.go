@@ -28,7 +28,7 @@ func (w *world) terms() check.Terms {
 
 func (w *world) books() ([]domain.Order, []billing.Entry, []billing.Account) {
 	if !w.orderDB.HasTable(insurance.TableClaims) {
-		return orders.All(w.orderDB), billing.Ledger(w.billingDB), billing.Accounts(w.billingDB)
+		return orders.All(w.orderDB), w.billingLedger(), billing.Accounts(w.billingDB)
 	}
 	var released []domain.Order
 	for _, c := range insurance.Claims(w.orderDB) {
@@ -54,4 +54,15 @@ func (w *world) books() ([]domain.Order, []billing.Entry, []billing.Account) {
 		accounts = append(accounts, billing.Account{OrderID: id, Billed: paid[id]})
 	}
 	return released, payouts, accounts
+}
+
+// billingLedger returns billing's ledger (billing.Ledger), read again only
+// when billing committed since the last read: the end of the work and the
+// judge read it, and the operator's work between them mostly commits
+// nothing to billing. Its readers must not change it.
+func (w *world) billingLedger() []billing.Entry {
+	if seq := w.billingDB.LastSeq(); !w.ledgerRead.ok || seq != w.ledgerRead.seq {
+		w.ledgerRead.ledger, w.ledgerRead.seq, w.ledgerRead.ok = billing.Ledger(w.billingDB), seq, true
+	}
+	return w.ledgerRead.ledger
 }

@@ -369,7 +369,7 @@ func (w *world) cleanup() error {
 // ledger returns billing's ledger, as books reads it.
 func (w *world) ledger() []billing.Entry {
 	if !w.orderDB.HasTable(insurance.TableClaims) {
-		return billing.Ledger(w.billingDB) // without the orders and accounts books reads too
+		return w.billingLedger() // without the orders and accounts books reads too
 	}
 	_, ledger, _ := w.books()
 	return ledger

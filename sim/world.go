@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/effect"
 	"outboxlab/sim/check"
@@ -152,7 +153,14 @@ type world struct {
 	claimsSeen uint64
 	// log is what the order database's commit log said so far, read up
 	// to the last commit follow fed.
-	log      orderLog
+	log orderLog
+	// ledgerRead is billing's ledger as last read, after billing's
+	// commit seq (see billingLedger).
+	ledgerRead struct {
+		ledger []billing.Entry
+		seq    uint64
+		ok     bool
+	}
 	idsGiven int // of Config.IDs, handed out
 	trace    []Event
 	// outages are the broker outages as the trace tells them.
