@@ -395,7 +395,11 @@ func (w *world) keptSituations(from uint64) {
 			}
 		}
 	}
+	// A row is as old as the retention period when it is from old or
+	// before, and within two hours of its end when it is from soon or
+	// before (now less the period, and less two hours less).
 	now, retention := w.clock.Now(), w.relayPolicy.Retention
+	old, soon := now.Add(-retention), now.Add(2*time.Hour-retention)
 	var retentionKept, replayedKept, deadLetterKept int
 	w.log.reader.Outbox(func(key string, m *outbox.Message) { // counted in any order: a sum
 		if written[key] {
@@ -405,15 +409,15 @@ func (w *world) keptSituations(from uint64) {
 		}
 		switch m.Status {
 		case outbox.Sent:
-			switch sent := now.Sub(m.SentAt); {
-			case sent >= retention:
-			case sent >= retention-2*time.Hour:
+			switch {
+			case !m.SentAt.After(old):
+			case !m.SentAt.After(soon):
 				retentionKept++
-			case now.Sub(m.CreatedAt) >= retention:
+			case !m.CreatedAt.After(old):
 				replayedKept++
 			}
 		case outbox.DeadLetter:
-			if now.Sub(m.CreatedAt) >= retention {
+			if !m.CreatedAt.After(old) {
 				deadLetterKept++
 			}
 		}

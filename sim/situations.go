@@ -117,7 +117,9 @@ func (r *outboxSituations) read(ow *check.OutboxWrite) {
 	default:
 		// Claims are told apart by the process that committed them
 		// (PrevBy), not by the owner names the relays write.
-		r.out[transition(ow.Prev, ow.Next, ow.PrevBy, ow.By)]++
+		if s := transition(ow.Prev, ow.Next, ow.PrevBy, ow.By); s != "" {
+			r.out[s]++
+		}
 	}
 }
 
