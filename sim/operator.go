@@ -381,20 +381,14 @@ func (w *world) ledger() []billing.Entry {
 // those sent within it but created before it (ReplayedKept: a cleanup by
 // creation age deletes them), and the dead letters older than it
 // (DeadLetterKept). The rows before it are the ones the reader of the
-// commit log holds, which follow fed up to from before the cleanup began;
-// a row the cleanup wrote it kept if it is still there.
+// commit log holds, which follow fed up to from before the cleanup began.
 func (w *world) keptSituations(from uint64) {
 	if !w.orderDB.HasTable(outbox.Table) {
 		return
 	}
-	written := map[string]bool{}
-	for _, c := range w.orderDB.Log(from) {
-		for _, ch := range c.Changes {
-			if ch.Table == outbox.Table {
-				written[ch.Key] = true
-			}
-		}
-	}
+	// A row the cleanup kept is one still there; one it did not write
+	// is, so a cleanup that committed nothing kept every row.
+	committed := len(w.orderDB.Log(from)) > 0
 	// A row is as old as the retention period when it is from old or
 	// before, and within two hours of its end when it is from soon or
 	// before (now less the period, and less two hours less).
@@ -402,7 +396,7 @@ func (w *world) keptSituations(from uint64) {
 	old, soon := now.Add(-retention), now.Add(2*time.Hour-retention)
 	var retentionKept, replayedKept, deadLetterKept int
 	w.log.reader.Outbox(func(key string, m *outbox.Message) { // counted in any order: a sum
-		if written[key] {
+		if committed {
 			if _, kept := w.orderDB.Get(outbox.Table, key); !kept {
 				return
 			}
