@@ -81,20 +81,25 @@ func SafetyOf(h History) []lang.Text {
 // than its total.
 func overcharged(ledger []billing.Entry, orders []domain.Order, terms Terms) []lang.Text {
 	var out []lang.Text
-	totals := make(map[string]domain.Money, len(orders))
-	for _, o := range orders {
-		totals[o.ID] = o.Total
+	type charge struct {
+		total   domain.Money
+		charged int64
 	}
-	charged := make(map[string]int64, len(orders))
+	charges := make([]charge, len(orders)) // one for each order, found by id in byID
+	byID := make(map[string]*charge, len(orders))
+	for i, o := range orders {
+		charges[i].total = o.Total
+		byID[o.ID] = &charges[i]
+	}
 	for _, e := range ledger {
-		total, ok := totals[e.OrderID]
+		c, ok := byID[e.OrderID]
 		if !ok {
 			continue // a PHANTOM, reported by Check
 		}
-		charged[e.OrderID] += e.Amount.Minor
-		if charged[e.OrderID] > total.Minor {
+		c.charged += e.Amount.Minor
+		if c.charged > c.total.Minor {
 			out = append(out, lang.Textf(terms.Overcharged,
-				e.Key, e.OrderID, MoneyText(domain.Money{Minor: charged[e.OrderID], Currency: total.Currency}), e.Sequence, MoneyText(total)))
+				e.Key, e.OrderID, MoneyText(domain.Money{Minor: c.charged, Currency: c.total.Currency}), e.Sequence, MoneyText(c.total)))
 		}
 	}
 	return out
