@@ -148,9 +148,9 @@ func accounts(w World, f *facts) []Violation {
 		if o.Status == domain.Cancelled {
 			want = domain.Money{Currency: o.Total.Currency}
 		}
-		a, ok := of.account, of.hasAccount
+		a := of.account
 		switch {
-		case !ok:
+		case a == nil:
 			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(f.terms.NoAccount, o.Version, MoneyText(want))})
 		case a.Billed.Currency != want.Currency:

@@ -41,8 +41,7 @@ type orderFacts struct {
 	effects []effect
 	// last is the ledger's entry of the highest sequence so far (seen:
 	// there is one), as the ledger is read in the order applied.
-	last billing.Entry
-	seen bool
+	last *billing.Entry
 	// net is what the order's ledger sums to, credited whether it holds
 	// a credit.
 	net      int64
@@ -50,18 +49,18 @@ type orderFacts struct {
 	// told counts the commands about it the service answered with
 	// success (World.Acknowledged).
 	told int
-	// account is billing's account of the order (the last one listed, if
-	// hasAccount); judged says accounts compared it with the order.
-	account    billing.Account
-	hasAccount bool
-	judged     bool
+	// account is billing's account of the order (the last one listed;
+	// nil: none); judged says accounts compared it with the order.
+	account *billing.Account
+	judged  bool
 }
 
 // effect is how often billing applied one change, and the last entry
-// that did.
+// that did (in World.Ledger: facts point into the world's slices and
+// copy nothing).
 type effect struct {
 	n    int
-	last billing.Entry
+	last *billing.Entry
 }
 
 // factsOf gathers w's facts.
@@ -94,24 +93,25 @@ func factsOf(w World) *facts {
 			of.effects, effects = effects[:of.upTo:of.upTo], effects[of.upTo:]
 		}
 	}
-	for _, e := range w.Ledger {
+	for i := range w.Ledger {
+		e := &w.Ledger[i]
 		of := f.order(e.OrderID)
 		ef := f.effectOf(of, e.Sequence, true)
 		ef.n++
 		ef.last = e
 		of.net += e.Amount.Minor
 		of.credited = of.credited || e.Kind == billing.Credit
-		if of.seen && e.Sequence < of.last.Sequence {
+		if of.last != nil && e.Sequence < of.last.Sequence {
 			f.outOfOrder = append(f.outOfOrder, Violation{OutOfOrder, e.OrderID, e.Sequence,
 				lang.Textf(lang.Text{EN: "%s of #%d applied after %s of #%d", DE: "%s von #%d nach %s von #%d angewendet"}, KindText(e.Kind), e.Sequence, KindText(of.last.Kind), of.last.Sequence)})
 		}
-		if !of.seen || e.Sequence > of.last.Sequence {
-			of.last, of.seen = e, true
+		if of.last == nil || e.Sequence > of.last.Sequence {
+			of.last = e
 		}
 	}
-	for _, a := range w.Accounts {
-		of := f.order(a.OrderID)
-		of.account, of.hasAccount = a, true
+	for i := range w.Accounts {
+		a := &w.Accounts[i]
+		f.order(a.OrderID).account = a
 	}
 	for _, id := range w.Acknowledged {
 		f.order(id).told++
@@ -149,22 +149,14 @@ func (f *facts) effectOf(of *orderFacts, seq int, add bool) *effect {
 }
 
 // applied returns how often billing applied change c, and the last entry
-// that did.
+// that did (the zero entry for none).
 func (f *facts) applied(c change) (int, billing.Entry) {
 	of, ok := f.orders[c.order]
 	if !ok {
 		return 0, billing.Entry{}
 	}
-	if ef := f.effectOf(of, c.seq, false); ef != nil {
-		return ef.n, ef.last
+	if ef := f.effectOf(of, c.seq, false); ef != nil && ef.last != nil {
+		return ef.n, *ef.last
 	}
 	return 0, billing.Entry{}
-}
-
-// count returns how often billing applied change seq of the order of.
-func (f *facts) count(of *orderFacts, seq int) int {
-	if ef := f.effectOf(of, seq, false); ef != nil {
-		return ef.n
-	}
-	return 0
 }

@@ -89,8 +89,9 @@ func NewReader(retention time.Duration, orders int, each func(*OutboxWrite)) *Re
 		each:      each,
 		// Sized for the orders, so that the walk grows them less: each
 		// order has an entry in last and a message or more in rows.
-		rows: make(map[string]*outboxRow, orders),
-		last: make(map[string]domain.Order, orders),
+		rows:    make(map[string]*outboxRow, orders),
+		last:    make(map[string]domain.Order, orders),
+		changes: make([]Change, 0, orders),
 	}
 }
 
@@ -144,7 +145,10 @@ func (r *Reader) Outbox(fn func(key string, m *outbox.Message)) {
 // the breaches of safety, billing's overcharges by ledger and orders
 // after them, and the committed changes.
 func (r *Reader) End(ledger []billing.Entry, orders []domain.Order, terms Terms) (unsafe []lang.Text, changes []Change) {
-	return append(r.unsafe, overcharged(ledger, orders, terms.orDefault())...), r.changes
+	if len(r.changes) > 0 {
+		changes = r.changes // made with room for the orders: none is nil, as Changes says it
+	}
+	return append(r.unsafe, overcharged(ledger, orders, terms.orDefault())...), changes
 }
 
 // breach says what is wrong with one write to an outbox row (see
