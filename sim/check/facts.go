@@ -65,7 +65,9 @@ type effect struct {
 
 // factsOf gathers w's facts.
 func factsOf(w World) *facts {
-	f := &facts{orders: make(map[string]*orderFacts, len(w.Orders)), listed: make([]*orderFacts, len(w.Orders)), terms: w.Terms.orDefault()}
+	n := len(w.Orders)
+	both := make([]*orderFacts, n, 2*n) // listed, then committed: one allocation
+	f := &facts{orders: make(map[string]*orderFacts, n), listed: both, committed: both[n:n], terms: w.Terms.orDefault()}
 	own := make([]orderFacts, len(w.Orders)) // one allocation for the listed orders
 	for i := range w.Orders {
 		o := &w.Orders[i]
@@ -80,7 +82,6 @@ func factsOf(w World) *facts {
 		f.listed[i] = of
 	}
 	changes := 0
-	f.committed = make([]*orderFacts, 0, len(w.Orders))
 	for i, of := range f.listed {
 		if &own[i] == of { // its first listing
 			f.committed = append(f.committed, of)

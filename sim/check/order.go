@@ -204,7 +204,7 @@ type firstCopy struct {
 
 // copiesOf reads the broker's log published into copies.
 func copiesOf(published []broker.Envelope) *copies {
-	cs := &copies{first: make(map[change]firstCopy, len(published))}
+	cs := &copies{first: make(map[change]firstCopy, len(published)), order: make([]change, 0, len(published))}
 	for i, e := range published {
 		c := change{e.Event.AggregateID, e.Event.Sequence}
 		fc, seen := cs.first[c]

@@ -72,9 +72,13 @@ type Reader struct {
 	last      map[string]domain.Order // every order's last committed version
 	unsafe    []lang.Text
 	changes   []Change
-	w         OutboxWrite    // handed to each: one for the walk
-	next      outbox.Message // the row a write writes, until it is the row's
-	none      outbox.Message // a zero message: Prev of a new row, Next of a delete
+	// free are rows made ahead, slab at a time: a row is made once, when
+	// the log first writes it, and a run writes a row per message.
+	free []outboxRow
+	slab int
+	w    OutboxWrite    // handed to each: one for the walk
+	next outbox.Message // the row a write writes, until it is the row's
+	none outbox.Message // a zero message: Prev of a new row, Next of a delete
 }
 
 // NewReader returns a Reader that judges deletes by retention (0 is the
@@ -89,6 +93,7 @@ func NewReader(retention time.Duration, orders int, each func(*OutboxWrite)) *Re
 		each:      each,
 		// Sized for the orders, so that the walk grows them less: each
 		// order has an entry in last and a message or more in rows.
+		slab:    min(max(orders, 4), 256),
 		rows:    make(map[string]*outboxRow, orders),
 		last:    make(map[string]domain.Order, orders),
 		changes: make([]Change, 0, orders),
@@ -110,7 +115,7 @@ func (r *Reader) Add(c *store.Commit) {
 		if seen {
 			w.Prev, w.PrevBy = &prev.m, prev.by
 		} else {
-			prev = &outboxRow{}
+			prev = r.newRow()
 		}
 		if !ch.Deleted {
 			r.next = ch.Value.(outbox.Message)
@@ -131,6 +136,17 @@ func (r *Reader) Add(c *store.Commit) {
 		}
 		prev.m, prev.by, prev.seq, prev.claimed = r.next, by, c.Seq, seen && r.next.Status == outbox.InFlight
 	}
+}
+
+// newRow returns a row for an outbox row the log writes the first time,
+// from the slab made ahead.
+func (r *Reader) newRow() *outboxRow {
+	if len(r.free) == 0 {
+		r.free = make([]outboxRow, r.slab)
+	}
+	row := &r.free[0]
+	r.free = r.free[1:]
+	return row
 }
 
 // Outbox calls fn with every outbox row as the commits added so far
