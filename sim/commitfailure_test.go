@@ -347,8 +347,13 @@ func TestAFailureRowMustBeAFaultRow(t *testing.T) {
 
 // rewritesDeadLetters is a relay whose retention cleanup, after the
 // reference's, rewrites every dead letter it keeps (a note added to its
-// last error) in a commit of its own.
-type rewritesDeadLetters struct{ *variant.RelayAdapter }
+// last error, its creation dated now: as rewritten, no dead letter is
+// old enough to count as kept, as it was before the cleanup one is) in a
+// commit of its own.
+type rewritesDeadLetters struct {
+	*variant.RelayAdapter
+	clock variant.Clock
+}
 
 func (r rewritesDeadLetters) Cleanup() (int, error) {
 	n, err := r.RelayAdapter.Cleanup()
@@ -359,6 +364,7 @@ func (r rewritesDeadLetters) Cleanup() (int, error) {
 	tx.Scan(outbox.Table, func(key string, v any) bool {
 		if m := v.(outbox.Message); m.Status == outbox.DeadLetter {
 			m.LastError += " (kept by the cleanup)"
+			m.CreatedAt = r.clock.Now()
 			tx.Put(outbox.Table, key, m)
 		}
 		return true
@@ -377,7 +383,7 @@ func TestACleanupThatRewritesWhatItKeepsStillCountsIt(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return rewritesDeadLetters{variant.AdaptRelay(r)}, nil
+		return rewritesDeadLetters{variant.AdaptRelay(r), env.Clock}, nil
 	}
 	p, err := scenarios.FindPoint(string(sim.FaultRejected))
 	if err != nil {
