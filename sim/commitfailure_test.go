@@ -397,3 +397,54 @@ func TestACleanupThatRewritesWhatItKeepsStillCountsIt(t *testing.T) {
 		t.Errorf("a cleanup that rewrites the dead letters it keeps: missing %v, want %s reached", cell.Missing(), sim.DeadLetterKept)
 	}
 }
+
+// deletesOldDeadLetters is a relay whose retention cleanup, after the
+// reference's, deletes the dead letters older than the retention period
+// in a commit of its own (the cleanup-by-age mistake, as an addition).
+type deletesOldDeadLetters struct {
+	*variant.RelayAdapter
+	clock variant.Clock
+}
+
+func (r deletesOldDeadLetters) Cleanup() (int, error) {
+	n, err := r.RelayAdapter.Cleanup()
+	if err != nil {
+		return n, err
+	}
+	old := r.clock.Now().Add(-outbox.DefaultConfig("").Retention)
+	tx := r.DB.Begin(r.Config().Owner)
+	tx.Scan(outbox.Table, func(key string, v any) bool {
+		if m := v.(outbox.Message); m.Status == outbox.DeadLetter && !m.CreatedAt.After(old) {
+			tx.Delete(outbox.Table, key)
+			n++
+		}
+		return true
+	})
+	return n, tx.Commit()
+}
+
+// TestADeadLetterACleanupDeletedIsNotKept: a cleanup's kept rows are the
+// rows still there after it; a dead letter old enough to count as kept
+// that the cleanup deleted is not one (dead-letter-kept not reached),
+// whatever the delete breaks.
+func TestADeadLetterACleanupDeletedIsNotKept(t *testing.T) {
+	v := variant.Outbox()
+	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
+		r, err := variant.ReferenceRelay(env, nil)
+		if err != nil {
+			return nil, err
+		}
+		return deletesOldDeadLetters{variant.AdaptRelay(r), env.Clock}, nil
+	}
+	p, err := scenarios.FindPoint(string(sim.FaultRejected))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell, err := scenarios.Matrix().RunCell(v, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := cell.Situations[sim.DeadLetterKept]; n > 0 {
+		t.Errorf("a cleanup that deletes the old dead letters: %s reached %d time(s), want none", sim.DeadLetterKept, n)
+	}
+}
