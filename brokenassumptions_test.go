@@ -106,8 +106,8 @@ func TestAGradingPlaysTheAssumptions(t *testing.T) {
 		t.Fatalf("%s at depth course: passed", v.Name)
 	}
 	f := vd.Findings[0]
-	if f.Stage != verdict.StageAssumptions || f.Point != "eleven-events" || f.Outcome != check.Lost || f.Run.Scenario != "eleven-events" {
-		t.Errorf("first finding %s at %q (%s), run %q; want assumptions at eleven-events (LOST), run eleven-events", f.Stage, f.Point, f.Outcome, f.Run.Scenario)
+	if f.Stage != verdict.StageAssumptions || f.Point != "eleven-events" || f.Outcome != check.Lost || f.Run.Name() != "eleven-events" {
+		t.Errorf("first finding %s at %q (%s), run %q; want assumptions at eleven-events (LOST), run eleven-events", f.Stage, f.Point, f.Outcome, f.Run.Name())
 	}
 	// blocked-backlog's o-1 has 101 events too.
 	if got, _ := vd.Stage(verdict.StageAssumptions); got.Runs != len(scenarios.Assumptions()) || got.Failed != 2 {
@@ -154,7 +154,7 @@ func TestTheAssumptionsAloneCatchTheExaminersMistakes(t *testing.T) {
 		}
 		for _, f := range vd.Findings {
 			if f.Stage != verdict.StageAssumptions {
-				t.Errorf("%s: a finding of stage %s at %q: %s", v.Name, f.Stage, f.Run.Scenario, f.Detail.EN)
+				t.Errorf("%s: a finding of stage %s at %q: %s", v.Name, f.Stage, f.Run.Name(), f.Detail.EN)
 			}
 		}
 	}

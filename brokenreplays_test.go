@@ -106,7 +106,7 @@ func TestStateKeptBetweenRunsIsCaught(t *testing.T) {
 		if g.Outcome != check.NonDeterministic {
 			continue
 		}
-		report := g.Report(0, g.Hint(), g.First().Run.Labrun("labrun", vd.Variant), 100)
+		report := g.Report(0, g.Hint(), g.First().Run.Command("labrun"), 100)
 		for _, want := range []string{"NONDETERMINISTIC", "first run:", "second run:", "hint: take time only", "labrun scenario"} {
 			if !strings.Contains(report, want) {
 				t.Errorf("the report does not say %q:\n%s", want, report)
@@ -127,7 +127,7 @@ func TestAReplayOfARunThatDoesNotReplaySaysSo(t *testing.T) {
 	remembered.Lock()
 	clear(remembered.ids)
 	remembered.Unlock()
-	run := verdict.Run{Scenario: "relay.after-send@1"}
+	run := scenarios.MustParseRun("relay.after-send@1")
 	if err := grade.Replay(t, packageStateConsumer(), run); err == nil || !strings.HasPrefix(err.Error(), "NONDETERMINISTIC: the same run made twice parts at its event") {
 		t.Errorf("the replay of package-state-consumer: %v, want NONDETERMINISTIC", err)
 	}
@@ -166,7 +166,7 @@ func TestARunThatPartsOnlyAfterAFailedCommitIsCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range vd.Findings {
-		if f.Outcome == check.NonDeterministic && f.Run.Scenario == "commit-failure:relay.claim@1" {
+		if f.Outcome == check.NonDeterministic && f.Run.Name() == "commit-failure:relay.claim@1" {
 			return
 		}
 	}

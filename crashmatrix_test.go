@@ -77,7 +77,7 @@ func explain(c sim.Cell) string {
 	}
 	fmt.Fprintf(&b, "  replay: go test -run 'TestCrashMatrix/%s/%s' .\n", c.Variant, c.Point.ID)
 	if c.Counterexample != nil {
-		fmt.Fprintf(&b, "  timeline: %s\n", c.Counterexample.Replay("go run ./cmd/labrun", c.Variant))
+		fmt.Fprintf(&b, "  timeline: %s\n", c.Counterexample.Command("go run ./cmd/labrun"))
 	}
 	return b.String()
 }

@@ -48,7 +48,7 @@ type File struct {
 // makes or a process the story does not have, a crash point its variant
 // never reaches (found by running the story once without its crashes).
 func ParseFile(name, text string) (File, error) {
-	p := parser{name: name, f: File{Scenario: Scenario{Name: StoryName(name), Seed: MatrixSeed}}, cfg: sim.Config{Relays: 1, Services: 1}}
+	p := parser{name: name, f: File{Scenario: Scenario{Name: StoryName(name), Seed: MatrixSeed, Run: sim.RunID{Story: StoryName(name)}}}, cfg: sim.Config{Relays: 1, Services: 1}}
 	body, expected, found := strings.Cut(text, "\n"+Separator+"\n")
 	if found {
 		p.f.Expected = expected

@@ -100,7 +100,7 @@ type Cell struct {
 	Violations []check.Violation
 	// Counterexample is the first run that showed Outcome; nil for OK and
 	// n/a.
-	Counterexample *Counterexample
+	Counterexample *RunID
 	// Runs is how many runs the cell took (one per occurrence of a crash
 	// point).
 	Runs int
@@ -111,7 +111,7 @@ type Cell struct {
 	// went on from, a panic), and MisstepRun replays that run. A cell with
 	// one disagrees with any declaration.
 	Missteps
-	MisstepRun *Counterexample
+	MisstepRun *RunID
 }
 
 // Missing returns the situations the row declares that no run of the cell
@@ -139,40 +139,6 @@ func (c Cell) OutcomeMatches() bool {
 		return c.Expected == check.OK
 	}
 	return c.Outcome == c.Expected
-}
-
-// Counterexample is one reproducible run that broke an invariant.
-type Counterexample struct {
-	Seed uint64
-	// Relays is how many relays ran, when the run differs from the
-	// default of one (0 otherwise).
-	Relays int
-	// Schedule lists the crashes and faults of the run, e.g.
-	// "crash relay.after-send#2".
-	Schedule []string
-	// Scenario is the scenario name labrun replays it by, e.g.
-	// "relay.after-send@2".
-	Scenario string
-	// Poll is set when the relays were polled as their production loop
-	// polls them (Config.Poll).
-	Poll bool
-	// Flags are labrun flags the run needs beyond these, as they are
-	// typed (" --max-attempts 3" for a relay whose policy labrun
-	// changed); "" for none.
-	Flags string
-}
-
-// Replay returns the labrun command that reproduces the counterexample;
-// program runs labrun ("go run ./cmd/labrun", or a course's own).
-func (c Counterexample) Replay(program, variantName string) string {
-	relays := ""
-	if c.Relays > 0 {
-		relays = fmt.Sprintf(" --relays %d", c.Relays)
-	}
-	if c.Poll {
-		relays += " --poll"
-	}
-	return fmt.Sprintf("%s scenario %s --variant %s --seed %d%s%s", program, c.Scenario, variantName, c.Seed, relays, c.Flags)
 }
 
 // Matrix describes the runs behind a crash matrix.
@@ -232,14 +198,14 @@ func (m Matrix) Config(v variant.Variant) Config {
 func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 	cell := Cell{Variant: v.Name, Point: p, Expected: p.Expected(v), Outcome: check.NotApplicable, Situations: map[Situation]int{}}
 	worst := check.OK
-	consider := func(cfg Config, res Result, sched []string, scenario string) {
+	consider := func(cfg Config, res Result, sched []string) {
 		cell.Runs++
 		for s, n := range res.Situations {
 			cell.Situations[s] += n
 		}
 		cell.Outcome = max(cell.Outcome, check.OK)
-		example := func() *Counterexample {
-			c := &Counterexample{Seed: m.Seed, Schedule: sched, Scenario: scenario, Poll: cfg.Poll}
+		example := func() *RunID {
+			c := &RunID{Variant: v.Name, Row: p.ID, Crashes: cfg.Crashes, Seed: m.Seed, Schedule: sched, Poll: cfg.Poll}
 			if base := m.Config(v); p.Relays == 0 && cfg.Relays != base.Relays {
 				c.Relays = cfg.Relays
 				c.Schedule = append([]string{fmt.Sprintf("%d relays", cfg.Relays)}, sched...)
@@ -276,7 +242,7 @@ func (m Matrix) relayCounts(v variant.Variant, p Point) []int {
 }
 
 // runCell makes the runs of one cell with the given number of relays.
-func (m Matrix) runCell(v variant.Variant, p Point, relays int, consider func(Config, Result, []string, string)) error {
+func (m Matrix) runCell(v variant.Variant, p Point, relays int, consider func(Config, Result, []string)) error {
 	if p.Kind == KindFault {
 		cfg := m.Config(v)
 		p.Apply(&cfg)
@@ -295,7 +261,7 @@ func (m Matrix) runCell(v variant.Variant, p Point, relays int, consider func(Co
 		for _, f := range p.Faults {
 			sched = append(sched, "fault "+f.String())
 		}
-		consider(cfg, res, sched, p.ID)
+		consider(cfg, res, sched)
 		return nil
 	}
 	for k := 1; ; k++ {
@@ -309,7 +275,7 @@ func (m Matrix) runCell(v variant.Variant, p Point, relays int, consider func(Co
 		if len(res.Fired) == 0 {
 			return nil // the point is reached fewer than k times
 		}
-		consider(cfg, res, []string{"crash " + cfg.Crashes[0].String()}, fmt.Sprintf("%s@%d", p.ID, k))
+		consider(cfg, res, []string{"crash " + cfg.Crashes[0].String()})
 	}
 }
 

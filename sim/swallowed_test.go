@@ -76,7 +76,7 @@ func TestARelayThatSwallowsItsCrashIsNamed(t *testing.T) {
 		if cell.Outcome != check.OK {
 			t.Errorf("%s: %s, want OK: %v", c.v.Name, cell.Outcome, cell.Violations)
 		}
-		if c.swallowed && (cell.MisstepRun == nil || cell.MisstepRun.Scenario != "relay.after-send@1") {
+		if c.swallowed && (cell.MisstepRun == nil || cell.MisstepRun.Name() != "relay.after-send@1") {
 			t.Errorf("%s: replay %+v, want relay.after-send@1", c.v.Name, cell.MisstepRun)
 		}
 	}

@@ -158,7 +158,7 @@ func row(f verdict.Finding) string {
 	case verdict.CauseError:
 		word = "error " + f.Detail.EN
 	}
-	where := f.Run.Scenario
+	where := f.Run.Name()
 	if f.Run.Relays > 1 {
 		where += fmt.Sprintf(" (%d relays)", f.Run.Relays)
 	}

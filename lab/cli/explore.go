@@ -147,7 +147,7 @@ func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f 
 		Outcome:    trace.Outcome,
 		Expected:   expected,
 		Violations: trace.Violations,
-		Replay:     withLang(w, f.Replay(programName())+" --format html"),
+		Replay:     withLang(w, f.Run().Command(programName())+" --format html"),
 		Trace:      trace.Trace,
 	}, reportOptions(w))
 }
@@ -186,7 +186,7 @@ func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f 
 	for _, m := range missteps(w, f.Result.Missteps) {
 		fmt.Fprintf(w, "  %s\n", m)
 	}
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, withLang(w, f.Replay(programName()))))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, withLang(w, f.Run().Command(programName()))))
 	writeSituations(w, f.Runs, reached)
 }
 
@@ -230,7 +230,7 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 	}
 	if f != nil {
 		ce := &counterexample{Outcome: f.Result.Outcome.String(), Violations: []string{}, Unsafe: []string{},
-			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Replay(programName()),
+			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Run().Command(programName()),
 			Divergence: toJSONDivergence(d)}
 		for _, v := range f.Result.Violations {
 			ce.Violations = append(ce.Violations, v.String())

@@ -86,7 +86,7 @@ func toJSONVerdict(v verdict.Verdict) jsonVerdict {
 	}
 	for _, f := range v.Findings {
 		out.Findings = append(out.Findings, jsonFinding{Stage: f.Stage.String(), Cause: f.Cause, Outcome: f.Outcome, Expected: f.Expected,
-			Point: f.Point, Detail: f.Detail.EN, Replay: f.Run.Labrun(programName(), v.Variant)})
+			Point: f.Point, Detail: f.Detail.EN, Replay: f.Run.Command(programName())})
 	}
 	return out
 }
@@ -108,11 +108,11 @@ func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 			jc.Violations = append(jc.Violations, v.String())
 		}
 		if ce := c.Counterexample; ce != nil {
-			jc.Counterexample = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(programName(), c.Variant)}
+			jc.Counterexample = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Command(programName())}
 		}
 		if ce := c.MisstepRun; ce != nil {
 			jc.Unhandled, jc.Swallowed, jc.Panics = c.Unhandled, c.Swallowed, c.Panics
-			jc.MisstepRun = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(programName(), c.Variant)}
+			jc.MisstepRun = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Command(programName())}
 		}
 		out.Cells = append(out.Cells, jc)
 	}

@@ -374,13 +374,13 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 			fmt.Fprintln(w, hanging("  ", "    ", v.In(langOf(w))))
 		}
 		if c.Counterexample != nil {
-			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.Counterexample.Replay(programName(), c.Variant))))
+			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.Counterexample.Command(programName()))))
 		}
 		for _, m := range missteps(w, c.Missteps) {
 			fmt.Fprintln(w, hanging("  ", "    ", m))
 		}
 		if c.MisstepRun != nil {
-			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.MisstepRun.Replay(programName(), c.Variant))))
+			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.MisstepRun.Command(programName()))))
 		}
 	}
 	if mismatches == 0 {
@@ -426,7 +426,7 @@ func writeBeyond(w io.Writer, verdicts []verdict.Verdict, d verdict.Depth) {
 		}
 		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-20s ", v.Variant), strings.Repeat(" ", 25), stagesText(w, beyond)))
 		for _, g := range beyond.Groups() {
-			fmt.Fprintln(w, indent("    ", g.Report(langOf(w), lang.Text{}, withLang(w, g.First().Run.Labrun(programName(), v.Variant)), width-4)))
+			fmt.Fprintln(w, indent("    ", g.Report(langOf(w), lang.Text{}, withLang(w, g.First().Run.Command(programName())), width-4)))
 		}
 	}
 }

@@ -54,11 +54,12 @@ func runScenario(args []string, stdout io.Writer) error {
 }
 
 // scenarioRun is a scenario's run as its flags make it: the variant, the
-// seed, the simulator's configuration, the command that replays it and
-// the metrics view's alert.
+// seed, the run, the simulator's configuration, the command that replays
+// it and the metrics view's alert.
 type scenarioRun struct {
 	v      variant.Variant
 	seed   uint64
+	run    sim.RunID
 	cfg    sim.Config
 	replay string
 	alert  time.Duration
@@ -90,24 +91,23 @@ func planScenario(sc scenarios.Scenario, opt scenarioOptions) (scenarioRun, erro
 		return r, err
 	}
 	r.tuned = flags != ""
-	r.cfg = sc.Configure(r.v, r.seed)
-	r.storyRelays = r.cfg.Relays
-	r.replay = fmt.Sprintf("%s scenario %s --variant %s --seed %d%s", programName(), sc.Name, r.v.Name, r.seed, flags)
+	run := sc.Run
 	if *opt.file != "" {
-		r.replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d%s", programName(), *opt.file, r.v.Name, r.seed, flags)
+		run = sim.RunID{File: *opt.file}
 	}
+	run.Variant, run.Seed, run.Flags, run.Poll = r.v.Name, r.seed, flags, *opt.poll
+	r.cfg = sc.Config(r.v, run)
+	r.storyRelays = r.cfg.Relays
 	if *opt.relays != "" {
-		if r.cfg.Relays, err = relaysFlag(*opt.relays, r.v); err != nil {
+		if run.Relays, err = relaysFlag(*opt.relays, r.v); err != nil {
 			return r, err
 		}
-		r.replay += fmt.Sprintf(" --relays %d", r.cfg.Relays)
+		r.cfg.Relays = run.Relays
 	}
+	r.run = run
+	r.replay = run.Command(programName())
 	if r.alert, err = alertFlag(*opt.alert, opt.format.value); err != nil {
 		return r, err
-	}
-	if *opt.poll {
-		r.cfg.Poll = true
-		r.replay += " --poll"
 	}
 	return r, nil
 }

@@ -2,7 +2,6 @@ package grade
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -16,34 +15,31 @@ import (
 )
 
 // runOf is the run the replay flags name: -lab.replay=NAME (a scenario,
-// or explore:RUNS:SEED), -lab.relays=N, -lab.poll.
-func runOf(name string, relays int, poll bool) (verdict.Run, error) {
+// or explore:RUNS:SEED, as scenarios.ParseRun reads it), -lab.relays=N,
+// -lab.poll.
+func runOf(name string, relays int, poll bool) (sim.RunID, error) {
 	if relays < 0 {
-		return verdict.Run{}, fmt.Errorf("-lab.relays=%d: want 1 or more (or leave it out: the scenario's own)", relays)
+		return sim.RunID{}, fmt.Errorf("-lab.relays=%d: want 1 or more (or leave it out: the scenario's own)", relays)
 	}
 	if name == "" {
-		return verdict.Run{}, fmt.Errorf("-lab.relays and -lab.poll say how -lab.replay plays its run: add -lab.replay=RUN, as a finding's replay command has it")
+		return sim.RunID{}, fmt.Errorf("-lab.relays and -lab.poll say how -lab.replay plays its run: add -lab.replay=RUN, as a finding's replay command has it")
 	}
-	rest, ok := strings.CutPrefix(name, "explore:")
-	if ok && (relays != 0 || poll) {
-		return verdict.Run{}, fmt.Errorf("-lab.replay=%s: an exploration's schedule says its relays and how they run: leave out -lab.relays and -lab.poll", name)
+	run, err := scenarios.ParseRun(name)
+	if err != nil {
+		return sim.RunID{}, fmt.Errorf("-lab.replay=%s: %w", name, err)
 	}
-	if !ok {
-		return verdict.Run{Scenario: name, Relays: relays, Poll: poll}, nil
+	if run.Explore && (relays != 0 || poll) {
+		return sim.RunID{}, fmt.Errorf("-lab.replay=%s: an exploration's schedule says its relays and how they run: leave out -lab.relays and -lab.poll", name)
 	}
-	runs, seed, found := strings.Cut(rest, ":")
-	n, err1 := strconv.Atoi(runs)
-	s, err2 := strconv.ParseUint(seed, 10, 64)
-	if !found || err1 != nil || err2 != nil || n < 1 {
-		return verdict.Run{}, fmt.Errorf("-lab.replay=%s: want explore:RUNS:SEED, e.g. explore:300:1", name)
-	}
-	return verdict.Run{Explore: true, ExploreRuns: n, ExploreSeed: s}, nil
+	run.Relays, run.Poll = relays, poll
+	return run, nil
 }
 
 // Replay plays one run of v as a grading found it, logs its timeline and
 // returns an error if the run breaks what v declares: an outcome other
 // than the declared one, a failed commit never handed back, a misstep.
-func Replay(t testing.TB, v variant.Variant, run verdict.Run) error {
+// The run plays at its scenario's own seed (the replay flags name none).
+func Replay(t testing.TB, v variant.Variant, run sim.RunID) error {
 	t.Helper()
 	if run.Explore {
 		f, err := explore.Explore(v, run.ExploreRuns, run.ExploreSeed, explore.Options{})
@@ -54,15 +50,12 @@ func Replay(t testing.TB, v variant.Variant, run verdict.Run) error {
 		cfg.Trace = true
 		return logRun(t, cfg, check.OK, strings.Join(f.Schedule.StoryLines(), "\n"))
 	}
-	sc, err := scenarios.FindScenario(run.Scenario)
+	sc, err := scenarios.Find(run)
 	if err != nil {
-		return fmt.Errorf("-lab.replay=%s: %w", run.Scenario, err)
+		return fmt.Errorf("-lab.replay=%s: %w", run.Name(), err)
 	}
-	cfg := sc.Configure(v, sc.Seed)
-	if run.Relays > 0 {
-		cfg.Relays = run.Relays
-	}
-	cfg.Poll = run.Poll
+	run.Seed = sc.Seed
+	cfg := sc.Config(v, run)
 	l, _ := language() // Grade checked it
 	return logRun(t, cfg, sc.Expected(v), sc.Summary.In(l))
 }

@@ -140,7 +140,7 @@ func throughEveryDoor(t *testing.T, v variant.Variant, d verdict.Depth) {
 func replayEveryGroup(t *testing.T, lab cli.Lab, v variant.Variant, want verdict.Verdict) {
 	for _, g := range want.Groups() {
 		run := g.First().Run
-		command := run.Labrun(lab.Command, v.Name)
+		command := run.Command(lab.Command)
 		var stdout, stderr bytes.Buffer
 		if code := lab.Run(strings.Fields(strings.TrimPrefix(command, lab.Command+" ")), &stdout, &stderr); code != 1 {
 			t.Errorf("%s: exit %d, want 1 (it failed the grading); stderr %q", command, code, stderr.String())
@@ -228,11 +228,11 @@ func TestAPolledFindingReplaysThroughEveryDoor(t *testing.T) {
 	if err != nil || c.Counterexample == nil || !c.Counterexample.Poll {
 		t.Fatalf("the polled cell: %v, %+v", err, c.Counterexample)
 	}
-	run := verdict.Run{Scenario: c.Counterexample.Scenario, Seed: c.Counterexample.Seed, Poll: true}
+	run := *c.Counterexample
 	lab := cli.Lab{Command: "go run ./examples/courselab", Variants: []variant.Variant{v}}
 	for _, poll := range []bool{true, false} {
 		run.Poll = poll
-		command := run.Labrun(lab.Command, v.Name)
+		command := run.Command(lab.Command)
 		var stdout, stderr bytes.Buffer
 		code := lab.Run(strings.Fields(strings.TrimPrefix(command, lab.Command+" ")), &stdout, &stderr)
 		err := grade.Replay(quiet{t}, v, run)
@@ -240,7 +240,7 @@ func TestAPolledFindingReplaysThroughEveryDoor(t *testing.T) {
 			t.Errorf("%s: exit %d; %s: %v; want a failure only with the poll", command, code, run.TestFlags(), err)
 		}
 	}
-	setFlag(t, "lab.replay", run.Scenario)
+	setFlag(t, "lab.replay", run.Name())
 	setFlag(t, "lab.poll", "true")
 	r := &fatalRecorder{TB: t}
 	func() {
@@ -248,7 +248,7 @@ func TestAPolledFindingReplaysThroughEveryDoor(t *testing.T) {
 		grade.Grade(r, v, grade.Options{})
 	}()
 	if !strings.HasPrefix(r.fatal, "STORM, declared OK") {
-		t.Errorf("go test ... -lab.replay=%s -lab.poll: %q, want STORM", run.Scenario, r.fatal)
+		t.Errorf("go test ... -lab.replay=%s -lab.poll: %q, want STORM", run.Name(), r.fatal)
 	}
 }
 

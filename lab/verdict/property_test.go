@@ -136,14 +136,14 @@ func checkStage(t fataler, v variant.Variant, stage Stage) {
 		}
 	}
 	for _, f := range found {
-		if f.Stage != stage || f.Run.Scenario == "" && !f.Run.Explore || f.Cause < CauseOutcome || f.Cause > CauseError {
+		if f.Stage != stage || f.Run.Name() == "" && !f.Run.Explore || f.Cause < CauseOutcome || f.Cause > CauseError {
 			t.Fatalf("%s of %s: a finding of another stage, or without a run or a cause: %+v", stage, v.Name, f)
 		}
 	}
 	for _, gr := range g.out.Groups() {
 		for _, l := range []lang.Lang{lang.English, lang.German} {
-			text := gr.Report(l, lang.Text{}, gr.First().Run.Labrun("labrun", v.Name), 100)
-			if !strings.Contains(text, "labrun scenario "+gr.First().Run.Scenario) && !strings.Contains(text, "labrun explore --variant") {
+			text := gr.Report(l, lang.Text{}, gr.First().Run.Command("labrun"), 100)
+			if !strings.Contains(text, "labrun scenario "+gr.First().Run.Name()) && !strings.Contains(text, "labrun explore --variant") {
 				t.Fatalf("no replay command in:\n%s", text)
 			}
 		}
@@ -165,7 +165,7 @@ type cause struct {
 
 // matches reports whether f is the finding of c.
 func (c cause) matches(f Finding) bool {
-	key := fmt.Sprintf("%s/%d", f.Run.Scenario, f.Run.Relays)
+	key := fmt.Sprintf("%s/%d", f.Run.Name(), f.Run.Relays)
 	if f.Run.Explore {
 		key = fmt.Sprintf("explore:%d", f.Run.ExploreSeed)
 	}
@@ -223,11 +223,11 @@ func rawCauses(g *grader, stage Stage) []cause {
 				out = append(out, errorCause(p.ID+"/0", err))
 				continue
 			}
-			key := func(ce *sim.Counterexample) string {
+			key := func(ce *sim.RunID) string {
 				if ce == nil {
 					return p.ID + "/0"
 				}
-				return fmt.Sprintf("%s/%d", ce.Scenario, ce.Relays)
+				return fmt.Sprintf("%s/%d", ce.Name(), ce.Relays)
 			}
 			if !c.OutcomeMatches() {
 				out = append(out, cause{key(c.Counterexample), CauseOutcome, c.Outcome})
@@ -283,7 +283,7 @@ func replaysBroken(v variant.Variant, f Finding) string {
 		}
 		return ""
 	}
-	sc, err := scenarios.FindScenario(f.Run.Scenario)
+	sc, err := scenarios.FindScenario(f.Run.Name())
 	if err != nil {
 		return err.Error()
 	}

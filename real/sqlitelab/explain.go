@@ -68,15 +68,25 @@ func simTrace(rc Config) (sim.Result, error) {
 	if err != nil {
 		return sim.Result{}, err
 	}
-	cfg := scenarios.Matrix().Config(v)
-	if rc.Crash != "" {
-		cfg.Relays = rc.Relays
-		cfg.Crashes = []sim.Crash{{Point: rc.Crash, Occurrence: rc.Occurrence}}
-	} else if p, err := scenarios.FindPoint(describePoint(rc)); err == nil {
-		p.Apply(&cfg)
+	cfg, err := scenarios.Config(simRun(rc, v.Name), v)
+	if err != nil {
+		cfg = scenarios.Matrix().Config(v) // a run at no row: the matrix's workload alone
 	}
 	cfg.Trace = true
 	return sim.Run(cfg)
+}
+
+// simRun is the simulator's run that corresponds to a real run: the
+// matrix's, at its crash point and occurrence with its relays, or under
+// its fault row with the row's relays.
+func simRun(rc Config, simVariant string) sim.RunID {
+	run := sim.RunID{Variant: simVariant, Seed: scenarios.MatrixSeed}
+	if rc.Crash != "" {
+		run.Crashes, run.Relays = []sim.Crash{{Point: rc.Crash, Occurrence: rc.Occurrence}}, rc.Relays
+		return run
+	}
+	run.Row = describePoint(rc)
+	return run
 }
 
 // Explain shows a disagreeing cell's run on real parts and the same run in

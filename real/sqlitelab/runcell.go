@@ -14,7 +14,7 @@ func (m *matrixRun) runCell(pc plannedCell, postgres string) (Cell, error) {
 	cell := Cell{Variant: pc.variant.Name, Point: pc.row.ID, Outcome: NotApplicable, Sim: pc.sim.Outcome, OnPostgres: postgres != ""}
 	cell.Want, cell.Why = pc.want()
 	if ce := pc.sim.Counterexample; ce != nil {
-		cell.SimReplay = ce.Replay("go run ./cmd/labrun", pc.sim.Variant)
+		cell.SimReplay = ce.Command("go run ./cmd/labrun")
 	}
 	var err error
 	if cell.SimRun, err = pc.simRun(); err != nil {
