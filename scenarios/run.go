@@ -42,9 +42,13 @@ func ParseRun(name string) (sim.RunID, error) {
 	// Catalogue's scenarios, in its order, without making every
 	// mistake's: a grading looks a dozen rows up by name.
 	for _, s := range storyFiles() {
-		if s.Name == name {
-			return sim.RunID{Story: name}, nil
+		if s.Name != name {
+			continue
 		}
+		if p, err := findRow(name); err == nil && p.Kind == sim.KindFault {
+			return sim.RunID{Row: name}, nil // a story named as a row is the row's run (TestAStoryNamedAsARowIsTheRowsRun)
+		}
+		return sim.RunID{Story: name}, nil
 	}
 	if strings.HasPrefix(name, mistakePrefix) {
 		for _, v := range Variants() {
@@ -202,6 +206,12 @@ func Find(run sim.RunID) (Scenario, error) {
 		return crashesScenario(run), nil
 	case len(run.Crashes) > 1:
 		return crashesScenario(run), nil
+	}
+	for _, s := range storyFiles() {
+		if s.Name == run.Row { // the row's run, told as a story
+			s.Run = run
+			return s, nil
+		}
 	}
 	p, err := findRow(run.Row)
 	if err != nil {

@@ -205,7 +205,10 @@ func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 		}
 		cell.Outcome = max(cell.Outcome, check.OK)
 		example := func() *RunID {
-			c := &RunID{Variant: v.Name, Row: p.ID, Crashes: cfg.Crashes, Seed: m.Seed, Schedule: sched, Poll: cfg.Poll}
+			c := &RunID{Variant: v.Name, Crashes: cfg.Crashes, Seed: m.Seed, Schedule: sched, Poll: cfg.Poll}
+			if p.Kind == KindFault {
+				c.Row = p.ID // a crash point's run is its crash (RunID.Row)
+			}
 			if base := m.Config(v); p.Relays == 0 && cfg.Relays != base.Relays {
 				c.Relays = cfg.Relays
 				c.Schedule = append([]string{fmt.Sprintf("%d relays", cfg.Relays)}, sched...)

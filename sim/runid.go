@@ -29,9 +29,10 @@ type RunID struct {
 	// scenario --file F). Neither for a run of the matrix, a sweep or
 	// the failure sweep.
 	Story, File string
-	// Row is the matrix row the run belongs to: a fault row (its faults
-	// are the run's) or a crash point's row. A run at a crash point that
-	// is no row (a sweep's) has none.
+	// Row is the fault row whose faults the run has, or a crash point's
+	// row named alone ("relay.after-send", its first occurrence). A run
+	// with Crashes has no Row: "relay.after-send@2" is its crash, whether
+	// or not the point is a row (scenarios.Find looks that up).
 	Row string
 	// Crashes are the planned crashes, in order (Config.Crashes).
 	Crashes []Crash
