@@ -10,6 +10,7 @@ import (
 	"outboxlab/internal/report"
 	"outboxlab/internal/shard"
 	"outboxlab/lab/explore"
+	"outboxlab/lab/verdict"
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
@@ -247,26 +248,9 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 	return enc.Encode(out)
 }
 
-// brokeWith says how a counterexample broke: its outcome, or, when that
-// is OK, the misstep that broke it (an error the process returned, a
-// crash it went on from, a panic, a failed commit it went on from). A
-// scenario's replay says it in its Outcome line, so that the first thing
-// a learner reads of a misstep's run is what failed.
-func brokeWith(w io.Writer, res sim.Result) string {
-	switch {
-	case res.Outcome != check.OK:
-		return res.Outcome.String()
-	case len(res.Unhandled) > 0:
-		return in(w, lang.Text{EN: "OK, but a process returned an error it should have handled itself", DE: "OK, aber ein Prozess gab einen Fehler zurück, den er selbst hätte behandeln müssen"})
-	case len(res.Swallowed) > 0:
-		return in(w, lang.Text{EN: "OK, but a process went on after its crash", DE: "OK, aber ein Prozess machte nach seinem Absturz weiter"})
-	case len(res.Panics) > 0:
-		return in(w, lang.Text{EN: "OK, but a process panicked", DE: "OK, aber ein Prozess löste eine Panic aus"})
-	case res.CommitFailures > res.Situations[sim.FailureReported]:
-		return in(w, lang.Text{EN: "OK, but a failed commit never came back as an error", DE: "OK, aber ein gescheiterter Commit kam nie als Fehler zurück"})
-	}
-	return res.Outcome.String()
-}
+// brokeWith says how a counterexample broke, in w's language
+// (verdict.BrokeWith).
+func brokeWith(w io.Writer, res sim.Result) string { return in(w, verdict.BrokeWith(res)) }
 
 // scheduleLines is a shrunk schedule as its reader reads it: in a story
 // file's words, the same in both languages (they paste into a story file).

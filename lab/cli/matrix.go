@@ -333,24 +333,9 @@ func declared(w io.Writer, c sim.Cell) string {
 	return inf(w, lang.Text{EN: "but the variant declares %s", DE: "die Variante erwartet aber %s"}, c.Expected)
 }
 
-// misstepTexts say what each kind of misstep is, after its entry.
-var misstepTexts = []lang.Text{
-	{EN: "%s: an error the process should have handled itself (Relay.Run stops at it)", DE: "%s: ein Fehler, den der Prozess selbst hätte behandeln müssen (Relay.Run hört dort auf)"},
-	{EN: "%s (a crashed process must return effect.ErrCrashed at once)", DE: "%s (ein abgestürzter Prozess muss effect.ErrCrashed sofort zurückgeben)"},
-	{EN: "%s (the process died of it and restarted)", DE: "%s (der Prozess starb daran und startete neu)"},
-}
-
 // missteps lists a cell's missteps, each in a line as w's language says
 // it.
-func missteps(w io.Writer, m sim.Missteps) []string {
-	var out []string
-	for i, list := range [][]string{m.Unhandled, m.Swallowed, m.Panics} {
-		for _, s := range list {
-			out = append(out, fmt.Sprintf(in(w, misstepTexts[i]), s))
-		}
-	}
-	return out
-}
+func missteps(w io.Writer, m sim.Missteps) []string { return verdict.MisstepLines(langOf(w), m) }
 
 // writeFindings lists every violation with the command that replays it,
 // and every disagreement with a declaration.

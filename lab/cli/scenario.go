@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"outboxlab/internal/report"
+	"outboxlab/lab/verdict"
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
@@ -150,10 +151,7 @@ func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res s
 		if r.tuned {
 			policy = describePolicy(r.v).In(langOf(stdout))
 		}
-		writeScenarioText(stdout, sc, r, expected, res, withLang(stdout, r.replay), policy)
-		if d != nil {
-			writeDivergence(stdout, d)
-		}
+		writeScenarioText(stdout, sc, r, expected, res, d, withLang(stdout, r.replay), policy)
 	}
 	return nil
 }
@@ -286,7 +284,10 @@ func relaysFlag(text string, v variant.Variant) (int, error) {
 	return n, nil
 }
 
-func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expected check.Outcome, res sim.Result, replay, policy string) {
+// writeScenarioText writes a scenario's run as text: what the scenario
+// is, then the run's transcript (verdict.Transcript), as a test's
+// -lab.replay writes it too.
+func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expected check.Outcome, res sim.Result, d *sim.Divergence, replay, policy string) {
 	summary, _ := scenarioText(w, sc)
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, r.v.Name, r.seed))
 	fmt.Fprintf(w, "%s\n", summary)
@@ -301,21 +302,7 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expect
 		fmt.Fprintf(w, "\n%s\n", wrap(narrative, 78))
 	}
 	fmt.Fprintln(w)
-	writeTimeline(w, res.Trace)
-	fmt.Fprintf(w, "\n%s\n", inf(w, scenarios.OutcomeLine, brokeWith(w, res), expected))
-	for _, v := range res.Violations {
-		fmt.Fprintf(w, "  %s\n", v.In(langOf(w)))
-	}
-	if res.CommitFailures > res.Situations[sim.FailureReported] {
-		fmt.Fprint(w, inf(w, lang.Text{EN: "  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n", DE: "  ein gescheiterter Commit kam nie als Fehler zurück: der Prozess machte weiter, als wäre gespeichert (nie erreicht: %s)\n"}, sim.FailureReported))
-	}
-	for _, u := range res.Unhandled {
-		fmt.Fprint(w, inf(w, lang.Text{EN: "  %s: an error the process should have handled itself\n", DE: "  %s: ein Fehler, den der Prozess selbst hätte behandeln müssen\n"}, u))
-	}
-	for _, m := range missteps(w, sim.Missteps{Swallowed: res.Swallowed, Panics: res.Panics}) {
-		fmt.Fprintf(w, "  %s\n", m)
-	}
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, replay))
+	verdict.Transcript{Result: res, Expected: expected, Replay: replay, Divergence: d}.Write(w, langOf(w))
 }
 
 // runNote says what this run is where the story's narration does not

@@ -7,7 +7,6 @@ import (
 
 	"outboxlab/lab/explore"
 	"outboxlab/lab/verdict"
-	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/sim/check"
@@ -60,8 +59,9 @@ func Replay(t testing.TB, v variant.Variant, run sim.RunID) error {
 	return logRun(t, cfg, sc.Expected(v), sc.Summary.In(l))
 }
 
-// logRun runs cfg and logs its timeline, in the language -lab.lang
-// names; what breaks the declaration want is an error.
+// logRun runs cfg and logs its transcript (verdict.Transcript, as
+// labrun scenario writes it), in the language -lab.lang names; what
+// breaks the declaration want is an error.
 func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) error {
 	t.Helper()
 	l, _ := language() // Grade checked it
@@ -79,34 +79,12 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n", title)
-	for _, e := range res.Trace {
-		fmt.Fprintln(&b, e.In(l))
-	}
-	fmt.Fprint(&b, lang.Textf(lang.Text{EN: "\nOutcome: %s (declared %s)\n", DE: "\nErgebnis: %s (erwartet %s)\n"}, res.Outcome, want).In(l))
-	for _, v := range res.Violations {
-		fmt.Fprintf(&b, "  %s\n", v.In(l))
-	}
-	unreported := res.CommitFailures > res.Situations[sim.FailureReported]
-	if unreported {
-		fmt.Fprintf(&b, "  %s\n", lang.Textf(lang.Text{
-			EN: "a failed commit never came back as an error: the process went on as if it had committed (never reached %s)",
-			DE: "ein gescheiterter Commit kam nie als Fehler zurück: der Prozess machte weiter, als wäre gespeichert (nie erreicht: %s)",
-		}, sim.FailureReported).In(l))
-	}
-	for _, u := range res.Unhandled {
-		fmt.Fprintf(&b, "  %s: %s\n", u, verdict.CauseUnhandled.Text().In(l))
-	}
-	for _, s := range append(res.Swallowed, res.Panics...) {
-		fmt.Fprintf(&b, "  %s\n", s)
-	}
-	if d != nil {
-		fmt.Fprintf(&b, "\n%s", d.Report(l, width))
-	}
+	verdict.Transcript{Result: res, Expected: want, Divergence: d}.Write(&b, l)
 	t.Log(b.String())
 	if d != nil {
 		return fmt.Errorf("%s: the same run made twice parts at its event %d (%s, %s): this replay shows one of its ways, by chance", check.NonDeterministic, d.Index+1, sim.FormatTime(d.At), d.Process)
 	}
-	return breach(res, want, unreported)
+	return breach(res, want, res.CommitFailures > res.Situations[sim.FailureReported])
 }
 
 // breach is what in res breaks the declaration want, as an error (in
