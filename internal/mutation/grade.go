@@ -117,7 +117,18 @@ func gradeWith(v variant.Variant, opts verdict.Options) Result {
 	if err != nil {
 		return Result{Crashed: err.Error()}
 	}
-	return Result{Failed: rows(vd)}
+	return Result{Failed: rows(vd), Point: firstMatrixPoint(vd)}
+}
+
+// firstMatrixPoint is the matrix row of v's first red matrix cell, ""
+// for none.
+func firstMatrixPoint(v verdict.Verdict) string {
+	for _, f := range v.Findings {
+		if f.Stage == verdict.StageMatrix {
+			return f.Point
+		}
+	}
+	return ""
 }
 
 // rows names what went red in v, as the results list it: a row per red
