@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"strings"
 
 	"outboxlab/lang"
 	"outboxlab/sim/check"
@@ -309,18 +308,4 @@ func (m Matrix) Run(variants []variant.Variant) ([]Cell, error) {
 		return nil, err
 	}
 	return cells, nil
-}
-
-// ParseScenarioPoint splits a matrix scenario name "point@k" into the point
-// id and occurrence; a name without "@k" has occurrence 1.
-func ParseScenarioPoint(name string) (string, int, error) {
-	id, k, found := strings.Cut(name, "@")
-	if !found {
-		return id, 1, nil
-	}
-	var n int
-	if _, err := fmt.Sscanf(k, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != k {
-		return "", 0, fmt.Errorf("scenario %q: occurrence %q is not a whole number >= 1", name, k)
-	}
-	return id, n, nil
 }

@@ -136,3 +136,19 @@ func (r RunID) TestFlags() string {
 	}
 	return flags
 }
+
+// ParseScenarioPoint splits a crash's name "point@k" (as Name prints
+// each of a run's crashes) into the point id and occurrence; a name
+// without "@k" has occurrence 1. scenarios.ParseRun reads a whole name
+// with it; story files' crash commands and labrun-real's --point too.
+func ParseScenarioPoint(name string) (string, int, error) {
+	id, k, found := strings.Cut(name, "@")
+	if !found {
+		return id, 1, nil
+	}
+	var n int
+	if _, err := fmt.Sscanf(k, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != k {
+		return "", 0, fmt.Errorf("scenario %q: occurrence %q is not a whole number >= 1", name, k)
+	}
+	return id, n, nil
+}

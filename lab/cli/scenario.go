@@ -55,12 +55,11 @@ func runScenario(args []string, stdout io.Writer) error {
 }
 
 // scenarioRun is a scenario's run as its flags make it: the variant, the
-// seed, the run, the simulator's configuration, the command that replays
-// it and the metrics view's alert.
+// seed, the simulator's configuration, the command that replays it and
+// the metrics view's alert.
 type scenarioRun struct {
 	v      variant.Variant
 	seed   uint64
-	run    sim.RunID
 	cfg    sim.Config
 	replay string
 	alert  time.Duration
@@ -98,14 +97,13 @@ func planScenario(sc scenarios.Scenario, opt scenarioOptions) (scenarioRun, erro
 	}
 	run.Variant, run.Seed, run.Flags, run.Poll = r.v.Name, r.seed, flags, *opt.poll
 	r.cfg = sc.Config(r.v, run)
-	r.storyRelays = r.cfg.Relays
+	r.storyRelays = r.cfg.Relays // the story's own, which its narration tells
 	if *opt.relays != "" {
 		if run.Relays, err = relaysFlag(*opt.relays, r.v); err != nil {
 			return r, err
 		}
-		r.cfg.Relays = run.Relays
+		r.cfg.Relays = run.Relays // as Scenario.Config sets them: not worth a second build of a mistake's run
 	}
-	r.run = run
 	r.replay = run.Command(programName())
 	if r.alert, err = alertFlag(*opt.alert, opt.format.value); err != nil {
 		return r, err
