@@ -43,7 +43,7 @@ func Replay(t testing.TB, v variant.Variant, run sim.RunID) error {
 	if run.Explore {
 		f, err := explore.Explore(v, run.ExploreRuns, run.ExploreSeed, explore.Options{})
 		if err != nil || f == nil {
-			return fmt.Errorf("-lab.replay=explore:%d:%d: %v: no counterexample in %d schedules", run.ExploreRuns, run.ExploreSeed, err, run.ExploreRuns)
+			return fmt.Errorf("-lab.replay=%s: %v: no counterexample in %d schedules", run.Name(), err, run.ExploreRuns)
 		}
 		cfg := f.Schedule.Config(v)
 		cfg.Trace = true
