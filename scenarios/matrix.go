@@ -12,7 +12,6 @@ import (
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -141,7 +140,7 @@ func VariantNames() []string {
 func Extras() []variant.Variant {
 	return []variant.Variant{
 		variant.DeleteOnSend(),
-		everywhere(mistakes.GrossToNet(), check.Mismatch),
+		everywhere(mistakes.GrossToNet(), variant.Mismatch),
 		variant.SkipLockedTx(),
 		mistakes.UnindexedOutbox(),
 		variant.TwoPhaseCommit(),
@@ -158,8 +157,8 @@ func Extras() []variant.Variant {
 // reference's service reaches (all but the publishing services'
 // service.after-publish): a mistake that shows in every run, whatever the
 // fault.
-func everywhere(v variant.Variant, o check.Outcome) variant.Variant {
-	v.Expect = map[string]check.Outcome{}
+func everywhere(v variant.Variant, o variant.Outcome) variant.Variant {
+	v.Expect = map[string]variant.Outcome{}
 	for _, p := range Points() {
 		if p.ID != "service.after-publish" {
 			v.Expect[p.ID] = o

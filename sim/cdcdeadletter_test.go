@@ -9,7 +9,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -34,8 +33,8 @@ func TestACDCRelayThatGivesUpTooSoonIsCaught(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		v    variant.Variant
-		want check.Outcome
-	}{{"cdc giving up after 2 attempts", v, check.GaveUp}, {"cdc", variant.CDC(), check.OK}} {
+		want variant.Outcome
+	}{{"cdc giving up after 2 attempts", v, variant.GaveUp}, {"cdc", variant.CDC(), variant.OK}} {
 		cfg := scenarios.Matrix().Config(tc.v)
 		p.Apply(&cfg)
 		res, err := sim.Run(cfg)
@@ -45,7 +44,7 @@ func TestACDCRelayThatGivesUpTooSoonIsCaught(t *testing.T) {
 		if res.Outcome != tc.want {
 			t.Errorf("%s at broker-outage: %s %v, want %s", tc.name, res.Outcome, res.Violations, tc.want)
 		}
-		if tc.want == check.GaveUp && !strings.Contains(fmt.Sprint(res.Violations), "the CDC relay's dead-letter table") {
+		if tc.want == variant.GaveUp && !strings.Contains(fmt.Sprint(res.Violations), "the CDC relay's dead-letter table") {
 			t.Errorf("%s: %v, want the dead letter named where it is", tc.name, res.Violations)
 		}
 	}
@@ -54,7 +53,7 @@ func TestACDCRelayThatGivesUpTooSoonIsCaught(t *testing.T) {
 // silentPort is the CDC connector whose dead-letter port reports nothing.
 type silentPort struct{ variant.CDCRelay }
 
-func (silentPort) DeadLetters() []check.DeadLetter { return nil }
+func (silentPort) DeadLetters() []variant.DeadLetter { return nil }
 
 // TestAPortThatHidesADeadLetterIsCaught: the lab counts a relay's dead
 // letters from the facts it owns (a message a relay tried, the broker
@@ -93,7 +92,7 @@ func TestAPortThatHidesADeadLetterIsCaught(t *testing.T) {
 			t.Errorf("no violation says %q:\n%v", want, res.Violations)
 		}
 	}
-	if res.Outcome != check.Stuck {
+	if res.Outcome != variant.Stuck {
 		t.Errorf("outcome %s, want STUCK", res.Outcome)
 	}
 }

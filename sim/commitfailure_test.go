@@ -17,7 +17,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -153,11 +152,11 @@ func TestACleanupThatForgetsTheAgeIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != check.Unsafe || len(res.Unsafe) == 0 || !strings.Contains(res.Unsafe[0].EN, "after it was SENT: retention keeps a SENT message 168h0m0s") {
+	if res.Outcome != variant.Unsafe || len(res.Unsafe) == 0 || !strings.Contains(res.Unsafe[0].EN, "after it was SENT: retention keeps a SENT message 168h0m0s") {
 		t.Fatalf("%s %v, want UNSAFE: a SENT message deleted before its retention ran out", res.Outcome, res.Unsafe)
 	}
 	ref, err := sim.Run(scenarios.Matrix().Config(variant.Outbox()))
-	if err != nil || ref.Outcome != check.OK {
+	if err != nil || ref.Outcome != variant.OK {
 		t.Fatalf("the reference: %v %v", ref.Outcome, err)
 	}
 }
@@ -277,7 +276,7 @@ func TestACleanupThatDeletesNothingIsCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cell.Outcome != check.OK {
+		if cell.Outcome != variant.OK {
 			t.Errorf("%s: %s, want OK", v.Name, cell.Outcome)
 		}
 		return cell.Missing()
@@ -312,7 +311,7 @@ func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 	}
 	claim, mark, failure := false, false, false
 	for _, f := range sw.Failures {
-		if f.Relays == 1 || f.Outcome != check.OK || len(f.Missing) > 0 {
+		if f.Relays == 1 || f.Outcome != variant.OK || len(f.Missing) > 0 {
 			t.Errorf("%s, %d relay(s): %s, missing %v; want only two relays, OK, with an unhandled error", scenarios.FailureName(f.Row, *f.Failure), f.Relays, f.Outcome, f.Missing)
 		}
 		for _, u := range f.Unhandled {

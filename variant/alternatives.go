@@ -13,7 +13,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 
@@ -134,10 +133,10 @@ func CDC() Variant {
 type CDCRelay struct{ *cdc.Relay }
 
 // DeadLetters implements DeadLetterKeeper.
-func (r CDCRelay) DeadLetters() []check.DeadLetter {
-	var out []check.DeadLetter
+func (r CDCRelay) DeadLetters() []DeadLetter {
+	var out []DeadLetter
 	for _, m := range store.Values[outbox.Message](r.DB, cdc.TableDead) {
-		out = append(out, check.DeadLetter{Where: lang.Text{EN: "the CDC relay's dead-letter table", DE: "der Dead-Letter-Tabelle des CDC-Relays"}, MessageID: m.ID,
+		out = append(out, DeadLetter{Where: lang.Text{EN: "the CDC relay's dead-letter table", DE: "der Dead-Letter-Tabelle des CDC-Relays"}, MessageID: m.ID,
 			AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 	}
 	return out
@@ -155,24 +154,24 @@ func SkipLockedTx() Variant {
 		Name:    "skip-locked-tx",
 		Summary: lang.Text{EN: "chapter 003's relay: one transaction holds SKIP LOCKED row locks across the publish; no backoff, no limit, no dead letter", DE: "das Relay aus Kapitel 003: eine Transaktion hält SKIP-LOCKED-Zeilensperren über das Senden hinweg; kein Backoff, keine Grenze, kein Dead Letter"},
 		Chapter: "003 \"Den Relay-Prozess bauen\"",
-		Expect: map[string]check.Outcome{
+		Expect: map[string]Outcome{
 			// A failed publish is retried at every poll, 500 ms apart,
 			// for as long as the broker is down.
-			"broker-outage":  check.Storm,
-			"outage-backlog": check.Storm,
-			"stall-release":  check.Storm,
+			"broker-outage":  Storm,
+			"outage-backlog": Storm,
+			"stall-release":  Storm,
 			// Refused for good, retried for ever: no dead letter.
-			"rejected": check.Stuck,
+			"rejected": Stuck,
 			// SKIP LOCKED skips a row another relay holds locked, and
 			// takes the aggregate's next row, which nobody holds: with
 			// one relay frozen, paused or restarting holding o-2#1,
 			// the other sends o-2#2 first. Row locks keep two relays
 			// off one row, not an aggregate's rows in order (at
 			// stall-outage, the storm of retries too).
-			"stall":         check.OutOfOrder,
-			"stall-outage":  check.OutOfOrder,
-			"clock-skew":    check.OutOfOrder,
-			"relay-restart": check.OutOfOrder,
+			"stall":         OutOfOrder,
+			"stall-outage":  OutOfOrder,
+			"clock-skew":    OutOfOrder,
+			"relay-restart": OutOfOrder,
 		},
 		Install:    InstallAll,
 		NewService: NewOutboxService,

@@ -2,7 +2,6 @@ package variant
 
 import (
 	"errors"
-	"outboxlab/lang"
 
 	"outboxlab/alternatives/cdc"
 	"outboxlab/alternatives/gapfetch"
@@ -12,9 +11,9 @@ import (
 	"outboxlab/alternatives/twophase"
 	"outboxlab/billing"
 	"outboxlab/inbox"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 
@@ -60,10 +59,10 @@ func SyncCall() Variant {
 		Name:    "sync-call",
 		Summary: lang.Text{EN: "calls billing directly and commits the order after billing confirmed: no outbox, no relay, no broker", DE: "ruft Billing direkt auf und committet die Bestellung nach der Bestätigung von Billing: keine Outbox, kein Relay, kein Broker"},
 		Chapter: "004 \"ruft der Schadendienst den Zahlungsdienst direkt auf\"",
-		Expect: map[string]check.Outcome{
+		Expect: map[string]Outcome{
 			// Billing confirmed, the order's commit never came: an
 			// effect for a change never committed, until a clerk repeats.
-			"service.before-commit": check.Phantom,
+			"service.before-commit": Phantom,
 		},
 		Install: func(orderDB, billingDB *store.DB) error {
 			return errors.Join(orders.Install(orderDB), billing.Install(billingDB))
@@ -143,7 +142,7 @@ func GapSnapshot() Variant {
 	// predecessor parked as a dead letter or put aside as an unknown
 	// contract), the snapshot settles both and the predecessor's own
 	// effect is never booked.
-	v.Expect = map[string]check.Outcome{"reorder": check.Lost, "poison": check.Lost, "unknown-contract": check.Lost, "wrong-currency": check.Lost}
+	v.Expect = map[string]Outcome{"reorder": Lost, "poison": Lost, "unknown-contract": Lost, "wrong-currency": Lost}
 	v.NewConsumer = func(env Env) (Consumer, error) {
 		c, err := inbox.NewConsumer(inbox.DefaultConfig(env.Owner, Subscription),
 			inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})

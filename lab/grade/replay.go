@@ -11,7 +11,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -52,7 +51,7 @@ func Replay(t testing.TB, v variant.Variant, run verdict.Run) error {
 		}
 		cfg := f.Schedule.Config(v)
 		cfg.Trace = true
-		return logRun(t, cfg, check.OK, strings.Join(f.Schedule.StoryLines(), "\n"))
+		return logRun(t, cfg, variant.OK, strings.Join(f.Schedule.StoryLines(), "\n"))
 	}
 	sc, err := scenarios.FindScenario(run.Scenario)
 	if err != nil {
@@ -69,7 +68,7 @@ func Replay(t testing.TB, v variant.Variant, run verdict.Run) error {
 
 // logRun runs cfg and logs its timeline, in the language -lab.lang
 // names; what breaks the declaration want is an error.
-func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) error {
+func logRun(t testing.TB, cfg sim.Config, want variant.Outcome, title string) error {
 	t.Helper()
 	l, _ := language() // Grade checked it
 	// The run is made twice, as labrun makes a run it replays: a variant
@@ -111,14 +110,14 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 	}
 	t.Log(b.String())
 	if d != nil {
-		return fmt.Errorf("%s: the same run made twice parts at its event %d (%s, %s): this replay shows one of its ways, by chance", check.NonDeterministic, d.Index+1, sim.FormatTime(d.At), d.Process)
+		return fmt.Errorf("%s: the same run made twice parts at its event %d (%s, %s): this replay shows one of its ways, by chance", variant.NonDeterministic, d.Index+1, sim.FormatTime(d.At), d.Process)
 	}
 	return breach(res, want, unreported)
 }
 
 // breach is what in res breaks the declaration want, as an error (in
 // English: a test's failure names it once more after the timeline).
-func breach(res sim.Result, want check.Outcome, unreported bool) error {
+func breach(res sim.Result, want variant.Outcome, unreported bool) error {
 	switch {
 	case res.Outcome != want:
 		return fmt.Errorf("%s, declared %s", res.Outcome, want)

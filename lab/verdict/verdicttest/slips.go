@@ -2,8 +2,8 @@ package verdicttest
 
 import (
 	"fmt"
-	"outboxlab/lang"
 
+	"outboxlab/lang"
 	"outboxlab/variant"
 )
 
