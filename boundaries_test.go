@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/alternatives/listen"
 	"outboxlab/effect"
 	"outboxlab/scenarios"
-	"outboxlab/variant"
 )
 
 // TestEveryBoundaryIsClassified: every effect boundary the lab's packages
@@ -119,8 +119,8 @@ func boundaryProblems(fset *token.FileSet, files []*ast.File, specs []scenarios.
 				out = append(out, fmt.Sprintf("%s:%d: %v", at.Filename, at.Line, err))
 			case !has(specs, b):
 				out = append(out, fmt.Sprintf("%s:%d: %s (%s) is declared here and not in the catalogue's registry: add it to scenarios/boundaries.go, drawn by exploration or saying why not", at.Filename, at.Line, b, b.Kind))
-			case filepath.ToSlash(filepath.Dir(at.Filename)) == "inbox" && !has(specs, variant.AsListener(b)):
-				out = append(out, fmt.Sprintf("%s:%d: %s: listen-to-yourself's listener crosses it as %s, which sim's registry does not have", at.Filename, at.Line, b, variant.AsListener(b)))
+			case filepath.ToSlash(filepath.Dir(at.Filename)) == "inbox" && !has(specs, listen.AsListener(b)):
+				out = append(out, fmt.Sprintf("%s:%d: %s: listen-to-yourself's listener crosses it as %s, which sim's registry does not have", at.Filename, at.Line, b, listen.AsListener(b)))
 			}
 			return true
 		})

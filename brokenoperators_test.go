@@ -200,17 +200,17 @@ func anyStatus(m *outbox.Message, now time.Time) bool {
 // out of its table first and then publishes it, and goes on when the
 // broker refuses: a refused message is gone.
 func cdcDeletingReplay() variant.Variant {
-	v := variant.CDC()
+	v := cdc.Variant()
 	v.Name = "cdc-replay-deletes-first"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r := &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: outbox.DefaultConfig(env.Owner)}
-		return deletingReplay{CDCRelay: variant.CDCRelay{Relay: r}, env: env}, nil
+		return deletingReplay{LabRelay: cdc.LabRelay{Relay: r}, env: env}, nil
 	}
 	return v
 }
 
 type deletingReplay struct {
-	variant.CDCRelay
+	cdc.LabRelay
 	env variant.Env
 }
 

@@ -600,7 +600,7 @@ func TestPhantomAmendmentIsAMismatch(t *testing.T) {
 // marks them processed without owning them. (It was OK before a SENT mark
 // needed a lease or the marking transaction's lock on the row.)
 func skipLockedWithoutTheLock() variant.Variant {
-	v := variant.SkipLockedTx()
+	v := skiplocked.Variant()
 	v.Name = "skip-locked-tx-without-lock"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r := skiplocked.New(env.OrderDB, env.Broker, env.Gate, env.DBClock, env.Owner)
@@ -614,7 +614,7 @@ func skipLockedWithoutTheLock() variant.Variant {
 // row the easy way: an amended row's total billed as the amendment,
 // without the difference to what it billed before.
 func legacyBillingOfTotals() variant.Variant {
-	v := variant.LegacyCDC()
+	v := legacycdc.Variant()
 	v.Name = "legacy-cdc-totals"
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
 		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription), inbox.Deps{DB: env.BillingDB, Broker: env.Broker,
@@ -634,7 +634,7 @@ func legacyBillingOfTotals() variant.Variant {
 // change was committed: a service that died between its commit and the
 // broker's commit loses the event.
 func coordinatorThatAbortsAll() variant.Variant {
-	v := variant.TwoPhaseCommit()
+	v := twophase.Variant()
 	v.Name = "two-phase-commit-abort-all"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		return abortAll{&twophase.Coordinator{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.DBClock}}, nil
@@ -733,7 +733,7 @@ func TestSleepingWhileTheBrokerIsDownIsNotLate(t *testing.T) {
 // coordinator's read and its abort, and the order is stored without its
 // event.
 func coordinatorThatGuesses() variant.Variant {
-	v := variant.TwoPhaseCommit()
+	v := twophase.Variant()
 	v.Name = "two-phase-commit-guessing"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		return guessing{&twophase.Coordinator{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.DBClock}}, nil
@@ -776,7 +776,7 @@ func TestACoordinatorThatGuessesFromTheOrderIsCaught(t *testing.T) {
 	if f == nil || f.Result.Outcome != variant.Lost {
 		t.Fatalf("a guessing coordinator: %+v in 1000 schedules at seed 2, want LOST", f)
 	}
-	g, err := explore.Explore(variant.TwoPhaseCommit(), 1000, 2, explore.Options{})
+	g, err := explore.Explore(twophase.Variant(), 1000, 2, explore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

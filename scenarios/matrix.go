@@ -7,6 +7,14 @@ import (
 	"sync"
 	"time"
 
+	"outboxlab/alternatives/cdc"
+	"outboxlab/alternatives/gapfetch"
+	"outboxlab/alternatives/gapsnapshot"
+	"outboxlab/alternatives/legacycdc"
+	"outboxlab/alternatives/listen"
+	"outboxlab/alternatives/skiplocked"
+	"outboxlab/alternatives/synccall"
+	"outboxlab/alternatives/twophase"
 	"outboxlab/domain"
 	"outboxlab/lang"
 	"outboxlab/mistakes"
@@ -99,8 +107,8 @@ func Register(vs ...variant.Variant) error {
 func builtIn() []variant.Variant {
 	return []variant.Variant{
 		variant.Outbox(),
-		variant.ListenToYourself(),
-		variant.CDC(),
+		listen.Variant(),
+		cdc.Variant(),
 		mistakes.DualWrite(),
 		mistakes.PublishFirst(),
 		mistakes.SeparateTx(),
@@ -141,14 +149,14 @@ func Extras() []variant.Variant {
 	return []variant.Variant{
 		variant.DeleteOnSend(),
 		everywhere(mistakes.GrossToNet(), variant.Mismatch),
-		variant.SkipLockedTx(),
+		skiplocked.Variant(),
 		mistakes.UnindexedOutbox(),
-		variant.TwoPhaseCommit(),
-		variant.SyncCall(),
+		twophase.Variant(),
+		synccall.Variant(),
 		mistakes.SyncCallWithoutKey(),
-		variant.LegacyCDC(),
-		variant.GapFetch(),
-		variant.GapSnapshot(),
+		legacycdc.Variant(),
+		gapfetch.Variant(),
+		gapsnapshot.Variant(),
 		mistakes.ParallelWorkers(),
 	}
 }

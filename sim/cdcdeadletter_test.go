@@ -20,11 +20,11 @@ import (
 // be. (Without the port, the replay after the run put the message
 // through, and the cell was OK: tried.)
 func TestACDCRelayThatGivesUpTooSoonIsCaught(t *testing.T) {
-	v := variant.CDC()
+	v := cdc.Variant()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		cfg := outbox.DefaultConfig(env.Owner)
 		cfg.MaxAttempts = 2
-		return variant.CDCRelay{Relay: &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: cfg}}, nil
+		return cdc.LabRelay{Relay: &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: cfg}}, nil
 	}
 	p, err := scenarios.FindPoint(string(sim.FaultOutage))
 	if err != nil {
@@ -34,7 +34,7 @@ func TestACDCRelayThatGivesUpTooSoonIsCaught(t *testing.T) {
 		name string
 		v    variant.Variant
 		want variant.Outcome
-	}{{"cdc giving up after 2 attempts", v, variant.GaveUp}, {"cdc", variant.CDC(), variant.OK}} {
+	}{{"cdc giving up after 2 attempts", v, variant.GaveUp}, {"cdc", cdc.Variant(), variant.OK}} {
 		cfg := scenarios.Matrix().Config(tc.v)
 		p.Apply(&cfg)
 		res, err := sim.Run(cfg)
@@ -51,7 +51,7 @@ func TestACDCRelayThatGivesUpTooSoonIsCaught(t *testing.T) {
 }
 
 // silentPort is the CDC connector whose dead-letter port reports nothing.
-type silentPort struct{ variant.CDCRelay }
+type silentPort struct{ cdc.LabRelay }
 
 func (silentPort) DeadLetters() []variant.DeadLetter { return nil }
 
@@ -66,12 +66,12 @@ func (silentPort) DeadLetters() []variant.DeadLetter { return nil }
 // acknowledged: a consumer that parks a corrupted message where its port
 // does not look is STUCK.
 func TestAPortThatHidesADeadLetterIsCaught(t *testing.T) {
-	v := variant.CDC()
+	v := cdc.Variant()
 	v.Name = "cdc-silent-port"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		cfg := outbox.DefaultConfig(env.Owner)
 		cfg.MaxAttempts = 2
-		return silentPort{variant.CDCRelay{Relay: &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: cfg}}}, nil
+		return silentPort{cdc.LabRelay{Relay: &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: cfg}}}, nil
 	}
 	p, err := scenarios.FindPoint(string(sim.FaultOutage))
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/alternatives/cdc"
+	"outboxlab/alternatives/listen"
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/effect"
@@ -48,7 +50,7 @@ func commitFailures(t *testing.T, v variant.Variant) (bad []string, runs int) {
 // is simply not there and is done again; billing hands the delivery back
 // and gets it again.
 func TestCorrectVariantsSurviveAFailedCommit(t *testing.T) {
-	for _, v := range []variant.Variant{variant.Outbox(), variant.ListenToYourself(), variant.CDC()} {
+	for _, v := range []variant.Variant{variant.Outbox(), listen.Variant(), cdc.Variant()} {
 		bad, runs := commitFailures(t, v)
 		if len(bad) > 0 {
 			t.Errorf("%s: %d run(s) not OK, first: %s", v.Name, len(bad), bad[0])
