@@ -205,32 +205,3 @@ func parseDir(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
 	}
 	return files
 }
-
-// TestTheSimulatorImportsNothingItJudges: the simulator's machinery names
-// no variant, mistake or alternative (arrows point down: the catalogue,
-// package scenarios, names them and hands the simulator what it needs).
-// It failed while sim/boundaries.go held the registry.
-func TestTheSimulatorImportsNothingItJudges(t *testing.T) {
-	files, err := filepath.Glob("sim/*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, file := range files {
-		if strings.HasSuffix(file, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			path := strings.Trim(imp.Path.Value, `"`)
-			for _, judged := range []string{"outboxlab/mistakes", "outboxlab/alternatives/", "outboxlab/scenarios", "outboxlab/lab/verdict", "outboxlab/lab/grade", "outboxlab/lab/explore"} {
-				if path == strings.TrimSuffix(judged, "/") || strings.HasPrefix(path, judged) && strings.HasSuffix(judged, "/") {
-					t.Errorf("%s imports %s: the simulator imports nothing it judges or that judges with it", file, path)
-				}
-			}
-		}
-	}
-}

@@ -1,7 +1,12 @@
 // Package outboxlab is a deterministic crash-simulation and teaching lab for
 // the transactional outbox pattern.
 //
-// The top level reads in three parts.
+// The top level reads in three parts, and its folders are floors: a
+// package imports its own room and the floors below it, never one above
+// (layers_test.go holds the tree to it): the reference; the contract
+// (variant); the alternatives and mistakes beside the simulator, neither
+// importing the other; the catalogue (scenarios) naming both; the judge's
+// doors (lab, internal); the commands; the course; the real parts.
 //
 // The system under test, its alternatives and its mistakes:
 //
