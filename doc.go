@@ -31,6 +31,7 @@
 //	  gapsnapshot  chapter 001: a gap reconciled by the order's snapshot (loses what a skipped event did on its own)
 //	mistakes    the deliberate mistakes, kept apart; do not copy
 //	variant     the contract between them and the lab: what a variant provides
+//	  varianttest  broken frames (relay, consumer, service) to test graders with
 //	lang        the one way to speak two languages: Text, Lang, Detect
 //	  langtest    finds English prose in German output, for the tests
 //
@@ -42,7 +43,6 @@
 //	lab         the judge and its doors
 //	  explore     random schedules, shrunk counterexamples, the fuzz target
 //	  verdict     the one grader: a variant at a depth, a typed verdict
-//	    verdicttest  broken frames (relay, consumer, service) to test graders with
 //	  grade       the grader as one call in a Go test, with replay flags
 //	  cli         labrun, the command line, as a library a course's own labrun uses
 //	cmd/labrun  the lab's labrun: one line

@@ -27,7 +27,7 @@ var floors = []struct {
 	{0, "tools every floor uses", []string{"lang", "internal/golden", "internal/longtest", "internal/mutation/on"}},
 	{1, "the reference", []string{"domain", "store", "effect", "broker", "outbox", "orders", "inbox", "billing", "insurance"}},
 	{2, "the contract between the judged and the lab", []string{"variant"}},
-	{3, "what else is judged: the alternatives, the mistakes, broken frames", []string{"alternatives", "mistakes", "lab/verdict/verdicttest"}},
+	{3, "what else is judged: the alternatives, the mistakes, broken frames", []string{"alternatives", "mistakes", "variant/varianttest"}},
 	{3, "the simulator and its checker", []string{"sim"}},
 	{4, "the catalogue: rows, crash points, stories, the lab's variants", []string{"scenarios"}},
 	{5, "the judge's doors: exploration, the grader, reports, the command line", []string{"lab", "internal"}},

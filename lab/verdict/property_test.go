@@ -12,11 +12,11 @@ import (
 
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/verdict/verdicttest"
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/variant"
+	"outboxlab/variant/varianttest"
 )
 
 // checks is how many cases the property tries unless -rapid.checks says:
@@ -48,7 +48,7 @@ func fewerChecks(t *testing.T, long bool) {
 // again, breaks the variant's declaration again.
 func TestEveryFailureOfEveryStageBecomesFindings(t *testing.T) {
 	longtest.Only(t, "long_verdict", "TestEveryStageTurnsItsFailuresIntoFindings and TestEveryCauseOfEveryRedCellIsAFinding")
-	slips := verdicttest.Slips()
+	slips := varianttest.Slips()
 	stages := []Stage{StageMatrix, StageAssumptions, StageSweep, StageFailureSweep, StagePolled, StageExplore}
 	rapid.Check(t, func(rt *rapid.T) {
 		slip := rapid.SampledFrom(slips).Draw(rt, "slip")
@@ -67,12 +67,12 @@ func TestEveryCauseOfEveryRedCellIsAFinding(t *testing.T) {
 	slips := []string{"consumer-bills-amendments-as-zero", "relay-returns-broker-errors", "relay-swallows-its-crash", "relay-panics-on-a-rejection", "relay-cannot-be-built"}
 	if longtest.Long(t, "long_verdict") {
 		slips = nil
-		for _, s := range verdicttest.Slips() {
+		for _, s := range varianttest.Slips() {
 			slips = append(slips, s.Frame+"-"+s.Name)
 		}
 	}
 	for _, name := range slips {
-		slip, err := verdicttest.Find(name)
+		slip, err := varianttest.Find(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestEveryStageTurnsItsFailuresIntoFindings(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.stage.String()+"/"+c.slip, func(t *testing.T) {
-			slip, err := verdicttest.Find(c.slip)
+			slip, err := varianttest.Find(c.slip)
 			if err != nil {
 				t.Fatal(err)
 			}
