@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/alternatives/listen"
 	"outboxlab/effect"
 	"outboxlab/scenarios"
-	"outboxlab/variant"
 )
 
 // TestEveryBoundaryIsClassified: every effect boundary the lab's packages
@@ -119,8 +119,8 @@ func boundaryProblems(fset *token.FileSet, files []*ast.File, specs []scenarios.
 				out = append(out, fmt.Sprintf("%s:%d: %v", at.Filename, at.Line, err))
 			case !has(specs, b):
 				out = append(out, fmt.Sprintf("%s:%d: %s (%s) is declared here and not in the catalogue's registry: add it to scenarios/boundaries.go, drawn by exploration or saying why not", at.Filename, at.Line, b, b.Kind))
-			case filepath.ToSlash(filepath.Dir(at.Filename)) == "inbox" && !has(specs, variant.AsListener(b)):
-				out = append(out, fmt.Sprintf("%s:%d: %s: listen-to-yourself's listener crosses it as %s, which sim's registry does not have", at.Filename, at.Line, b, variant.AsListener(b)))
+			case filepath.ToSlash(filepath.Dir(at.Filename)) == "inbox" && !has(specs, listen.AsListener(b)):
+				out = append(out, fmt.Sprintf("%s:%d: %s: listen-to-yourself's listener crosses it as %s, which sim's registry does not have", at.Filename, at.Line, b, listen.AsListener(b)))
 			}
 			return true
 		})
@@ -204,33 +204,4 @@ func parseDir(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
 		files = append(files, f)
 	}
 	return files
-}
-
-// TestTheSimulatorImportsNothingItJudges: the simulator's machinery names
-// no variant, mistake or alternative (arrows point down: the catalogue,
-// package scenarios, names them and hands the simulator what it needs).
-// It failed while sim/boundaries.go held the registry.
-func TestTheSimulatorImportsNothingItJudges(t *testing.T) {
-	files, err := filepath.Glob("sim/*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, file := range files {
-		if strings.HasSuffix(file, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			path := strings.Trim(imp.Path.Value, `"`)
-			for _, judged := range []string{"outboxlab/mistakes", "outboxlab/alternatives/", "outboxlab/scenarios", "outboxlab/lab/verdict", "outboxlab/lab/grade", "outboxlab/lab/explore"} {
-				if path == strings.TrimSuffix(judged, "/") || strings.HasPrefix(path, judged) && strings.HasSuffix(judged, "/") {
-					t.Errorf("%s imports %s: the simulator imports nothing it judges or that judges with it", file, path)
-				}
-			}
-		}
-	}
 }

@@ -15,7 +15,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -91,7 +90,7 @@ func TestStateKeptBetweenRunsIsCaught(t *testing.T) {
 	}
 	var found *verdict.Finding
 	for i, f := range vd.Findings {
-		if f.Outcome == check.NonDeterministic {
+		if f.Outcome == variant.NonDeterministic {
 			found = &vd.Findings[i]
 			break
 		}
@@ -103,7 +102,7 @@ func TestStateKeptBetweenRunsIsCaught(t *testing.T) {
 		t.Errorf("%+v, want the replay stage's finding, parting at billing", *found)
 	}
 	for _, g := range vd.Groups() {
-		if g.Outcome != check.NonDeterministic {
+		if g.Outcome != variant.NonDeterministic {
 			continue
 		}
 		report := g.Report(0, g.Hint(), g.First().Run.Command("labrun"), 100)
@@ -166,7 +165,7 @@ func TestARunThatPartsOnlyAfterAFailedCommitIsCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range vd.Findings {
-		if f.Outcome == check.NonDeterministic && f.Run.Name() == "commit-failure:relay.claim@1" {
+		if f.Outcome == variant.NonDeterministic && f.Run.Name() == "commit-failure:relay.claim@1" {
 			return
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -31,7 +30,7 @@ func TestEveryCellsReplayPlaysTheCell(t *testing.T) {
 		if ce == nil {
 			continue
 		}
-		if cell.Outcome == check.Late && (p.ID == "publish-timeout-stored" || p.ID == "publish-timeout-dropped") {
+		if cell.Outcome == variant.Late && (p.ID == "publish-timeout-stored" || p.ID == "publish-timeout-dropped") {
 			late++
 		}
 		cfg, err := scenarios.Config(*ce, v)

@@ -16,7 +16,7 @@ import (
 // step, a few seconds more: long) graded at depth course, where the
 // matrix, the sweeps and the polled matrix pass it and exploration alone
 // catches it.
-func caughtByExploration(t *testing.T, v variant.Variant, want check.Outcome, detail string, long bool) {
+func caughtByExploration(t *testing.T, v variant.Variant, want variant.Outcome, detail string, long bool) {
 	t.Helper()
 	if !long {
 		f, err := explore.Explore(v, verdict.CourseRuns, 1, explore.Options{})

@@ -2,13 +2,12 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lang"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
+	"outboxlab/lang"
 	"outboxlab/orders"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -33,12 +32,12 @@ func DualWrite() variant.Variant {
 		Name:    "dual-write",
 		Summary: lang.Text{EN: "commits the order, then publishes to the broker directly", DE: "committet die Bestellung und veröffentlicht dann direkt an den Broker"},
 		Chapter: "000 section 2, 003 \"Das Dual-Write-Problem\"",
-		Expect: map[string]check.Outcome{
-			"service.after-commit":    check.Lost,
-			"broker-outage":           check.Lost,
-			"outage-backlog":          check.Lost,
-			"rejected":                check.Lost,
-			"publish-timeout-dropped": check.Lost, // the one publish never arrived
+		Expect: map[string]variant.Outcome{
+			"service.after-commit":    variant.Lost,
+			"broker-outage":           variant.Lost,
+			"outage-backlog":          variant.Lost,
+			"rejected":                variant.Lost,
+			"publish-timeout-dropped": variant.Lost, // the one publish never arrived
 		},
 		Install: variant.InstallAll,
 		NewService: func(env variant.Env) (variant.Service, error) {

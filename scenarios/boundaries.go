@@ -12,7 +12,6 @@ import (
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/sim"
-	"outboxlab/variant"
 )
 
 // The catalogue of effect boundaries lives here, above the simulator:
@@ -80,10 +79,10 @@ var boundaries = []BoundarySpec{
 	{Boundary: twophase.BoundaryDecide, NotDrawn: extraOnly},
 	{Boundary: twophase.BoundaryResolve, NotDrawn: extraOnly},
 
-	{Boundary: variant.AsListener(inbox.BoundaryCommit)},
-	{Boundary: variant.AsListener(inbox.BoundaryAck)},
-	{Boundary: variant.AsListener(inbox.BoundaryFailure), NotDrawn: drawnFixed},
-	{Boundary: variant.AsListener(inbox.BoundaryReplay), NotDrawn: operatorOnly},
+	{Boundary: listen.AsListener(inbox.BoundaryCommit)},
+	{Boundary: listen.AsListener(inbox.BoundaryAck)},
+	{Boundary: listen.AsListener(inbox.BoundaryFailure), NotDrawn: drawnFixed},
+	{Boundary: listen.AsListener(inbox.BoundaryReplay), NotDrawn: operatorOnly},
 
 	{Boundary: inbox.BoundaryCommit},
 	{Boundary: inbox.BoundaryAck},

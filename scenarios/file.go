@@ -14,7 +14,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -289,7 +288,7 @@ func (p *parser) finish() (File, error) {
 	if err != nil {
 		return File{}, fmt.Errorf("%s: %w", name, err)
 	}
-	if f.Expect != check.OK && f.Variant == "" {
+	if f.Expect != variant.OK && f.Variant == "" {
 		return File{}, fmt.Errorf("%s: \"expect %s\" is what the story's own variant ends with: name it in a \"variant\" line", name, f.Expect)
 	}
 	if err := checkRefs(name, f.Configure(v, f.Seed), p.refs); err != nil {

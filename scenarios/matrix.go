@@ -7,12 +7,19 @@ import (
 	"sync"
 	"time"
 
+	"outboxlab/alternatives/cdc"
+	"outboxlab/alternatives/gapfetch"
+	"outboxlab/alternatives/gapsnapshot"
+	"outboxlab/alternatives/legacycdc"
+	"outboxlab/alternatives/listen"
+	"outboxlab/alternatives/skiplocked"
+	"outboxlab/alternatives/synccall"
+	"outboxlab/alternatives/twophase"
 	"outboxlab/domain"
 	"outboxlab/lang"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -100,8 +107,8 @@ func Register(vs ...variant.Variant) error {
 func builtIn() []variant.Variant {
 	return []variant.Variant{
 		variant.Outbox(),
-		variant.ListenToYourself(),
-		variant.CDC(),
+		listen.Variant(),
+		cdc.Variant(),
 		mistakes.DualWrite(),
 		mistakes.PublishFirst(),
 		mistakes.SeparateTx(),
@@ -141,15 +148,15 @@ func VariantNames() []string {
 func Extras() []variant.Variant {
 	return []variant.Variant{
 		variant.DeleteOnSend(),
-		everywhere(mistakes.GrossToNet(), check.Mismatch),
-		variant.SkipLockedTx(),
+		everywhere(mistakes.GrossToNet(), variant.Mismatch),
+		skiplocked.Variant(),
 		mistakes.UnindexedOutbox(),
-		variant.TwoPhaseCommit(),
-		variant.SyncCall(),
+		twophase.Variant(),
+		synccall.Variant(),
 		mistakes.SyncCallWithoutKey(),
-		variant.LegacyCDC(),
-		variant.GapFetch(),
-		variant.GapSnapshot(),
+		legacycdc.Variant(),
+		gapfetch.Variant(),
+		gapsnapshot.Variant(),
 		mistakes.ParallelWorkers(),
 	}
 }
@@ -158,8 +165,8 @@ func Extras() []variant.Variant {
 // reference's service reaches (all but the publishing services'
 // service.after-publish): a mistake that shows in every run, whatever the
 // fault.
-func everywhere(v variant.Variant, o check.Outcome) variant.Variant {
-	v.Expect = map[string]check.Outcome{}
+func everywhere(v variant.Variant, o variant.Outcome) variant.Variant {
+	v.Expect = map[string]variant.Outcome{}
 	for _, p := range Points() {
 		if p.ID != "service.after-publish" {
 			v.Expect[p.ID] = o

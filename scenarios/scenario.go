@@ -11,7 +11,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -32,7 +31,7 @@ type Scenario struct {
 	// Expect, if not OK, is what the run of the story's own Variant ends
 	// with, for a story that shows a mistake at no row of the matrix
 	// (another variant is judged by Point).
-	Expect check.Outcome
+	Expect variant.Outcome
 	// Seed is the seed the scenario runs with when none is chosen
 	// (MatrixSeed unless its file says otherwise).
 	Seed uint64
@@ -61,12 +60,12 @@ func (s Scenario) Config(v variant.Variant, run sim.RunID) sim.Config {
 }
 
 // Expected returns the outcome the scenario expects of v.
-func (s Scenario) Expected(v variant.Variant) check.Outcome {
-	if s.Expect != check.OK && v.Name == s.Variant {
+func (s Scenario) Expected(v variant.Variant) variant.Outcome {
+	if s.Expect != variant.OK && v.Name == s.Variant {
 		return s.Expect
 	}
 	if s.Point == "" {
-		return check.OK
+		return variant.OK
 	}
 	if p, err := FindPoint(s.Point); err == nil {
 		return p.Expected(v)
@@ -213,7 +212,7 @@ func mistakeRun(mistake variant.Variant, p sim.Point) func(variant.Variant, uint
 // violation ("" if none: TestCrashMatrix rejects a declaration off the rows).
 func firstDeclaredFailure(v variant.Variant) string {
 	for _, p := range Points() {
-		if v.Expected(p.ID) != check.OK {
+		if v.Expected(p.ID) != variant.OK {
 			return p.ID
 		}
 	}

@@ -7,7 +7,7 @@ import (
 
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestCatalogue runs every named scenario with its own variant and with
@@ -39,7 +39,7 @@ func TestCatalogue(t *testing.T) {
 				if want := sc.Expected(v); res.Outcome != want {
 					t.Errorf("%s with %s: %s %v, want %s", sc.Name, name, res.Outcome, res.Violations, want)
 				}
-				if strings.HasPrefix(sc.Name, "mistake/") && res.Outcome == check.OK {
+				if strings.HasPrefix(sc.Name, "mistake/") && res.Outcome == variant.OK {
 					t.Errorf("%s: the mistake's own scenario shows nothing wrong", sc.Name)
 				}
 			}

@@ -3,12 +3,12 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"outboxlab/broker"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"outboxlab/broker"
 	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"

@@ -57,7 +57,7 @@ type Point struct {
 
 // Expected returns the outcome v declares for the row: for the row
 // itself, or else for the row it adds to (Like).
-func (p Point) Expected(v variant.Variant) check.Outcome {
+func (p Point) Expected(v variant.Variant) variant.Outcome {
 	if _, ok := v.Expect[p.ID]; ok || p.Like == "" {
 		return v.Expected(p.ID)
 	}
@@ -91,10 +91,10 @@ type Cell struct {
 	Variant string
 	Point   Point
 	// Outcome is the worst outcome of the cell's runs, or
-	// check.NotApplicable when no run reached the point.
-	Outcome check.Outcome
+	// variant.NotApplicable when no run reached the point.
+	Outcome variant.Outcome
 	// Expected is the outcome the variant declares.
-	Expected check.Outcome
+	Expected variant.Outcome
 	// Violations of the counterexample run.
 	Violations []check.Violation
 	// Counterexample is the first run that showed Outcome; nil for OK and
@@ -134,8 +134,8 @@ func (c Cell) Matches() bool { return c.OutcomeMatches() && !c.Missteps.Any() }
 // OutcomeMatches reports whether the cell's outcome is the one declared,
 // whatever errors were returned.
 func (c Cell) OutcomeMatches() bool {
-	if c.Outcome == check.NotApplicable {
-		return c.Expected == check.OK
+	if c.Outcome == variant.NotApplicable {
+		return c.Expected == variant.OK
 	}
 	return c.Outcome == c.Expected
 }
@@ -195,14 +195,14 @@ func (m Matrix) Config(v variant.Variant) Config {
 // the variant has no relay or supports only one): a second relay is what
 // tests claims, leases and recovery against each other.
 func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
-	cell := Cell{Variant: v.Name, Point: p, Expected: p.Expected(v), Outcome: check.NotApplicable, Situations: map[Situation]int{}}
-	worst := check.OK
+	cell := Cell{Variant: v.Name, Point: p, Expected: p.Expected(v), Outcome: variant.NotApplicable, Situations: map[Situation]int{}}
+	worst := variant.OK
 	consider := func(cfg Config, res Result, sched []string) {
 		cell.Runs++
 		for s, n := range res.Situations {
 			cell.Situations[s] += n
 		}
-		cell.Outcome = max(cell.Outcome, check.OK)
+		cell.Outcome = max(cell.Outcome, variant.OK)
 		example := func() *RunID {
 			c := &RunID{Variant: v.Name, Crashes: cfg.Crashes, Seed: m.Seed, Schedule: sched, Poll: cfg.Poll}
 			if p.Kind == KindFault {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"outboxlab/alternatives/cdc"
+	"outboxlab/alternatives/listen"
 	"outboxlab/internal/mutation/on"
 	"outboxlab/lab/verdict"
 	"outboxlab/variant"
@@ -90,7 +92,7 @@ func GradeMutant(id int, depth Depth, first []string) (r Result) {
 	// listen-to-yourself's listener), and so does the reference relay
 	// that deletes what it sent (chapter 004): their matrix rows must
 	// hold too. A row's situations are the reference's to reach.
-	for _, other := range []variant.Variant{variant.ListenToYourself(), variant.CDC(), variant.DeleteOnSend()} {
+	for _, other := range []variant.Variant{listen.Variant(), cdc.Variant(), variant.DeleteOnSend()} {
 		ov, err := verdict.Grade(other, verdict.Options{Depth: verdict.Quick, Stop: verdict.StopAtFirstRed, Workers: 1})
 		if err != nil {
 			r.Crashed = err.Error()

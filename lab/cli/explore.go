@@ -14,7 +14,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -108,9 +107,9 @@ func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, 
 	case "json":
 		err = writeExploreJSON(stdout, v.Name, runs, f, trace, reached, d)
 	case "html":
-		expected := check.NotApplicable // a mistake declares nothing for a random schedule
+		expected := variant.NotApplicable // a mistake declares nothing for a random schedule
 		if v.Correct() {
-			expected = check.OK
+			expected = variant.OK
 		}
 		err = writeExploreHTML(stdout, v.Name, runs, seed, f, trace, expected, reached)
 	default:
@@ -132,7 +131,7 @@ func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, 
 
 // writeExploreHTML writes the shrunk counterexample as a page, or a page
 // that says there was none.
-func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, expected check.Outcome, reached map[sim.Situation]int) error {
+func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, expected variant.Outcome, reached map[sim.Situation]int) error {
 	if f == nil {
 		// The sentence once, as the page's title, and what the
 		// schedules went through, as the text says it.

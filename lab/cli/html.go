@@ -2,10 +2,10 @@ package cli
 
 import (
 	"io"
-	"outboxlab/lang"
 	"strings"
 
 	"outboxlab/internal/report"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/variant"

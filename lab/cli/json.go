@@ -6,7 +6,6 @@ import (
 
 	"outboxlab/lab/verdict"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -24,13 +23,13 @@ type jsonPoint struct {
 }
 
 type jsonCell struct {
-	Variant        string         `json:"variant"`
-	Point          string         `json:"point"`
-	Outcome        check.Outcome  `json:"outcome"`
-	Expected       check.Outcome  `json:"expected"`
-	Runs           int            `json:"runs"`
-	Violations     []string       `json:"violations"`
-	Counterexample *jsonCounterex `json:"counterexample"`
+	Variant        string          `json:"variant"`
+	Point          string          `json:"point"`
+	Outcome        variant.Outcome `json:"outcome"`
+	Expected       variant.Outcome `json:"expected"`
+	Runs           int             `json:"runs"`
+	Violations     []string        `json:"violations"`
+	Counterexample *jsonCounterex  `json:"counterexample"`
 	// Unhandled, Swallowed and Panics are the missteps of MisstepRun
 	// (sim.Missteps).
 	Unhandled  []string       `json:"unhandled,omitempty"`
@@ -66,13 +65,13 @@ type jsonStage struct {
 }
 
 type jsonFinding struct {
-	Stage    string        `json:"stage"`
-	Cause    verdict.Cause `json:"cause"`
-	Outcome  check.Outcome `json:"outcome"`
-	Expected check.Outcome `json:"expected"`
-	Point    string        `json:"point,omitempty"`
-	Detail   string        `json:"detail"`
-	Replay   string        `json:"replay"`
+	Stage    string          `json:"stage"`
+	Cause    verdict.Cause   `json:"cause"`
+	Outcome  variant.Outcome `json:"outcome"`
+	Expected variant.Outcome `json:"expected"`
+	Point    string          `json:"point,omitempty"`
+	Detail   string          `json:"detail"`
+	Replay   string          `json:"replay"`
 }
 
 // toJSONVerdict is v as JSON writes it.

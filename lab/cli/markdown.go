@@ -3,8 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
-	"outboxlab/lang"
 
+	"outboxlab/lang"
 	"outboxlab/sim"
 	"outboxlab/variant"
 )

@@ -11,7 +11,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -226,7 +225,7 @@ func cellAt(cells []sim.Cell, v, p string) sim.Cell {
 			return c
 		}
 	}
-	return sim.Cell{Outcome: check.NotApplicable}
+	return sim.Cell{Outcome: variant.NotApplicable}
 }
 
 // mark renders a cell: ✓ for OK, the outcome word otherwise, and a trailing
@@ -234,9 +233,9 @@ func cellAt(cells []sim.Cell, v, p string) sim.Cell {
 func mark(c sim.Cell) string {
 	s := c.Outcome.String()
 	switch c.Outcome {
-	case check.OK:
+	case variant.OK:
 		s = "✓"
-	case check.NotApplicable:
+	case variant.NotApplicable:
 		s = c.Outcome.Letter() // the one mark of every table and legend
 	}
 	if !c.Matches() {
@@ -246,7 +245,7 @@ func mark(c sim.Cell) string {
 }
 
 // letter renders a cell in one or two characters: ✓, -, an outcome's
-// letter (check.Outcome.Letter), and "!" where the cell disagrees with
+// letter (variant.Outcome.Letter), and "!" where the cell disagrees with
 // the declaration.
 func letter(c sim.Cell) string {
 	s := c.Outcome.Letter()
@@ -263,8 +262,8 @@ var disagrees = lang.Text{EN: "the cell disagrees with what the variant declares
 // worst first: the order of every legend and key. A cell is one run's
 // verdict; NONDETERMINISTIC is a grading's, of two runs, and no cell
 // shows it.
-func badOutcomes() []check.Outcome {
-	out := slices.DeleteFunc(check.Outcomes()[1:], func(o check.Outcome) bool { return o == check.NonDeterministic })
+func badOutcomes() []variant.Outcome {
+	out := slices.DeleteFunc(variant.Outcomes()[1:], func(o variant.Outcome) bool { return o == variant.NonDeterministic })
 	slices.Reverse(out)
 	return out
 }
@@ -275,11 +274,11 @@ func badOutcomes() []check.Outcome {
 type legendEntry struct{ word, letter, meaning string }
 
 // legend is what the words and marks of a matrix mean, from the outcomes
-// themselves (check.Outcome.Meaning).
+// themselves (variant.Outcome.Meaning).
 func legend(w io.Writer) []legendEntry {
 	out := []legendEntry{
-		{"✓", "", in(w, check.OK.Meaning())},
-		{check.NotApplicable.Letter(), "", in(w, check.NotApplicable.Meaning())},
+		{"✓", "", in(w, variant.OK.Meaning())},
+		{variant.NotApplicable.Letter(), "", in(w, variant.NotApplicable.Meaning())},
 	}
 	for _, o := range badOutcomes() {
 		out = append(out, legendEntry{o.String(), o.Letter(), in(w, o.Meaning())})

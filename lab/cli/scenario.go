@@ -13,7 +13,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -285,7 +284,7 @@ func relaysFlag(text string, v variant.Variant) (int, error) {
 // writeScenarioText writes a scenario's run as text: what the scenario
 // is, then the run's transcript (verdict.Transcript), as a test's
 // -lab.replay writes it too.
-func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expected check.Outcome, res sim.Result, d *sim.Divergence, replay, policy string) {
+func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expected variant.Outcome, res sim.Result, d *sim.Divergence, replay, policy string) {
 	summary, _ := scenarioText(w, sc)
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, r.v.Name, r.seed))
 	fmt.Fprintf(w, "%s\n", summary)
@@ -310,7 +309,7 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expect
 // below is the reference's); a story played with another number of
 // relays than it tells (its narration would tell of relays that do not
 // run: it is left out).
-func runNote(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, expected check.Outcome) (note, narrative string) {
+func runNote(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, expected variant.Outcome) (note, narrative string) {
 	narrative = sc.Narrative.In(langOf(w))
 	if narrative == "" {
 		return "", ""
@@ -321,7 +320,7 @@ func runNote(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, 
 			DE: "Dieser Lauf: %s (--relays), die Geschichte erzählt ihren Lauf mit %d; ihre Erzählung entfällt: die Zeitleiste unten sagt, was geschah.",
 		}, relaysText(r.cfg.Relays), r.storyRelays), ""
 	}
-	if sc.Variant != "" || r.v.Name == "outbox" || res.Outcome == check.OK {
+	if sc.Variant != "" || r.v.Name == "outbox" || res.Outcome == variant.OK {
 		return "", narrative
 	}
 	how := lang.Text{EN: "as declared", DE: "wie erwartet"}
@@ -360,7 +359,7 @@ type jsonStep struct {
 	Changes  []string `json:"changes,omitempty"`
 }
 
-func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string, d *sim.Divergence) error {
+func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected variant.Outcome, res sim.Result, replay string, d *sim.Divergence) error {
 	out := struct {
 		Scenario   string     `json:"scenario"`
 		Summary    string     `json:"summary"`

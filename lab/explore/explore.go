@@ -10,7 +10,6 @@ import (
 
 	"outboxlab/internal/shard"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -23,7 +22,7 @@ func (s randSource) Intn(_ string, n int) int { return s.r.IntN(n) }
 // safety property during the run, or a process misstepped (an error it
 // should have handled, a crash it went on from, a panic: sim.Missteps).
 func Broken(res sim.Result) bool {
-	return res.Outcome != check.OK || len(res.Unsafe) > 0 || res.Missteps.Any()
+	return res.Outcome != variant.OK || len(res.Unsafe) > 0 || res.Missteps.Any()
 }
 
 // Finding is a schedule that broke an invariant, shrunk.

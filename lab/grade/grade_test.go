@@ -17,7 +17,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -94,7 +93,7 @@ func (s swallow) Publish(e broker.Envelope) error {
 // same outcome again.
 func TestGradingPrintsOneFindingPerCause(t *testing.T) {
 	hint := grade.Hint{EN: "send it again until the broker confirmed it", DE: "sende sie erneut, bis der Broker sie bestätigt"}
-	r := gradeWith(t, swallowing(), grade.Options{Hints: map[check.Outcome]grade.Hint{check.Lost: hint}}, map[string]string{"lab.depth": "quick", "lab.lang": "en"})
+	r := gradeWith(t, swallowing(), grade.Options{Hints: map[variant.Outcome]grade.Hint{variant.Lost: hint}}, map[string]string{"lab.depth": "quick", "lab.lang": "en"})
 	if len(r.errors) != 1 {
 		t.Fatalf("%d findings, want one (LOST):\n%s", len(r.errors), strings.Join(r.errors, "\n"))
 	}
@@ -160,7 +159,7 @@ func TestGradingABillingThatKeepsAFailedDelivery(t *testing.T) {
 		if f.Stage != verdict.StageFailureSweep || !strings.HasPrefix(f.Run.Name(), "commit-failure:consumer.commit@") {
 			continue
 		}
-		if f.Cause != verdict.CauseOutcome || f.Outcome != check.Lost {
+		if f.Cause != verdict.CauseOutcome || f.Outcome != variant.Lost {
 			t.Errorf("%+v, want LOST", f)
 		}
 		if err := grade.Replay(t, forgetful(), f.Run); err == nil || !strings.HasPrefix(err.Error(), "LOST, declared OK") {

@@ -9,7 +9,6 @@ import (
 	"outboxlab/lab/verdict"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -47,7 +46,7 @@ func Replay(t testing.TB, v variant.Variant, run sim.RunID) error {
 		}
 		cfg := f.Schedule.Config(v)
 		cfg.Trace = true
-		return logRun(t, cfg, check.OK, strings.Join(f.Schedule.StoryLines(), "\n"))
+		return logRun(t, cfg, variant.OK, strings.Join(f.Schedule.StoryLines(), "\n"))
 	}
 	sc, err := scenarios.Find(run)
 	if err != nil {
@@ -62,7 +61,7 @@ func Replay(t testing.TB, v variant.Variant, run sim.RunID) error {
 // logRun runs cfg and logs its transcript (verdict.Transcript, as
 // labrun scenario writes it), in the language -lab.lang names; what
 // breaks the declaration want is an error.
-func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) error {
+func logRun(t testing.TB, cfg sim.Config, want variant.Outcome, title string) error {
 	t.Helper()
 	l, _ := language() // Grade checked it
 	// The run is made twice, as labrun makes a run it replays: a variant
@@ -82,14 +81,14 @@ func logRun(t testing.TB, cfg sim.Config, want check.Outcome, title string) erro
 	verdict.Transcript{Result: res, Expected: want, Divergence: d}.Write(&b, l)
 	t.Log(b.String())
 	if d != nil {
-		return fmt.Errorf("%s: the same run made twice parts at its event %d (%s, %s): this replay shows one of its ways, by chance", check.NonDeterministic, d.Index+1, sim.FormatTime(d.At), d.Process)
+		return fmt.Errorf("%s: the same run made twice parts at its event %d (%s, %s): this replay shows one of its ways, by chance", variant.NonDeterministic, d.Index+1, sim.FormatTime(d.At), d.Process)
 	}
 	return breach(res, want, res.CommitFailures > res.Situations[sim.FailureReported])
 }
 
 // breach is what in res breaks the declaration want, as an error (in
 // English: a test's failure names it once more after the timeline).
-func breach(res sim.Result, want check.Outcome, unreported bool) error {
+func breach(res sim.Result, want variant.Outcome, unreported bool) error {
 	switch {
 	case res.Outcome != want:
 		return fmt.Errorf("%s, declared %s", res.Outcome, want)

@@ -19,9 +19,9 @@ import (
 	"outboxlab/lab/cli"
 	"outboxlab/lab/grade"
 	"outboxlab/lab/verdict"
-	"outboxlab/lab/verdict/verdicttest"
 	"outboxlab/scenarios"
 	"outboxlab/variant"
+	"outboxlab/variant/varianttest"
 )
 
 // TestOneVerdictThroughEveryDoor grades variants through every door the
@@ -64,12 +64,12 @@ func TestOneVerdictThroughEveryDoor(t *testing.T) {
 	if full {
 		variants = append(scenarios.Variants()[1:], variant.Outbox(), recovery.Variant(), sendfirst.Variant(), dedup.Variant(), ordering.Variant(), course.EagerRelay())
 		slips = nil
-		for _, s := range verdicttest.Slips() {
+		for _, s := range varianttest.Slips() {
 			slips = append(slips, s.Frame+"-"+s.Name)
 		}
 	}
 	for _, name := range slips {
-		s, err := verdicttest.Find(name)
+		s, err := varianttest.Find(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func setFlag(t *testing.T, name, value string) {
 // through grade, and fails again (a relay that keeps its pause only in
 // NextWake hammers the broker when polled); without the poll it passes.
 func TestAPolledFindingReplaysThroughEveryDoor(t *testing.T) {
-	s, err := verdicttest.Find("relay-pauses-only-in-next-wake")
+	s, err := varianttest.Find("relay-pauses-only-in-next-wake")
 	if err != nil {
 		t.Fatal(err)
 	}

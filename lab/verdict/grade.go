@@ -10,7 +10,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -249,7 +248,7 @@ func (g *grader) cellFindings(s Stage, p sim.Point, c sim.Cell, err error) []Fin
 		switch {
 		case len(c.Violations) > 0:
 			f.Detail = c.Violations[0].Text()
-		case c.Outcome == check.NotApplicable:
+		case c.Outcome == variant.NotApplicable:
 			f.Detail = lang.Text{
 				EN: "the workload never reaches the point: the row tests nothing for this variant",
 				DE: "die Arbeitslast erreicht den Punkt nie: die Zeile prüft für diese Variante nichts"}
@@ -316,7 +315,7 @@ func (g *grader) sweep() {
 				run.Schedule = append(run.Schedule, "crash "+c.String())
 			}
 		}
-		g.add(runFindings(Finding{Stage: StageSweep, Outcome: f.Outcome, Expected: check.OK, Run: run}, f)...)
+		g.add(runFindings(Finding{Stage: StageSweep, Outcome: f.Outcome, Expected: variant.OK, Run: run}, f)...)
 	}
 }
 
@@ -332,7 +331,7 @@ func (g *grader) failureSweep() {
 	for _, f := range sw.Failures {
 		run := sim.RunID{Variant: g.v.Name, Row: f.Row, Failure: f.Failure, Seed: g.m.Seed, Relays: extraRelays(f.Relays),
 			Schedule: []string{"fault " + f.Failure.String()}}
-		g.add(runFindings(Finding{Stage: StageFailureSweep, Outcome: f.Outcome, Expected: check.OK, Point: f.Row, Run: run}, f)...)
+		g.add(runFindings(Finding{Stage: StageFailureSweep, Outcome: f.Outcome, Expected: variant.OK, Point: f.Row, Run: run}, f)...)
 	}
 }
 
@@ -355,7 +354,7 @@ func extraRelays(n int) int {
 // failed commit it never reported, its missteps.
 func runFindings(base Finding, f sim.SweepFailure) []Finding {
 	var out []Finding
-	if f.Outcome != check.OK {
+	if f.Outcome != variant.OK {
 		o := base
 		o.Cause = CauseOutcome
 		if len(f.Violations) > 0 {
@@ -391,7 +390,7 @@ func (g *grader) explore(runs, seeds int) {
 	result := StageResult{Stage: StageExplore}
 	defer func() { g.out.Stages = append(g.out.Stages, result) }()
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
-		base := Finding{Stage: StageExplore, Expected: check.OK, Run: sim.RunID{Variant: g.v.Name, Explore: true, ExploreRuns: runs, ExploreSeed: seed}}
+		base := Finding{Stage: StageExplore, Expected: variant.OK, Run: sim.RunID{Variant: g.v.Name, Explore: true, ExploreRuns: runs, ExploreSeed: seed}}
 		f, err := explore.Explore(g.v, runs, seed, explore.Options{Workers: g.opts.Workers})
 		var failed *explore.ScheduleError
 		if errors.As(err, &failed) {

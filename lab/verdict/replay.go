@@ -6,7 +6,7 @@ import (
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Determinism is checked, not assumed. A grading at depth course makes a
@@ -67,7 +67,7 @@ func (g *grader) sampleFirst() []sampled {
 			continue
 		}
 		cfg.Trace = true
-		s := sampled{finding: Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: check.NonDeterministic,
+		s := sampled{finding: Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: variant.NonDeterministic,
 			Expected: p.Expected(g.v), Point: p.ID, Run: run}, cfg: cfg}
 		s.first, s.err = sim.Run(cfg)
 		out = append(out, s)
@@ -80,8 +80,8 @@ func (g *grader) sampleFirst() []sampled {
 			continue
 		}
 		cfg.Trace = true
-		s := sampled{finding: Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: check.NonDeterministic,
-			Expected: check.OK, Run: run}, cfg: cfg}
+		s := sampled{finding: Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: variant.NonDeterministic,
+			Expected: variant.OK, Run: run}, cfg: cfg}
 		s.first, s.err = sim.Run(cfg)
 		out = append(out, s)
 	}
@@ -119,7 +119,7 @@ func (g *grader) replay(sample []sampled) {
 		if err != nil || d == nil {
 			continue
 		}
-		nd := Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: check.NonDeterministic, Expected: f.Expected, Point: f.Point, Run: f.Run}
+		nd := Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: variant.NonDeterministic, Expected: f.Expected, Point: f.Point, Run: f.Run}
 		found = append(found, diverged(nd, d))
 	}
 	result.Failed = len(found)

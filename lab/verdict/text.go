@@ -6,7 +6,7 @@ import (
 
 	"outboxlab/lang"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // textf formats format in each language; an argument that is a
@@ -73,7 +73,7 @@ var causeHints = map[Cause]lang.Text{
 // outcome, whose hint depends on the exercise (see package grade), but
 // NONDETERMINISTIC, whose cause is the same whatever the exercise.
 func (g Group) Hint() lang.Text {
-	if g.Cause == CauseOutcome && g.Outcome == check.NonDeterministic {
+	if g.Cause == CauseOutcome && g.Outcome == variant.NonDeterministic {
 		return nondeterministicHint
 	}
 	return causeHints[g.Cause]
@@ -87,7 +87,7 @@ func (g Group) Headline() lang.Text {
 	what := textf(lang.Plain("%s,"), causeTexts[g.Cause]) // "…, in 10 runs"
 	if g.Cause == CauseOutcome {
 		what = textf(lang.Plain("%s, %s,"), g.Outcome, g.Outcome.Meaning())
-		if e := g.First().Expected; g.sameExpected() && e != check.OK {
+		if e := g.First().Expected; g.sameExpected() && e != variant.OK {
 			what = textf(lang.Text{EN: "%s where the variant declares %s,", DE: "%s wo die Variante %s erwartet,"}, what, e)
 		}
 	}

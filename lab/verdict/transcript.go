@@ -8,7 +8,7 @@ import (
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Transcript is a replayed run as a learner reads it, below what the
@@ -20,7 +20,7 @@ import (
 // languages.
 type Transcript struct {
 	Result   sim.Result
-	Expected check.Outcome
+	Expected variant.Outcome
 	// Replay is the command that replays the run, "" for none (a test
 	// log names its flags elsewhere).
 	Replay string
@@ -67,7 +67,7 @@ func (t Transcript) Write(w io.Writer, l lang.Lang) {
 // misstep's run is what failed.
 func BrokeWith(res sim.Result) lang.Text {
 	switch {
-	case res.Outcome != check.OK:
+	case res.Outcome != variant.OK:
 		return lang.Plain(res.Outcome.String())
 	case len(res.Unhandled) > 0:
 		return lang.Text{EN: "OK, but a process returned an error it should have handled itself", DE: "OK, aber ein Prozess gab einen Fehler zurück, den er selbst hätte behandeln müssen"}

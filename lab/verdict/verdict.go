@@ -5,7 +5,7 @@ import (
 
 	"outboxlab/lang"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Stage is one part of a grading.
@@ -112,8 +112,8 @@ type Finding struct {
 	Cause Cause
 	// Outcome is the run's outcome, and Expected what the variant
 	// declares for it (OK beyond the matrix). For a matrix cell Outcome
-	// is the cell's worst, check.NotApplicable if no run reached it.
-	Outcome, Expected check.Outcome
+	// is the cell's worst, variant.NotApplicable if no run reached it.
+	Outcome, Expected variant.Outcome
 	// Point is the matrix row of a matrix or polled finding, the row of
 	// an assumptions finding.
 	Point string
@@ -184,7 +184,7 @@ func (v Verdict) Stage(s Stage) (StageResult, bool) {
 // what a learner fixes at once.
 type Group struct {
 	Cause   Cause
-	Outcome check.Outcome
+	Outcome variant.Outcome
 	// Findings are in stage order; the first is the one to replay.
 	Findings []Finding
 }
@@ -198,7 +198,7 @@ func (g Group) First() Finding { return g.Findings[0] }
 func (v Verdict) Groups() []Group {
 	var out []Group
 	for _, f := range v.Findings {
-		outcome := check.NotApplicable
+		outcome := variant.NotApplicable
 		if f.Cause == CauseOutcome {
 			outcome = f.Outcome
 		}

@@ -6,7 +6,6 @@ import (
 
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -112,7 +111,7 @@ func (pc plannedCell) simRun() (*Config, error) {
 
 // want is the verdict the real parts must give, and why it differs from
 // the simulator's, if it does.
-func (pc plannedCell) want() (check.Outcome, string) {
+func (pc plannedCell) want() (variant.Outcome, string) {
 	if d, ok := pc.variant.differs[pc.row.ID]; ok {
 		return d.outcome, d.why
 	}

@@ -1,14 +1,13 @@
 package sqlitelab
 
 import (
-	"outboxlab/sim/check"
-
 	"fmt"
 	"slices"
 	"strings"
 
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // Replay is the labrun-real command that runs rc again on real parts (in
@@ -150,7 +149,7 @@ func (c Cell) RaceRates() string {
 	if c.Race == nil {
 		return ""
 	}
-	var outcomes []check.Outcome
+	var outcomes []variant.Outcome
 	for o := range c.Race.Seeds {
 		outcomes = append(outcomes, o)
 	}

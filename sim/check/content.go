@@ -7,6 +7,7 @@ import (
 	"outboxlab/inbox"
 	"outboxlab/lang"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // Change is one committed business change of an order, as billing must
@@ -109,7 +110,7 @@ func content(w World, effects map[change]int) []Violation {
 		}
 		e := applied[k]
 		if e.Kind != c.Kind || e.Amount != c.Amount {
-			vs = append(vs, Violation{Mismatch, c.OrderID, c.Sequence,
+			vs = append(vs, Violation{variant.Mismatch, c.OrderID, c.Sequence,
 				lang.Textf(w.Terms.orDefault().Differs, KindText(e.Kind), signed(e.Amount), c.Text(), signed(c.Amount))})
 		}
 	}
@@ -120,14 +121,14 @@ func content(w World, effects map[change]int) []Violation {
 			continue // compared with its committed order
 		}
 		if a.Billed.Minor != net[a.OrderID] {
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: a.OrderID,
 				Detail: lang.Textf(lang.Text{
 					EN: "the account shows %s billed, its ledger nets to %s",
 					DE: "das Konto zeigt %s berechnet, sein Journal ergibt netto %s"},
 					MoneyText(a.Billed), MoneyText(domain.Money{Minor: net[a.OrderID], Currency: a.Billed.Currency}))})
 		}
 		if a.Cancelled != credited[a.OrderID] {
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: a.OrderID,
 				Detail: lang.Textf(lang.Text{
 					EN: "the account says cancelled: %v, its ledger says %v",
 					DE: "das Konto sagt storniert: %s, sein Journal sagt %s"}, yesNo(a.Cancelled), yesNo(credited[a.OrderID]))})
@@ -164,16 +165,16 @@ func accounts(w World, effects map[change]int) (map[string]bool, []Violation) {
 		a, ok := byOrder[o.ID]
 		switch {
 		case !ok:
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(w.Terms.orDefault().NoAccount, o.Version, MoneyText(want))})
 		case a.Billed.Currency != want.Currency:
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(w.Terms.orDefault().AccountCurrency, MoneyText(a.Billed), a.Billed.Currency, want.Currency, MoneyText(want))})
 		case a.Billed != want:
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(w.Terms.orDefault().AccountTotal, MoneyText(a.Billed), owes(o, want))})
 		case a.Cancelled != (o.Status == domain.Cancelled):
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(lang.Text{
 					EN: "the account says cancelled: %v, the order is %s",
 					DE: "das Konto sagt storniert: %s, die Bestellung ist %s"}, yesNo(a.Cancelled), o.Status)})
@@ -231,7 +232,7 @@ func contract(published []broker.Envelope) []Violation {
 			first[k] = e.ID
 		case id != e.ID && !reported[k]:
 			reported[k] = true
-			vs = append(vs, Violation{Duplicate, e.Event.AggregateID, e.Event.Sequence,
+			vs = append(vs, Violation{variant.Duplicate, e.Event.AggregateID, e.Event.Sequence,
 				lang.Textf(lang.Text{
 					EN: "the same %s was published as %s and again as %s: a consumer that deduplicates by message id applies it twice",
 					DE: "dasselbe %s wurde als %s und noch einmal als %s veröffentlicht: ein Consumer, der nach der Nachrichten-ID dedupliziert, wendet es zweimal an"},

@@ -1,10 +1,10 @@
 package check
 
 import (
-	"outboxlab/lang"
-
 	"outboxlab/billing"
 	"outboxlab/inbox"
+	"outboxlab/lang"
+	"outboxlab/variant"
 )
 
 // applied counts billing's effects per change, and returns them with the
@@ -19,7 +19,7 @@ func applied(w World, committed map[change]bool) (map[change]int, []Violation) {
 		c := change{e.OrderID, e.Sequence}
 		effects[c]++
 		if prev, ok := lastApplied[e.OrderID]; ok && e.Sequence < prev.Sequence {
-			vs = append(vs, Violation{OutOfOrder, e.OrderID, e.Sequence,
+			vs = append(vs, Violation{variant.OutOfOrder, e.OrderID, e.Sequence,
 				lang.Textf(lang.Text{EN: "%s of #%d applied after %s of #%d", DE: "%s von #%d nach %s von #%d angewendet"}, KindText(e.Kind), e.Sequence, KindText(prev.Kind), prev.Sequence)})
 		}
 		if prev, ok := lastApplied[e.OrderID]; !ok || e.Sequence > prev.Sequence {
@@ -28,10 +28,10 @@ func applied(w World, committed map[change]bool) (map[change]int, []Violation) {
 	}
 	for c, n := range effects {
 		if !committed[c] {
-			vs = append(vs, Violation{Phantom, c.order, c.seq, lang.Textf(terms.Phantom, n)})
+			vs = append(vs, Violation{variant.Phantom, c.order, c.seq, lang.Textf(terms.Phantom, n)})
 		}
 		if n > 1 {
-			vs = append(vs, Violation{Duplicate, c.order, c.seq, lang.Textf(terms.Duplicate, n)})
+			vs = append(vs, Violation{variant.Duplicate, c.order, c.seq, lang.Textf(terms.Duplicate, n)})
 		}
 	}
 	return effects, vs
@@ -53,7 +53,7 @@ func missing(w World, committed map[change]bool, effects map[change]int, stuck [
 		if effects[c] > 0 {
 			// What billing holds waits for nothing any more, and shows
 			// the operator a change as waiting that is done.
-			vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(terms.AppliedHeld, p.Envelope.ID, HeldReason(p, 0))})
+			vs = append(vs, Violation{variant.Stuck, c.order, c.seq, lang.Textf(terms.AppliedHeld, p.Envelope.ID, HeldReason(p, 0))})
 		}
 	}
 	for c := range committed {
@@ -64,14 +64,14 @@ func missing(w World, committed map[change]bool, effects map[change]int, stuck [
 			if before, stuck := stuckBefore(held, c); ok && stuck {
 				// Billing holds it for a predecessor that waits in the
 				// outbox: the outbox shows why, so it is STUCK too.
-				vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(terms.HeldStuck, why, before)})
+				vs = append(vs, Violation{variant.Stuck, c.order, c.seq, lang.Textf(terms.HeldStuck, why, before)})
 				continue
 			}
 			detail := terms.Never
 			if ok {
 				detail = lang.Textf(terms.NeverHeld, why)
 			}
-			vs = append(vs, Violation{Lost, c.order, c.seq, detail})
+			vs = append(vs, Violation{variant.Lost, c.order, c.seq, detail})
 		}
 	}
 	return vs
@@ -85,12 +85,12 @@ func policies(w World) []Violation {
 	var vs []Violation
 	for _, p := range w.BillingParked {
 		if p.Allowed == 0 {
-			vs = append(vs, Violation{GaveUp, p.AggregateID, p.Sequence,
+			vs = append(vs, Violation{variant.GaveUp, p.AggregateID, p.Sequence,
 				lang.Textf(terms.ParkedTransient, p.MessageID, p.Attempts)})
 			continue
 		}
 		if p.Attempts > p.Allowed {
-			vs = append(vs, Violation{Storm, p.AggregateID, p.Sequence,
+			vs = append(vs, Violation{variant.Storm, p.AggregateID, p.Sequence,
 				lang.Textf(terms.ParkedStorm, p.MessageID, p.Attempts, p.Allowed)})
 		}
 	}
@@ -98,15 +98,15 @@ func policies(w World) []Violation {
 		vs = append(vs, f.Violation())
 	}
 	for _, d := range w.Unreplayed {
-		vs = append(vs, Violation{Stuck, d.AggregateID, d.Sequence,
+		vs = append(vs, Violation{variant.Stuck, d.AggregateID, d.Sequence,
 			lang.Textf(lang.Text{EN: "the operator fixed its cause and replayed message %s (in %s), and it stayed a dead letter", DE: "der Operator hat die Ursache behoben und die Nachricht %s erneut eingespielt (in %s), und sie blieb ein Dead Letter"}, d.MessageID, d.Where)})
 	}
 	for _, d := range w.Vanished {
-		vs = append(vs, Violation{Lost, d.AggregateID, d.Sequence,
+		vs = append(vs, Violation{variant.Lost, d.AggregateID, d.Sequence,
 			lang.Textf(lang.Text{EN: "the operator replayed message %s (a dead letter in %s), and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent", DE: "der Operator hat die Nachricht %s erneut eingespielt (ein Dead Letter in %s), und sie verschwand: sie ist weder wieder ein Dead Letter noch zugestellt, noch wartet sie auf das Senden"}, d.MessageID, d.Where)})
 	}
 	for _, d := range w.Delays {
-		vs = append(vs, Violation{Late, d.AggregateID, d.Sequence, d.Detail})
+		vs = append(vs, Violation{variant.Late, d.AggregateID, d.Sequence, d.Detail})
 	}
 	return vs
 }
@@ -114,7 +114,7 @@ func policies(w World) []Violation {
 // waitingFor is the sequence number a held message waits for, as the
 // facts say: none (0) for a dead letter; for one parked behind a gap, the
 // first earlier change of its aggregate without an effect.
-func waitingFor(p inbox.Parked, dead []DeadLetter, effects map[change]int) int {
+func waitingFor(p inbox.Parked, dead []variant.DeadLetter, effects map[change]int) int {
 	for _, d := range dead {
 		if d.MessageID == p.Envelope.ID {
 			return 0
