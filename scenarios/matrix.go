@@ -52,7 +52,7 @@ func Workload() []sim.Command {
 // every fault row, aimed at the standard workload: scenarios' own, then
 // those the fault kinds bring (sim.FaultSpec's Row).
 func Points() []sim.Point {
-	points := slices.Clone(crashPoints)
+	points := crashRows()
 	points = append(points, faultRows()...)
 	for _, spec := range sim.FaultSpecs() {
 		if spec.Row != nil {
