@@ -110,3 +110,41 @@ func namedPoints(t *testing.T) []string {
 	}
 	return out
 }
+
+// TestEveryRowOfTheMatrixIsDeclaredOnce: the crash rows (the boundary
+// registry's) and the fault rows (the fault kinds', sim.FaultRows) are
+// the matrix's rows, no id twice among them, and every row the failure
+// sweep runs under (Matrix's FailureRows) is one of them. Its scratch
+// copies, a fault row named as a crash point and a failure row that no
+// entry declares, are named.
+func TestEveryRowOfTheMatrixIsDeclaredOnce(t *testing.T) {
+	for _, p := range matrixRowProblems(Points(), Matrix().FailureRows) {
+		t.Error(p)
+	}
+	clash := append(Points(), sim.Point{ID: "relay.after-send", Kind: sim.KindFault})
+	if got := matrixRowProblems(clash, nil); len(got) != 1 || !strings.Contains(got[0], "relay.after-send: two rows of the matrix") {
+		t.Errorf("a fault row named as a crash point: got %q, want it named", got)
+	}
+	if got := matrixRowProblems(Points(), []string{"poison", "stall-forever"}); len(got) != 1 || !strings.Contains(got[0], "stall-forever: the failure sweep runs under it, and no entry declares it") {
+		t.Errorf("a failure row without an entry: got %q, want it named", got)
+	}
+}
+
+// matrixRowProblems returns the ids points hold twice, and the
+// failure rows that are none of them.
+func matrixRowProblems(points []sim.Point, failureRows []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range points {
+		if seen[p.ID] {
+			out = append(out, fmt.Sprintf("%s: two rows of the matrix: one id, one entry (a crash point's in scenarios/boundaries.go, a fault row's in its kind's sim.FaultSpec)", p.ID))
+		}
+		seen[p.ID] = true
+	}
+	for _, r := range failureRows {
+		if !seen[r] {
+			out = append(out, fmt.Sprintf("%s: the failure sweep runs under it, and no entry declares it", r))
+		}
+	}
+	return out
+}
