@@ -229,7 +229,7 @@ func (r deletingReplay) ReplayDeadLetters() (int, error) {
 	}
 	n := 0
 	for _, m := range dead {
-		err := r.env.Gate.Cross(cdc.BoundarySend, func() error { return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event}) })
+		err := r.env.Gate.Cross(outbox.BoundarySend, func() error { return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event}) })
 		if errors.Is(err, effect.ErrCrashed) {
 			return n, fmt.Errorf("cdc: replay: %w", err)
 		}

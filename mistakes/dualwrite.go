@@ -3,6 +3,7 @@ package mistakes
 import (
 	"fmt"
 
+	"outboxlab/alternatives/listen"
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
@@ -10,10 +11,6 @@ import (
 	"outboxlab/orders"
 	"outboxlab/variant"
 )
-
-// BoundaryServicePublish is the dual-writing service's publish to the broker
-// (service.after-publish).
-var BoundaryServicePublish = effect.Boundary{Process: "service", Effect: "publish", Kind: effect.Send}
 
 // DualWrite commits the order, then publishes the event to the broker
 // directly from the service.
@@ -92,7 +89,7 @@ func (s *dualWriteService) Handle(c orders.Command) error {
 	// MISTAKE: the event goes to the broker after the commit, not into the
 	// outbox inside it. If this fails or the process dies first, the event
 	// is lost: nothing durable remembers that it was due.
-	if err := s.publish(BoundaryServicePublish, event); err != nil {
+	if err := s.publish(listen.BoundaryPublish, event); err != nil {
 		return fmt.Errorf("orders: %s: %w", c, err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"outboxlab/alternatives/listen"
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
@@ -62,7 +63,7 @@ func (s *dualWriteRetryService) Handle(c orders.Command) error {
 	}
 	msg := broker.Envelope{ID: s.IDs.NewID(), Event: rec}
 	for attempt := 1; ; attempt++ {
-		err := s.Gate.Cross(BoundaryServicePublish, func() error { return s.Broker.Publish(msg) })
+		err := s.Gate.Cross(listen.BoundaryPublish, func() error { return s.Broker.Publish(msg) })
 		if err == nil || errors.Is(err, effect.ErrCrashed) || attempt == 3 {
 			return err
 		}

@@ -3,6 +3,7 @@ package mistakes
 import (
 	"fmt"
 
+	"outboxlab/alternatives/listen"
 	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/variant"
@@ -56,7 +57,7 @@ func (s *publishFirstService) Handle(c orders.Command) error {
 	}
 	// MISTAKE: the world learns of the change before it is committed; if
 	// the commit below never happens, the world was told a lie.
-	if err := s.publish(BoundaryServicePublish, event); err != nil {
+	if err := s.publish(listen.BoundaryPublish, event); err != nil {
 		return fmt.Errorf("orders: %s: %w", c, err)
 	}
 	if err := s.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
