@@ -12,17 +12,18 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/alternatives/listen"
 	"outboxlab/effect"
 	"outboxlab/scenarios"
-	"outboxlab/variant"
 )
 
 // TestEveryBoundaryIsClassified: every effect boundary the lab's packages
 // declare (an effect.Boundary literal anywhere in their code, tests
 // aside) is one the catalogue's registry has, with the same kind, so
 // exploration's crash points and the commit-failure boundaries, derived
-// from it, cannot miss one unsaid; and the registry says of each boundary whether
-// exploration draws it, or why not, the same for every declaration of it.
+// from it, cannot miss one unsaid; each boundary has one entry there and
+// one exported declaration in the components (a learner's starter may
+// declare its own, unexported), so that a crash point has one home.
 func TestEveryBoundaryIsClassified(t *testing.T) {
 	fset := token.NewFileSet()
 	var files []*ast.File
@@ -40,8 +41,9 @@ func TestEveryBoundaryIsClassified(t *testing.T) {
 // TestANewBoundaryIsFound is the scratch copy the test above exists for:
 // the relay's file with a boundary added that the registry does not have,
 // and with its send declared a commit; a registry without the listener's
-// side of an inbox boundary, and one whose two declarations of one
-// boundary disagree. Each is named.
+// side of an inbox boundary; a registry with two entries of relay.send,
+// and the CDC connector declaring relay.send again under its own name
+// (as it did until each boundary had one home). Each is named.
 func TestANewBoundaryIsFound(t *testing.T) {
 	src, err := os.ReadFile("outbox/relay.go")
 	if err != nil {
@@ -77,13 +79,27 @@ func TestANewBoundaryIsFound(t *testing.T) {
 	}
 	specs := scenarios.Boundaries()
 	for i, s := range specs {
-		if s.String() == "relay.send" && s.NotDrawn == "" {
-			specs = slices.Insert(specs, i+1, scenarios.BoundarySpec{Boundary: s.Boundary, NotDrawn: "a second word on it"})
+		if s.String() == "relay.send" {
+			specs = slices.Insert(specs, i+1, scenarios.BoundarySpec{Boundary: s.Boundary})
 			break
 		}
 	}
-	if got := boundaryProblems(token.NewFileSet(), nil, specs); len(got) != 1 || !strings.Contains(got[0], "relay.send: drawn in one entry") {
-		t.Errorf("a registry that says two things of relay.send: got %q, want it named", got)
+	if got := boundaryProblems(token.NewFileSet(), nil, specs); len(got) != 1 || !strings.Contains(got[0], "relay.send: two entries in the catalogue's registry") {
+		t.Errorf("a registry with relay.send twice: got %q, want it named", got)
+	}
+	fset = token.NewFileSet()
+	relay, err := parser.ParseFile(fset, "outbox/relay.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cdc, err := parser.ParseFile(fset, "alternatives/cdc/cdc.go", "package cdc\n\nimport \"outboxlab/effect\"\n\n"+
+		"var BoundarySend = effect.Boundary{Process: \"relay\", Effect: \"send\", Kind: effect.Send}\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := boundaryProblems(fset, []*ast.File{relay, cdc}, scenarios.Boundaries()); len(got) != 1 ||
+		!strings.Contains(got[0], "cdc.go:5: relay.send is declared again as BoundarySend (outbox/relay.go:21") {
+		t.Errorf("relay.send declared twice: got %q, want the second declaration named", got)
 	}
 }
 
@@ -91,19 +107,43 @@ func TestANewBoundaryIsFound(t *testing.T) {
 // do not have, and what specs say of one boundary in two ways.
 func boundaryProblems(fset *token.FileSet, files []*ast.File, specs []scenarios.BoundarySpec) []string {
 	var out []string
-	first := map[string]scenarios.BoundarySpec{}
+	entries := map[string]bool{}
 	for _, s := range specs {
 		if s.Kind == "" {
 			out = append(out, fmt.Sprintf("%s: no Kind: say what sort of effect it is (effect.Commit, Send, Ack, Call)", s))
 		}
-		f, ok := first[s.String()]
-		switch {
-		case !ok:
-			first[s.String()] = s
-		case f.Kind != s.Kind:
-			out = append(out, fmt.Sprintf("%s: declared a %s and a %s", s, f.Kind, s.Kind))
-		case (f.NotDrawn == "") != (s.NotDrawn == ""):
-			out = append(out, fmt.Sprintf("%s: drawn in one entry of sim's registry, not drawn in another", s))
+		if entries[s.String()] {
+			out = append(out, fmt.Sprintf("%s: two entries in the catalogue's registry: one boundary, one entry (scenarios/boundaries.go)", s))
+		}
+		entries[s.String()] = true
+	}
+	declared := map[string]string{} // boundary -> where its exported declaration is
+	for _, f := range files {
+		for _, d := range f.Decls {
+			gen, ok := d.(*ast.GenDecl)
+			if !ok || gen.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gen.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					lit, ok := valueAt(vs, i).(*ast.CompositeLit)
+					if !ok || !isBoundaryType(lit.Type) || !name.IsExported() {
+						continue
+					}
+					b, err := boundaryOf(lit)
+					if err != nil {
+						continue // named below
+					}
+					at := fset.Position(lit.Pos())
+					here := fmt.Sprintf("%s:%d", filepath.ToSlash(at.Filename), at.Line)
+					if first, ok := declared[b.String()]; ok {
+						out = append(out, fmt.Sprintf("%s: %s is declared again as %s (%s): one boundary, one declaration; cross the other's variable", here, b, name.Name, first))
+						continue
+					}
+					declared[b.String()] = here + " " + name.Name
+				}
+			}
 		}
 	}
 	for _, f := range files {
@@ -119,13 +159,21 @@ func boundaryProblems(fset *token.FileSet, files []*ast.File, specs []scenarios.
 				out = append(out, fmt.Sprintf("%s:%d: %v", at.Filename, at.Line, err))
 			case !has(specs, b):
 				out = append(out, fmt.Sprintf("%s:%d: %s (%s) is declared here and not in the catalogue's registry: add it to scenarios/boundaries.go, drawn by exploration or saying why not", at.Filename, at.Line, b, b.Kind))
-			case filepath.ToSlash(filepath.Dir(at.Filename)) == "inbox" && !has(specs, variant.AsListener(b)):
-				out = append(out, fmt.Sprintf("%s:%d: %s: listen-to-yourself's listener crosses it as %s, which sim's registry does not have", at.Filename, at.Line, b, variant.AsListener(b)))
+			case filepath.ToSlash(filepath.Dir(at.Filename)) == "inbox" && !has(specs, listen.AsListener(b)):
+				out = append(out, fmt.Sprintf("%s:%d: %s: listen-to-yourself's listener crosses it as %s, which sim's registry does not have", at.Filename, at.Line, b, listen.AsListener(b)))
 			}
 			return true
 		})
 	}
 	return out
+}
+
+// valueAt returns the value of vs's i-th name, nil if it has none.
+func valueAt(vs *ast.ValueSpec, i int) ast.Expr {
+	if i < len(vs.Values) {
+		return vs.Values[i]
+	}
+	return nil
 }
 
 // has reports whether specs hold b, its kind the same.
@@ -204,33 +252,4 @@ func parseDir(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
 		files = append(files, f)
 	}
 	return files
-}
-
-// TestTheSimulatorImportsNothingItJudges: the simulator's machinery names
-// no variant, mistake or alternative (arrows point down: the catalogue,
-// package scenarios, names them and hands the simulator what it needs).
-// It failed while sim/boundaries.go held the registry.
-func TestTheSimulatorImportsNothingItJudges(t *testing.T) {
-	files, err := filepath.Glob("sim/*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, file := range files {
-		if strings.HasSuffix(file, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			path := strings.Trim(imp.Path.Value, `"`)
-			for _, judged := range []string{"outboxlab/mistakes", "outboxlab/alternatives/", "outboxlab/scenarios", "outboxlab/lab/verdict", "outboxlab/lab/grade", "outboxlab/lab/explore"} {
-				if path == strings.TrimSuffix(judged, "/") || strings.HasPrefix(path, judged) && strings.HasSuffix(judged, "/") {
-					t.Errorf("%s imports %s: the simulator imports nothing it judges or that judges with it", file, path)
-				}
-			}
-		}
-	}
 }

@@ -17,7 +17,6 @@ import (
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -32,35 +31,35 @@ func TestTheLabContradictsWhatCodeMayAssume(t *testing.T) {
 		name   string
 		v      variant.Variant
 		row    string
-		want   check.Outcome
+		want   variant.Outcome
 		detail string // a violation line that must appear
 	}{
 		{
 			name:   "a consumer that compares sequence numbers as text",
 			v:      sequencesAsText(),
 			row:    "eleven-events",
-			want:   check.Lost,
+			want:   variant.Lost,
 			detail: "LOST o-1#10: committed, but billing never applied it",
 		},
 		{
 			name:   "a consumer that fails a payload with a field its contract does not name",
 			v:      strictFields(),
 			row:    "extra-field",
-			want:   check.Lost,
+			want:   variant.Lost,
 			detail: `LOST o-1#2: committed, but billing never applied it (billing holds it: failed 3 times: json: unknown field "loyaltyPoints")`,
 		},
 		{
 			name:   "a relay that reads a batch of unsent rows before it looks for due ones",
 			v:      learner("scan-limit", func(r *learnerRelay) { r.scanLimit = true }),
 			row:    "blocked-backlog",
-			want:   check.Stuck,
+			want:   variant.Stuck,
 			detail: "still busy at the end of the horizon",
 		},
 		{
 			name:   "a retention cleanup that takes its cutoff from the host's clock",
 			v:      cleaningByHostClock(),
 			row:    "skewed-cleanup",
-			want:   check.Unsafe,
+			want:   variant.Unsafe,
 			detail: "deleted 167h0m2s after it was SENT: retention keeps a SENT message 168h0m0s",
 		},
 		{
@@ -69,7 +68,7 @@ func TestTheLabContradictsWhatCodeMayAssume(t *testing.T) {
 			name:   "a relay that replays its dead letters at every start",
 			v:      learner("replay-on-start", func(r *learnerRelay) { r.replayOnStart = true }),
 			row:    "restarts-after-dead-letter",
-			want:   check.Storm,
+			want:   variant.Storm,
 			detail: "STORM o-1#1",
 		},
 	}
@@ -86,7 +85,7 @@ func TestTheLabContradictsWhatCodeMayAssume(t *testing.T) {
 		return m.Status == outbox.Sent && m.SentAt.Before(cutoff)
 	})} {
 		for _, p := range scenarios.Assumptions() {
-			if outcome, lines := assumptionAt(t, v, p.ID); outcome != check.OK {
+			if outcome, lines := assumptionAt(t, v, p.ID); outcome != variant.OK {
 				t.Errorf("%s at %s: %s, want OK:\n%s", v.Name, p.ID, outcome, lines)
 			}
 		}
@@ -106,8 +105,8 @@ func TestAGradingPlaysTheAssumptions(t *testing.T) {
 		t.Fatalf("%s at depth course: passed", v.Name)
 	}
 	f := vd.Findings[0]
-	if f.Stage != verdict.StageAssumptions || f.Point != "eleven-events" || f.Outcome != check.Lost || f.Run.Scenario != "eleven-events" {
-		t.Errorf("first finding %s at %q (%s), run %q; want assumptions at eleven-events (LOST), run eleven-events", f.Stage, f.Point, f.Outcome, f.Run.Scenario)
+	if f.Stage != verdict.StageAssumptions || f.Point != "eleven-events" || f.Outcome != variant.Lost || f.Run.Name() != "eleven-events" {
+		t.Errorf("first finding %s at %q (%s), run %q; want assumptions at eleven-events (LOST), run eleven-events", f.Stage, f.Point, f.Outcome, f.Run.Name())
 	}
 	// blocked-backlog's o-1 has 101 events too.
 	if got, _ := vd.Stage(verdict.StageAssumptions); got.Runs != len(scenarios.Assumptions()) || got.Failed != 2 {
@@ -131,7 +130,7 @@ func TestEveryCorrectVariantHoldsAtTheAssumptions(t *testing.T) {
 			// aim at (restarts-after-dead-letter kills relay-1; a
 			// listen-to-yourself service has no relay), as the grader
 			// counts a cell: OK.
-			if outcome, lines := assumptionAt(t, v, p.ID); outcome != check.OK && outcome != check.NotApplicable {
+			if outcome, lines := assumptionAt(t, v, p.ID); outcome != variant.OK && outcome != variant.NotApplicable {
 				t.Errorf("%s at %s: %s, want OK:\n%s", v.Name, p.ID, outcome, lines)
 			}
 		}
@@ -154,7 +153,7 @@ func TestTheAssumptionsAloneCatchTheExaminersMistakes(t *testing.T) {
 		}
 		for _, f := range vd.Findings {
 			if f.Stage != verdict.StageAssumptions {
-				t.Errorf("%s: a finding of stage %s at %q: %s", v.Name, f.Stage, f.Run.Scenario, f.Detail.EN)
+				t.Errorf("%s: a finding of stage %s at %q: %s", v.Name, f.Stage, f.Run.Name(), f.Detail.EN)
 			}
 		}
 	}
@@ -162,7 +161,7 @@ func TestTheAssumptionsAloneCatchTheExaminersMistakes(t *testing.T) {
 
 // assumptionAt runs v at the assumption row id and returns the outcome
 // and its violations, one a line.
-func assumptionAt(t *testing.T, v variant.Variant, id string) (check.Outcome, string) {
+func assumptionAt(t *testing.T, v variant.Variant, id string) (variant.Outcome, string) {
 	t.Helper()
 	for _, p := range scenarios.Assumptions() {
 		if p.ID != id {
@@ -178,12 +177,12 @@ func assumptionAt(t *testing.T, v variant.Variant, id string) (check.Outcome, st
 		}
 		if cell.Missteps.Any() {
 			lines = append(lines, fmt.Sprintf("missteps: %+v", cell.Missteps))
-			cell.Outcome = max(cell.Outcome, check.Mismatch) // not OK, whatever the outcome
+			cell.Outcome = max(cell.Outcome, variant.Mismatch) // not OK, whatever the outcome
 		}
 		return cell.Outcome, strings.Join(lines, "\n")
 	}
 	t.Fatalf("no assumption row %q", id)
-	return check.OK, ""
+	return variant.OK, ""
 }
 
 // sequencesAsText is the reference whose consumer's stale check compares

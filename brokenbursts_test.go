@@ -15,7 +15,6 @@ import (
 	"outboxlab/lab/verdict"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -40,7 +39,7 @@ func TestAConsumerThatCountsFailedCommitsIsCaught(t *testing.T) {
 	}
 	gaveUp := 0
 	for _, f := range sw.Failures {
-		if f.Outcome != check.GaveUp {
+		if f.Outcome != variant.GaveUp {
 			continue
 		}
 		gaveUp++
@@ -58,10 +57,10 @@ func TestAConsumerThatCountsFailedCommitsIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(vd.Findings, func(f verdict.Finding) bool { return f.Outcome == check.GaveUp }) {
+	if !slices.ContainsFunc(vd.Findings, func(f verdict.Finding) bool { return f.Outcome == variant.GaveUp }) {
 		t.Errorf("depth course: no GAVE_UP; findings %+v", vd.Findings)
 	}
-	keep := func(res sim.Result) bool { return res.Outcome == check.GaveUp }
+	keep := func(res sim.Result) bool { return res.Outcome == variant.GaveUp }
 	for _, seed := range []uint64{1, 5, 108315} {
 		part, err := explore.ExploreShard(v, 3000, seed, shard.Shard{I: 1, N: 1}, explore.Options{Keep: keep})
 		if err != nil {

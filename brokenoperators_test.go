@@ -14,7 +14,6 @@ import (
 	"outboxlab/lab/explore"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -31,7 +30,7 @@ func TestTheLabCatchesBrokenOperatorCode(t *testing.T) {
 	cases := []struct {
 		name   string
 		v      variant.Variant
-		want   check.Outcome
+		want   variant.Outcome
 		detail string
 	}{
 		{
@@ -39,7 +38,7 @@ func TestTheLabCatchesBrokenOperatorCode(t *testing.T) {
 			v: cleaning("cleanup-early", func(m outbox.Message, cutoff time.Time) bool {
 				return m.Status == outbox.Sent && m.SentAt.Before(cutoff.Add(2*time.Hour))
 			}),
-			want:   check.Unsafe,
+			want:   variant.Unsafe,
 			detail: "deleted 167h0m0s after it was SENT",
 		},
 		{
@@ -48,25 +47,25 @@ func TestTheLabCatchesBrokenOperatorCode(t *testing.T) {
 				old := cutoff.Add(-3 * outbox.DefaultConfig("").Retention)
 				return m.Status == outbox.Sent && m.SentAt.Before(cutoff) || m.CreatedAt.Before(old)
 			}),
-			want:   check.Lost,
+			want:   variant.Lost,
 			detail: "deleted while DEAD_LETTER: only a SENT message may go",
 		},
 		{
 			name:   "a CDC replay that deletes the dead letter before the broker confirmed its send",
 			v:      cdcDeletingReplay(),
-			want:   check.Lost,
+			want:   variant.Lost,
 			detail: "and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent",
 		},
 		{
 			name:   "a replay that puts a dead letter back without resetting its attempts",
 			v:      replaying("replay-keeps-attempts", keepAttempts, false),
-			want:   check.Stuck,
+			want:   variant.Stuck,
 			detail: "the operator fixed its cause and replayed message",
 		},
 		{
 			name:   "a selective replay by order and type that does not ask for DEAD_LETTER",
 			v:      replaying("replay-any-status", anyStatus, true),
-			want:   check.Unsafe,
+			want:   variant.Unsafe,
 			detail: "left the terminal state SENT for PENDING",
 		},
 	}
@@ -201,17 +200,17 @@ func anyStatus(m *outbox.Message, now time.Time) bool {
 // out of its table first and then publishes it, and goes on when the
 // broker refuses: a refused message is gone.
 func cdcDeletingReplay() variant.Variant {
-	v := variant.CDC()
+	v := cdc.Variant()
 	v.Name = "cdc-replay-deletes-first"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r := &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: outbox.DefaultConfig(env.Owner)}
-		return deletingReplay{CDCRelay: variant.CDCRelay{Relay: r}, env: env}, nil
+		return deletingReplay{LabRelay: cdc.LabRelay{Relay: r}, env: env}, nil
 	}
 	return v
 }
 
 type deletingReplay struct {
-	variant.CDCRelay
+	cdc.LabRelay
 	env variant.Env
 }
 
@@ -230,7 +229,7 @@ func (r deletingReplay) ReplayDeadLetters() (int, error) {
 	}
 	n := 0
 	for _, m := range dead {
-		err := r.env.Gate.Cross(cdc.BoundarySend, func() error { return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event}) })
+		err := r.env.Gate.Cross(outbox.BoundarySend, func() error { return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event}) })
 		if errors.Is(err, effect.ErrCrashed) {
 			return n, fmt.Errorf("cdc: replay: %w", err)
 		}
@@ -254,7 +253,7 @@ func TestExplorationCatchesACleanupInAnAgeWindow(t *testing.T) {
 		age := now.Sub(m.SentAt)
 		return m.Status == outbox.Sent && (m.SentAt.Before(cutoff) || age >= 24*time.Hour && age < 48*time.Hour)
 	})
-	caughtByExploration(t, v, check.Unsafe, "after it was SENT", longtest.Long(t, "long_explore"))
+	caughtByExploration(t, v, variant.Unsafe, "after it was SENT", longtest.Long(t, "long_explore"))
 }
 
 // TestExplorationFindsAnHourWindowAtTenSeeds: a cleanup that deletes
@@ -274,7 +273,7 @@ func TestExplorationFindsAnHourWindowAtTenSeeds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f == nil || f.Result.Outcome != check.Unsafe {
+			if f == nil || f.Result.Outcome != variant.Unsafe {
 				t.Errorf("%s at seed %d: not found UNSAFE in %d schedules", v.Name, seed, verdict.CourseRuns)
 			}
 		}

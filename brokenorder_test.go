@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/alternatives/cdc"
 	"outboxlab/mistakes"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -20,22 +20,22 @@ import (
 // hold an aggregate back by), is OK at rejected; the same relay without
 // the declaration is not.
 func TestAnAggregatesOrderIsJudgedAtTheBroker(t *testing.T) {
-	undeclared := variant.CDC()
+	undeclared := cdc.Variant()
 	undeclared.Name, undeclared.PublishesPastDeadLetters = "cdc-undeclared", false
 	cases := []struct {
 		name, point string
 		v           variant.Variant
-		want        check.Outcome
+		want        variant.Outcome
 		detail      string
 	}{
-		{"a relay without head-of-line blocking", "broker-outage", mistakes.ParallelWorkers(), check.OutOfOrder,
+		{"a relay without head-of-line blocking", "broker-outage", mistakes.ParallelWorkers(), variant.OutOfOrder,
 			"OUT_OF_ORDER o-1#1: the order-status view, which keeps the last status it read as a shipping or search service does, shows o-1 ACCEPTED (from #1, read last) after it read #3 (ACCEPTED)"},
-		{"the same at a stall", "stall", mistakes.ParallelWorkers(), check.OutOfOrder,
+		{"the same at a stall", "stall", mistakes.ParallelWorkers(), variant.OutOfOrder,
 			"before the first copy of #1"},
-		{"cdc past a dead letter, declared", "rejected", variant.CDC(), check.OK, ""},
-		{"cdc past a dead letter, undeclared", "rejected", undeclared, check.OutOfOrder,
+		{"cdc past a dead letter, declared", "rejected", cdc.Variant(), variant.OK, ""},
+		{"cdc past a dead letter, undeclared", "rejected", undeclared, variant.OutOfOrder,
 			"which was a dead letter then: the variant does not declare that it publishes past one (variant.Variant.PublishesPastDeadLetters)"},
-		{"the reference", "stall", variant.Outbox(), check.OK, ""},
+		{"the reference", "stall", variant.Outbox(), variant.OK, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

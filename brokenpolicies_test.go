@@ -12,7 +12,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -72,7 +71,7 @@ func TestARelaySlowerThanItDeclaresIsLate(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			outcome, lines := cellAt(t, c.v, c.point)
-			if outcome != check.Late || !strings.Contains(lines, c.detail) {
+			if outcome != variant.Late || !strings.Contains(lines, c.detail) {
 				t.Errorf("%s at %s: %s, want LATE with %q:\n%s", c.v.Name, c.point, outcome, c.detail, lines)
 			}
 		})
@@ -91,7 +90,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 		name   string
 		v      variant.Variant
 		point  string
-		want   check.Outcome
+		want   variant.Outcome
 		detail string
 	}{
 		{
@@ -99,21 +98,21 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			v: declaring(withRelayConfig("says-20-does-10", func(c *outbox.Config) { c.BackoffCap = time.Minute }),
 				func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap = 20, time.Minute }),
 			point:  "broker-outage",
-			want:   check.GaveUp,
+			want:   variant.GaveUp,
 			detail: "was dead-lettered in the outbox (broker: publish",
 		},
 		{
 			name:   "a relay that claims under a one-hour lease: relay-lost's o-2#1 leaves an hour late",
 			v:      honest("lease-1h", func(c *outbox.Config) { c.Lease = time.Hour }),
 			point:  "relay-lost",
-			want:   check.Late,
+			want:   variant.Late,
 			detail: "the relay's policy claims messages under a lease of 1h, the lab allows at most 1m",
 		},
 		{
 			name:   "a relay that claims under a one-day lease",
 			v:      honest("lease-1d", func(c *outbox.Config) { c.Lease = 24 * time.Hour }),
 			point:  "relay-lost",
-			want:   check.Stuck, // still waiting at the horizon; the finding names the lease
+			want:   variant.Stuck, // still waiting at the horizon; the finding names the lease
 			detail: "the relay's policy claims messages under a lease of 24h, the lab allows at most 1m",
 		},
 		{
@@ -122,53 +121,53 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 				c.BackoffBase, c.BackoffCap, c.PauseCap, c.MaxAttempts = time.Second, time.Second, time.Second, 1<<30
 			}),
 			point:  "broker-outage",
-			want:   check.Storm,
+			want:   variant.Storm,
 			detail: "the relay's policy tries one message 600 times during a 10m outage (backoff from 1s, capped at 1s), the lab allows at most 30",
 		},
 		{
 			name:   "a relay that declares it pauses a second after a failed send",
 			v:      honest("short-pause-declared", func(c *outbox.Config) { c.PauseCap = time.Second }),
 			point:  "outage-backlog",
-			want:   check.Storm,
+			want:   variant.Storm,
 			detail: "the relay's policy sends requests 600 times into a 10m outage, all messages together (pause from 1s, capped at 1s), the lab allows at most 120",
 		},
 		{
 			name:   "a relay that declares it never gives up",
 			v:      honest("forever-declared", func(c *outbox.Config) { c.MaxAttempts = math.MaxInt }),
 			point:  "rejected",
-			want:   check.Stuck,
+			want:   variant.Stuck,
 			detail: "the relay's policy retries a message for more than 24h before it gives it up",
 		},
 		{
 			name:   "a relay that declares two attempts",
 			v:      honest("impatient-declared", func(c *outbox.Config) { c.MaxAttempts = 2 }),
 			point:  "broker-outage",
-			want:   check.GaveUp,
+			want:   variant.GaveUp,
 			detail: "the relay's policy gives a message up after 2 attempts within 2s of failures, but the chapters call a 10m outage transient",
 		},
 		{
 			name:   "a relay that declares a pause of up to five minutes",
 			v:      honest("long-pause-declared", func(c *outbox.Config) { c.PauseCap = 5 * time.Minute }),
 			point:  "broker-outage",
-			want:   check.Late,
+			want:   variant.Late,
 			detail: "the relay's policy pauses up to 5m after failed sends, the lab allows at most 1m",
 		},
 		{
 			name:   "a relay that declares it keeps a SENT message an hour",
 			v:      honest("hour-retention", func(c *outbox.Config) { c.Retention = time.Hour }),
 			point:  "service.after-commit",
-			want:   check.Unsafe,
+			want:   variant.Unsafe,
 			detail: "the relay's policy keeps a SENT message 1h, the chapters at least 72h",
 		},
 		{
 			name: "a consumer that declares it parks at the first failure",
 			v: func() variant.Variant {
 				v := withConsumerConfig("parks-at-once-declared", func(c *inbox.Config) { c.MaxAttempts = 1 })
-				v.Policy.Consumer = check.ConsumerPolicy{MaxAttempts: 1, UnknownAtOnce: true}
+				v.Policy.Consumer = variant.ConsumerPolicy{MaxAttempts: 1, UnknownAtOnce: true}
 				return v
 			}(),
 			point:  "corrupt-once",
-			want:   check.GaveUp,
+			want:   variant.GaveUp,
 			detail: "the consumer's policy parks a message after 1 attempt(s), the lab wants at least 2",
 		},
 		{
@@ -177,11 +176,11 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			name: "a consumer that declares a thousand attempts before it parks",
 			v: func() variant.Variant {
 				v := withConsumerConfig("thousand-attempts", func(c *inbox.Config) { c.MaxAttempts = 1000 })
-				v.Policy.Consumer = check.ConsumerPolicy{MaxAttempts: 1000, UnknownAtOnce: true}
+				v.Policy.Consumer = variant.ConsumerPolicy{MaxAttempts: 1000, UnknownAtOnce: true}
 				return v
 			}(),
 			point:  "poison",
-			want:   check.Storm,
+			want:   variant.Storm,
 			detail: "the consumer's policy tries a message it cannot process 1000 times before it parks it, the lab allows at most 30",
 		},
 		{
@@ -191,7 +190,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			name:   "a consumer whose dead letters live in its own table, parked at the first failure",
 			v:      quarantining("quarantine-at-once", func(c *inbox.Config) { c.MaxAttempts = 1 }, false),
 			point:  "corrupt-once",
-			want:   check.GaveUp,
+			want:   variant.GaveUp,
 			detail: "aside as a dead letter after 1 attempt(s), though its fault was transient",
 		},
 		{
@@ -201,7 +200,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			name:   "a consumer whose port hides the dead letters in its own table",
 			v:      silentQuarantine(),
 			point:  "corrupt-once",
-			want:   check.Stuck,
+			want:   variant.Stuck,
 			detail: "billing acknowledged it to the broker without applying its change and kept it: the operator's replay put it through, but billing's port (variant.Holder) does not hold it",
 		},
 		{
@@ -209,7 +208,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			name:   "a consumer whose replay keeps the dead letter in its own table",
 			v:      quarantining("quarantine-kept", nil, true),
 			point:  "poison",
-			want:   check.Stuck,
+			want:   variant.Stuck,
 			detail: "billing applied it and still holds message",
 		},
 	}
@@ -228,7 +227,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 func declaring(v variant.Variant, change func(*outbox.Config)) variant.Variant {
 	cfg := outbox.DefaultConfig("relay")
 	change(&cfg)
-	v.Policy.Relay = check.RelayPolicyOf(cfg)
+	v.Policy.Relay = variant.RelayPolicyOf(cfg)
 	return v
 }
 

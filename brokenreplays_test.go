@@ -15,7 +15,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -91,7 +90,7 @@ func TestStateKeptBetweenRunsIsCaught(t *testing.T) {
 	}
 	var found *verdict.Finding
 	for i, f := range vd.Findings {
-		if f.Outcome == check.NonDeterministic {
+		if f.Outcome == variant.NonDeterministic {
 			found = &vd.Findings[i]
 			break
 		}
@@ -103,10 +102,10 @@ func TestStateKeptBetweenRunsIsCaught(t *testing.T) {
 		t.Errorf("%+v, want the replay stage's finding, parting at billing", *found)
 	}
 	for _, g := range vd.Groups() {
-		if g.Outcome != check.NonDeterministic {
+		if g.Outcome != variant.NonDeterministic {
 			continue
 		}
-		report := g.Report(0, g.Hint(), g.First().Run.Labrun("labrun", vd.Variant), 100)
+		report := g.Report(0, g.Hint(), g.First().Run.Command("labrun"), 100)
 		for _, want := range []string{"NONDETERMINISTIC", "first run:", "second run:", "hint: take time only", "labrun scenario"} {
 			if !strings.Contains(report, want) {
 				t.Errorf("the report does not say %q:\n%s", want, report)
@@ -127,7 +126,7 @@ func TestAReplayOfARunThatDoesNotReplaySaysSo(t *testing.T) {
 	remembered.Lock()
 	clear(remembered.ids)
 	remembered.Unlock()
-	run := verdict.Run{Scenario: "relay.after-send@1"}
+	run := scenarios.MustParseRun("relay.after-send@1")
 	if err := grade.Replay(t, packageStateConsumer(), run); err == nil || !strings.HasPrefix(err.Error(), "NONDETERMINISTIC: the same run made twice parts at its event") {
 		t.Errorf("the replay of package-state-consumer: %v, want NONDETERMINISTIC", err)
 	}
@@ -166,7 +165,7 @@ func TestARunThatPartsOnlyAfterAFailedCommitIsCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range vd.Findings {
-		if f.Outcome == check.NonDeterministic && f.Run.Scenario == "commit-failure:relay.claim@1" {
+		if f.Outcome == variant.NonDeterministic && f.Run.Name() == "commit-failure:relay.claim@1" {
 			return
 		}
 	}

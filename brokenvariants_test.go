@@ -23,7 +23,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -38,22 +37,22 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 		name   string
 		v      variant.Variant
 		point  string
-		want   check.Outcome // the cell's outcome
-		detail string        // a violation line that must appear
-		polled bool          // run with every relay polled as its production loop polls it
+		want   variant.Outcome // the cell's outcome
+		detail string          // a violation line that must appear
+		polled bool            // run with every relay polled as its production loop polls it
 	}{
 		{
 			name:   "a consumer that bills amendments as 0.00",
 			v:      withConsumerEffect("zero-amendments", billZeroForAmendments),
 			point:  "duplicate-delivery",
-			want:   check.Mismatch,
+			want:   variant.Mismatch,
 			detail: "MISMATCH o-1#2: billed line +0.00 EUR, the change was line +19.99 EUR",
 		},
 		{
 			name:   "a relay that gives up after two attempts",
 			v:      withRelayConfig("impatient-relay", func(c *outbox.Config) { c.MaxAttempts = 2 }),
 			point:  "broker-outage",
-			want:   check.GaveUp,
+			want:   variant.GaveUp,
 			detail: "was dead-lettered in the outbox (broker: publish",
 		},
 		{
@@ -62,28 +61,28 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 				c.BackoffBase, c.BackoffCap, c.PauseCap, c.MaxAttempts = time.Second, time.Second, time.Second, 1<<30
 			}),
 			point:  "broker-outage",
-			want:   check.Storm,
+			want:   variant.Storm,
 			detail: "the retry policy allows 20: retries without backoff or limit hammer the broker",
 		},
 		{
 			name:   "a relay whose backoff overflows int32 milliseconds from its 22nd failed send",
 			v:      backoffOverflow(),
 			point:  "rejected",
-			want:   check.Storm,
+			want:   variant.Storm,
 			detail: "after its failed send 22 in a row, the retry policy's backoff is 5m0s: the backoff was not kept",
 		},
 		{
 			name:   "an operator's replay that selects dead letters by event type alone",
 			v:      replayByTypeAlone(),
 			point:  "rejected",
-			want:   check.Storm,
+			want:   variant.Storm,
 			detail: "was published 31 times, the retry policy allows 30",
 		},
 		{
 			name:   "a relay that judges leases by its own host's clock",
 			v:      hostClockLeases(),
 			point:  "clock-skew",
-			want:   check.Unsafe,
+			want:   variant.Unsafe,
 			detail: "while relay-1's lease ran until",
 		},
 		{
@@ -92,28 +91,28 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 				c.Lease = 100 * 365 * 24 * time.Hour
 			}),
 			point:  "relay-lost",
-			want:   check.Stuck,
+			want:   variant.Stuck,
 			detail: "is IN_FLIGHT after quiesce (claimed by relay-1, never released)",
 		},
 		{
 			name:   "a relay whose recovery does nothing",
 			v:      learner("no-recover", func(r *learnerRelay) { r.noRecover = true }),
 			point:  "relay.after-claim",
-			want:   check.Late,
+			want:   variant.Late,
 			detail: "relay-1 restarted at 00:00:05.017 and ended a step at 00:00:05.081 still holding its own claim from before its crash",
 		},
 		{
 			name:   "a relay that names itself anew at each start, so that its recovery finds no claim of its name",
 			v:      newNameEachStart(),
 			point:  "relay-restart",
-			want:   check.Late,
+			want:   variant.Late,
 			detail: "still holding its own claim from before its crash",
 		},
 		{
 			name:   "a relay that marks a failed send and keeps the rest of its batch claimed",
 			v:      keepsTheRest(),
 			point:  "broker-outage",
-			want:   check.Late,
+			want:   variant.Late,
 			detail: "LATE o-1#2: relay-1 ended a step at 00:00:03.066 still holding it, claimed, under a lease until 00:00:33.036",
 		},
 		{
@@ -121,7 +120,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			v:      pausesOnlyInNextWake(),
 			point:  "outage-backlog",
 			polled: true,
-			want:   check.Storm,
+			want:   variant.Storm,
 			detail: "sends while it was down, a relay that pauses after a failed send allows 63",
 		},
 		{
@@ -130,21 +129,21 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 				c.PauseCap = 5 * time.Minute
 			}),
 			point:  "broker-outage",
-			want:   check.Late,
+			want:   variant.Late,
 			detail: "the broker up, but relay-1 slept until",
 		},
 		{
 			name:   "a consumer that puts a message aside at its first failure",
 			v:      withConsumerConfig("no-second-try", func(c *inbox.Config) { c.MaxAttempts = 1 }),
 			point:  "corrupt-once",
-			want:   check.GaveUp,
+			want:   variant.GaveUp,
 			detail: "aside as a dead letter after 1 attempt(s), though its fault was transient",
 		},
 		{
 			name:   "a relay whose recovery hands its caller the refusal of its release",
 			v:      learner("recovery-conflict-is-an-error", func(r *learnerRelay) { r.recoverStrictly = true }),
 			point:  "recover-conflict",
-			want:   check.OK,
+			want:   variant.OK,
 			detail: "relay-1: outbox: recover: store orders: commit: outbox/000000000002: write conflict",
 		},
 		{
@@ -154,7 +153,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			name:   "relays that all write the owner name \"relay\"",
 			v:      withRelayConfig("one-name-for-all", func(c *outbox.Config) { c.Owner = "relay" }),
 			point:  "relay-restart",
-			want:   check.Unsafe,
+			want:   variant.Unsafe,
 			detail: "set PENDING by relay-1 at 00:00:09.000, while relay-2's lease ran until",
 		},
 		{
@@ -167,14 +166,14 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 				}
 			}),
 			point:  "relay-restart",
-			want:   check.Unsafe,
+			want:   variant.Unsafe,
 			detail: "while relay-2's lease ran until",
 		},
 		{
 			name:   "chapter 003's relay with its select's FOR UPDATE SKIP LOCKED left out",
 			v:      skipLockedWithoutTheLock(),
 			point:  "stall",
-			want:   check.Unsafe,
+			want:   variant.Unsafe,
 			detail: "marked SENT from PENDING, without a claim (a lease, or the row's lock)",
 		},
 		{
@@ -183,14 +182,14 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			// commit it itself (twophase.Service.finishEarlier).
 			v:      coordinatorThatAbortsAll(),
 			point:  "service.after-commit",
-			want:   check.Lost,
+			want:   variant.Lost,
 			detail: "LOST o-3#1: committed, but billing never applied it",
 		},
 		{
 			name:   "billing on a legacy table's rows that bills a row's total as the amendment",
 			v:      legacyBillingOfTotals(),
 			point:  "duplicate-delivery",
-			want:   check.Mismatch,
+			want:   variant.Mismatch,
 			detail: "MISMATCH o-1#2: billed line +39.98 EUR, the change was line +19.99 EUR",
 		},
 		{
@@ -199,14 +198,14 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			name:   "a consumer that replays its dead letters to a subscription the broker does not have",
 			v:      replaysElsewhere(),
 			point:  "poison",
-			want:   check.Lost,
+			want:   variant.Lost,
 			detail: "and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent",
 		},
 		{
 			name:   "a relay that takes a publish timeout for a success",
 			v:      timeoutMeansStored(),
 			point:  "publish-timeout-dropped",
-			want:   check.Lost,
+			want:   variant.Lost,
 			detail: "LOST o-1#1: committed, but billing never applied it",
 		},
 	}
@@ -591,7 +590,7 @@ func TestPhantomAmendmentIsAMismatch(t *testing.T) {
 		lines = append(lines, v.String())
 	}
 	want := "MISMATCH o-1#2: billed line +2.00 EUR, the change was line +3.00 EUR"
-	if res.Outcome != check.Mismatch || !slices.Contains(lines, want) {
+	if res.Outcome != variant.Mismatch || !slices.Contains(lines, want) {
 		t.Fatalf("outcome %s, violations:\n%s\nwant MISMATCH with %q", res.Outcome, strings.Join(lines, "\n"), want)
 	}
 }
@@ -601,7 +600,7 @@ func TestPhantomAmendmentIsAMismatch(t *testing.T) {
 // marks them processed without owning them. (It was OK before a SENT mark
 // needed a lease or the marking transaction's lock on the row.)
 func skipLockedWithoutTheLock() variant.Variant {
-	v := variant.SkipLockedTx()
+	v := skiplocked.Variant()
 	v.Name = "skip-locked-tx-without-lock"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r := skiplocked.New(env.OrderDB, env.Broker, env.Gate, env.DBClock, env.Owner)
@@ -615,7 +614,7 @@ func skipLockedWithoutTheLock() variant.Variant {
 // row the easy way: an amended row's total billed as the amendment,
 // without the difference to what it billed before.
 func legacyBillingOfTotals() variant.Variant {
-	v := variant.LegacyCDC()
+	v := legacycdc.Variant()
 	v.Name = "legacy-cdc-totals"
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
 		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription), inbox.Deps{DB: env.BillingDB, Broker: env.Broker,
@@ -635,7 +634,7 @@ func legacyBillingOfTotals() variant.Variant {
 // change was committed: a service that died between its commit and the
 // broker's commit loses the event.
 func coordinatorThatAbortsAll() variant.Variant {
-	v := variant.TwoPhaseCommit()
+	v := twophase.Variant()
 	v.Name = "two-phase-commit-abort-all"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		return abortAll{&twophase.Coordinator{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.DBClock}}, nil
@@ -690,7 +689,7 @@ func okEverywhere(t *testing.T, v variant.Variant) {
 
 // cellAt runs v at the matrix row point and returns the cell's outcome
 // and its violations, one a line.
-func cellAt(t *testing.T, v variant.Variant, point string) (check.Outcome, string) {
+func cellAt(t *testing.T, v variant.Variant, point string) (variant.Outcome, string) {
 	t.Helper()
 	p, err := scenarios.FindPoint(point)
 	if err != nil {
@@ -722,7 +721,7 @@ func TestSleepingWhileTheBrokerIsDownIsNotLate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cell.Outcome != check.OK {
+	if cell.Outcome != variant.OK {
 		t.Errorf("%s: %s, want OK: %v", p.ID, cell.Outcome, cell.Violations)
 	}
 }
@@ -734,7 +733,7 @@ func TestSleepingWhileTheBrokerIsDownIsNotLate(t *testing.T) {
 // coordinator's read and its abort, and the order is stored without its
 // event.
 func coordinatorThatGuesses() variant.Variant {
-	v := variant.TwoPhaseCommit()
+	v := twophase.Variant()
 	v.Name = "two-phase-commit-guessing"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		return guessing{&twophase.Coordinator{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.DBClock}}, nil
@@ -774,10 +773,10 @@ func TestACoordinatorThatGuessesFromTheOrderIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f == nil || f.Result.Outcome != check.Lost {
+	if f == nil || f.Result.Outcome != variant.Lost {
 		t.Fatalf("a guessing coordinator: %+v in 1000 schedules at seed 2, want LOST", f)
 	}
-	g, err := explore.Explore(variant.TwoPhaseCommit(), 1000, 2, explore.Options{})
+	g, err := explore.Explore(twophase.Variant(), 1000, 2, explore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

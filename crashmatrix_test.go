@@ -10,7 +10,6 @@ import (
 	"outboxlab/internal/longtest"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -50,7 +49,7 @@ func assertCells(t *testing.T, vs []variant.Variant) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if cell.Outcome == check.NotApplicable && cell.Expected != check.OK {
+					if cell.Outcome == variant.NotApplicable && cell.Expected != variant.OK {
 						t.Fatalf("%s declares %s at %s, but the workload never reaches that point: the row tests nothing", v.Name, cell.Expected, p.ID)
 					}
 					if !cell.Matches() {
@@ -77,7 +76,7 @@ func explain(c sim.Cell) string {
 	}
 	fmt.Fprintf(&b, "  replay: go test -run 'TestCrashMatrix/%s/%s' .\n", c.Variant, c.Point.ID)
 	if c.Counterexample != nil {
-		fmt.Fprintf(&b, "  timeline: %s\n", c.Counterexample.Replay("go run ./cmd/labrun", c.Variant))
+		fmt.Fprintf(&b, "  timeline: %s\n", c.Counterexample.Command("go run ./cmd/labrun"))
 	}
 	return b.String()
 }
@@ -166,7 +165,7 @@ func TestARowThatMissesItsSituationIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cell.Outcome != check.OK || !slices.Equal(cell.Missing(), []sim.Situation{sim.GapParked}) {
+	if cell.Outcome != variant.OK || !slices.Equal(cell.Missing(), []sim.Situation{sim.GapParked}) {
 		t.Fatalf("outcome %s, missing %v; want OK with %s missing", cell.Outcome, cell.Missing(), sim.GapParked)
 	}
 }

@@ -1,7 +1,12 @@
 // Package outboxlab is a deterministic crash-simulation and teaching lab for
 // the transactional outbox pattern.
 //
-// The top level reads in three parts.
+// The top level reads in three parts, and its folders are floors: a
+// package imports its own room and the floors below it, never one above
+// (layers_test.go holds the tree to it): the reference; the contract
+// (variant); the alternatives and mistakes beside the simulator, neither
+// importing the other; the catalogue (scenarios) naming both; the judge's
+// doors (lab, internal); the commands; the course; the real parts.
 //
 // The system under test, its alternatives and its mistakes:
 //
@@ -26,6 +31,7 @@
 //	  gapsnapshot  chapter 001: a gap reconciled by the order's snapshot (loses what a skipped event did on its own)
 //	mistakes    the deliberate mistakes, kept apart; do not copy
 //	variant     the contract between them and the lab: what a variant provides
+//	  varianttest  broken frames (relay, consumer, service) to test graders with
 //	lang        the one way to speak two languages: Text, Lang, Detect
 //	  langtest    finds English prose in German output, for the tests
 //
@@ -37,7 +43,6 @@
 //	lab         the judge and its doors
 //	  explore     random schedules, shrunk counterexamples, the fuzz target
 //	  verdict     the one grader: a variant at a depth, a typed verdict
-//	    verdicttest  broken frames (relay, consumer, service) to test graders with
 //	  grade       the grader as one call in a Go test, with replay flags
 //	  cli         labrun, the command line, as a library a course's own labrun uses
 //	cmd/labrun  the lab's labrun: one line

@@ -7,7 +7,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -69,7 +68,7 @@ func Example_gradeYourOwnRelay() {
 	mine := variant.Variant{
 		Name:       "my-relay",
 		Summary:    lang.Text{EN: "a learner's relay", DE: "das Relay eines Teilnehmers"},
-		Expect:     map[string]check.Outcome{}, // "it is correct"
+		Expect:     map[string]variant.Outcome{}, // "it is correct"
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {

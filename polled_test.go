@@ -5,7 +5,6 @@ import (
 
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -39,8 +38,8 @@ func TestOnlyPollingCatchesAPauseKeptInNextWake(t *testing.T) {
 	}
 	for _, c := range []struct {
 		m    sim.Matrix
-		want check.Outcome
-	}{{scenarios.Matrix(), check.OK}, {polled(), check.Storm}} {
+		want variant.Outcome
+	}{{scenarios.Matrix(), variant.OK}, {polled(), variant.Storm}} {
 		cell, err := c.m.RunCell(pausesOnlyInNextWake(), p)
 		if err != nil {
 			t.Fatal(err)
@@ -67,7 +66,7 @@ func TestTheLearnerRelayIsOKWithoutItsSlip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cell.Outcome != check.OK {
+			if cell.Outcome != variant.OK {
 				t.Errorf("%s, polled %v: %s, want OK: %v", id, m.Config(v).Poll, cell.Outcome, cell.Violations)
 			}
 		}

@@ -18,13 +18,13 @@ var simulatorWords = []string{"Wake", "Role", "Sim", "Hook", "Schedul", "CrashPo
 // TestTheReferenceHasNoSimulatorHooks: what go doc shows of the reference
 // a learner copies (outbox, inbox) is what a production relay or consumer
 // has; what the simulator needs (when a relay wants to wake, the crash
-// points of a consumer in another role) lives in lab/variant's adapters.
+// points of a consumer in another role) lives in variant's adapters.
 func TestTheReferenceHasNoSimulatorHooks(t *testing.T) {
 	for _, dir := range []string{"outbox", "inbox"} {
 		for _, name := range exportedNames(t, dir) {
 			for _, w := range simulatorWords {
 				if strings.Contains(name, w) {
-					t.Errorf("go doc outboxlab/%s shows %s: a simulator's word (%s); move it into an adapter in lab/variant", dir, name, w)
+					t.Errorf("go doc outboxlab/%s shows %s: a simulator's word (%s); move it into an adapter in package variant", dir, name, w)
 				}
 			}
 		}

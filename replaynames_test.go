@@ -7,7 +7,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -31,24 +30,19 @@ func TestEveryCellsReplayPlaysTheCell(t *testing.T) {
 		if ce == nil {
 			continue
 		}
-		if cell.Outcome == check.Late && (p.ID == "publish-timeout-stored" || p.ID == "publish-timeout-dropped") {
+		if cell.Outcome == variant.Late && (p.ID == "publish-timeout-stored" || p.ID == "publish-timeout-dropped") {
 			late++
 		}
-		sc, err := scenarios.FindScenario(ce.Scenario)
+		cfg, err := scenarios.Config(*ce, v)
 		if err != nil {
-			t.Fatalf("%s: the replay's scenario %q: %v", p.ID, ce.Scenario, err)
+			t.Fatalf("%s: the replay's run %q: %v", p.ID, ce.Name(), err)
 		}
-		cfg := sc.Configure(v, ce.Seed)
-		if ce.Relays > 0 {
-			cfg.Relays = ce.Relays
-		}
-		cfg.Poll = ce.Poll
 		res, err := sim.Run(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Outcome != cell.Outcome {
-			t.Errorf("%s: the cell is %s, its replay %q ends %s", p.ID, cell.Outcome, ce.Replay("labrun", v.Name), res.Outcome)
+			t.Errorf("%s: the cell is %s, its replay %q ends %s", p.ID, cell.Outcome, ce.Command("labrun"), res.Outcome)
 		}
 	}
 	if late != 2 {

@@ -16,7 +16,7 @@ import (
 // step, a few seconds more: long) graded at depth course, where the
 // matrix, the sweeps and the polled matrix pass it and exploration alone
 // catches it.
-func caughtByExploration(t *testing.T, v variant.Variant, want check.Outcome, detail string, long bool) {
+func caughtByExploration(t *testing.T, v variant.Variant, want variant.Outcome, detail string, long bool) {
 	t.Helper()
 	if !long {
 		f, err := explore.Explore(v, verdict.CourseRuns, 1, explore.Options{})
@@ -27,7 +27,7 @@ func caughtByExploration(t *testing.T, v variant.Variant, want check.Outcome, de
 			t.Fatalf("%s: exploration found nothing in %d schedules at seed 1", v.Name, verdict.CourseRuns)
 		}
 		if f.Result.Outcome != want || !strings.Contains(strings.Join(violations(f.Result.Violations), "\n"), detail) {
-			t.Fatalf("%s: %s %v, want %s with %q (%s)", v.Name, f.Result.Outcome, violations(f.Result.Violations), want, detail, f.Replay("labrun"))
+			t.Fatalf("%s: %s %v, want %s with %q (%s)", v.Name, f.Result.Outcome, violations(f.Result.Violations), want, detail, f.Run().Command("labrun"))
 		}
 		return
 	}
@@ -42,7 +42,7 @@ func caughtByExploration(t *testing.T, v variant.Variant, want check.Outcome, de
 	if f.Stage != verdict.StageExplore || f.Outcome != want || !strings.Contains(f.Detail.EN, detail) {
 		t.Fatalf("%s: %s %s %q, want exploration's %s with %q", v.Name, f.Stage, f.Outcome, f.Detail.EN, want, detail)
 	}
-	t.Logf("%s: %s after %d schedule(s) (%s): %s", v.Name, f.Outcome, f.Tried, f.Run.Labrun("labrun", v.Name), f.Detail.EN)
+	t.Logf("%s: %s after %d schedule(s) (%s): %s", v.Name, f.Outcome, f.Tried, f.Run.Command("labrun"), f.Detail.EN)
 }
 
 // violations are vs in words.

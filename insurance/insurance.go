@@ -8,6 +8,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/store"
 )
@@ -20,9 +21,6 @@ const (
 	TablePayouts = "payouts"
 	payoutSeq    = "payout_seq"
 )
-
-// BoundaryCommit is the claims service's commit of claim and outbox row.
-var BoundaryCommit = effect.Boundary{Process: "service", Effect: "commit", Kind: effect.Commit}
 
 // InstallClaims creates the claims service's tables: claims and outbox.
 func InstallClaims(db *store.DB) error {
@@ -69,7 +67,10 @@ func (s *Service) Release(claimID string, amount domain.Money) error {
 	if _, err := outbox.Append(tx, s.IDs.NewID(), event, now); err != nil {
 		return fmt.Errorf("insurance: release %s: %w", claimID, err)
 	}
-	if err := s.Gate.Cross(BoundaryCommit, tx.Commit); err != nil {
+	// The claims service is a service as the order service is: its commit
+	// of claim and outbox row is the same boundary (service.commit), and
+	// the same crash points.
+	if err := s.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {
 		return fmt.Errorf("insurance: release %s: %w", claimID, err)
 	}
 	return nil

@@ -3,10 +3,9 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 
+	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -30,26 +29,26 @@ func ClaimWithoutLock() variant.Variant {
 		Name:    "claim-without-lock",
 		Summary: lang.Text{EN: "reads due messages, then claims each in its own transaction without re-checking (no SKIP LOCKED)", DE: "liest fällige Nachrichten und claimt jede in eigener Transaktion ohne erneute Prüfung (kein SKIP LOCKED)"},
 		Chapter: "003 \"FOR UPDATE SKIP LOCKED\", 000 section 5",
-		Expect: map[string]check.Outcome{
+		Expect: map[string]variant.Outcome{
 			// With two relays, whenever both read a message before
 			// either claims it: when both wake from their pause after
 			// failed sends at once, and wherever the seeded
 			// interleaving lets one relay claim between the other's
 			// read and write.
-			"broker-outage": check.Unsafe, // both wake from their pause after a refusal
+			"broker-outage": variant.Unsafe, // both wake from their pause after a refusal
 			// outage-restart adds to broker-outage (sim.Point.Like), and
 			// its restart moves the relays' wake-ups apart: at the
 			// matrix's seed neither run races; seeds 2, 4, 6, 7 and 8
 			// with two relays do (labrun scenario outage-restart
 			// --variant claim-without-lock --seed 2 --relays 2).
-			"outage-restart": check.OK,
-			"relay-restart":  check.Unsafe,
+			"outage-restart": variant.OK,
+			"relay-restart":  variant.Unsafe,
 			// Two relays that claim one message at once also pass one
 			// another: the one whose claim of o-1#1 is overwritten
 			// holds o-1 back no more, and sends its later events while
 			// o-1#1 still waits (for its backoff, or the other relay).
-			"stall-release": check.OutOfOrder,
-			"rejected":      check.OutOfOrder,
+			"stall-release": variant.OutOfOrder,
+			"rejected":      variant.OutOfOrder,
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

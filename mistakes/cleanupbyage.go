@@ -2,10 +2,9 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lang"
 
+	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -26,8 +25,8 @@ func CleanupByAge() variant.Variant {
 		Name:    "cleanup-by-age",
 		Summary: lang.Text{EN: "retention deletes every message older than seven days, dead letters included", DE: "die Aufbewahrung löscht jede Nachricht älter als sieben Tage, Dead Letters eingeschlossen"},
 		Chapter: "001 \"Aufbewahrung und Bereinigung\", 003 retention, 000 section 5",
-		Expect: map[string]check.Outcome{
-			"rejected": check.Lost, // the dead letter is deleted before the operator can replay it
+		Expect: map[string]variant.Outcome{
+			"rejected": variant.Lost, // the dead letter is deleted before the operator can replay it
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

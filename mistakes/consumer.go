@@ -3,7 +3,6 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 	"time"
 
 	"outboxlab/billing"
@@ -11,14 +10,14 @@ import (
 	"outboxlab/domain"
 	"outboxlab/effect"
 	"outboxlab/inbox"
-	"outboxlab/sim/check"
+	"outboxlab/lang"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
 
 // consumerMistake builds a variant with the reference service and relay
 // and the reference consumer with one change, made by change.
-func consumerMistake(name string, summary lang.Text, chapter string, expect map[string]check.Outcome, change func(*consumer)) variant.Variant {
+func consumerMistake(name string, summary lang.Text, chapter string, expect map[string]variant.Outcome, change func(*consumer)) variant.Variant {
 	return variant.Variant{
 		Name: name, Summary: summary, Chapter: chapter, Expect: expect,
 		Install:    variant.InstallAll,

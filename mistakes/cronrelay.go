@@ -2,8 +2,6 @@ package mistakes
 
 import (
 	"outboxlab/lang"
-
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -23,8 +21,8 @@ func CronRelay() variant.Variant {
 		Name:    "cron-relay",
 		Summary: lang.Text{EN: "the reference relay started afresh for every poll, as a cron job: it forgets its pause after a failed send", DE: "das Relay der Referenz, für jeden Poll neu gestartet wie ein Cron-Job: es vergisst seine Pause nach einem gescheiterten Senden"},
 		Chapter: "000 section 5 \"Der Publisher ist kein simpler Cron-Job\"",
-		Expect: map[string]check.Outcome{
-			"outage-backlog": check.Storm,
+		Expect: map[string]variant.Outcome{
+			"outage-backlog": variant.Storm,
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

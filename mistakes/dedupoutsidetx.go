@@ -3,12 +3,11 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 
 	"outboxlab/broker"
 	"outboxlab/effect"
 	"outboxlab/inbox"
-	"outboxlab/sim/check"
+	"outboxlab/lang"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -31,14 +30,14 @@ var BoundaryRecordProcessed = effect.Boundary{Process: "consumer", Effect: "reco
 func DedupOutsideTx() variant.Variant {
 	return consumerMistake("dedup-outside-tx", lang.Text{EN: "records the processed id in a separate step from the effect", DE: "trägt die verarbeitete ID in einem eigenen Schritt getrennt von der Wirkung ein"},
 		"000 section 7 \"ein neues Dual-Write-Problem auf Consumer-Seite\"",
-		map[string]check.Outcome{
-			"consumer.after-commit": check.Duplicate,
-			"reorder":               check.OutOfOrder,
-			"poison":                check.OutOfOrder,
+		map[string]variant.Outcome{
+			"consumer.after-commit": variant.Duplicate,
+			"reorder":               variant.OutOfOrder,
+			"poison":                variant.OutOfOrder,
 			// It records the id of a message it put aside as processed
 			// too, so the replay of that dead letter is skipped.
-			"unknown-contract": check.Lost,
-			"wrong-currency":   check.OutOfOrder, // the amendment first, in the wrong currency
+			"unknown-contract": variant.Lost,
+			"wrong-currency":   variant.OutOfOrder, // the amendment first, in the wrong currency
 		},
 		func(c *consumer) {
 			c.handle, c.process, c.apply = c.handleThenRecord, c.processUnordered, c.applyWithoutInbox

@@ -2,19 +2,15 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lang"
 
+	"outboxlab/alternatives/listen"
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
+	"outboxlab/lang"
 	"outboxlab/orders"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
-
-// BoundaryServicePublish is the dual-writing service's publish to the broker
-// (service.after-publish).
-var BoundaryServicePublish = effect.Boundary{Process: "service", Effect: "publish", Kind: effect.Send}
 
 // DualWrite commits the order, then publishes the event to the broker
 // directly from the service.
@@ -33,12 +29,12 @@ func DualWrite() variant.Variant {
 		Name:    "dual-write",
 		Summary: lang.Text{EN: "commits the order, then publishes to the broker directly", DE: "committet die Bestellung und veröffentlicht dann direkt an den Broker"},
 		Chapter: "000 section 2, 003 \"Das Dual-Write-Problem\"",
-		Expect: map[string]check.Outcome{
-			"service.after-commit":    check.Lost,
-			"broker-outage":           check.Lost,
-			"outage-backlog":          check.Lost,
-			"rejected":                check.Lost,
-			"publish-timeout-dropped": check.Lost, // the one publish never arrived
+		Expect: map[string]variant.Outcome{
+			"service.after-commit":    variant.Lost,
+			"broker-outage":           variant.Lost,
+			"outage-backlog":          variant.Lost,
+			"rejected":                variant.Lost,
+			"publish-timeout-dropped": variant.Lost, // the one publish never arrived
 		},
 		Install: variant.InstallAll,
 		NewService: func(env variant.Env) (variant.Service, error) {
@@ -93,7 +89,7 @@ func (s *dualWriteService) Handle(c orders.Command) error {
 	// MISTAKE: the event goes to the broker after the commit, not into the
 	// outbox inside it. If this fails or the process dies first, the event
 	// is lost: nothing durable remembers that it was due.
-	if err := s.publish(BoundaryServicePublish, event); err != nil {
+	if err := s.publish(listen.BoundaryPublish, event); err != nil {
 		return fmt.Errorf("orders: %s: %w", c, err)
 	}
 	return nil

@@ -3,13 +3,13 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/effect"
-	"outboxlab/lang"
 
+	"outboxlab/alternatives/listen"
 	"outboxlab/broker"
 	"outboxlab/domain"
+	"outboxlab/effect"
+	"outboxlab/lang"
 	"outboxlab/orders"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -28,11 +28,11 @@ func DualWriteRetry() variant.Variant {
 	v.Name = "dual-write-retry"
 	v.Summary = lang.Text{EN: "dual-write that retries a failed publish three times: a lost request is covered, a crash or an outage is not", DE: "Dual Write, das ein gescheitertes Senden dreimal wiederholt: eine verlorene Anfrage ist abgedeckt, ein Absturz oder ein Ausfall nicht"}
 	v.Chapter = "003 \"Man kann Retry-Logik ergänzen, aber das verschiebt das Problem nur\""
-	v.Expect = map[string]check.Outcome{
-		"service.after-commit": check.Lost,
-		"broker-outage":        check.Lost,
-		"outage-backlog":       check.Lost,
-		"rejected":             check.Lost,
+	v.Expect = map[string]variant.Outcome{
+		"service.after-commit": variant.Lost,
+		"broker-outage":        variant.Lost,
+		"outage-backlog":       variant.Lost,
+		"rejected":             variant.Lost,
 	}
 	v.NewService = func(env variant.Env) (variant.Service, error) {
 		return &dualWriteRetryService{newService(env)}, nil
@@ -63,7 +63,7 @@ func (s *dualWriteRetryService) Handle(c orders.Command) error {
 	}
 	msg := broker.Envelope{ID: s.IDs.NewID(), Event: rec}
 	for attempt := 1; ; attempt++ {
-		err := s.Gate.Cross(BoundaryServicePublish, func() error { return s.Broker.Publish(msg) })
+		err := s.Gate.Cross(listen.BoundaryPublish, func() error { return s.Broker.Publish(msg) })
 		if err == nil || errors.Is(err, effect.ErrCrashed) || attempt == 3 {
 			return err
 		}

@@ -2,9 +2,9 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lang"
 
 	"outboxlab/domain"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
 	"outboxlab/variant"

@@ -3,7 +3,6 @@ package mistakes
 import (
 	"outboxlab/insurance"
 	"outboxlab/lang"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -19,9 +18,9 @@ func InsuranceWithoutInbox() variant.Variant {
 	v.Summary = lang.Text{EN: "chapter 004's story with a payment service that does not check the message id", DE: "die Geschichte aus Kapitel 004 mit einem Zahlungsdienst, der die Kennung nicht prüft"}
 	v.Chapter = "004 \"Doppelte Auszahlung\""
 	// Where e-5531 reaches the payment service twice.
-	v.Expect = map[string]check.Outcome{
-		"relay.after-send":       check.Duplicate,
-		"publish-timeout-stored": check.Duplicate,
+	v.Expect = map[string]variant.Outcome{
+		"relay.after-send":       variant.Duplicate,
+		"publish-timeout-stored": variant.Duplicate,
 	}
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
 		c, err := newConsumerFor(env, variant.PaymentsSubscription, insurance.PreparePayout)

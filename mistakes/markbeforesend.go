@@ -3,12 +3,11 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 
 	"outboxlab/broker"
 	"outboxlab/effect"
+	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -28,25 +27,25 @@ func MarkBeforeSend() variant.Variant {
 		Name:    "mark-before-send",
 		Summary: lang.Text{EN: "marks a message SENT before the broker confirmed it", DE: "markiert eine Nachricht als SENT, bevor der Broker sie bestätigt hat"},
 		Chapter: "004 \"Zu früh markiert\"",
-		Expect: map[string]check.Outcome{
-			"relay.after-mark":        check.Lost,
-			"broker-outage":           check.Lost,
-			"outage-backlog":          check.Lost,
-			"rejected":                check.Lost,
-			"publish-timeout-dropped": check.Lost, // marked SENT, then the send went nowhere
-			"relay-restart":           check.Lost, // killed between its mark and its send
-			"relay-lost":              check.Lost, // lost between its mark and its send
-			"stall-outage":            check.Lost, // marked SENT, frozen, then the broker is down
-			"stall-release":           check.Lost, // the same: marked SENT, frozen, the send fails
+		Expect: map[string]variant.Outcome{
+			"relay.after-mark":        variant.Lost,
+			"broker-outage":           variant.Lost,
+			"outage-backlog":          variant.Lost,
+			"rejected":                variant.Lost,
+			"publish-timeout-dropped": variant.Lost, // marked SENT, then the send went nowhere
+			"relay-restart":           variant.Lost, // killed between its mark and its send
+			"relay-lost":              variant.Lost, // lost between its mark and its send
+			"stall-outage":            variant.Lost, // marked SENT, frozen, then the broker is down
+			"stall-release":           variant.Lost, // the same: marked SENT, frozen, the send fails
 			// A row marked before it is sent lets its aggregate's next
 			// event overtake it: relay-1 marked o-2#1 SENT and froze
 			// (or paused, or is slower) before its send, and relay-2,
 			// which holds an aggregate back only behind rows not yet
 			// SENT, sends o-2#2 first (labrun-real verify finds the
 			// same on real parts).
-			"stall":                check.OutOfOrder,
-			"clock-skew":           check.OutOfOrder,
-			"service.after-commit": check.OutOfOrder, // with two relays: o-1#3 goes while #2 is marked, not yet sent
+			"stall":                variant.OutOfOrder,
+			"clock-skew":           variant.OutOfOrder,
+			"service.after-commit": variant.OutOfOrder, // with two relays: o-1#3 goes while #2 is marked, not yet sent
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

@@ -2,13 +2,12 @@ package mistakes
 
 import (
 	"errors"
-	"outboxlab/lang"
 	"time"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
-	"outboxlab/sim/check"
+	"outboxlab/lang"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -26,11 +25,11 @@ import (
 func MaxVersionOnly() variant.Variant {
 	return consumerMistake("max-version-only", lang.Text{EN: "keeps only the highest version, skips gaps", DE: "speichert nur die höchste Version, überspringt Lücken"},
 		"001 \"Einfach nur die höchste Version zu speichern reicht nicht\"",
-		map[string]check.Outcome{
-			"reorder":          check.Lost,
-			"poison":           check.Lost,
-			"unknown-contract": check.Lost, // a later event applied while one was put aside: that one is skipped as old
-			"wrong-currency":   check.Lost, // the amendment applied before the invoice, which is then skipped as old
+		map[string]variant.Outcome{
+			"reorder":          variant.Lost,
+			"poison":           variant.Lost,
+			"unknown-contract": variant.Lost, // a later event applied while one was put aside: that one is skipped as old
+			"wrong-currency":   variant.Lost, // the amendment applied before the invoice, which is then skipped as old
 		},
 		func(c *consumer) {
 			c.process = c.processMaxVersion

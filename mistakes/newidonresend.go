@@ -2,11 +2,10 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lang"
 
 	"outboxlab/broker"
+	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -26,12 +25,12 @@ func NewIDOnResend() variant.Variant {
 		Name:    "new-id-on-resend",
 		Summary: lang.Text{EN: "gives every send a fresh message id: a resend is a new message to the consumer", DE: "gibt jedem Senden eine neue Nachrichten-ID: ein erneutes Senden ist für den Consumer eine neue Nachricht"},
 		Chapter: "001 \"Deshalb benötigen Ereignisse stabile Kennungen\"",
-		Expect: map[string]check.Outcome{
-			"relay.after-send":       check.Duplicate,
-			"relay.before-mark":      check.Duplicate,
-			"publish-timeout-stored": check.Duplicate,
-			"stall":                  check.Duplicate,
-			"mark-conflict":          check.Duplicate,
+		Expect: map[string]variant.Outcome{
+			"relay.after-send":       variant.Duplicate,
+			"relay.before-mark":      variant.Duplicate,
+			"publish-timeout-stored": variant.Duplicate,
+			"stall":                  variant.Duplicate,
+			"mark-conflict":          variant.Duplicate,
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

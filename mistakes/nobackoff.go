@@ -1,11 +1,10 @@
 package mistakes
 
 import (
-	"outboxlab/lang"
 	"time"
 
+	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -25,17 +24,17 @@ func NoBackoff() variant.Variant {
 	return configMistake("no-backoff",
 		lang.Text{EN: "retries a failed send every second instead of backing off: the attempts are gone in seconds", DE: "wiederholt ein gescheitertes Senden jede Sekunde, statt länger zu warten: die Versuche sind in Sekunden verbraucht"},
 		"000 sections 8 and 11 \"Retry läuft ohne Backoff und verstärkt Störungen\"",
-		map[string]check.Outcome{
-			"broker-outage":  check.GaveUp,
-			"outage-backlog": check.GaveUp,
-			"stall-release":  check.GaveUp, // the broker is down for a minute
+		map[string]variant.Outcome{
+			"broker-outage":  variant.GaveUp,
+			"outage-backlog": variant.GaveUp,
+			"stall-release":  variant.GaveUp, // the broker is down for a minute
 			// Replayed before its cause is fixed, a refused message spends
 			// its ten attempts in ten seconds and is a dead letter again.
-			"rejected": check.Stuck,
+			"rejected": variant.Stuck,
 			// One timed-out send, tried again after a second where the
 			// policy owes it two: the backoff was not kept.
-			"publish-timeout-stored":  check.Storm,
-			"publish-timeout-dropped": check.Storm,
+			"publish-timeout-stored":  variant.Storm,
+			"publish-timeout-dropped": variant.Storm,
 		},
 		func(c *outbox.Config) {
 			// MISTAKE: every delay one second, however often the send failed.

@@ -3,11 +3,10 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 	"time"
 
+	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -32,8 +31,8 @@ func NoFencing() variant.Variant {
 		Name:    "no-fencing",
 		Summary: lang.Text{EN: "records SENT without checking that it still holds the lease", DE: "trägt SENT ein, ohne zu prüfen, ob es die Lease noch hält"},
 		Chapter: "003 \"Mehrere Relay-Instanzen\", 000 section 5",
-		Expect: map[string]check.Outcome{
-			"stall": check.Unsafe,
+		Expect: map[string]variant.Outcome{
+			"stall": variant.Unsafe,
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

@@ -1,11 +1,10 @@
 package mistakes
 
 import (
-	"outboxlab/lang"
 	"time"
 
+	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -27,19 +26,19 @@ func NoInflightRecovery() variant.Variant {
 		Name:    "no-inflight-recovery",
 		Summary: lang.Text{EN: "never releases IN_FLIGHT claims after a crash", DE: "gibt IN_FLIGHT-Claims nach einem Absturz nie wieder frei"},
 		Chapter: "000 section 11 \"IN_FLIGHT-Nachrichten werden nach Crash nie wieder freigegeben\"",
-		Expect: map[string]check.Outcome{
-			"relay.after-claim": check.Stuck,
-			"relay.after-send":  check.Stuck, // also claimed, and never marked
-			"relay.before-mark": check.Stuck,
-			"relay-restart":     check.Stuck, // killed holding a claim
-			"relay-lost":        check.Stuck, // its claim outlives it: no lease runs out
+		Expect: map[string]variant.Outcome{
+			"relay.after-claim": variant.Stuck,
+			"relay.after-send":  variant.Stuck, // also claimed, and never marked
+			"relay.before-mark": variant.Stuck,
+			"relay-restart":     variant.Stuck, // killed holding a claim
+			"relay-lost":        variant.Stuck, // its claim outlives it: no lease runs out
 			// Where a relay is killed, its declared endless lease is
-			// LATE itself (check.MaxLease), claims or not.
-			"outage-restart": check.Late,
-			"stall-release":  check.Late,
+			// LATE itself (variant.MaxLease), claims or not.
+			"outage-restart": variant.Late,
+			"stall-release":  variant.Late,
 		},
 		// It says so: its claims are judged by the lease it declares.
-		Policy:     variant.Policy{Relay: check.RelayPolicyOf(configured(forever))},
+		Policy:     variant.Policy{Relay: variant.RelayPolicyOf(configured(forever))},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,
 		NewRelay: func(env variant.Env) (variant.Relay, error) {

@@ -3,13 +3,12 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 	"time"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
-	"outboxlab/sim/check"
+	"outboxlab/lang"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -28,20 +27,20 @@ import (
 func NonIdempotentConsumer() variant.Variant {
 	return consumerMistake("non-idempotent-consumer", lang.Text{EN: "no inbox: applies every delivery it receives", DE: "keine Inbox: wendet jede Zustellung an, die ankommt"},
 		"000 sections 6-7, 004 \"Doppelte Auszahlung\"",
-		map[string]check.Outcome{
-			"relay.after-send":       check.Duplicate,
-			"relay.before-mark":      check.Duplicate, // sent, the mark not committed: sent again
-			"consumer.after-commit":  check.Duplicate,
-			"publish-timeout-stored": check.Duplicate,
-			"stall":                  check.Duplicate, // the stale relay sends again
-			"mark-conflict":          check.Duplicate, // relay-2 sends again what relay-1 sent
-			"duplicate-delivery":     check.Duplicate,
-			"reorder":                check.OutOfOrder, // no sequence numbers either
-			"poison":                 check.OutOfOrder, // the parked first event is applied last
-			"unknown-contract":       check.OutOfOrder, // the events put aside are applied last
+		map[string]variant.Outcome{
+			"relay.after-send":       variant.Duplicate,
+			"relay.before-mark":      variant.Duplicate, // sent, the mark not committed: sent again
+			"consumer.after-commit":  variant.Duplicate,
+			"publish-timeout-stored": variant.Duplicate,
+			"stall":                  variant.Duplicate, // the stale relay sends again
+			"mark-conflict":          variant.Duplicate, // relay-2 sends again what relay-1 sent
+			"duplicate-delivery":     variant.Duplicate,
+			"reorder":                variant.OutOfOrder, // no sequence numbers either
+			"poison":                 variant.OutOfOrder, // the parked first event is applied last
+			"unknown-contract":       variant.OutOfOrder, // the events put aside are applied last
 			// The amendment that comes first is applied first, in the
 			// wrong currency: only an account that has one refuses it.
-			"wrong-currency": check.OutOfOrder,
+			"wrong-currency": variant.OutOfOrder,
 		},
 		func(c *consumer) {
 			// MISTAKE: no inbox; and with it goes the per-order ordering,

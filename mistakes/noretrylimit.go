@@ -2,10 +2,9 @@ package mistakes
 
 import (
 	"math"
-	"outboxlab/lang"
 
+	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -20,7 +19,7 @@ import (
 func NoRetryLimit() variant.Variant {
 	return configMistake("no-retry-limit", lang.Text{EN: "retries forever, never dead-letters", DE: "wiederholt endlos, nie ein Dead Letter"},
 		"000 section 8 \"Retry ohne Grenze ist eine Produktionsgefahr\"",
-		map[string]check.Outcome{"rejected": check.Stuck},
+		map[string]variant.Outcome{"rejected": variant.Stuck},
 		func(c *outbox.Config) {
 			// MISTAKE: no limit on attempts ("it will work eventually"): a
 			// message the broker always refuses is retried forever, never a
@@ -31,7 +30,7 @@ func NoRetryLimit() variant.Variant {
 
 // configMistake is the reference with its relay's configuration changed
 // by change: a mistake of policy, not of code.
-func configMistake(name string, summary lang.Text, chapter string, expect map[string]check.Outcome, change func(*outbox.Config)) variant.Variant {
+func configMistake(name string, summary lang.Text, chapter string, expect map[string]variant.Outcome, change func(*outbox.Config)) variant.Variant {
 	return variant.Variant{
 		Name: name, Summary: summary, Chapter: chapter, Expect: expect,
 		Install:    variant.InstallAll,

@@ -3,11 +3,10 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 	"time"
 
+	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -32,13 +31,13 @@ func OffsetByID() variant.Variant {
 		Name:    "offset-by-id",
 		Summary: lang.Text{EN: "claims only ids above the highest id it sent: skips a transaction that drew its id early and committed late", DE: "claimt nur IDs über der höchsten gesendeten: überspringt eine Transaktion, die ihre ID früh zog und spät committete"},
 		Chapter: "003 (polling), watermill issue 311",
-		Expect: map[string]check.Outcome{
+		Expect: map[string]variant.Outcome{
 			// o-2's acceptance drew id 2 and committed after ids 3 and 4
 			// were sent: it waits below the offset forever, and billing
 			// holds o-2's cancel waiting for it. The lab says STUCK, not
 			// LOST, because the outbox still shows the message unsent; a
 			// relay that tails a table without a status column loses it.
-			"slow-commit": check.Stuck,
+			"slow-commit": variant.Stuck,
 		},
 		// One reader with one offset, as one consumer of a log.
 		MaxRelays:  1,

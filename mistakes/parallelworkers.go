@@ -7,7 +7,6 @@ import (
 
 	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -35,24 +34,24 @@ func ParallelWorkers() variant.Variant {
 		Name:    "parallel-workers",
 		Summary: lang.Text{EN: "claims every due message, as parallel workers do: an order's later event overtakes one that waits", DE: "claimt jede fällige Nachricht, wie parallele Worker es tun: das spätere Ereignis einer Bestellung überholt eines, das wartet"},
 		Chapter: "001 \"Reihenfolge pro Geschäftsobjekt\"",
-		Expect: map[string]check.Outcome{
+		Expect: map[string]variant.Outcome{
 			// An order's later event goes while its first waits: out
 			// its backoff after a refused or timed-out send, or for a
 			// relay that holds it, dead, frozen, restarting, or paused
 			// on a clock ahead.
-			"broker-outage":           check.OutOfOrder,
-			"outage-restart":          check.OutOfOrder,
-			"publish-timeout-dropped": check.OutOfOrder,
-			"rejected":                check.OutOfOrder,
-			"stall":                   check.OutOfOrder,
-			"stall-outage":            check.OutOfOrder,
-			"stall-release":           check.OutOfOrder,
-			"failure-conflict":        check.OutOfOrder,
-			"relay-restart":           check.OutOfOrder,
-			"recover-conflict":        check.OutOfOrder,
-			"relay-lost":              check.OutOfOrder,
-			"clock-skew":              check.OutOfOrder,
-			"relay.after-claim":       check.OutOfOrder,
+			"broker-outage":           variant.OutOfOrder,
+			"outage-restart":          variant.OutOfOrder,
+			"publish-timeout-dropped": variant.OutOfOrder,
+			"rejected":                variant.OutOfOrder,
+			"stall":                   variant.OutOfOrder,
+			"stall-outage":            variant.OutOfOrder,
+			"stall-release":           variant.OutOfOrder,
+			"failure-conflict":        variant.OutOfOrder,
+			"relay-restart":           variant.OutOfOrder,
+			"recover-conflict":        variant.OutOfOrder,
+			"relay-lost":              variant.OutOfOrder,
+			"clock-skew":              variant.OutOfOrder,
+			"relay.after-claim":       variant.OutOfOrder,
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

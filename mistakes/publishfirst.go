@@ -2,10 +2,10 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lang"
 
+	"outboxlab/alternatives/listen"
+	"outboxlab/lang"
 	"outboxlab/orders"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -25,15 +25,15 @@ func PublishFirst() variant.Variant {
 		Name:    "publish-first",
 		Summary: lang.Text{EN: "publishes to the broker, then commits the order", DE: "veröffentlicht an den Broker und committet danach die Bestellung"},
 		Chapter: "004 \"Ohne Outbox hilft es auch nicht, die Nachricht zuerst zu senden\", 000 section 2",
-		Expect: map[string]check.Outcome{
-			"service.after-publish":  check.Phantom,
-			"service.before-commit":  check.Phantom, // the publish already happened
-			"publish-timeout-stored": check.Phantom, // stored, but the service saw a timeout and did not commit
+		Expect: map[string]variant.Outcome{
+			"service.after-publish":  variant.Phantom,
+			"service.before-commit":  variant.Phantom, // the publish already happened
+			"publish-timeout-stored": variant.Phantom, // stored, but the service saw a timeout and did not commit
 			// The slow amendment is published, then loses its commit to the
 			// cancel, which takes its sequence number: billing applies the
 			// phantom amendment as #2 and skips the real cancel as a
 			// duplicate of #2.
-			"slow-commit": check.Mismatch,
+			"slow-commit": variant.Mismatch,
 		},
 		Install: variant.InstallAll,
 		NewService: func(env variant.Env) (variant.Service, error) {
@@ -57,7 +57,7 @@ func (s *publishFirstService) Handle(c orders.Command) error {
 	}
 	// MISTAKE: the world learns of the change before it is committed; if
 	// the commit below never happens, the world was told a lie.
-	if err := s.publish(BoundaryServicePublish, event); err != nil {
+	if err := s.publish(listen.BoundaryPublish, event); err != nil {
 		return fmt.Errorf("orders: %s: %w", c, err)
 	}
 	if err := s.Gate.Cross(orders.BoundaryCommit, tx.Commit); err != nil {

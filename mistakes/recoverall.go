@@ -3,10 +3,9 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 
+	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -30,10 +29,10 @@ func RecoverAll() variant.Variant {
 		Name:    "recover-all",
 		Summary: lang.Text{EN: "a restart releases every IN_FLIGHT message, also other relays' live claims", DE: "ein Neustart gibt jede IN_FLIGHT-Nachricht frei, auch noch gültige Claims anderer Relays"},
 		Chapter: "000 section 5 (recoverInFlight), 003 \"Mehrere Relay-Instanzen\"",
-		Expect: map[string]check.Outcome{
-			"relay-restart":     check.Unsafe, // relay-1 restarts while relay-2 holds a live claim
-			"stall-release":     check.Unsafe, // relay-2 starts while relay-1 holds live claims
-			"relay.after-claim": check.Unsafe, // with two relays: the other's claim of a later order
+		Expect: map[string]variant.Outcome{
+			"relay-restart":     variant.Unsafe, // relay-1 restarts while relay-2 holds a live claim
+			"stall-release":     variant.Unsafe, // relay-2 starts while relay-1 holds live claims
+			"relay.after-claim": variant.Unsafe, // with two relays: the other's claim of a later order
 		},
 		Install:    variant.InstallAll,
 		NewService: variant.NewOutboxService,

@@ -2,12 +2,11 @@ package mistakes
 
 import (
 	"fmt"
-	"outboxlab/lang"
 
 	"outboxlab/effect"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -29,8 +28,8 @@ func SeparateTx() variant.Variant {
 		Name:    "separate-tx",
 		Summary: lang.Text{EN: "writes the order and the outbox row in two transactions", DE: "schreibt Bestellung und Outbox-Zeile in zwei Transaktionen"},
 		Chapter: "004 \"Getrennte Transaktionen\"",
-		Expect: map[string]check.Outcome{
-			"service.after-commit": check.Lost,
+		Expect: map[string]variant.Outcome{
+			"service.after-commit": variant.Lost,
 		},
 		Install: variant.InstallAll,
 		NewService: func(env variant.Env) (variant.Service, error) {

@@ -1,15 +1,14 @@
 package mistakes_test
 
 import (
-	"outboxlab/internal/longtest"
-	"outboxlab/lab/explore"
 	"strings"
 	"testing"
 
+	"outboxlab/internal/longtest"
+	"outboxlab/lab/explore"
 	"outboxlab/mistakes"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -20,19 +19,19 @@ import (
 func TestTheLabCatchesSlipsItDoesNotShip(t *testing.T) {
 	cases := []struct {
 		slip, point string
-		want        check.Outcome
+		want        variant.Outcome
 		detail      string
 	}{
 		// An id recorded at parking time makes the parked event look
 		// applied: when its turn comes the inbox refuses it.
-		{"park-and-record", "reorder", check.GaveUp, "dead-lettered in billing (store billing: insert inbox/"},
+		{"park-and-record", "reorder", variant.GaveUp, "dead-lettered in billing (store billing: insert inbox/"},
 		// Only the next parked event is applied after a gap closes: the
 		// one behind it waits for ever.
-		{"drain-one", "poison", check.Lost, "LOST o-1#3: committed, but billing never applied it"},
+		{"drain-one", "poison", variant.Lost, "LOST o-1#3: committed, but billing never applied it"},
 		// A replayed dead letter is older than the retention period when
 		// it is finally sent: the cleanup after the replay deletes it at
 		// once. Passed before that cleanup was part of a run.
-		{"cleanup-by-creation", "rejected", check.Unsafe, "deleted 2h0m0s after it was SENT: retention keeps a SENT message 168h0m0s, as the evidence"},
+		{"cleanup-by-creation", "rejected", variant.Unsafe, "deleted 2h0m0s after it was SENT: retention keeps a SENT message 168h0m0s, as the evidence"},
 	}
 	m := scenarios.Matrix()
 	for _, c := range cases {
@@ -77,7 +76,7 @@ func TestARaceLostOnTheInboxKeyIsNoError(t *testing.T) {
 	for _, e := range ref.Trace {
 		raced = raced || (e.Action == "consumer.commit" && strings.Contains(e.Result.EN, "duplicate key"))
 	}
-	if !raced || ref.Outcome != check.OK || len(ref.Unhandled) > 0 {
+	if !raced || ref.Outcome != variant.OK || len(ref.Unhandled) > 0 {
 		t.Fatalf("the reference: raced %v, %s, unhandled %v: the story no longer races, or the loser errs", raced, ref.Outcome, ref.Unhandled)
 	}
 	strict, err := sim.Run(sc.Configure(mistakes.Slips["duplicate-key-is-an-error"](), sc.Seed))
@@ -103,7 +102,7 @@ func TestAnUnfencedDeleteOnSendIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f == nil || f.Result.Outcome != check.Unsafe {
+	if f == nil || f.Result.Outcome != variant.Unsafe {
 		t.Fatalf("delete-on-send-unfenced: %+v in 1000 schedules at seed 1, want UNSAFE", f)
 	}
 	for _, v := range f.Result.Violations {

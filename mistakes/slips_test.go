@@ -3,12 +3,12 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 	"time"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
+	"outboxlab/lang"
 	"outboxlab/outbox"
 	"outboxlab/store"
 	"outboxlab/variant"

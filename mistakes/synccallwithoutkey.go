@@ -15,7 +15,7 @@ import (
 	"outboxlab/variant"
 )
 
-// SyncCallWithoutKey is chapter 004's synchronous call (variant.SyncCall)
+// SyncCallWithoutKey is chapter 004's synchronous call (synccall.Variant)
 // whose call carries no idempotency key: billing applies every call it
 // gets. The chapter's remedy for a call whose answer never reached the
 // clerk (the service died after billing confirmed) is the clerk's repeat,
@@ -25,7 +25,7 @@ import (
 // workload repeats no command, so its cells are sync-call's (PHANTOM
 // where the service dies after the call); the story shows the harm.
 func SyncCallWithoutKey() variant.Variant {
-	v := variant.SyncCall()
+	v := synccall.Variant()
 	v.Name = "sync-call-without-key"
 	v.Summary = lang.Text{EN: "the synchronous call without its idempotency key: billing applies a repeated call again", DE: "der direkte Aufruf ohne Idempotenzschlüssel: Billing führt einen wiederholten Aufruf noch einmal aus"}
 	v.Chapter = "004 \"erkennt den wiederholten Aufruf an der Fallnummer\""

@@ -3,8 +3,8 @@ package mistakes
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 
+	"outboxlab/lang"
 	"outboxlab/outbox"
 	"outboxlab/store"
 	"outboxlab/variant"

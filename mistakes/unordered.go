@@ -2,13 +2,12 @@ package mistakes
 
 import (
 	"errors"
-	"outboxlab/lang"
 	"time"
 
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/inbox"
-	"outboxlab/sim/check"
+	"outboxlab/lang"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -24,11 +23,11 @@ import (
 func UnorderedConsumer() variant.Variant {
 	return consumerMistake("unordered-consumer", lang.Text{EN: "idempotent, but applies events in arrival order", DE: "idempotent, wendet Ereignisse aber in Ankunftsreihenfolge an"},
 		"001 \"Reihenfolge pro Geschäftsobjekt\"",
-		map[string]check.Outcome{
-			"reorder":          check.OutOfOrder,
-			"poison":           check.OutOfOrder,
-			"unknown-contract": check.OutOfOrder,
-			"wrong-currency":   check.OutOfOrder, // the amendment first, in the wrong currency
+		map[string]variant.Outcome{
+			"reorder":          variant.OutOfOrder,
+			"poison":           variant.OutOfOrder,
+			"unknown-contract": variant.OutOfOrder,
+			"wrong-currency":   variant.OutOfOrder, // the amendment first, in the wrong currency
 		},
 		func(c *consumer) {
 			c.process = c.processUnordered

@@ -1,6 +1,9 @@
 // Package scenarios is the lab's catalogue: the standard workload, the rows
-// of the crash matrix, the variants graded by it, and the named stories of
-// the course chapters that labrun plays back as timelines.
+// of the crash matrix (its crash rows in the boundary registry,
+// boundaries.go, each in its boundary's entry; its fault rows from the
+// fault kinds that declare them, sim.FaultRows), the variants graded by
+// it, and the named stories of the course chapters that labrun plays back
+// as timelines.
 //
 // # Scenario files
 //

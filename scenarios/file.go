@@ -14,7 +14,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -48,7 +47,7 @@ type File struct {
 // makes or a process the story does not have, a crash point its variant
 // never reaches (found by running the story once without its crashes).
 func ParseFile(name, text string) (File, error) {
-	p := parser{name: name, f: File{Scenario: Scenario{Name: StoryName(name), Seed: MatrixSeed}}, cfg: sim.Config{Relays: 1, Services: 1}}
+	p := parser{name: name, f: File{Scenario: Scenario{Name: StoryName(name), Seed: MatrixSeed, Run: sim.RunID{Story: StoryName(name)}}}, cfg: sim.Config{Relays: 1, Services: 1}}
 	body, expected, found := strings.Cut(text, "\n"+Separator+"\n")
 	if found {
 		p.f.Expected = expected
@@ -289,7 +288,7 @@ func (p *parser) finish() (File, error) {
 	if err != nil {
 		return File{}, fmt.Errorf("%s: %w", name, err)
 	}
-	if f.Expect != check.OK && f.Variant == "" {
+	if f.Expect != variant.OK && f.Variant == "" {
 		return File{}, fmt.Errorf("%s: \"expect %s\" is what the story's own variant ends with: name it in a \"variant\" line", name, f.Expect)
 	}
 	if err := checkRefs(name, f.Configure(v, f.Seed), p.refs); err != nil {

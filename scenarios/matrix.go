@@ -7,12 +7,19 @@ import (
 	"sync"
 	"time"
 
+	"outboxlab/alternatives/cdc"
+	"outboxlab/alternatives/gapfetch"
+	"outboxlab/alternatives/gapsnapshot"
+	"outboxlab/alternatives/legacycdc"
+	"outboxlab/alternatives/listen"
+	"outboxlab/alternatives/skiplocked"
+	"outboxlab/alternatives/synccall"
+	"outboxlab/alternatives/twophase"
 	"outboxlab/domain"
 	"outboxlab/lang"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -41,18 +48,12 @@ func Workload() []sim.Command {
 	}
 }
 
-// Points returns the rows of the default matrix: every crash point, then
-// every fault row, aimed at the standard workload: scenarios' own, then
-// those the fault kinds bring (sim.FaultSpec's Row).
+// Points returns the rows of the default matrix: every crash row (the
+// boundary registry's, in its order), then every fault row, aimed at the
+// standard workload (each declared in its fault kind's sim.FaultSpec, in
+// the order of their columns: sim.FaultRows).
 func Points() []sim.Point {
-	points := slices.Clone(crashPoints)
-	points = append(points, faultRows()...)
-	for _, spec := range sim.FaultSpecs() {
-		if spec.Row != nil {
-			points = append(points, spec.Row())
-		}
-	}
-	return points
+	return append(crashRows(), sim.FaultRows()...)
 }
 
 // Variants returns every variant of the matrix: the reference first, then
@@ -100,8 +101,8 @@ func Register(vs ...variant.Variant) error {
 func builtIn() []variant.Variant {
 	return []variant.Variant{
 		variant.Outbox(),
-		variant.ListenToYourself(),
-		variant.CDC(),
+		listen.Variant(),
+		cdc.Variant(),
 		mistakes.DualWrite(),
 		mistakes.PublishFirst(),
 		mistakes.SeparateTx(),
@@ -141,15 +142,15 @@ func VariantNames() []string {
 func Extras() []variant.Variant {
 	return []variant.Variant{
 		variant.DeleteOnSend(),
-		everywhere(mistakes.GrossToNet(), check.Mismatch),
-		variant.SkipLockedTx(),
+		everywhere(mistakes.GrossToNet(), variant.Mismatch),
+		skiplocked.Variant(),
 		mistakes.UnindexedOutbox(),
-		variant.TwoPhaseCommit(),
-		variant.SyncCall(),
+		twophase.Variant(),
+		synccall.Variant(),
 		mistakes.SyncCallWithoutKey(),
-		variant.LegacyCDC(),
-		variant.GapFetch(),
-		variant.GapSnapshot(),
+		legacycdc.Variant(),
+		gapfetch.Variant(),
+		gapsnapshot.Variant(),
 		mistakes.ParallelWorkers(),
 	}
 }
@@ -158,8 +159,8 @@ func Extras() []variant.Variant {
 // reference's service reaches (all but the publishing services'
 // service.after-publish): a mistake that shows in every run, whatever the
 // fault.
-func everywhere(v variant.Variant, o check.Outcome) variant.Variant {
-	v.Expect = map[string]check.Outcome{}
+func everywhere(v variant.Variant, o variant.Outcome) variant.Variant {
+	v.Expect = map[string]variant.Outcome{}
 	for _, p := range Points() {
 		if p.ID != "service.after-publish" {
 			v.Expect[p.ID] = o

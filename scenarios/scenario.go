@@ -2,9 +2,7 @@ package scenarios
 
 import (
 	"embed"
-	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,7 +11,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -34,21 +31,41 @@ type Scenario struct {
 	// Expect, if not OK, is what the run of the story's own Variant ends
 	// with, for a story that shows a mistake at no row of the matrix
 	// (another variant is judged by Point).
-	Expect check.Outcome
+	Expect variant.Outcome
 	// Seed is the seed the scenario runs with when none is chosen
 	// (MatrixSeed unless its file says otherwise).
 	Seed uint64
-	// Configure builds the run for a variant and seed.
+	// Run is the run the scenario names, its variant, seed, relays and
+	// flags left to who plays it: a story, a row, crashes or a failed
+	// commit (see ParseRun).
+	Run sim.RunID
+	// Configure builds the run for a variant and seed, with the
+	// scenario's own relays; Config adds what a RunID changes.
 	Configure func(v variant.Variant, seed uint64) sim.Config
 }
 
+// Config returns the configuration that plays run with v in this
+// scenario: its own at run's seed, with run's relays (if not 0), polled
+// if run says so.
+// Every door that replays a run builds its configuration here.
+func (s Scenario) Config(v variant.Variant, run sim.RunID) sim.Config {
+	cfg := s.Configure(v, run.Seed)
+	if run.Relays > 0 {
+		cfg.Relays = run.Relays
+	}
+	if run.Poll {
+		cfg.Poll = true
+	}
+	return cfg
+}
+
 // Expected returns the outcome the scenario expects of v.
-func (s Scenario) Expected(v variant.Variant) check.Outcome {
-	if s.Expect != check.OK && v.Name == s.Variant {
+func (s Scenario) Expected(v variant.Variant) variant.Outcome {
+	if s.Expect != variant.OK && v.Name == s.Variant {
 		return s.Expect
 	}
 	if s.Point == "" {
-		return check.OK
+		return variant.OK
 	}
 	if p, err := FindPoint(s.Point); err == nil {
 		return p.Expected(v)
@@ -144,6 +161,7 @@ func mistakeScenario(v variant.Variant) Scenario {
 		Variant:   v.Name,
 		Point:     point,
 		Seed:      MatrixSeed,
+		Run:       sim.RunID{Story: mistakePrefix + v.Name},
 		Configure: mistakeRun(v, p),
 	}
 }
@@ -177,7 +195,9 @@ func mistakeRun(mistake variant.Variant, p sim.Point) func(variant.Variant, uint
 	return func(v variant.Variant, seed uint64) sim.Config {
 		k, relays := 1, 0
 		if cell, err := Matrix().RunCell(mistake, p); err == nil && cell.Counterexample != nil {
-			_, k, _ = sim.ParseScenarioPoint(cell.Counterexample.Scenario)
+			if ce := cell.Counterexample; len(ce.Crashes) > 0 {
+				k = ce.Crashes[0].Occurrence
+			}
 			relays = cell.Counterexample.Relays
 		}
 		cfg := pointRun(p, k)(v, seed)
@@ -192,7 +212,7 @@ func mistakeRun(mistake variant.Variant, p sim.Point) func(variant.Variant, uint
 // violation ("" if none: TestCrashMatrix rejects a declaration off the rows).
 func firstDeclaredFailure(v variant.Variant) string {
 	for _, p := range Points() {
-		if v.Expected(p.ID) != check.OK {
+		if v.Expected(p.ID) != variant.OK {
 			return p.ID
 		}
 	}
@@ -219,168 +239,4 @@ func ScenarioNames() []string {
 		names = append(names, s.Name)
 	}
 	return names
-}
-
-// crashes is the scenario "P@K+Q@M": the standard workload with a crash
-// at the K-th time P is reached and then at the M-th time Q is reached
-// after it, as the sweep crashes twice. Any crash point may be named, not
-// only the matrix's rows.
-func crashes(name string) (Scenario, error) {
-	var planned []sim.Crash
-	var words, wordsDE []string
-	for _, part := range strings.Split(name, "+") {
-		id, k, err := sim.ParseScenarioPoint(part)
-		if err != nil {
-			return Scenario{}, err
-		}
-		if !strings.Contains(id, ".before-") && !strings.Contains(id, ".after-") {
-			return Scenario{}, fmt.Errorf("scenario %q: %q is not a crash point of the form process.before-effect or process.after-effect", name, id)
-		}
-		planned = append(planned, sim.Crash{Point: id, Occurrence: k})
-		words = append(words, fmt.Sprintf("%s (occurrence %d)", id, k))
-		wordsDE = append(wordsDE, fmt.Sprintf("%s (Vorkommen %d)", id, k))
-	}
-	return Scenario{
-		Name: name,
-		Summary: lang.Text{
-			EN: "the standard workload with crashes at " + strings.Join(words, ", then "),
-			DE: "die Standard-Arbeitslast mit Abstürzen bei " + strings.Join(wordsDE, ", dann bei ")},
-		Seed: MatrixSeed,
-		Configure: func(v variant.Variant, seed uint64) sim.Config {
-			cfg := sim.DefaultConfig(v, Workload(), seed)
-			cfg.Crashes = planned
-			return cfg
-		},
-	}, nil
-}
-
-// FailurePrefix starts the name of a failure sweep's run:
-// "commit-failure:relay.claim@2", the second commit at relay.claim fails;
-// "commit-failure:consumer.commit@2-4", the second to the fourth (a
-// burst); under a fault row, the row comes first:
-// "broker-outage+commit-failure:relay.mark@3".
-const FailurePrefix = "commit-failure:"
-
-// FailureName names the failure sweep's run in which the commit f fails,
-// under the fault row row ("" for the workload alone).
-func FailureName(row string, f sim.Fault) string {
-	name := FailurePrefix + strings.TrimPrefix(f.String(), string(sim.FaultCommitFailure)+" ")
-	if row != "" {
-		name = row + "+" + name
-	}
-	return name
-}
-
-// commitFailure is the failure sweep's run of the matrix's workload, under
-// a fault row if the name starts with one, in which the commit at
-// boundary@k fails.
-func commitFailure(name string) (Scenario, error) {
-	row, failure, found := strings.Cut(name, "+")
-	if !found {
-		row, failure = "", name
-	}
-	var p sim.Point
-	if row != "" {
-		var err error
-		p, err = FindPoint(row)
-		if err != nil || p.Kind != sim.KindFault {
-			return Scenario{}, fmt.Errorf("scenario %q: %q is not a fault row; want ROW+%sBOUNDARY@K with one of %s, or %sBOUNDARY@K alone",
-				name, row, FailurePrefix, strings.Join(Matrix().FailureRows, ", "), FailurePrefix)
-		}
-	}
-	f, err := sim.ParseFault([]string{string(sim.FaultCommitFailure), strings.TrimPrefix(failure, FailurePrefix)}, known)
-	if !strings.HasPrefix(failure, FailurePrefix) || err != nil {
-		return Scenario{}, fmt.Errorf("scenario %q: want %sBOUNDARY@K, e.g. %srelay.claim@2 (boundaries: %s), or %sBOUNDARY@K-L, the K-th to the L-th commit in a row",
-			name, FailurePrefix, FailurePrefix, strings.Join(CommitBoundaries, ", "), FailurePrefix)
-	}
-	k, boundary := f.Occurrence, f.Point
-	if f.Burst > 1 {
-		k = f.Occurrence + f.Burst - 1 // named by its last
-	}
-	summary := lang.Textf(lang.Text{
-		EN: "the standard workload; commit %d at %s fails (nothing committed, the process gets an error)",
-		DE: "die Standard-Arbeitslast; Commit %d bei %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler)"}, k, boundary)
-	if f.Burst > 1 {
-		summary = lang.Textf(lang.Text{
-			EN: "the standard workload; commits %d to %d at %s fail, a burst (nothing committed, the process gets an error each time)",
-			DE: "die Standard-Arbeitslast; die Commits %d bis %d bei %s scheitern, eine Serie (nichts gespeichert, der Prozess bekommt jedes Mal einen Fehler)"}, f.Occurrence, k, boundary)
-	}
-	if row != "" {
-		summary = lang.Textf(lang.Text{
-			EN: "the standard workload under the fault %s; commit %d at %s fails (nothing committed, the process gets an error)",
-			DE: "die Standard-Arbeitslast unter der Störung %s; Commit %d bei %s scheitert (nichts gespeichert, der Prozess bekommt einen Fehler)"}, row, k, boundary)
-	}
-	return Scenario{
-		Name:    name,
-		Summary: summary,
-		Point:   p.ID,
-		Seed:    MatrixSeed,
-		Configure: func(v variant.Variant, seed uint64) sim.Config {
-			cfg := sim.DefaultConfig(v, Workload(), seed) // the matrix's run, as the failure sweep makes it
-			p.Apply(&cfg)
-			cfg.Faults = append(slices.Clone(cfg.Faults), f)
-			return cfg
-		},
-	}, nil
-}
-
-// FindScenario resolves a scenario name: a named scenario of the catalogue,
-// a matrix point with an optional occurrence ("relay.after-send@2"),
-// crashes joined by + (the crash sweep's runs), or a failed commit
-// ("commit-failure:relay.claim@2", "poison+commit-failure:consumer.count-failure@1":
-// the failure sweep's runs).
-func FindScenario(name string) (Scenario, error) {
-	// Catalogue's scenarios, in its order, without making every
-	// mistake's: a grading looks a dozen rows up by name.
-	for _, s := range storyFiles() {
-		if s.Name == name {
-			return s, nil
-		}
-	}
-	if strings.HasPrefix(name, mistakePrefix) {
-		for _, v := range Variants() {
-			if !v.Correct() && mistakePrefix+v.Name == name {
-				return mistakeScenario(v), nil
-			}
-		}
-	}
-	if strings.Contains(name, FailurePrefix) {
-		return commitFailure(name)
-	}
-	if strings.Contains(name, "+") {
-		return crashes(name)
-	}
-	id, k, err := sim.ParseScenarioPoint(name)
-	if err != nil {
-		return Scenario{}, err
-	}
-	p, err := FindPoint(id)
-	if a, ok := findAssumption(id); ok && err != nil {
-		p, err = a, nil // a row a grading plays beside the matrix
-	}
-	if err != nil && (strings.Contains(id, ".before-") || strings.Contains(id, ".after-")) {
-		return crashes(name) // a crash point that is not a row, as the sweep names them
-	}
-	if err != nil {
-		return Scenario{}, lang.Errorf(lang.Text{
-			EN: "unknown scenario %q (valid: %s, a matrix point, or any crash point process.before-effect or process.after-effect, with an optional @K, several joined by +, or [ROW+]commit-failure:BOUNDARY@K; see `labrun list`)",
-			DE: "unbekanntes Szenario %q (gültig: %s, ein Punkt der Matrix oder jeder Absturzpunkt process.before-effect oder process.after-effect, mit einem optionalen @K, mehrere mit + verbunden, oder [ROW+]commit-failure:BOUNDARY@K; siehe `labrun list`)"},
-			name, strings.Join(ScenarioNames(), ", "))
-	}
-	summary := lang.Textf(lang.Text{
-		EN: "the standard workload with a crash at %s, occurrence %d",
-		DE: "die Standard-Arbeitslast mit einem Absturz bei %s, Vorkommen %d"}, p.ID, k)
-	if p.Kind == sim.KindFault {
-		if k != 1 {
-			return Scenario{}, fmt.Errorf("scenario %q: a fault row has no occurrences", name)
-		}
-		summary = lang.Textf(lang.Text{EN: "the standard workload under the fault %s", DE: "die Standard-Arbeitslast unter der Störung %s"}, p.ID)
-		if p.Workload != nil {
-			summary = lang.Textf(lang.Text{
-				EN: "the row's own workload (%d commands) under the fault %s",
-				DE: "die eigene Arbeitslast der Zeile (%d Befehle) unter der Störung %s"}, len(p.Workload), p.ID)
-		}
-	}
-	return Scenario{Name: name, Summary: summary, Point: p.ID, Seed: MatrixSeed, Configure: pointRun(p, k),
-		Narrative: p.Story}, nil
 }

@@ -1,13 +1,12 @@
 package scenarios_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestCatalogue runs every named scenario with its own variant and with
@@ -39,7 +38,7 @@ func TestCatalogue(t *testing.T) {
 				if want := sc.Expected(v); res.Outcome != want {
 					t.Errorf("%s with %s: %s %v, want %s", sc.Name, name, res.Outcome, res.Violations, want)
 				}
-				if strings.HasPrefix(sc.Name, "mistake/") && res.Outcome == check.OK {
+				if strings.HasPrefix(sc.Name, "mistake/") && res.Outcome == variant.OK {
 					t.Errorf("%s: the mistake's own scenario shows nothing wrong", sc.Name)
 				}
 			}
@@ -68,29 +67,4 @@ func TestEveryPointSaysWhatHappens(t *testing.T) {
 			t.Errorf("point %s has no description in English or in German: %+v (its row's Description)", p.ID, p.Description)
 		}
 	}
-}
-
-// TestEveryCrashRowIsABoundarysPoint: a crash row's id is a point of a
-// boundary a component declares (scenarios.Boundaries), the one place a crash
-// point is named; a row whose id names none would never fire.
-func TestEveryCrashRowIsABoundarysPoint(t *testing.T) {
-	if got := rowsWithoutBoundary(scenarios.CrashPoints); len(got) > 0 {
-		t.Errorf("crash rows whose point no component declares: %q (scenarios/boundaries.go lists every declared boundary)", got)
-	}
-	// A row with a slip in its id, as a new row could have it.
-	if got := rowsWithoutBoundary([]string{"relay.after-claim", "relay.after-clam", "relay.during-send"}); !slices.Equal(got, []string{"relay.after-clam", "relay.during-send"}) {
-		t.Errorf("rows with slips: got %q, want both named", got)
-	}
-}
-
-// rowsWithoutBoundary returns the points that are no declared
-// boundary's Before or After.
-func rowsWithoutBoundary(points []string) []string {
-	var out []string
-	for _, p := range points {
-		if !slices.ContainsFunc(scenarios.Boundaries(), func(b scenarios.BoundarySpec) bool { return b.Before() == p || b.After() == p }) {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -8,7 +8,6 @@ import (
 	"outboxlab/domain"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -30,7 +29,7 @@ func BenchmarkLifecycle(b *testing.B) {
 	cfg.Trace = false
 	b.ReportAllocs()
 	for b.Loop() {
-		if res, err := sim.Run(cfg); err != nil || res.Outcome != check.OK {
+		if res, err := sim.Run(cfg); err != nil || res.Outcome != variant.OK {
 			b.Fatalf("%v %v", res.Outcome, err)
 		}
 	}
@@ -47,7 +46,7 @@ func BenchmarkCrashRun(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		res, err := sim.Run(cfg)
-		if err != nil || res.Outcome != check.OK || len(res.Fired) != 1 {
+		if err != nil || res.Outcome != variant.OK || len(res.Fired) != 1 {
 			b.Fatalf("%v %v %v", res.Outcome, res.Fired, err)
 		}
 	}
@@ -62,7 +61,7 @@ func BenchmarkScaling(b *testing.B) {
 			cfg.Trace = false
 			cfg.Crashes = []sim.Crash{{Point: "relay.after-send", Occurrence: 3}}
 			for b.Loop() {
-				if res, err := sim.Run(cfg); err != nil || res.Outcome != check.OK {
+				if res, err := sim.Run(cfg); err != nil || res.Outcome != variant.OK {
 					b.Fatalf("%v %v", res.Outcome, err)
 				}
 			}

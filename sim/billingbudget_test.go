@@ -6,7 +6,6 @@ import (
 	"outboxlab/broker"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -21,7 +20,7 @@ func parks(t *testing.T, faults ...sim.Fault) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != check.OK {
+	if res.Outcome != variant.OK {
 		t.Fatalf("%v: %s, want OK: %v", faults, res.Outcome, res.Violations)
 	}
 	return res.Situations[sim.BillingDeadLettered] > 0

@@ -9,7 +9,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -21,11 +20,11 @@ import (
 // be. (Without the port, the replay after the run put the message
 // through, and the cell was OK: tried.)
 func TestACDCRelayThatGivesUpTooSoonIsCaught(t *testing.T) {
-	v := variant.CDC()
+	v := cdc.Variant()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		cfg := outbox.DefaultConfig(env.Owner)
 		cfg.MaxAttempts = 2
-		return variant.CDCRelay{Relay: &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: cfg}}, nil
+		return cdc.LabRelay{Relay: &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: cfg}}, nil
 	}
 	p, err := scenarios.FindPoint(string(sim.FaultOutage))
 	if err != nil {
@@ -34,8 +33,8 @@ func TestACDCRelayThatGivesUpTooSoonIsCaught(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		v    variant.Variant
-		want check.Outcome
-	}{{"cdc giving up after 2 attempts", v, check.GaveUp}, {"cdc", variant.CDC(), check.OK}} {
+		want variant.Outcome
+	}{{"cdc giving up after 2 attempts", v, variant.GaveUp}, {"cdc", cdc.Variant(), variant.OK}} {
 		cfg := scenarios.Matrix().Config(tc.v)
 		p.Apply(&cfg)
 		res, err := sim.Run(cfg)
@@ -45,16 +44,16 @@ func TestACDCRelayThatGivesUpTooSoonIsCaught(t *testing.T) {
 		if res.Outcome != tc.want {
 			t.Errorf("%s at broker-outage: %s %v, want %s", tc.name, res.Outcome, res.Violations, tc.want)
 		}
-		if tc.want == check.GaveUp && !strings.Contains(fmt.Sprint(res.Violations), "the CDC relay's dead-letter table") {
+		if tc.want == variant.GaveUp && !strings.Contains(fmt.Sprint(res.Violations), "the CDC relay's dead-letter table") {
 			t.Errorf("%s: %v, want the dead letter named where it is", tc.name, res.Violations)
 		}
 	}
 }
 
 // silentPort is the CDC connector whose dead-letter port reports nothing.
-type silentPort struct{ variant.CDCRelay }
+type silentPort struct{ cdc.LabRelay }
 
-func (silentPort) DeadLetters() []check.DeadLetter { return nil }
+func (silentPort) DeadLetters() []variant.DeadLetter { return nil }
 
 // TestAPortThatHidesADeadLetterIsCaught: the lab counts a relay's dead
 // letters from the facts it owns (a message a relay tried, the broker
@@ -67,12 +66,12 @@ func (silentPort) DeadLetters() []check.DeadLetter { return nil }
 // acknowledged: a consumer that parks a corrupted message where its port
 // does not look is STUCK.
 func TestAPortThatHidesADeadLetterIsCaught(t *testing.T) {
-	v := variant.CDC()
+	v := cdc.Variant()
 	v.Name = "cdc-silent-port"
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		cfg := outbox.DefaultConfig(env.Owner)
 		cfg.MaxAttempts = 2
-		return silentPort{variant.CDCRelay{Relay: &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: cfg}}}, nil
+		return silentPort{cdc.LabRelay{Relay: &cdc.Relay{DB: env.OrderDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Owner: env.Owner, Config: cfg}}}, nil
 	}
 	p, err := scenarios.FindPoint(string(sim.FaultOutage))
 	if err != nil {
@@ -93,7 +92,7 @@ func TestAPortThatHidesADeadLetterIsCaught(t *testing.T) {
 			t.Errorf("no violation says %q:\n%v", want, res.Violations)
 		}
 	}
-	if res.Outcome != check.Stuck {
+	if res.Outcome != variant.Stuck {
 		t.Errorf("outcome %s, want STUCK", res.Outcome)
 	}
 }

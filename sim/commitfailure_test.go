@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"outboxlab/alternatives/cdc"
+	"outboxlab/alternatives/listen"
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/effect"
@@ -17,7 +19,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -49,7 +50,7 @@ func commitFailures(t *testing.T, v variant.Variant) (bad []string, runs int) {
 // is simply not there and is done again; billing hands the delivery back
 // and gets it again.
 func TestCorrectVariantsSurviveAFailedCommit(t *testing.T) {
-	for _, v := range []variant.Variant{variant.Outbox(), variant.ListenToYourself(), variant.CDC()} {
+	for _, v := range []variant.Variant{variant.Outbox(), listen.Variant(), cdc.Variant()} {
 		bad, runs := commitFailures(t, v)
 		if len(bad) > 0 {
 			t.Errorf("%s: %d run(s) not OK, first: %s", v.Name, len(bad), bad[0])
@@ -153,11 +154,11 @@ func TestACleanupThatForgetsTheAgeIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != check.Unsafe || len(res.Unsafe) == 0 || !strings.Contains(res.Unsafe[0].EN, "after it was SENT: retention keeps a SENT message 168h0m0s") {
+	if res.Outcome != variant.Unsafe || len(res.Unsafe) == 0 || !strings.Contains(res.Unsafe[0].EN, "after it was SENT: retention keeps a SENT message 168h0m0s") {
 		t.Fatalf("%s %v, want UNSAFE: a SENT message deleted before its retention ran out", res.Outcome, res.Unsafe)
 	}
 	ref, err := sim.Run(scenarios.Matrix().Config(variant.Outbox()))
-	if err != nil || ref.Outcome != check.OK {
+	if err != nil || ref.Outcome != variant.OK {
 		t.Fatalf("the reference: %v %v", ref.Outcome, err)
 	}
 }
@@ -277,7 +278,7 @@ func TestACleanupThatDeletesNothingIsCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cell.Outcome != check.OK {
+		if cell.Outcome != variant.OK {
 			t.Errorf("%s: %s, want OK", v.Name, cell.Outcome)
 		}
 		return cell.Missing()
@@ -312,7 +313,7 @@ func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 	}
 	claim, mark, failure := false, false, false
 	for _, f := range sw.Failures {
-		if f.Relays == 1 || f.Outcome != check.OK || len(f.Missing) > 0 {
+		if f.Relays == 1 || f.Outcome != variant.OK || len(f.Missing) > 0 {
 			t.Errorf("%s, %d relay(s): %s, missing %v; want only two relays, OK, with an unhandled error", scenarios.FailureName(f.Row, *f.Failure), f.Relays, f.Outcome, f.Missing)
 		}
 		for _, u := range f.Unhandled {

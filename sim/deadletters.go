@@ -27,18 +27,18 @@ import (
 
 // deadLetters lists the dead letters: the outbox's (from unsent), the
 // relay's own (DeadLetterKeeper) and billing's.
-func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
-	var out []check.DeadLetter
+func (w *world) deadLetters(unsent []outbox.Message) []variant.DeadLetter {
+	var out []variant.DeadLetter
 	for _, m := range unsent {
 		if m.Status == outbox.DeadLetter {
-			out = append(out, check.DeadLetter{Where: theOutbox, MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
+			out = append(out, variant.DeadLetter{Where: theOutbox, MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 		}
 	}
 	if k, ok := w.lastRelay.(variant.DeadLetterKeeper); ok {
 		out = append(out, k.DeadLetters()...)
 	}
 	for _, p := range w.billingDeadLetters() {
-		out = append(out, check.DeadLetter{Where: w.terms().Consumer, MessageID: p.Envelope.ID, AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence, Reason: p.Reason})
+		out = append(out, variant.DeadLetter{Where: w.terms().Consumer, MessageID: p.Envelope.ID, AggregateID: p.Envelope.Event.AggregateID, Sequence: p.Envelope.Event.Sequence, Reason: p.Reason})
 	}
 	return out
 }
@@ -51,7 +51,7 @@ func (w *world) deadLetters(unsent []outbox.Message) []check.DeadLetter {
 // of the holder's claim), while nothing was busy any more: nobody tries it,
 // and it was given up wherever the relay keeps it. A run still busy at the
 // end of its work has no such facts: something may still be trying.
-func (w *world) hiddenDeadLetters(end workEnd, known []check.DeadLetter) []check.Hidden {
+func (w *world) hiddenDeadLetters(end workEnd, known []variant.DeadLetter) []check.Hidden {
 	if !end.quiet || !slices.ContainsFunc(w.tries[:end.tries], func(t check.Try) bool { return t.Failed }) {
 		return nil // nothing was refused: nothing was given up
 	}
@@ -266,7 +266,7 @@ type billingParks struct {
 // the last look, for a message with a planned fault: the deliveries of it
 // that billing gave back since its last replay (the broker counts them,
 // whatever billing recorded), and the one that parked it; and what
-// billing's policy allows it (check.ConsumerPolicy.Allowed), one more for
+// billing's policy allows it (variant.ConsumerPolicy.Allowed), one more for
 // every failed commit of the run (a failed commit gives a delivery back).
 func (w *world) notePark() {
 	planned := map[broker.Target]check.MessageFaults{}
@@ -290,7 +290,7 @@ func (w *world) notePark() {
 		if !ok {
 			continue
 		}
-		allowed := w.consumerPolicy.Allowed(m)
+		allowed := check.Allowed(w.consumerPolicy, m)
 		if allowed > 0 {
 			allowed += w.failed
 		}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"outboxlab/lang"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Determinism is checked, not assumed. The simulator is deterministic; a
@@ -165,7 +165,7 @@ func (d Divergence) Lines() lang.Text {
 // print it alike.
 func (d Divergence) Report(l lang.Lang, width int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n", check.NonDeterministic, lang.Wrap("", "", d.Text().In(l), width))
+	fmt.Fprintf(&b, "%s: %s\n", variant.NonDeterministic, lang.Wrap("", "", d.Text().In(l), width))
 	for _, line := range strings.Split(d.Lines().In(l), "\n") {
 		fmt.Fprintf(&b, "  %s\n", line)
 	}

@@ -9,6 +9,7 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // workEnd is what the run's work left when quiesce was over, before the
@@ -26,7 +27,7 @@ type workEnd struct {
 	hidden, unheld []check.Hidden
 	busy           lang.Text
 	unsent         []outbox.Message
-	deadLetters    []check.DeadLetter
+	deadLetters    []variant.DeadLetter
 	beforeReplay   []check.Attempts
 	orderLog       []store.Commit
 	billingLog     []store.Commit
@@ -63,11 +64,11 @@ func (w *world) judge(end workEnd) Result {
 		DeadLetters:        end.deadLetters,
 		Transient:          faults.Transient(w.relayPolicy, w.consumerPolicy),
 		Publishes:          w.publishes(w.interruptions()),
-		PublishBudget:      w.relayPolicy.PublishBudget(1+w.ops.unfixedReplays, w.interruptions()),
+		PublishBudget:      check.PublishBudget(w.relayPolicy, 1+w.ops.unfixedReplays, w.interruptions()),
 		BeforeReplay:       end.beforeReplay,
-		BeforeReplayBudget: w.relayPolicy.PublishBudget(0, w.interruptions()),
+		BeforeReplayBudget: check.PublishBudget(w.relayPolicy, 0, w.interruptions()),
 		WhileDown:          w.relayDown,
-		WhileDownBudget:    w.relayPolicy.DownBudget(w.downFaults(faults), w.cfg.Relays+w.interruptions()),
+		WhileDownBudget:    check.OutageBudget(w.relayPolicy, w.downFaults(faults), w.cfg.Relays+w.interruptions()),
 		Tries:              w.tries,
 		FailedMarks:        w.log.marks,
 		Relay:              w.relayPolicy,
@@ -154,7 +155,7 @@ func (end *workEnd) heldAll(ledger []billing.Entry, where lang.Text) {
 	for _, h := range end.unheld {
 		if applied[broker.Target{AggregateID: h.AggregateID, Sequence: h.Sequence}] {
 			end.hidden = append(end.hidden, h)
-			end.deadLetters = append(end.deadLetters, check.DeadLetter{Where: where, MessageID: h.MessageID, AggregateID: h.AggregateID, Sequence: h.Sequence, Reason: "held unapplied, by the facts"})
+			end.deadLetters = append(end.deadLetters, variant.DeadLetter{Where: where, MessageID: h.MessageID, AggregateID: h.AggregateID, Sequence: h.Sequence, Reason: "held unapplied, by the facts"})
 		}
 	}
 }
@@ -169,7 +170,7 @@ func (w *world) publishes(interruptions int) []check.Attempts {
 		// it was given up again and replayed again) has a round of
 		// attempts for each time it was put back.
 		if n := w.ops.putBacks[a.ID]; n > 1+w.ops.unfixedReplays {
-			at.Budget = w.relayPolicy.PublishBudget(n, interruptions)
+			at.Budget = check.PublishBudget(w.relayPolicy, n, interruptions)
 		}
 		out = append(out, at)
 	}

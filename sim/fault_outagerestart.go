@@ -45,7 +45,7 @@ var outageRestart = FaultSpec{
 	budget:   func(f Fault, b *budgetFaults) { b.Outages = append(b.Outages, f.For) },
 	describe: func(f Fault) string { return fmt.Sprintf("%s from %s for %s", f.Kind, f.From, f.For) },
 	NotDrawn: "exploration draws outages and kills, which make it when a kill falls inside an outage",
-	Row: func() Point {
+	Rows: []FaultRow{{Column: 220, Point: func() Point {
 		return Point{ID: string(FaultOutageRestart), Kind: KindFault,
 			Faults:     []Fault{{Kind: FaultOutageRestart, From: 0, For: 10 * time.Minute}},
 			Situations: []Situation{Retried}, Like: string(FaultOutage),
@@ -53,5 +53,5 @@ var outageRestart = FaultSpec{
 				EN: "the broker is unreachable for ten minutes, and the service and the relays restart five minutes in",
 				DE: "der Broker ist zehn Minuten nicht erreichbar, und nach fünf Minuten starten Service und Relays neu",
 			}}
-	},
+	}}},
 }

@@ -8,7 +8,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -37,7 +36,7 @@ func TestAnOutageOutlastsARestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Outcome != check.OK || res.Kills != 1+relays || res.Situations[sim.Retried] == 0 {
+		if res.Outcome != variant.OK || res.Kills != 1+relays || res.Situations[sim.Retried] == 0 {
 			t.Errorf("the reference with %d relay(s): %s, %d kills (want %d), retried %d times; violations %v",
 				relays, res.Outcome, res.Kills, 1+relays, res.Situations[sim.Retried], res.Violations)
 		}
@@ -46,8 +45,8 @@ func TestAnOutageOutlastsARestart(t *testing.T) {
 	giveUp := giveUpOnRestart()
 	for _, c := range []struct {
 		row  sim.Point
-		want check.Outcome
-	}{{outage, check.OK}, {row, check.GaveUp}} {
+		want variant.Outcome
+	}{{outage, variant.OK}, {row, variant.GaveUp}} {
 		cell, err := m.RunCell(giveUp, c.row)
 		if err != nil {
 			t.Fatal(err)

@@ -1,11 +1,11 @@
 package sim
 
 import (
-	"outboxlab/lang"
 	"slices"
 	"time"
 
 	"outboxlab/broker"
+	"outboxlab/lang"
 )
 
 // installFault installs one planned fault of the run: a broker's fault in

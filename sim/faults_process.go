@@ -3,12 +3,12 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"outboxlab/broker"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"outboxlab/broker"
 	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
@@ -27,36 +27,7 @@ func isPoint(point string) bool {
 	return strings.Contains(point, ".before-") || strings.Contains(point, ".after-")
 }
 
-var stall = FaultSpec{
-	Kind: FaultStall, Form: "PROCESS POINT FOR",
-	Text: lang.Text{
-		EN: "a process freezes (a GC pause, a frozen VM) at a crash point's place for a while, then resumes where it stood",
-		DE: "ein Prozess friert an der Stelle eines Crash-Punkts eine Weile ein (eine GC-Pause, eine angehaltene VM) und macht dann weiter, wo er stand",
-	},
-	parse: func(f *Fault, args []string, _ Known) error {
-		if err := argsWant(FaultStall, args, 3, "PROCESS POINT FOR"); err != nil {
-			return err
-		}
-		f.Process, f.Point = args[0], args[1]
-		return durations(args[2:], &f.For)
-	},
-	validate: func(f Fault, c Config) error {
-		if f.Process == "" || f.For <= 0 || !isPoint(f.Point) {
-			return fmt.Errorf("sim: %s: needs a process, a crash point such as relay.before-send, and For > 0; got %q at %q for %s", f.Kind, f.Process, f.Point, f.For)
-		}
-		return pastHorizon(f, c)
-	},
-	install:  func(w *world, f Fault) { w.stalls = append(w.stalls, f) },
-	describe: func(f Fault) string { return fmt.Sprintf("%s %s at %s for %s", f.Kind, f.Process, f.Point, f.For) },
-	draw: func(d *FaultDraw) (Fault, bool) {
-		f := Fault{Process: fmt.Sprintf("relay-%d", 1+d.Src.Intn("stall-relay", d.Relays))}
-		f.Point = stallPoints[d.Src.Intn("stall-point", len(stallPoints))]
-		f.For = time.Duration(1+d.Src.Intn("stall-for", 90)) * time.Second
-		return f, true
-	},
-}
-
-var slowCommit = FaultSpec{
+var slowCommit = withRows(FaultSpec{
 	Kind: FaultSlowCommit, Form: "PROCESS FOR",
 	Text: lang.Text{
 		EN: "a service instance's transaction stays open before its commit, its ids drawn, while others commit",
@@ -88,9 +59,22 @@ var slowCommit = FaultSpec{
 		f.For = time.Duration(1+d.Src.Intn("slow-for", 10)) * time.Second
 		return f, true
 	},
+}, FaultRow{Column: 200, Point: slowCommitRow})
+
+// slowCommitRow is the slow-commit row: two service instances;
+// service-1's transaction for o-1 stays open for 3 s before its commit,
+// with its outbox id drawn, while service-2 commits o-2 and the relays
+// send it. A relay must still find o-1's message when it commits.
+func slowCommitRow() Point {
+	return Point{ID: string(FaultSlowCommit), Kind: KindFault, Description: lang.Text{
+		EN: "service-1's transaction stays open 3 s with its id drawn while service-2 commits",
+		DE: "die Transaktion von service-1 bleibt 3 s offen, ihre ID gezogen, während service-2 committet",
+	}, Services: 2, Faults: []Fault{
+		{Kind: FaultSlowCommit, Process: "service-1", For: 3 * time.Second},
+	}, Situations: []Situation{LateCommit}}
 }
 
-var clockSkew = FaultSpec{
+var clockSkew = withRows(FaultSpec{
 	Kind: FaultClockSkew, Form: "PROCESS SKEW",
 	Text: lang.Text{
 		EN: "a process's own clock runs ahead (or behind) of the true time for the whole run; the database's stays true",
@@ -119,9 +103,24 @@ var clockSkew = FaultSpec{
 		}
 		return f, true
 	},
+}, FaultRow{Column: 210, Point: clockSkewRow})
+
+// clockSkewRow is the clock-skew row: two relays; relay-2's clock runs
+// 60 s ahead, longer than a lease, and relay-1 pauses for 10 s before a
+// send, well within its 30 s lease. By relay-2's clock that lease expired
+// long ago. A relay that judges leases by the database's clock is not
+// fooled.
+func clockSkewRow() Point {
+	return Point{ID: string(FaultClockSkew), Kind: KindFault, Description: lang.Text{
+		EN: "relay-2's clock runs a minute ahead while relay-1 pauses inside its lease",
+		DE: "die Uhr von relay-2 geht eine Minute vor, während relay-1 innerhalb seiner Lease pausiert",
+	}, Relays: 2, Faults: []Fault{
+		{Kind: FaultClockSkew, Process: "relay-2", Skew: time.Minute},
+		{Kind: FaultStall, Process: "relay-1", Point: outbox.BoundarySend.Before(), For: 10 * time.Second},
+	}}
 }
 
-var kill = FaultSpec{
+var kill = withRows(FaultSpec{
 	Kind: FaultKill, Form: "PROCESS AT [FOR]",
 	Text: lang.Text{
 		EN: "a process is killed wherever it stands (a deploy, an OOM kill, a host lost) and restarts later, or never",
@@ -165,6 +164,56 @@ var kill = FaultSpec{
 		}
 		return f, true
 	},
+}, FaultRow{Column: 170, Point: relayRestartRow}, FaultRow{Column: 180, Point: recoverConflictRow},
+	FaultRow{Column: 190, Point: relayLostRow})
+
+// relayRestartRow is the relay-restart row: two relays, each of which
+// freezes just before its first send, holding its claim under a live 30 s
+// lease: relay-1 for 10 s, relay-2 for 20 s. relay-1 is killed at 4 s,
+// frozen, and restarts at 9 s and runs its recovery, which must release
+// its own claim and leave relay-2's alone.
+func relayRestartRow() Point {
+	return Point{ID: "relay-restart", Kind: KindFault, Description: lang.Text{
+		EN: "relay-1 is killed and restarts while relay-2 holds a live claim",
+		DE: "relay-1 wird beendet und startet neu, während relay-2 einen noch gültigen Claim hält",
+	}, Relays: 2, Faults: []Fault{
+		{Kind: FaultStall, Process: "relay-1", Point: outbox.BoundarySend.Before(), For: 10 * time.Second},
+		{Kind: FaultStall, Process: "relay-2", Point: outbox.BoundarySend.Before(), For: 20 * time.Second},
+		{Kind: FaultKill, Process: "relay-1", From: 4 * time.Second},
+	}, Situations: []Situation{ClaimReleased}}
+}
+
+// recoverConflictRow is the recover-conflict row: relay-1 freezes before
+// its first send, holding its claim, is killed at 4 s and restarts at 9 s;
+// its recovery reads the claim, writes its release and freezes 40 s before
+// the commit, past the claim's 30 s lease, while relay-2 takes the claim
+// over, sends and marks it. The database refuses relay-1's release:
+// another transaction committed the row first. For a recovery that is the
+// end of a race, as for a mark: the relay runs on, it is not an error
+// (Relay.Run stops at the error of its recovery).
+func recoverConflictRow() Point {
+	return Point{ID: "recover-conflict", Kind: KindFault, Description: lang.Text{
+		EN: "relay-1 restarts and freezes 40 s inside its recovery while relay-2 takes its claim over: its release is refused",
+		DE: "relay-1 startet neu und friert 40 s in seiner Wiederherstellung ein, während relay-2 seinen Claim übernimmt: seine Freigabe wird abgewiesen",
+	}, Relays: 2, MinRelays: 2, Faults: []Fault{
+		{Kind: FaultStall, Process: "relay-1", Point: outbox.BoundarySend.Before(), For: 10 * time.Second},
+		{Kind: FaultKill, Process: "relay-1", From: 4 * time.Second},
+		{Kind: FaultStall, Process: "relay-1", Point: outbox.BoundaryRecover.Before(), For: 40 * time.Second},
+	}, Situations: []Situation{LeaseTakenOver, WriteConflict}}
+}
+
+// relayLostRow is the relay-lost row: two relays; relay-1 freezes before
+// its first send, holding its claim, is killed at 2 s and does not come
+// back before the check (its host is gone). relay-2 must take the claim
+// over once its lease runs out: that is what a lease is for.
+func relayLostRow() Point {
+	return Point{ID: "relay-lost", Kind: KindFault, Description: lang.Text{
+		EN: "relay-1 dies holding a claim and never comes back; relay-2 must take it over",
+		DE: "relay-1 stirbt mit einem Claim und kommt nie zurück; relay-2 muss ihn übernehmen",
+	}, Relays: 2, MinRelays: 2, Faults: []Fault{
+		{Kind: FaultStall, Process: "relay-1", Point: outbox.BoundarySend.Before(), For: 10 * time.Second},
+		{Kind: FaultKill, Process: "relay-1", From: 2 * time.Second, For: 1000 * time.Hour},
+	}, Situations: []Situation{LeaseTakenOver}}
 }
 
 // planKill adds f to the kills still to happen, in time order.

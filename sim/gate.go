@@ -2,11 +2,11 @@ package sim
 
 import (
 	"errors"
-	"outboxlab/lang"
 	"slices"
 	"time"
 
 	"outboxlab/effect"
+	"outboxlab/lang"
 	"outboxlab/store"
 )
 

@@ -9,7 +9,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 	"outboxlab/variant"
 )
@@ -68,7 +67,7 @@ func TestARelayThatSpinsEndsTheRunQuickly(t *testing.T) {
 		}
 		found := false
 		for _, viol := range res.Violations {
-			found = found || (viol.Outcome == check.Stuck && strings.Contains(viol.Detail.EN, c.want))
+			found = found || (viol.Outcome == variant.Stuck && strings.Contains(viol.Detail.EN, c.want))
 		}
 		if !found {
 			t.Errorf("publish=%v: %s %v, want STUCK saying %q", c.publish, res.Outcome, res.Violations, c.want)
@@ -119,7 +118,7 @@ func TestARunThatNeverSettlesCostsOneStepBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != check.Stuck || !strings.Contains(res.Busy.EN, "500 steps in the run") {
+	if res.Outcome != variant.Stuck || !strings.Contains(res.Busy.EN, "500 steps in the run") {
 		t.Errorf("%s, busy %q; want STUCK after 500 steps", res.Outcome, res.Busy)
 	}
 	for _, e := range res.Trace {

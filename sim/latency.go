@@ -8,6 +8,7 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // The latency check (LATE). Chapter 004 says how long a message takes:
@@ -25,9 +26,9 @@ import (
 //     with the broker up, while a relay that is alive and idle sleeps on
 //     past it, longer than one idle poll (outbox.Config.IdlePoll) and
 //     longer than its own failures excuse: the pause after n refused
-//     publishes in a row its policy declares (check.RelayPolicy.Pause),
+//     publishes in a row its policy declares (variant.RelayPolicy.Pause),
 //     as the lab counts them, and never more than the lab accepts
-//     (check.MaxPause).
+//     (variant.MaxPause).
 //
 // Both are judged by what the lab sees (the outbox table and its commit
 // log, the broker's answers, the relay's NextWake), with the course's
@@ -41,8 +42,8 @@ var latencyPolicy = outbox.DefaultConfig("")
 
 // pause is how long relays may pause after n refused publishes in a row:
 // the declared policy's pause, and never longer than the lab accepts
-// (check.MaxPause).
-func (w *world) pause(n int) time.Duration { return min(w.relayPolicy.Pause(n), check.MaxPause) }
+// (variant.MaxPause).
+func (w *world) pause(n int) time.Duration { return min(w.relayPolicy.Pause(n), variant.MaxPause) }
 
 // countSends updates p's count of refused publishes in a row after one of
 // its effects, given the broker's counts before it.

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"strings"
 
 	"outboxlab/lang"
 	"outboxlab/sim/check"
@@ -58,7 +57,7 @@ type Point struct {
 
 // Expected returns the outcome v declares for the row: for the row
 // itself, or else for the row it adds to (Like).
-func (p Point) Expected(v variant.Variant) check.Outcome {
+func (p Point) Expected(v variant.Variant) variant.Outcome {
 	if _, ok := v.Expect[p.ID]; ok || p.Like == "" {
 		return v.Expected(p.ID)
 	}
@@ -92,15 +91,15 @@ type Cell struct {
 	Variant string
 	Point   Point
 	// Outcome is the worst outcome of the cell's runs, or
-	// check.NotApplicable when no run reached the point.
-	Outcome check.Outcome
+	// variant.NotApplicable when no run reached the point.
+	Outcome variant.Outcome
 	// Expected is the outcome the variant declares.
-	Expected check.Outcome
+	Expected variant.Outcome
 	// Violations of the counterexample run.
 	Violations []check.Violation
 	// Counterexample is the first run that showed Outcome; nil for OK and
 	// n/a.
-	Counterexample *Counterexample
+	Counterexample *RunID
 	// Runs is how many runs the cell took (one per occurrence of a crash
 	// point).
 	Runs int
@@ -111,7 +110,7 @@ type Cell struct {
 	// went on from, a panic), and MisstepRun replays that run. A cell with
 	// one disagrees with any declaration.
 	Missteps
-	MisstepRun *Counterexample
+	MisstepRun *RunID
 }
 
 // Missing returns the situations the row declares that no run of the cell
@@ -135,44 +134,10 @@ func (c Cell) Matches() bool { return c.OutcomeMatches() && !c.Missteps.Any() }
 // OutcomeMatches reports whether the cell's outcome is the one declared,
 // whatever errors were returned.
 func (c Cell) OutcomeMatches() bool {
-	if c.Outcome == check.NotApplicable {
-		return c.Expected == check.OK
+	if c.Outcome == variant.NotApplicable {
+		return c.Expected == variant.OK
 	}
 	return c.Outcome == c.Expected
-}
-
-// Counterexample is one reproducible run that broke an invariant.
-type Counterexample struct {
-	Seed uint64
-	// Relays is how many relays ran, when the run differs from the
-	// default of one (0 otherwise).
-	Relays int
-	// Schedule lists the crashes and faults of the run, e.g.
-	// "crash relay.after-send#2".
-	Schedule []string
-	// Scenario is the scenario name labrun replays it by, e.g.
-	// "relay.after-send@2".
-	Scenario string
-	// Poll is set when the relays were polled as their production loop
-	// polls them (Config.Poll).
-	Poll bool
-	// Flags are labrun flags the run needs beyond these, as they are
-	// typed (" --max-attempts 3" for a relay whose policy labrun
-	// changed); "" for none.
-	Flags string
-}
-
-// Replay returns the labrun command that reproduces the counterexample;
-// program runs labrun ("go run ./cmd/labrun", or a course's own).
-func (c Counterexample) Replay(program, variantName string) string {
-	relays := ""
-	if c.Relays > 0 {
-		relays = fmt.Sprintf(" --relays %d", c.Relays)
-	}
-	if c.Poll {
-		relays += " --poll"
-	}
-	return fmt.Sprintf("%s scenario %s --variant %s --seed %d%s%s", program, c.Scenario, variantName, c.Seed, relays, c.Flags)
 }
 
 // Matrix describes the runs behind a crash matrix.
@@ -230,16 +195,19 @@ func (m Matrix) Config(v variant.Variant) Config {
 // the variant has no relay or supports only one): a second relay is what
 // tests claims, leases and recovery against each other.
 func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
-	cell := Cell{Variant: v.Name, Point: p, Expected: p.Expected(v), Outcome: check.NotApplicable, Situations: map[Situation]int{}}
-	worst := check.OK
-	consider := func(cfg Config, res Result, sched []string, scenario string) {
+	cell := Cell{Variant: v.Name, Point: p, Expected: p.Expected(v), Outcome: variant.NotApplicable, Situations: map[Situation]int{}}
+	worst := variant.OK
+	consider := func(cfg Config, res Result, sched []string) {
 		cell.Runs++
 		for s, n := range res.Situations {
 			cell.Situations[s] += n
 		}
-		cell.Outcome = max(cell.Outcome, check.OK)
-		example := func() *Counterexample {
-			c := &Counterexample{Seed: m.Seed, Schedule: sched, Scenario: scenario, Poll: cfg.Poll}
+		cell.Outcome = max(cell.Outcome, variant.OK)
+		example := func() *RunID {
+			c := &RunID{Variant: v.Name, Crashes: cfg.Crashes, Seed: m.Seed, Schedule: sched, Poll: cfg.Poll}
+			if p.Kind == KindFault {
+				c.Row = p.ID // a crash point's run is its crash (RunID.Row)
+			}
 			if base := m.Config(v); p.Relays == 0 && cfg.Relays != base.Relays {
 				c.Relays = cfg.Relays
 				c.Schedule = append([]string{fmt.Sprintf("%d relays", cfg.Relays)}, sched...)
@@ -276,7 +244,7 @@ func (m Matrix) relayCounts(v variant.Variant, p Point) []int {
 }
 
 // runCell makes the runs of one cell with the given number of relays.
-func (m Matrix) runCell(v variant.Variant, p Point, relays int, consider func(Config, Result, []string, string)) error {
+func (m Matrix) runCell(v variant.Variant, p Point, relays int, consider func(Config, Result, []string)) error {
 	if p.Kind == KindFault {
 		cfg := m.Config(v)
 		p.Apply(&cfg)
@@ -295,7 +263,7 @@ func (m Matrix) runCell(v variant.Variant, p Point, relays int, consider func(Co
 		for _, f := range p.Faults {
 			sched = append(sched, "fault "+f.String())
 		}
-		consider(cfg, res, sched, p.ID)
+		consider(cfg, res, sched)
 		return nil
 	}
 	for k := 1; ; k++ {
@@ -309,7 +277,7 @@ func (m Matrix) runCell(v variant.Variant, p Point, relays int, consider func(Co
 		if len(res.Fired) == 0 {
 			return nil // the point is reached fewer than k times
 		}
-		consider(cfg, res, []string{"crash " + cfg.Crashes[0].String()}, fmt.Sprintf("%s@%d", p.ID, k))
+		consider(cfg, res, []string{"crash " + cfg.Crashes[0].String()})
 	}
 }
 
@@ -340,18 +308,4 @@ func (m Matrix) Run(variants []variant.Variant) ([]Cell, error) {
 		return nil, err
 	}
 	return cells, nil
-}
-
-// ParseScenarioPoint splits a matrix scenario name "point@k" into the point
-// id and occurrence; a name without "@k" has occurrence 1.
-func ParseScenarioPoint(name string) (string, int, error) {
-	id, k, found := strings.Cut(name, "@")
-	if !found {
-		return id, 1, nil
-	}
-	var n int
-	if _, err := fmt.Sscanf(k, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != k {
-		return "", 0, fmt.Errorf("scenario %q: occurrence %q is not a whole number >= 1", name, k)
-	}
-	return id, n, nil
 }

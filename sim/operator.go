@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 	"slices"
 	"time"
 
@@ -11,8 +10,8 @@ import (
 	"outboxlab/broker"
 	"outboxlab/effect"
 	"outboxlab/insurance"
+	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -131,7 +130,7 @@ type operatorLog struct {
 	putBacks map[string]int
 	// vanished are the dead letters a replay put back that then were
 	// neither dead letters again, nor delivered, nor waiting.
-	vanished []check.DeadLetter
+	vanished []variant.DeadLetter
 	// outages are the broker's outages during the operator's fixes.
 	outages []time.Duration
 	// situations are what the operator's work went through.
@@ -257,7 +256,7 @@ func (w *world) deadLetterIDs() map[string]bool {
 // checkVanished notes the dead letters of before that a replay put back
 // and that are now neither dead letters (dead), nor applied by billing,
 // nor held by it, nor waiting in the outbox: they vanished.
-func (w *world) checkVanished(before []check.DeadLetter, dead map[string]bool) {
+func (w *world) checkVanished(before []variant.DeadLetter, dead map[string]bool) {
 	if len(before) == 0 {
 		return // nothing was put back: nothing can have vanished
 	}

@@ -8,7 +8,6 @@ import (
 
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -59,7 +58,7 @@ func TestAPanicInAStepKillsTheProcess(t *testing.T) {
 	if len(res.Panics) == 0 || !strings.HasPrefix(res.Panics[0], "relay-1 panicked in its step: runtime error: index out of range [3]") {
 		t.Fatalf("panics %q, want relay-1's step's", res.Panics)
 	}
-	if !res.Missteps.Any() || res.Outcome == check.OK && len(res.Panics) == 0 {
+	if !res.Missteps.Any() || res.Outcome == variant.OK && len(res.Panics) == 0 {
 		t.Fatalf("missteps %+v", res.Missteps)
 	}
 	p, err := scenarios.FindPoint("broker-outage")
@@ -82,7 +81,7 @@ func TestAPanicOutsideAnActivityIsAnError(t *testing.T) {
 	}
 	// The simulator is fine afterwards: the next run is the reference's.
 	res, err := sim.Run(scenarios.Matrix().Config(variant.Outbox()))
-	if err != nil || res.Outcome != check.OK || res.Missteps.Any() {
+	if err != nil || res.Outcome != variant.OK || res.Missteps.Any() {
 		t.Fatalf("the reference after a panic: %v, %s, %+v", err, res.Outcome, res.Missteps)
 	}
 }

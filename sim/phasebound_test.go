@@ -9,7 +9,6 @@ import (
 	"outboxlab/domain"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -30,7 +29,7 @@ func TestTheStepBoundGrowsWithTheRelays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != check.OK {
+	if res.Outcome != variant.OK {
 		t.Fatalf("%s: %v", res.Outcome, res.Violations)
 	}
 }
@@ -56,7 +55,7 @@ func TestASpinningRunNamesTheLabsBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != check.Stuck || !strings.Contains(res.Violations[0].Detail.EN, "the lab's bound of 12000 steps a phase ran out before the run was quiet") {
+	if res.Outcome != variant.Stuck || !strings.Contains(res.Violations[0].Detail.EN, "the lab's bound of 12000 steps a phase ran out before the run was quiet") {
 		t.Fatalf("%s: %v, want STUCK naming the lab's bound", res.Outcome, res.Violations)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/effect"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // selectiveReplay is one selective replay the operator made: the dead
@@ -77,7 +77,7 @@ func (w *world) replayOne(relay interface {
 		cur, ok := outbox.Get(tx, m.Key)
 		tx.Rollback()
 		if ok && cur.Status == outbox.DeadLetter {
-			w.unreplayed = append(w.unreplayed, check.DeadLetter{Where: theOutbox, MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
+			w.unreplayed = append(w.unreplayed, variant.DeadLetter{Where: theOutbox, MessageID: m.ID, AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 		}
 	}
 	return nil

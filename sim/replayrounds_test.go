@@ -10,7 +10,6 @@ import (
 	"outboxlab/domain"
 	"outboxlab/orders"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -33,7 +32,7 @@ func TestAReplayThatMakesADeadLetterIsReplayedToo(t *testing.T) {
 	}
 	cfg.Operations = []sim.Operation{{Kind: sim.OpFix}} // the fix and its rounds alone
 	res := run(t, cfg)
-	if res.Outcome != check.OK {
+	if res.Outcome != variant.OK {
 		t.Fatalf("outcome %s: %v", res.Outcome, res.Violations)
 	}
 	replays := 0
@@ -85,7 +84,7 @@ func TestAReplayThatMisreportsIsNamed(t *testing.T) {
 	}
 	cfg.Operations = []sim.Operation{{Kind: sim.OpFix, Outage: time.Minute}}
 	cfg.Variant = variant.Outbox()
-	if res := run(t, cfg); len(res.Unhandled) > 0 || res.Outcome != check.OK {
+	if res := run(t, cfg); len(res.Unhandled) > 0 || res.Outcome != variant.OK {
 		t.Errorf("the reference, its replay meeting an outage: %s, unhandled %q", res.Outcome, res.Unhandled)
 	}
 }

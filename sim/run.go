@@ -8,12 +8,13 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // Result is the outcome of one run.
 type Result struct {
 	// Outcome is the worst outcome among Violations, OK for none.
-	Outcome    check.Outcome
+	Outcome    variant.Outcome
 	Violations []check.Violation
 	// Fired lists the planned crashes that happened, in order. A planned
 	// crash that is missing here was never reached.
@@ -129,7 +130,7 @@ func Run(cfg Config) (_ Result, err error) {
 	// the relay's port reports is a dead letter all the same, and hidden.
 	end.hidden = w.hiddenDeadLetters(end, end.deadLetters)
 	for _, h := range end.hidden {
-		end.deadLetters = append(end.deadLetters, check.DeadLetter{Where: byTheFacts, MessageID: h.MessageID, AggregateID: h.AggregateID, Sequence: h.Sequence, Reason: "given up, by the facts"})
+		end.deadLetters = append(end.deadLetters, variant.DeadLetter{Where: byTheFacts, MessageID: h.MessageID, AggregateID: h.AggregateID, Sequence: h.Sequence, Reason: "given up, by the facts"})
 	}
 	end.unheld = w.hiddenHolds()
 	end.beforeReplay = w.publishes(w.interruptions())

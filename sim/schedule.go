@@ -1,8 +1,9 @@
 package sim
 
 import (
-	"outboxlab/lang"
 	"time"
+
+	"outboxlab/lang"
 )
 
 // maxSteps bounds the steps of one phase of a run, a second guard next

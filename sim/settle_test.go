@@ -8,7 +8,6 @@ import (
 	"outboxlab/effect"
 	"outboxlab/outbox"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -27,7 +26,7 @@ func TestTheOperatorWaitsForARecoveryToEnd(t *testing.T) {
 	claims := run(t, cfg).Reached["relay.after-claim"]
 	cfg.Crashes = []sim.Crash{{Point: "relay.after-claim", Occurrence: claims, ForGood: true}}
 	res := run(t, cfg)
-	if len(res.Fired) != 1 || res.Outcome != check.Stuck {
+	if len(res.Fired) != 1 || res.Outcome != variant.Stuck {
 		t.Fatalf("crashes %v, outcome %s (want STUCK: o-2#1 stays claimed until the check): %v", res.Fired, res.Outcome, res.Violations)
 	}
 	var effects []string
@@ -88,7 +87,7 @@ func TestTheOperatorWaitsForAStepToEnd(t *testing.T) {
 			{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-1", Sequence: 1}},
 			{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-3", Sequence: 1}},
 		}
-		if res := run(t, cfg); res.Outcome == check.OK {
+		if res := run(t, cfg); res.Outcome == variant.OK {
 			t.Errorf("seed %d: a relay that never records SENT: OK", seed)
 		}
 	}

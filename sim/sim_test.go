@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/lang"
@@ -15,6 +14,8 @@ import (
 	"outboxlab/sim"
 	"outboxlab/sim/check"
 	"outboxlab/variant"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func place(at time.Duration, id, amount string) sim.Command {
@@ -54,7 +55,7 @@ func run(t *testing.T, cfg sim.Config) sim.Result {
 
 func TestHappyPathGoesOrderOutboxRelayBrokerBilling(t *testing.T) {
 	res := run(t, sim.DefaultConfig(variant.Outbox(), onePlace(), 1))
-	if res.Outcome != check.OK {
+	if res.Outcome != variant.OK {
 		t.Fatalf("outcome %s: %v", res.Outcome, res.Violations)
 	}
 	want := []string{
@@ -79,7 +80,7 @@ func TestCrashBeforeServiceCommitLeavesNothing(t *testing.T) {
 	if diff := cmp.Diff(want, actions(res)); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)
 	}
-	if res.Outcome != check.OK || len(res.Fired) != 1 {
+	if res.Outcome != variant.OK || len(res.Fired) != 1 {
 		t.Fatalf("outcome %s, fired %v: %v", res.Outcome, res.Fired, res.Violations)
 	}
 }
@@ -88,7 +89,7 @@ func TestRelayCrashAfterSendSendsAgainAndBillingDeduplicates(t *testing.T) {
 	cfg := sim.DefaultConfig(variant.Outbox(), onePlace(), 1)
 	cfg.Crashes = []sim.Crash{{Point: "relay.after-send", Occurrence: 1}}
 	res := run(t, cfg)
-	if res.Outcome != check.OK {
+	if res.Outcome != variant.OK {
 		t.Fatalf("outcome %s: %v", res.Outcome, res.Violations)
 	}
 	got := actions(res)
@@ -115,7 +116,7 @@ func TestDualWriteLosesTheEventWhenItDiesAfterCommit(t *testing.T) {
 	cfg := sim.DefaultConfig(mistakes.DualWrite(), onePlace(), 1)
 	cfg.Crashes = []sim.Crash{{Point: "service.after-commit", Occurrence: 1}}
 	res := run(t, cfg)
-	want := []check.Violation{{Outcome: check.Lost, AggregateID: "o-1", Sequence: 1, Detail: lang.Text{EN: "committed, but billing never applied it", DE: "committet, aber Billing hat sie nie angewendet"}}}
+	want := []check.Violation{{Outcome: variant.Lost, AggregateID: "o-1", Sequence: 1, Detail: lang.Text{EN: "committed, but billing never applied it", DE: "committet, aber Billing hat sie nie angewendet"}}}
 	if diff := cmp.Diff(want, res.Violations); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
@@ -137,7 +138,7 @@ func TestDoubleCrashDuringRecovery(t *testing.T) {
 	if len(res.Fired) != 2 {
 		t.Fatalf("fired %v, want both crashes", res.Fired)
 	}
-	if res.Outcome != check.OK {
+	if res.Outcome != variant.OK {
 		t.Fatalf("outcome %s: %v", res.Outcome, res.Violations)
 	}
 }
@@ -256,7 +257,7 @@ func TestKillAbandonsAStepInTheMiddle(t *testing.T) {
 		{Kind: sim.FaultKill, Process: "relay-1", From: 10 * time.Second},
 	}
 	res := run(t, cfg)
-	if res.Outcome != check.OK || res.Kills != 1 || res.Stalls != 1 {
+	if res.Outcome != variant.OK || res.Kills != 1 || res.Stalls != 1 {
 		t.Fatalf("outcome %s, %d kill(s), %d stall(s): %v", res.Outcome, res.Kills, res.Stalls, res.Violations)
 	}
 	want := []string{

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -17,11 +16,11 @@ func TestAStepBudgetEndsTheRunAsStuck(t *testing.T) {
 	cfg := sim.DefaultConfig(variant.Outbox(), onePlace(), 1)
 	cfg.StepBudget = 8
 	res := run(t, cfg)
-	if res.Outcome != check.Stuck || len(res.Violations) == 0 || !strings.Contains(res.Violations[0].Detail.EN, "StepBudget") {
+	if res.Outcome != variant.Stuck || len(res.Violations) == 0 || !strings.Contains(res.Violations[0].Detail.EN, "StepBudget") {
 		t.Fatalf("a budget of 8 steps: %s %v, want STUCK naming the budget", res.Outcome, res.Violations)
 	}
 	cfg.StepBudget = 1000
-	if res := run(t, cfg); res.Outcome != check.OK {
+	if res := run(t, cfg); res.Outcome != variant.OK {
 		t.Fatalf("a budget of 1000 steps: %s %v, want OK", res.Outcome, res.Violations)
 	}
 	cfg.StepBudget = -1

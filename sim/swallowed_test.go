@@ -10,7 +10,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -73,10 +72,10 @@ func TestARelayThatSwallowsItsCrashIsNamed(t *testing.T) {
 		if got := slices.Contains(cell.Swallowed, want); got != c.swallowed || cell.Matches() == c.swallowed {
 			t.Errorf("%s: swallowed %q, matches %v; want %q: %v", c.v.Name, cell.Swallowed, cell.Matches(), want, c.swallowed)
 		}
-		if cell.Outcome != check.OK {
+		if cell.Outcome != variant.OK {
 			t.Errorf("%s: %s, want OK: %v", c.v.Name, cell.Outcome, cell.Violations)
 		}
-		if c.swallowed && (cell.MisstepRun == nil || cell.MisstepRun.Scenario != "relay.after-send@1") {
+		if c.swallowed && (cell.MisstepRun == nil || cell.MisstepRun.Name() != "relay.after-send@1") {
 			t.Errorf("%s: replay %+v, want relay.after-send@1", c.v.Name, cell.MisstepRun)
 		}
 	}
@@ -99,7 +98,7 @@ func TestAServiceThatAnswersAfterItsCrashIsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "service crashed at service.before-commit, and its command went on and returned no error instead of effect.ErrCrashed"
-	if !slices.Equal(res.Swallowed, []string{want}) || res.Outcome != check.OK {
+	if !slices.Equal(res.Swallowed, []string{want}) || res.Outcome != variant.OK {
 		t.Fatalf("swallowed %q, outcome %s %v; want %q and OK (the answer nobody got is not an acknowledgement)", res.Swallowed, res.Outcome, res.Violations, want)
 	}
 }

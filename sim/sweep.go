@@ -33,7 +33,7 @@ type SweepFailure struct {
 	// fault row it ran under ("" for the workload alone).
 	Failure    *Fault
 	Row        string
-	Outcome    check.Outcome
+	Outcome    variant.Outcome
 	Violations []check.Violation
 	Unsafe     []lang.Text
 	// Missing are the situations the run should have reached and did
@@ -47,7 +47,7 @@ type SweepFailure struct {
 // failed returns the sweep failure res makes, or nil when res is OK, safe,
 // and every process handled and handed back what it should have.
 func failed(res Result, relays int, missing []Situation) *SweepFailure {
-	if res.Outcome == check.OK && len(res.Unsafe) == 0 && len(missing) == 0 && !res.Missteps.Any() {
+	if res.Outcome == variant.OK && len(res.Unsafe) == 0 && len(missing) == 0 && !res.Missteps.Any() {
 		return nil
 	}
 	return &SweepFailure{Relays: relays, Outcome: res.Outcome, Violations: res.Violations, Unsafe: res.Unsafe,

@@ -7,7 +7,6 @@ import (
 	"outboxlab/broker"
 	"outboxlab/inbox"
 	"outboxlab/scenarios"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -44,8 +43,8 @@ func TestAConsumerThatReadsAnUnknownVersionAsKnownIsAMismatch(t *testing.T) {
 	}
 	for _, c := range []struct {
 		v    variant.Variant
-		want check.Outcome
-	}{{broken, check.Mismatch}, {variant.Outbox(), check.OK}} {
+		want variant.Outcome
+	}{{broken, variant.Mismatch}, {variant.Outbox(), variant.OK}} {
 		cell, err := scenarios.Matrix().RunCell(c.v, p)
 		if err != nil {
 			t.Fatal(err)

@@ -121,7 +121,7 @@ type world struct {
 	relayDown int
 	delayed   map[string]bool
 	// unreplayed are the dead letters a selective replay left dead.
-	unreplayed []check.DeadLetter
+	unreplayed []variant.DeadLetter
 	// acknowledged are the order ids of the commands the service answered
 	// with success, in the order answered.
 	acknowledged []string
@@ -131,8 +131,8 @@ type world struct {
 	spun bool
 	// relayPolicy and consumerPolicy are the policies the run's budgets
 	// come from: the variant's declared ones (see budget.go).
-	relayPolicy    check.RelayPolicy
-	consumerPolicy check.ConsumerPolicy
+	relayPolicy    variant.RelayPolicy
+	consumerPolicy variant.ConsumerPolicy
 	// lastRelay and lastConsumer are the last relay and consumer built:
 	// the ports the lab reads dead letters and parked messages through
 	// (see deadletters.go).

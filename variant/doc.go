@@ -11,4 +11,13 @@
 // fault (Expect). The crash matrix fails when reality and declaration
 // differ, in either direction: a mistake that stops failing is as much a
 // defect as the reference failing.
+//
+// The package is the contract between what is judged and the lab that
+// judges it, and sits below both: the outcome words a variant declares and
+// the checker returns (Outcome: OK, LOST, ...), the policies it declares
+// (RelayPolicy, ConsumerPolicy, and the bounds the lab sets every policy),
+// and the ports the lab reads facts through (DeadLetterKeeper's
+// DeadLetter). It imports the reference components it adapts and nothing
+// of the lab: the simulator (sim, sim/check) imports it, never the other
+// way.
 package variant

@@ -3,10 +3,10 @@ package variant
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 
 	"outboxlab/inbox"
 	"outboxlab/insurance"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/store"
 )

@@ -2,13 +2,12 @@ package variant
 
 import (
 	"errors"
-	"outboxlab/lang"
 
 	"outboxlab/billing"
 	"outboxlab/inbox"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 
@@ -36,8 +35,8 @@ func Outbox() Variant {
 // inbox.DefaultConfig), the chapters' numbers.
 func ReferencePolicy() Policy {
 	return Policy{
-		Relay:    check.RelayPolicyOf(outbox.DefaultConfig("relay")),
-		Consumer: check.ConsumerPolicyOf(inbox.DefaultConfig("billing", Subscription)),
+		Relay:    RelayPolicyOf(outbox.DefaultConfig("relay")),
+		Consumer: ConsumerPolicyOf(inbox.DefaultConfig("billing", Subscription)),
 	}
 }
 

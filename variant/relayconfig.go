@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 )
 
 // ErrNotReferenceRelay is returned by WithRelayConfig for a variant whose
@@ -18,7 +17,7 @@ func keepConfig(*outbox.Config) {}
 // WithRelayConfig returns v with its relay's configuration changed by
 // change, after what v's own RelayConfig changes, and its declared relay
 // policy following it, so that the judge's budgets are the changed
-// relay's (check.RelayPolicyOf) and the lab's bounds apply to them
+// relay's (RelayPolicyOf) and the lab's bounds apply to them
 // (check.Findings). A configuration no relay can have is an error naming
 // the field and what is valid (outbox.Config.Validate).
 func WithRelayConfig(v Variant, change func(*outbox.Config)) (Variant, error) {
@@ -33,7 +32,7 @@ func WithRelayConfig(v Variant, change func(*outbox.Config)) (Variant, error) {
 		return v, err
 	}
 	v.RelayConfig = both
-	v.Policy.Relay = check.RelayPolicyOf(cfg)
+	v.Policy.Relay = RelayPolicyOf(cfg)
 	v.NewRelay = func(env Env) (Relay, error) { return adaptedReference(env, both) }
 	return v, nil
 }

@@ -3,15 +3,14 @@ package variant
 import (
 	"errors"
 	"fmt"
-	"outboxlab/lang"
 	"time"
 
 	"outboxlab/broker"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/store"
 )
 
@@ -97,7 +96,7 @@ type SelectiveReplayer interface {
 // table's DEAD_LETTER rows, the contract every polling relay shares, the
 // lab reads itself.
 type DeadLetterKeeper interface {
-	DeadLetters() []check.DeadLetter
+	DeadLetters() []DeadLetter
 }
 
 // Holder is a Consumer that tells what it holds without having applied
@@ -133,13 +132,13 @@ type Variant struct {
 	Chapter string
 	// Expect maps crash point and fault ids to the outcome theory predicts;
 	// every point not listed is expected OK (or n/a if never reached).
-	Expect map[string]check.Outcome
+	Expect map[string]Outcome
 	// Policy declares how the relay retries, pauses and keeps messages and
 	// how the consumer retries before it parks one: the lab judges the
 	// variant by it (its budgets of STORM, GAVE_UP and LATE, the
 	// retention its cleanup must keep), within the bounds it sets every
 	// policy (check.Findings). A zero part is the course's policy
-	// (check.CourseRelayPolicy, check.CourseConsumerPolicy).
+	// (CourseRelayPolicy, CourseConsumerPolicy).
 	Policy Policy
 	// Install creates the variant's tables.
 	Install func(orderDB, billingDB *store.DB) error
@@ -197,24 +196,24 @@ type Variant struct {
 // Policy is what a variant declares of its relay's and its consumer's
 // policies.
 type Policy struct {
-	Relay    check.RelayPolicy
-	Consumer check.ConsumerPolicy
+	Relay    RelayPolicy
+	Consumer ConsumerPolicy
 }
 
 // RelayPolicy returns the relay policy v is judged by: its declared one,
 // or the course's.
-func (v Variant) RelayPolicy() check.RelayPolicy {
-	if v.Policy.Relay == (check.RelayPolicy{}) {
-		return check.CourseRelayPolicy()
+func (v Variant) RelayPolicy() RelayPolicy {
+	if v.Policy.Relay == (RelayPolicy{}) {
+		return CourseRelayPolicy()
 	}
 	return v.Policy.Relay
 }
 
 // ConsumerPolicy returns the consumer policy v is judged by: its declared
 // one, or the course's.
-func (v Variant) ConsumerPolicy() check.ConsumerPolicy {
-	if v.Policy.Consumer == (check.ConsumerPolicy{}) {
-		return check.CourseConsumerPolicy()
+func (v Variant) ConsumerPolicy() ConsumerPolicy {
+	if v.Policy.Consumer == (ConsumerPolicy{}) {
+		return CourseConsumerPolicy()
 	}
 	return v.Policy.Consumer
 }
@@ -226,7 +225,7 @@ func (v Variant) ConsumerPolicy() check.ConsumerPolicy {
 // they do.
 func (v Variant) Correct() bool {
 	for _, o := range v.Expect {
-		if o != check.OK {
+		if o != OK {
 			return false
 		}
 	}
@@ -234,11 +233,11 @@ func (v Variant) Correct() bool {
 }
 
 // Expected returns the outcome the variant declares for a point.
-func (v Variant) Expected(point string) check.Outcome {
+func (v Variant) Expected(point string) Outcome {
 	if o, ok := v.Expect[point]; ok {
 		return o
 	}
-	return check.OK
+	return OK
 }
 
 // RelayRoleName returns RelayRole, or "relay" if it is empty.

@@ -25,13 +25,11 @@ const (
 	TableDead = "cdc_dead_letters"
 )
 
-// The connector's effect boundaries.
-var (
-	// BoundarySend is the publish of one message (relay.after-send).
-	BoundarySend = effect.Boundary{Process: "relay", Effect: "send", Kind: effect.Send}
-	// BoundaryOffset is the commit of the offset (relay.after-offset).
-	BoundaryOffset = effect.Boundary{Process: "relay", Effect: "offset", Kind: effect.Commit}
-)
+// BoundaryOffset is the commit of the offset (relay.after-offset), the
+// connector's own effect boundary. Its publish of one message is the
+// outbox relay's (outbox.BoundarySend, relay.after-send): one boundary,
+// one crash point, whichever relay crosses it.
+var BoundaryOffset = effect.Boundary{Process: "relay", Effect: "offset", Kind: effect.Commit}
 
 // Install creates the connector's tables and makes db keep the commit log
 // the connector tails, as a real connector creates a replication slot.
@@ -146,7 +144,7 @@ commits:
 				break commits // waiting out the backoff
 			}
 			did = true
-			err := r.Gate.Cross(BoundarySend, func() error { return r.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event}) })
+			err := r.Gate.Cross(outbox.BoundarySend, func() error { return r.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event}) })
 			if errors.Is(err, effect.ErrCrashed) {
 				return true, fmt.Errorf("cdc: send %s: %w", m.ID, err)
 			}
@@ -233,7 +231,7 @@ func (r *Relay) ReplayDeadLetters() (int, error) {
 	var firstErr error
 	tx.Scan(TableDead, func(key string, v any) bool {
 		m := v.(outbox.Message)
-		err := r.Gate.Cross(BoundarySend, func() error { return r.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event}) })
+		err := r.Gate.Cross(outbox.BoundarySend, func() error { return r.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event}) })
 		if err != nil {
 			firstErr = err
 			return !errors.Is(err, effect.ErrCrashed)

@@ -21,7 +21,7 @@ import (
 // limit of one) have no two events of one order to race on either.
 func TestADecisionWaitsForItsListener(t *testing.T) {
 	workload := placeAndAmendTwiceAtOnce()
-	v := variant.ListenToYourself()
+	v := listen.Variant()
 	two := sim.DefaultConfig(v, workload, 24)
 	two.Relays = 2
 	if _, err := sim.Run(two); err == nil || !strings.Contains(err.Error(), "supports at most 1") {
@@ -29,7 +29,7 @@ func TestADecisionWaitsForItsListener(t *testing.T) {
 	}
 	v.MaxRelays = 0 // beyond the limit
 	two.Variant = v
-	one := sim.DefaultConfig(variant.ListenToYourself(), workload, 24)
+	one := sim.DefaultConfig(listen.Variant(), workload, 24)
 	for _, cfg := range []sim.Config{one, two} {
 		busyRuns := 0
 		for seed := range uint64(50) {
@@ -74,7 +74,7 @@ func (neverBehind) Holds(string, string) (bool, error) { return false, nil }
 // success against the committed versions: LOST.
 func TestAStaleDecisionIsCaught(t *testing.T) {
 	workload := placeAndAmendTwiceAtOnce()
-	v := variant.ListenToYourself()
+	v := listen.Variant()
 	v.NewService = func(env variant.Env) (variant.Service, error) {
 		return &listen.Service{DB: env.OrderDB, Broker: env.Broker, Self: neverBehind{}, Gate: env.Gate, Clock: env.Clock, IDs: env.IDs, Owner: env.Owner}, nil
 	}

@@ -16,7 +16,9 @@ import (
 // Subscription is the order service's subscription to its own events.
 const Subscription = "orders-self"
 
-// BoundaryPublish is the service's one durable effect: the publish.
+// BoundaryPublish is the service's one durable effect: the publish. Every
+// service that publishes itself crosses it (the mistakes dual-write and
+// publish-first too): one boundary, service.after-publish.
 var BoundaryPublish = effect.Boundary{Process: "service", Effect: "publish", Kind: effect.Send}
 
 // Clock tells the current time.

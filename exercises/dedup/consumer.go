@@ -45,7 +45,6 @@ package dedup
 import (
 	"outboxlab/exercises/frame"
 	"outboxlab/lang"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -55,7 +54,7 @@ func Variant() variant.Variant {
 	v := variant.Outbox()
 	v.Name = "exercise-dedup"
 	v.Summary = lang.Text{EN: "the learner's consumer: inbox and bill", DE: "der Consumer des Teilnehmers: Inbox und Rechnung"}
-	v.Expect = map[string]check.Outcome{"reorder": check.OutOfOrder, "poison": check.OutOfOrder, "unknown-contract": check.OutOfOrder, "wrong-currency": check.OutOfOrder}
+	v.Expect = map[string]variant.Outcome{"reorder": variant.OutOfOrder, "poison": variant.OutOfOrder, "unknown-contract": variant.OutOfOrder, "wrong-currency": variant.OutOfOrder}
 	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
 		c := &consumer{}
 		c.Consumer = frame.New(env, c.handle)

@@ -2,13 +2,13 @@ package ordering
 
 import (
 	"outboxlab/lab/grade"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Hints say, per outcome, what to look at when the exercise fails; its
 // test prints them (in German with -lab.lang=de).
-var Hints = map[check.Outcome]grade.Hint{
-	check.OutOfOrder: {
+var Hints = map[variant.Outcome]grade.Hint{
+	variant.OutOfOrder: {
 		EN: "an older event of an order was billed after a newer one (step 1): read the last sequence billed for the order " +
 			"(inbox.LoadApplied); park an event that is not the next one (c.park), bill the next (c.apply, which records its " +
 			"sequence), then the parked ones now next (c.applyParked).",
@@ -16,7 +16,7 @@ var Hints = map[check.Outcome]grade.Hint{
 			"Sequenz der Bestellung (inbox.LoadApplied); parke ein Ereignis, das nicht das nächste ist (c.park), berechne das " +
 			"nächste (c.apply, das seine Sequenz einträgt), dann die geparkten, die jetzt an der Reihe sind (c.applyParked).",
 	},
-	check.Lost: {
+	variant.Lost: {
 		EN: "a change was never billed: was an early event discarded instead of parked (chapter 001: the highest version " +
 			"alone is not enough), or skipped as stale although it was new? Or did a parked one that billing could not " +
 			"apply when its turn came vanish, or take the event before it down with it? Make it a dead letter " +
@@ -26,11 +26,11 @@ var Hints = map[check.Outcome]grade.Hint{
 			"geparktes, das Billing nicht anwenden konnte, als es an der Reihe war, verschwunden oder hat das Ereignis davor " +
 			"mitgerissen? Mach es zum Dead Letter (inbox.TableDead), wie Step es mit einem tut, das zur rechten Zeit kommt.",
 	},
-	check.Stuck: {
+	variant.Stuck: {
 		EN: "billing holds an event that could have been billed: after billing an event, bill the parked ones that are now next.",
 		DE: "Billing hält ein Ereignis, das hätte berechnet werden können: berechne nach einem Ereignis die geparkten, die jetzt an der Reihe sind.",
 	},
-	check.Duplicate: {
+	variant.Duplicate: {
 		EN: "an event was billed twice: its id must go into the inbox in the transaction that bills it, also when it was parked.",
 		DE: "ein Ereignis wurde zweimal berechnet: seine ID gehört in der Transaktion, die es berechnet, in die Inbox, auch wenn es geparkt war.",
 	},

@@ -33,9 +33,9 @@
 package sendfirst
 
 import (
-	"outboxlab/lang"
 	"time"
 
+	"outboxlab/lang"
 	"outboxlab/outbox"
 	"outboxlab/variant"
 )

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"outboxlab/alternatives/cdc"
+	"outboxlab/alternatives/listen"
 	"outboxlab/internal/mutation/on"
 	"outboxlab/lab/verdict"
 	"outboxlab/variant"
@@ -90,7 +92,7 @@ func GradeMutant(id int, depth Depth, first []string) (r Result) {
 	// listen-to-yourself's listener), and so does the reference relay
 	// that deletes what it sent (chapter 004): their matrix rows must
 	// hold too. A row's situations are the reference's to reach.
-	for _, other := range []variant.Variant{variant.ListenToYourself(), variant.CDC(), variant.DeleteOnSend()} {
+	for _, other := range []variant.Variant{listen.Variant(), cdc.Variant(), variant.DeleteOnSend()} {
 		ov, err := verdict.Grade(other, verdict.Options{Depth: verdict.Quick, Stop: verdict.StopAtFirstRed, Workers: 1})
 		if err != nil {
 			r.Crashed = err.Error()
@@ -117,7 +119,18 @@ func gradeWith(v variant.Variant, opts verdict.Options) Result {
 	if err != nil {
 		return Result{Crashed: err.Error()}
 	}
-	return Result{Failed: rows(vd)}
+	return Result{Failed: rows(vd), Point: firstMatrixPoint(vd)}
+}
+
+// firstMatrixPoint is the matrix row of v's first red matrix cell, ""
+// for none.
+func firstMatrixPoint(v verdict.Verdict) string {
+	for _, f := range v.Findings {
+		if f.Stage == verdict.StageMatrix {
+			return f.Point
+		}
+	}
+	return ""
 }
 
 // rows names what went red in v, as the results list it: a row per red
@@ -158,7 +171,7 @@ func row(f verdict.Finding) string {
 	case verdict.CauseError:
 		word = "error " + f.Detail.EN
 	}
-	where := f.Run.Scenario
+	where := f.Run.Name()
 	if f.Run.Relays > 1 {
 		where += fmt.Sprintf(" (%d relays)", f.Run.Relays)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"outboxlab/scenarios"
 )
@@ -97,7 +96,8 @@ func StandsForCheck(saved Result) bool { return !saved.Killed() }
 
 // Order returns the matrix rows (point ids) that caught mutants in the
 // history, the one that caught most first (ties in the matrix's order):
-// graded in this order, most mutants go red at their first cell.
+// graded in this order, most mutants go red at their first cell. A
+// result counts for the row of its first red matrix cell (Result.Point).
 func (h History) Order() []string {
 	ids := map[string]int{}
 	for i, p := range scenarios.Matrix().Points {
@@ -105,11 +105,8 @@ func (h History) Order() []string {
 	}
 	count := map[string]int{}
 	for _, r := range h.all {
-		for _, f := range r.Failed {
-			if p, ok := matrixPoint(f, ids); ok {
-				count[p]++
-				break // the row that caught it first is enough
-			}
+		if _, known := ids[r.Point]; known {
+			count[r.Point]++
 		}
 	}
 	out := make([]string, 0, len(count))
@@ -120,23 +117,6 @@ func (h History) Order() []string {
 		return cmp.Or(count[b]-count[a], ids[a]-ids[b])
 	})
 	return out
-}
-
-// matrixPoint returns the matrix row a result's row names ("relay.after-send@2
-// (2 relays): DUPLICATE" is relay.after-send), if it is a matrix cell of
-// the reference: not a sweep, the failure sweep, the polled matrix,
-// exploration or another variant's row.
-func matrixPoint(row string, ids map[string]int) (string, bool) {
-	where, _, ok := strings.Cut(row, ": ")
-	if !ok {
-		return "", false
-	}
-	where, _, _ = strings.Cut(where, " (")
-	if at := strings.LastIndexByte(where, '@'); at > 0 {
-		where = where[:at]
-	}
-	_, known := ids[where]
-	return where, known
 }
 
 // Hash is the hash of a file of the reference path as results save it.

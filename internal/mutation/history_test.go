@@ -2,30 +2,52 @@ package mutation
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"outboxlab/mistakes"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
 )
 
-// TestOrderPutsTheRowsThatCaughtMostFirst: the rows of saved results,
-// counted by the first matrix row of each killed mutant only (with its
-// occurrence, its relays and its outcome stripped; sweeps, polled cells,
-// explorations and other variants' rows are not matrix rows), most
-// first, ties in the matrix's order.
+// TestOrderPutsTheRowsThatCaughtMostFirst: saved results counted by the
+// matrix row of each killed mutant's first red matrix cell (Point), most
+// first, ties in the matrix's order; a result no matrix cell caught
+// (a sweep, a polled cell, an exploration, another variant's row)
+// counts for none, whatever its rows' words say.
 func TestOrderPutsTheRowsThatCaughtMostFirst(t *testing.T) {
 	h := NewHistory([]Result{
-		{Failed: []string{"rejected: STORM"}},
-		{Failed: []string{"rejected: LOST", "poison: LOST"}},
-		{Failed: []string{"rejected: LOST", "poison: STORM"}},
-		{Failed: []string{"sweep relay.after-claim@1+relay.after-send@2: STUCK", "poison: LOST"}},
-		{Failed: []string{"relay.after-send@2 (2 relays): DUPLICATE", "rejected: LOST"}},
-		{Failed: []string{"rejected: never reached [cleaned-up]"}},
+		{Failed: []string{"rejected: STORM"}, Point: "rejected"},
+		{Failed: []string{"rejected: LOST", "poison: LOST"}, Point: "rejected"},
+		{Failed: []string{"rejected: LOST", "poison: STORM"}, Point: "rejected"},
+		{Failed: []string{"sweep relay.after-claim@1+relay.after-send@2: STUCK", "poison: LOST"}, Point: "poison"},
+		{Failed: []string{"relay.after-send@2 (2 relays): DUPLICATE", "rejected: LOST"}, Point: "relay.after-send"},
+		{Failed: []string{"rejected: never reached [cleaned-up]"}, Point: "rejected"},
 		{Failed: []string{"polled at stall: UNSAFE", "explore: LOST (crash x)", "listen-to-yourself at rejected: LOST"}},
 		{Failed: []string{"poison+commit-failure:consumer.count-failure@1: LOST"}},
+		{Failed: []string{"relay.after-send@1: LOST"}, Point: "no-such-row"},
 		{Failed: nil},
 	})
 	got := h.Order()
 	want := []string{"rejected", "relay.after-send", "poison"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Order() = %v, want %v", got, want)
+	}
+}
+
+// TestAResultNamesItsFirstRedMatrixRow: a grading's result carries the
+// row of its first red matrix cell as the grader typed it, not as its
+// rows' words say it: a mutant of the reference that a crash cell
+// catches names the crash point, with no occurrence or relays.
+func TestAResultNamesItsFirstRedMatrixRow(t *testing.T) {
+	v := mistakes.DualWrite() // the reference's service with one change
+	v.Name, v.Expect = "mutant", nil
+	r := gradeWith(v, Matrix.options())
+	if !r.Killed() || r.Point == "" {
+		t.Fatalf("%+v: want killed with its first red matrix row", r)
+	}
+	if p, err := scenarios.FindPoint(r.Point); err != nil || p.Kind != sim.KindCrash || !strings.HasPrefix(r.Failed[0], r.Point+"@") {
+		t.Errorf("Point %q (%v), first row %q: want the crash point of the first row, typed", r.Point, err, r.Failed[0])
 	}
 }
 

@@ -74,6 +74,11 @@ type Result struct {
 	// Crashed says the mutant panicked or ran past the time limit: killed,
 	// by the program itself rather than by a row.
 	Crashed string `json:"crashed,omitempty"`
+	// Point is the matrix row (a point id) of the reference's first red
+	// matrix cell, as the grader typed it (verdict.Finding.Point); "" when
+	// no matrix cell of the reference caught the mutant. History.Order
+	// counts it; nothing reads it back from Failed's words.
+	Point string `json:"point,omitempty"`
 }
 
 // Killed reports whether the lab caught the mutant.

@@ -9,6 +9,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/sim"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Where returns the index of the event at which violation v went wrong,
@@ -62,26 +63,26 @@ func Where(trace []sim.Event, v check.Violation) (int, bool) {
 		return out
 	}
 	switch v.Outcome {
-	case check.Duplicate:
+	case variant.Duplicate:
 		if i, ok := nth(rowsOf("ledger"), 1); ok && len(rowsOf("ledger")) > 1 {
 			return i, true
 		}
 		return nth(publishes(), 1)
-	case check.Phantom, check.OutOfOrder, check.Mismatch:
+	case variant.Phantom, variant.OutOfOrder, variant.Mismatch:
 		if i, ok := nth(rowsOf("ledger"), 0); ok {
 			return i, true
 		}
-	case check.Stuck, check.GaveUp, check.Lost:
+	case variant.Stuck, variant.GaveUp, variant.Lost:
 		if i, ok := nth(rowsOf(""), -1); ok {
 			return i, true
 		}
-	case check.Storm:
+	case variant.Storm:
 		return nth(publishes(), -1)
-	case check.Late:
+	case variant.Late:
 		if i, ok := nth(publishes(), 0); ok {
 			return i, true
 		}
-	case check.Unsafe:
+	case variant.Unsafe:
 		if i, ok := unsafeAt(trace, v.Detail.EN); ok {
 			return i, true
 		}

@@ -12,6 +12,7 @@ import (
 	"outboxlab/lang"
 	"outboxlab/sim"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Run is one run as a page shows it.
@@ -26,12 +27,12 @@ type Run struct {
 	// before the narrative.
 	Note      string
 	Narrative string
-	Outcome   check.Outcome
+	Outcome   variant.Outcome
 	// Expected is what the variant declares for the run, or
-	// check.NotApplicable when it declares nothing for it (an exploration
+	// variant.NotApplicable when it declares nothing for it (an exploration
 	// of a variant that does not claim to be correct): the page then says
 	// nothing of an expectation.
-	Expected check.Outcome
+	Expected variant.Outcome
 	// Violations are the run's, as check found them.
 	Violations []check.Violation
 	// Replay is the command that plays the run again.
@@ -43,7 +44,7 @@ type Run struct {
 // Options say how a page speaks.
 type Options struct {
 	// German selects the page's own words, and the outcomes' meanings
-	// (check.Outcome.Meaning), in German.
+	// (variant.Outcome.Meaning), in German.
 	German bool
 }
 
@@ -56,7 +57,7 @@ func (o Options) lang() lang.Lang {
 }
 
 // meaning says what o means, in the page's language.
-func (o Options) meaning(out check.Outcome) string {
+func (o Options) meaning(out variant.Outcome) string {
 	return out.Meaning().In(o.lang())
 }
 
@@ -126,9 +127,9 @@ func WriteMatrix(w io.Writer, m Matrix, opts Options) error {
 			switch {
 			case !ok:
 				b.WriteString(`<td></td>`)
-			case c.Outcome == check.NotApplicable:
+			case c.Outcome == variant.NotApplicable:
 				b.WriteString(`<td class="na">` + c.Outcome.Letter() + `</td>`)
-			case c.Outcome == check.OK && c.Matches():
+			case c.Outcome == variant.OK && c.Matches():
 				b.WriteString(`<td class="ok">✓</td>`)
 			default:
 				class := "bad"
@@ -381,11 +382,11 @@ func wordsFor(opts Options) words {
 // and one that disagrees is marked as such.
 func verdictOf(r Run, l lang.Lang) (declared, class string) {
 	class = "harm"
-	if r.Outcome == check.OK {
+	if r.Outcome == variant.OK {
 		class = "ok"
 	}
 	switch {
-	case r.Expected == check.NotApplicable:
+	case r.Expected == variant.NotApplicable:
 	case r.Outcome == r.Expected:
 		declared = lang.Text{EN: "as declared", DE: "wie erwartet"}.In(l)
 	default:

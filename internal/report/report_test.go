@@ -19,7 +19,7 @@ import (
 	"outboxlab/orders"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // pages are one page of each kind, as labrun writes them.
@@ -132,29 +132,29 @@ func traced(t *testing.T, scenario, variant string) sim.Result {
 func TestWhereAViolationWentWrong(t *testing.T) {
 	cases := []struct {
 		scenario, variant string
-		outcome           check.Outcome
+		outcome           variant.Outcome
 		want              func(e sim.Event, seq int) bool
 		what              string
 	}{
-		{"after-send-before-sent", "non-idempotent-consumer", check.Duplicate,
+		{"after-send-before-sent", "non-idempotent-consumer", variant.Duplicate,
 			func(e sim.Event, _ int) bool { return e.Action == "consumer.commit" && e.At.Seconds() > 5 }, "the second invoice, after the restart"},
 		// o-1#1 is lost at the crash after the commit; billing holds the
 		// later changes of o-1, waiting for it.
-		{"crash-after-commit", "dual-write", check.Lost,
+		{"crash-after-commit", "dual-write", variant.Lost,
 			func(e sim.Event, seq int) bool {
 				return seq == 1 && e.Action == "service.commit" || seq > 1 && e.Process == "billing"
 			},
 			"the commit of o-1#1, lost at the crash after it; billing's holding the later ones"},
 		// Not the service's commit, which was right: the mark that came
 		// before the send.
-		{"mistake/mark-before-send", "mark-before-send", check.Lost,
+		{"mistake/mark-before-send", "mark-before-send", variant.Lost,
 			func(e sim.Event, seq int) bool {
 				return seq == 1 && e.Action == "relay.mark" || seq > 1 && e.Process == "billing"
 			},
 			"the relay's early mark of o-1#1; billing's holding the later ones"},
-		{"reorder", "unordered-consumer", check.OutOfOrder,
+		{"reorder", "unordered-consumer", variant.OutOfOrder,
 			func(e sim.Event, _ int) bool { return e.Action == "consumer.commit" && hasRow(e, "ledger", "o-1#1") }, "the late invoice of #1"},
-		{"stall", "no-fencing", check.Unsafe,
+		{"stall", "no-fencing", variant.Unsafe,
 			func(e sim.Event, _ int) bool {
 				return strings.HasPrefix(e.Process, "relay") && e.Action == "relay.mark"
 			}, "the mark of the relay whose lease ran out"},
@@ -209,10 +209,10 @@ func bigRun(t testing.TB) report.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != check.Duplicate {
+	if res.Outcome != variant.Duplicate {
 		t.Fatalf("the 100-order run ends %s, want DUPLICATE: %v", res.Outcome, res.Violations[:2])
 	}
-	return report.Run{ID: "run", Title: "100 orders", Outcome: res.Outcome, Expected: check.OK, Violations: res.Violations,
+	return report.Run{ID: "run", Title: "100 orders", Outcome: res.Outcome, Expected: variant.OK, Violations: res.Violations,
 		Replay: "(built by the test)", Trace: res.Trace}
 }
 

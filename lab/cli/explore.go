@@ -10,10 +10,10 @@ import (
 	"outboxlab/internal/report"
 	"outboxlab/internal/shard"
 	"outboxlab/lab/explore"
+	"outboxlab/lab/verdict"
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -107,9 +107,9 @@ func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, 
 	case "json":
 		err = writeExploreJSON(stdout, v.Name, runs, f, trace, reached, d)
 	case "html":
-		expected := check.NotApplicable // a mistake declares nothing for a random schedule
+		expected := variant.NotApplicable // a mistake declares nothing for a random schedule
 		if v.Correct() {
-			expected = check.OK
+			expected = variant.OK
 		}
 		err = writeExploreHTML(stdout, v.Name, runs, seed, f, trace, expected, reached)
 	default:
@@ -131,7 +131,7 @@ func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, 
 
 // writeExploreHTML writes the shrunk counterexample as a page, or a page
 // that says there was none.
-func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, expected check.Outcome, reached map[sim.Situation]int) error {
+func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, expected variant.Outcome, reached map[sim.Situation]int) error {
 	if f == nil {
 		// The sentence once, as the page's title, and what the
 		// schedules went through, as the text says it.
@@ -147,7 +147,7 @@ func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f 
 		Outcome:    trace.Outcome,
 		Expected:   expected,
 		Violations: trace.Violations,
-		Replay:     withLang(w, f.Replay(programName())+" --format html"),
+		Replay:     withLang(w, f.Run().Command(programName())+" --format html"),
 		Trace:      trace.Trace,
 	}, reportOptions(w))
 }
@@ -186,7 +186,7 @@ func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f 
 	for _, m := range missteps(w, f.Result.Missteps) {
 		fmt.Fprintf(w, "  %s\n", m)
 	}
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, withLang(w, f.Replay(programName()))))
+	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, withLang(w, f.Run().Command(programName()))))
 	writeSituations(w, f.Runs, reached)
 }
 
@@ -230,7 +230,7 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 	}
 	if f != nil {
 		ce := &counterexample{Outcome: f.Result.Outcome.String(), Violations: []string{}, Unsafe: []string{},
-			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Replay(programName()),
+			Schedule: f.Schedule.Lines(), Steps: jsonSteps(trace), Seed: f.Seed, Runs: f.Runs, Replay: f.Run().Command(programName()),
 			Divergence: toJSONDivergence(d)}
 		for _, v := range f.Result.Violations {
 			ce.Violations = append(ce.Violations, v.String())
@@ -247,26 +247,9 @@ func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Find
 	return enc.Encode(out)
 }
 
-// brokeWith says how a counterexample broke: its outcome, or, when that
-// is OK, the misstep that broke it (an error the process returned, a
-// crash it went on from, a panic, a failed commit it went on from). A
-// scenario's replay says it in its Outcome line, so that the first thing
-// a learner reads of a misstep's run is what failed.
-func brokeWith(w io.Writer, res sim.Result) string {
-	switch {
-	case res.Outcome != check.OK:
-		return res.Outcome.String()
-	case len(res.Unhandled) > 0:
-		return in(w, lang.Text{EN: "OK, but a process returned an error it should have handled itself", DE: "OK, aber ein Prozess gab einen Fehler zurück, den er selbst hätte behandeln müssen"})
-	case len(res.Swallowed) > 0:
-		return in(w, lang.Text{EN: "OK, but a process went on after its crash", DE: "OK, aber ein Prozess machte nach seinem Absturz weiter"})
-	case len(res.Panics) > 0:
-		return in(w, lang.Text{EN: "OK, but a process panicked", DE: "OK, aber ein Prozess löste eine Panic aus"})
-	case res.CommitFailures > res.Situations[sim.FailureReported]:
-		return in(w, lang.Text{EN: "OK, but a failed commit never came back as an error", DE: "OK, aber ein gescheiterter Commit kam nie als Fehler zurück"})
-	}
-	return res.Outcome.String()
-}
+// brokeWith says how a counterexample broke, in w's language
+// (verdict.BrokeWith).
+func brokeWith(w io.Writer, res sim.Result) string { return in(w, verdict.BrokeWith(res)) }
 
 // scheduleLines is a shrunk schedule as its reader reads it: in a story
 // file's words, the same in both languages (they paste into a story file).

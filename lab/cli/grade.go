@@ -70,7 +70,7 @@ func writeGrade(w io.Writer, vd verdict.Verdict, v variant.Variant) {
 		vd.Variant, len(groups), lang.Count(int64(vd.Runs())), vd.Depth, strings.Join(stages, ", "))))
 	for _, g := range groups {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, g.Report(langOf(w), lang.Text{}, withLang(w, g.First().Run.Labrun(programName(), vd.Variant)), width))
+		fmt.Fprintln(w, g.Report(langOf(w), lang.Text{}, withLang(w, g.First().Run.Command(programName())), width))
 	}
 }
 

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"io"
-	"outboxlab/lang"
 	"strings"
 
 	"outboxlab/internal/report"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/variant"
@@ -38,16 +38,12 @@ func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 			if c.Variant != v.Name || run == nil {
 				continue
 			}
-			ce := *run
-			sc, err := scenarios.FindScenario(ce.Scenario)
+			sc, err := scenarios.Find(*run)
 			if err != nil {
 				return err
 			}
 			summary, _ := scenarioText(w, sc)
-			cfg := sc.Configure(v, ce.Seed)
-			if ce.Relays > 0 {
-				cfg.Relays = ce.Relays
-			}
+			cfg := sc.Config(v, *run)
 			cfg.Trace = true
 			res, err := sim.Run(cfg)
 			if err != nil {
@@ -56,7 +52,7 @@ func writeMatrixHTML(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 			page.Runs[report.Key(v.Name, c.Point.ID)] = report.Run{
 				Title:   strings.TrimSpace(inf(w, lang.Text{EN: "%s at %s: %s (%s)\n", DE: "%s bei %s: %s (%s)\n"}, v.Name, c.Point.ID, res.Outcome, inf(w, lang.Text{EN: "expected %s", DE: "erwartet %s"}, c.Expected))),
 				Summary: summary, Outcome: res.Outcome, Expected: c.Expected, Violations: res.Violations,
-				Replay: withLang(w, ce.Replay(programName(), v.Name)), Trace: res.Trace,
+				Replay: withLang(w, run.Command(programName())), Trace: res.Trace,
 			}
 		}
 	}

@@ -6,7 +6,6 @@ import (
 
 	"outboxlab/lab/verdict"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -24,13 +23,13 @@ type jsonPoint struct {
 }
 
 type jsonCell struct {
-	Variant        string         `json:"variant"`
-	Point          string         `json:"point"`
-	Outcome        check.Outcome  `json:"outcome"`
-	Expected       check.Outcome  `json:"expected"`
-	Runs           int            `json:"runs"`
-	Violations     []string       `json:"violations"`
-	Counterexample *jsonCounterex `json:"counterexample"`
+	Variant        string          `json:"variant"`
+	Point          string          `json:"point"`
+	Outcome        variant.Outcome `json:"outcome"`
+	Expected       variant.Outcome `json:"expected"`
+	Runs           int             `json:"runs"`
+	Violations     []string        `json:"violations"`
+	Counterexample *jsonCounterex  `json:"counterexample"`
 	// Unhandled, Swallowed and Panics are the missteps of MisstepRun
 	// (sim.Missteps).
 	Unhandled  []string       `json:"unhandled,omitempty"`
@@ -66,13 +65,13 @@ type jsonStage struct {
 }
 
 type jsonFinding struct {
-	Stage    string        `json:"stage"`
-	Cause    verdict.Cause `json:"cause"`
-	Outcome  check.Outcome `json:"outcome"`
-	Expected check.Outcome `json:"expected"`
-	Point    string        `json:"point,omitempty"`
-	Detail   string        `json:"detail"`
-	Replay   string        `json:"replay"`
+	Stage    string          `json:"stage"`
+	Cause    verdict.Cause   `json:"cause"`
+	Outcome  variant.Outcome `json:"outcome"`
+	Expected variant.Outcome `json:"expected"`
+	Point    string          `json:"point,omitempty"`
+	Detail   string          `json:"detail"`
+	Replay   string          `json:"replay"`
 }
 
 // toJSONVerdict is v as JSON writes it.
@@ -86,7 +85,7 @@ func toJSONVerdict(v verdict.Verdict) jsonVerdict {
 	}
 	for _, f := range v.Findings {
 		out.Findings = append(out.Findings, jsonFinding{Stage: f.Stage.String(), Cause: f.Cause, Outcome: f.Outcome, Expected: f.Expected,
-			Point: f.Point, Detail: f.Detail.EN, Replay: f.Run.Labrun(programName(), v.Variant)})
+			Point: f.Point, Detail: f.Detail.EN, Replay: f.Run.Command(programName())})
 	}
 	return out
 }
@@ -108,11 +107,11 @@ func writeMatrixJSON(w io.Writer, m sim.Matrix, variants []variant.Variant, cell
 			jc.Violations = append(jc.Violations, v.String())
 		}
 		if ce := c.Counterexample; ce != nil {
-			jc.Counterexample = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(programName(), c.Variant)}
+			jc.Counterexample = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Command(programName())}
 		}
 		if ce := c.MisstepRun; ce != nil {
 			jc.Unhandled, jc.Swallowed, jc.Panics = c.Unhandled, c.Swallowed, c.Panics
-			jc.MisstepRun = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Replay(programName(), c.Variant)}
+			jc.MisstepRun = &jsonCounterex{Seed: ce.Seed, Schedule: ce.Schedule, Replay: ce.Command(programName())}
 		}
 		out.Cells = append(out.Cells, jc)
 	}

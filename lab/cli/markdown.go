@@ -3,8 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
-	"outboxlab/lang"
 
+	"outboxlab/lang"
 	"outboxlab/sim"
 	"outboxlab/variant"
 )
@@ -42,13 +42,13 @@ func writeMatrixMarkdown(w io.Writer, m sim.Matrix, variants []variant.Variant, 
 			fmt.Fprintf(w, "  - %s\n", v.In(langOf(w)))
 		}
 		if c.Counterexample != nil {
-			fmt.Fprint(w, inf(w, lang.Text{EN: "  - replay: `%s`\n", DE: "  - Wiederholen: `%s`\n"}, withLang(w, c.Counterexample.Replay(programName(), c.Variant))))
+			fmt.Fprint(w, inf(w, lang.Text{EN: "  - replay: `%s`\n", DE: "  - Wiederholen: `%s`\n"}, withLang(w, c.Counterexample.Command(programName()))))
 		}
 		for _, u := range c.Unhandled {
 			fmt.Fprint(w, inf(w, lang.Text{EN: "  - %s: an error the process should have handled itself (Relay.Run stops at it)\n", DE: "  - %s: ein Fehler, den der Prozess selbst hätte behandeln müssen (Relay.Run hört dabei auf)\n"}, u))
 		}
 		if c.MisstepRun != nil {
-			fmt.Fprint(w, inf(w, lang.Text{EN: "  - replay: `%s`\n", DE: "  - Wiederholen: `%s`\n"}, withLang(w, c.MisstepRun.Replay(programName(), c.Variant))))
+			fmt.Fprint(w, inf(w, lang.Text{EN: "  - replay: `%s`\n", DE: "  - Wiederholen: `%s`\n"}, withLang(w, c.MisstepRun.Command(programName()))))
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -226,7 +225,7 @@ func cellAt(cells []sim.Cell, v, p string) sim.Cell {
 			return c
 		}
 	}
-	return sim.Cell{Outcome: check.NotApplicable}
+	return sim.Cell{Outcome: variant.NotApplicable}
 }
 
 // mark renders a cell: ✓ for OK, the outcome word otherwise, and a trailing
@@ -234,9 +233,9 @@ func cellAt(cells []sim.Cell, v, p string) sim.Cell {
 func mark(c sim.Cell) string {
 	s := c.Outcome.String()
 	switch c.Outcome {
-	case check.OK:
+	case variant.OK:
 		s = "✓"
-	case check.NotApplicable:
+	case variant.NotApplicable:
 		s = c.Outcome.Letter() // the one mark of every table and legend
 	}
 	if !c.Matches() {
@@ -246,7 +245,7 @@ func mark(c sim.Cell) string {
 }
 
 // letter renders a cell in one or two characters: ✓, -, an outcome's
-// letter (check.Outcome.Letter), and "!" where the cell disagrees with
+// letter (variant.Outcome.Letter), and "!" where the cell disagrees with
 // the declaration.
 func letter(c sim.Cell) string {
 	s := c.Outcome.Letter()
@@ -263,8 +262,8 @@ var disagrees = lang.Text{EN: "the cell disagrees with what the variant declares
 // worst first: the order of every legend and key. A cell is one run's
 // verdict; NONDETERMINISTIC is a grading's, of two runs, and no cell
 // shows it.
-func badOutcomes() []check.Outcome {
-	out := slices.DeleteFunc(check.Outcomes()[1:], func(o check.Outcome) bool { return o == check.NonDeterministic })
+func badOutcomes() []variant.Outcome {
+	out := slices.DeleteFunc(variant.Outcomes()[1:], func(o variant.Outcome) bool { return o == variant.NonDeterministic })
 	slices.Reverse(out)
 	return out
 }
@@ -275,11 +274,11 @@ func badOutcomes() []check.Outcome {
 type legendEntry struct{ word, letter, meaning string }
 
 // legend is what the words and marks of a matrix mean, from the outcomes
-// themselves (check.Outcome.Meaning).
+// themselves (variant.Outcome.Meaning).
 func legend(w io.Writer) []legendEntry {
 	out := []legendEntry{
-		{"✓", "", in(w, check.OK.Meaning())},
-		{check.NotApplicable.Letter(), "", in(w, check.NotApplicable.Meaning())},
+		{"✓", "", in(w, variant.OK.Meaning())},
+		{variant.NotApplicable.Letter(), "", in(w, variant.NotApplicable.Meaning())},
 	}
 	for _, o := range badOutcomes() {
 		out = append(out, legendEntry{o.String(), o.Letter(), in(w, o.Meaning())})
@@ -333,24 +332,9 @@ func declared(w io.Writer, c sim.Cell) string {
 	return inf(w, lang.Text{EN: "but the variant declares %s", DE: "die Variante erwartet aber %s"}, c.Expected)
 }
 
-// misstepTexts say what each kind of misstep is, after its entry.
-var misstepTexts = []lang.Text{
-	{EN: "%s: an error the process should have handled itself (Relay.Run stops at it)", DE: "%s: ein Fehler, den der Prozess selbst hätte behandeln müssen (Relay.Run hört dort auf)"},
-	{EN: "%s (a crashed process must return effect.ErrCrashed at once)", DE: "%s (ein abgestürzter Prozess muss effect.ErrCrashed sofort zurückgeben)"},
-	{EN: "%s (the process died of it and restarted)", DE: "%s (der Prozess starb daran und startete neu)"},
-}
-
 // missteps lists a cell's missteps, each in a line as w's language says
 // it.
-func missteps(w io.Writer, m sim.Missteps) []string {
-	var out []string
-	for i, list := range [][]string{m.Unhandled, m.Swallowed, m.Panics} {
-		for _, s := range list {
-			out = append(out, fmt.Sprintf(in(w, misstepTexts[i]), s))
-		}
-	}
-	return out
-}
+func missteps(w io.Writer, m sim.Missteps) []string { return verdict.MisstepLines(langOf(w), m) }
 
 // writeFindings lists every violation with the command that replays it,
 // and every disagreement with a declaration.
@@ -374,13 +358,13 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 			fmt.Fprintln(w, hanging("  ", "    ", v.In(langOf(w))))
 		}
 		if c.Counterexample != nil {
-			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.Counterexample.Replay(programName(), c.Variant))))
+			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.Counterexample.Command(programName()))))
 		}
 		for _, m := range missteps(w, c.Missteps) {
 			fmt.Fprintln(w, hanging("  ", "    ", m))
 		}
 		if c.MisstepRun != nil {
-			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.MisstepRun.Replay(programName(), c.Variant))))
+			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.MisstepRun.Command(programName()))))
 		}
 	}
 	if mismatches == 0 {
@@ -426,7 +410,7 @@ func writeBeyond(w io.Writer, verdicts []verdict.Verdict, d verdict.Depth) {
 		}
 		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-20s ", v.Variant), strings.Repeat(" ", 25), stagesText(w, beyond)))
 		for _, g := range beyond.Groups() {
-			fmt.Fprintln(w, indent("    ", g.Report(langOf(w), lang.Text{}, withLang(w, g.First().Run.Labrun(programName(), v.Variant)), width-4)))
+			fmt.Fprintln(w, indent("    ", g.Report(langOf(w), lang.Text{}, withLang(w, g.First().Run.Command(programName())), width-4)))
 		}
 	}
 }

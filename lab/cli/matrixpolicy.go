@@ -80,7 +80,7 @@ func withReplayFlags(verdicts []verdict.Verdict, flags string) []verdict.Verdict
 		out[i].Cells = slices.Clone(out[i].Cells)
 		for j := range out[i].Cells {
 			c := &out[i].Cells[j]
-			for _, ce := range []**sim.Counterexample{&c.Counterexample, &c.MisstepRun} {
+			for _, ce := range []**sim.RunID{&c.Counterexample, &c.MisstepRun} {
 				if *ce != nil {
 					with := **ce
 					with.Flags = flags

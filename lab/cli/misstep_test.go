@@ -9,7 +9,6 @@ import (
 	"outboxlab/effect"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -59,7 +58,7 @@ func TestAMisstepsReplaySaysWhatFailedInItsOutcomeLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		writeScenarioText(&b, scenarios.Scenario{Name: "relay.after-send@1"}, scenarioRun{v: c.v, seed: 1}, check.OK, res, "replay", "")
+		writeScenarioText(&b, scenarios.Scenario{Name: "relay.after-send@1"}, scenarioRun{v: c.v, seed: 1}, variant.OK, res, nil, "replay", "")
 		_, after, _ := strings.Cut(b.String(), "\nOutcome: ")
 		if got, _, _ := strings.Cut("Outcome: "+after, "\n"); got != c.want {
 			t.Errorf("%s: %q, want %q", c.v.Name, got, c.want)

@@ -7,7 +7,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -70,11 +69,11 @@ func TestTheJudgeFollowsTheChangedPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	undeclared := tuned
-	undeclared.Policy.Relay = check.RelayPolicy{} // the course's
+	undeclared.Policy.Relay = variant.RelayPolicy{} // the course's
 	for _, c := range []struct {
 		v    variant.Variant
-		want check.Outcome
-	}{{tuned, check.OK}, {undeclared, check.Storm}} {
+		want variant.Outcome
+	}{{tuned, variant.OK}, {undeclared, variant.Storm}} {
 		res, err := sim.Run(sc.Configure(c.v, sc.Seed))
 		if err != nil {
 			t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 
 	"outboxlab/lang"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // A run labrun replays is made twice (sim.RunTwice): a run that goes two
@@ -41,5 +41,5 @@ func toJSONDivergence(d *sim.Divergence) *jsonDivergence {
 // divergenceError is the error of a command whose run did not replay,
 // for an output (a diagram, a page) that has no place to say it.
 func divergenceError(d *sim.Divergence) error {
-	return lang.Errorf(lang.Text{EN: "%s: %s", DE: "%s: %s"}, check.NonDeterministic, d.Text())
+	return lang.Errorf(lang.Text{EN: "%s: %s", DE: "%s: %s"}, variant.NonDeterministic, d.Text())
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -62,7 +61,7 @@ func TestAReplayThatDoesNotReproduceSaysSo(t *testing.T) {
 func TestACourseVariantDeclaredAtNoRowIsBadInput(t *testing.T) {
 	mistyped := variant.Outbox()
 	mistyped.Name = "mistyped"
-	mistyped.Expect = map[string]check.Outcome{"relay.after-sent": check.Stuck}
+	mistyped.Expect = map[string]variant.Outcome{"relay.after-sent": variant.Stuck}
 	lab := Lab{Command: "courselab", Variants: []variant.Variant{mistyped}}
 	var out, errOut bytes.Buffer
 	code := lab.Run([]string{"grade", "--variant", "mistyped", "--depth", "quick"}, &out, &errOut)

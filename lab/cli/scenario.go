@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"outboxlab/internal/report"
+	"outboxlab/lab/verdict"
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -90,24 +90,22 @@ func planScenario(sc scenarios.Scenario, opt scenarioOptions) (scenarioRun, erro
 		return r, err
 	}
 	r.tuned = flags != ""
-	r.cfg = sc.Configure(r.v, r.seed)
-	r.storyRelays = r.cfg.Relays
-	r.replay = fmt.Sprintf("%s scenario %s --variant %s --seed %d%s", programName(), sc.Name, r.v.Name, r.seed, flags)
+	run := sc.Run
 	if *opt.file != "" {
-		r.replay = fmt.Sprintf("%s scenario --file %s --variant %s --seed %d%s", programName(), *opt.file, r.v.Name, r.seed, flags)
+		run = sim.RunID{File: *opt.file}
 	}
+	run.Variant, run.Seed, run.Flags, run.Poll = r.v.Name, r.seed, flags, *opt.poll
+	r.cfg = sc.Config(r.v, run)
+	r.storyRelays = r.cfg.Relays // the story's own, which its narration tells
 	if *opt.relays != "" {
-		if r.cfg.Relays, err = relaysFlag(*opt.relays, r.v); err != nil {
+		if run.Relays, err = relaysFlag(*opt.relays, r.v); err != nil {
 			return r, err
 		}
-		r.replay += fmt.Sprintf(" --relays %d", r.cfg.Relays)
+		r.cfg.Relays = run.Relays // as Scenario.Config sets them: not worth a second build of a mistake's run
 	}
+	r.replay = run.Command(programName())
 	if r.alert, err = alertFlag(*opt.alert, opt.format.value); err != nil {
 		return r, err
-	}
-	if *opt.poll {
-		r.cfg.Poll = true
-		r.replay += " --poll"
 	}
 	return r, nil
 }
@@ -150,10 +148,7 @@ func writeScenario(stdout io.Writer, sc scenarios.Scenario, r scenarioRun, res s
 		if r.tuned {
 			policy = describePolicy(r.v).In(langOf(stdout))
 		}
-		writeScenarioText(stdout, sc, r, expected, res, withLang(stdout, r.replay), policy)
-		if d != nil {
-			writeDivergence(stdout, d)
-		}
+		writeScenarioText(stdout, sc, r, expected, res, d, withLang(stdout, r.replay), policy)
 	}
 	return nil
 }
@@ -286,7 +281,10 @@ func relaysFlag(text string, v variant.Variant) (int, error) {
 	return n, nil
 }
 
-func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expected check.Outcome, res sim.Result, replay, policy string) {
+// writeScenarioText writes a scenario's run as text: what the scenario
+// is, then the run's transcript (verdict.Transcript), as a test's
+// -lab.replay writes it too.
+func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expected variant.Outcome, res sim.Result, d *sim.Divergence, replay, policy string) {
 	summary, _ := scenarioText(w, sc)
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, r.v.Name, r.seed))
 	fmt.Fprintf(w, "%s\n", summary)
@@ -301,21 +299,7 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expect
 		fmt.Fprintf(w, "\n%s\n", wrap(narrative, 78))
 	}
 	fmt.Fprintln(w)
-	writeTimeline(w, res.Trace)
-	fmt.Fprintf(w, "\n%s\n", inf(w, scenarios.OutcomeLine, brokeWith(w, res), expected))
-	for _, v := range res.Violations {
-		fmt.Fprintf(w, "  %s\n", v.In(langOf(w)))
-	}
-	if res.CommitFailures > res.Situations[sim.FailureReported] {
-		fmt.Fprint(w, inf(w, lang.Text{EN: "  a failed commit never came back as an error: the process went on as if it had committed (never reached %s)\n", DE: "  ein gescheiterter Commit kam nie als Fehler zurück: der Prozess machte weiter, als wäre gespeichert (nie erreicht: %s)\n"}, sim.FailureReported))
-	}
-	for _, u := range res.Unhandled {
-		fmt.Fprint(w, inf(w, lang.Text{EN: "  %s: an error the process should have handled itself\n", DE: "  %s: ein Fehler, den der Prozess selbst hätte behandeln müssen\n"}, u))
-	}
-	for _, m := range missteps(w, sim.Missteps{Swallowed: res.Swallowed, Panics: res.Panics}) {
-		fmt.Fprintf(w, "  %s\n", m)
-	}
-	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, replay))
+	verdict.Transcript{Result: res, Expected: expected, Replay: replay, Divergence: d}.Write(w, langOf(w))
 }
 
 // runNote says what this run is where the story's narration does not
@@ -325,7 +309,7 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expect
 // below is the reference's); a story played with another number of
 // relays than it tells (its narration would tell of relays that do not
 // run: it is left out).
-func runNote(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, expected check.Outcome) (note, narrative string) {
+func runNote(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, expected variant.Outcome) (note, narrative string) {
 	narrative = sc.Narrative.In(langOf(w))
 	if narrative == "" {
 		return "", ""
@@ -336,7 +320,7 @@ func runNote(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Result, 
 			DE: "Dieser Lauf: %s (--relays), die Geschichte erzählt ihren Lauf mit %d; ihre Erzählung entfällt: die Zeitleiste unten sagt, was geschah.",
 		}, relaysText(r.cfg.Relays), r.storyRelays), ""
 	}
-	if sc.Variant != "" || r.v.Name == "outbox" || res.Outcome == check.OK {
+	if sc.Variant != "" || r.v.Name == "outbox" || res.Outcome == variant.OK {
 		return "", narrative
 	}
 	how := lang.Text{EN: "as declared", DE: "wie erwartet"}
@@ -375,7 +359,7 @@ type jsonStep struct {
 	Changes  []string `json:"changes,omitempty"`
 }
 
-func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected check.Outcome, res sim.Result, replay string, d *sim.Divergence) error {
+func writeScenarioJSON(w io.Writer, sc scenarios.Scenario, variantName string, seed uint64, expected variant.Outcome, res sim.Result, replay string, d *sim.Divergence) error {
 	out := struct {
 		Scenario   string     `json:"scenario"`
 		Summary    string     `json:"summary"`

@@ -8,7 +8,6 @@ import (
 	"outboxlab/lab/verdict"
 	"outboxlab/lang"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -52,7 +51,7 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 	} else {
 		fmt.Fprint(w, inf(w, lang.Text{EN: "%d cell(s) disagree with their variant's declaration (marked !): see `%s matrix`.\n", DE: "%d Zelle(n) widersprechen der Erwartung ihrer Variante (mit ! markiert): siehe `%s matrix`.\n"}, mismatches, withLang(w, programName())))
 	}
-	omit := []string{check.NotApplicable.Letter()} // the summary shows no cell
+	omit := []string{variant.NotApplicable.Letter()} // the summary shows no cell
 	if mismatches == 0 {
 		omit = append(omit, "!")
 	}
@@ -87,15 +86,15 @@ func summaryVerdict(w io.Writer, m sim.Matrix, v verdict.Verdict) string {
 		first string
 		n     int
 	}
-	byOutcome := map[check.Outcome]*seen{}
-	var order []check.Outcome
+	byOutcome := map[variant.Outcome]*seen{}
+	var order []variant.Outcome
 	bad := ""
 	for _, p := range m.Points {
 		c := cellAt(v.Cells, v.Variant, p.ID)
 		if !c.Matches() {
 			bad = "! "
 		}
-		if c.Outcome <= check.OK {
+		if c.Outcome <= variant.OK {
 			continue
 		}
 		if s, ok := byOutcome[c.Outcome]; ok {

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"outboxlab/lang"
 	"strings"
 	"text/tabwriter"
 
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/variant"

@@ -10,7 +10,6 @@ import (
 
 	"outboxlab/internal/shard"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -23,7 +22,7 @@ func (s randSource) Intn(_ string, n int) int { return s.r.IntN(n) }
 // safety property during the run, or a process misstepped (an error it
 // should have handled, a crash it went on from, a panic: sim.Missteps).
 func Broken(res sim.Result) bool {
-	return res.Outcome != check.OK || len(res.Unsafe) > 0 || res.Missteps.Any()
+	return res.Outcome != variant.OK || len(res.Unsafe) > 0 || res.Missteps.Any()
 }
 
 // Finding is a schedule that broke an invariant, shrunk.
@@ -40,10 +39,15 @@ type Finding struct {
 	Seed uint64
 }
 
-// Replay returns the labrun command that finds it again; program runs
-// labrun ("go run ./cmd/labrun", or a course's own).
-func (f Finding) Replay(program string) string {
-	return fmt.Sprintf("%s explore --variant %s --runs %d --seed %d", program, f.Variant, f.Runs, f.Seed)
+// Run is the run that finds it again (its Command is the labrun command
+// that does): the exploration's runs and seed, with the shrunk schedule
+// and its kinds of fault for the reader.
+func (f Finding) Run() sim.RunID {
+	run := sim.RunID{Variant: f.Variant, Explore: true, ExploreRuns: f.Runs, ExploreSeed: f.Seed, Schedule: f.Schedule.StoryLines()}
+	for _, flt := range f.Schedule.Faults {
+		run.Faults = append(run.Faults, flt.Kind)
+	}
+	return run
 }
 
 // Options tune an exploration.

@@ -15,7 +15,6 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -38,11 +37,11 @@ func TestTeeth(t *testing.T) {
 			t.Logf("%s: left out: %s", v.Name, why)
 			continue
 		}
-		kinds := map[check.Outcome]bool{}
+		kinds := map[variant.Outcome]bool{}
 		for _, o := range v.Expect {
 			kinds[o] = true
 		}
-		for _, kind := range check.Outcomes() {
+		for _, kind := range variant.Outcomes() {
 			if !kinds[kind] {
 				continue
 			}
@@ -133,12 +132,12 @@ func TestExplorationFindsAClaimThatOutlivesItsRelay(t *testing.T) {
 	}
 	cfg := outbox.DefaultConfig("relay")
 	endless(&cfg)
-	v.Policy.Relay = check.RelayPolicyOf(cfg)
-	f, err := explore.Explore(v, 1000, 1, explore.Options{Keep: func(res sim.Result) bool { return res.Outcome == check.Stuck }})
+	v.Policy.Relay = variant.RelayPolicyOf(cfg)
+	f, err := explore.Explore(v, 1000, 1, explore.Options{Keep: func(res sim.Result) bool { return res.Outcome == variant.Stuck }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f == nil || f.Result.Outcome != check.Stuck {
+	if f == nil || f.Result.Outcome != variant.Stuck {
 		t.Fatalf("finding %v, want STUCK", f)
 	}
 	t.Logf("found in %d of %d schedules: %v", f.Found, f.Runs, f.Schedule.Lines())
@@ -163,7 +162,7 @@ func TestExplorationFindsAnErrorARelayShouldHaveHandled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f == nil || f.Result.Outcome != check.OK || len(f.Result.Unhandled) == 0 || !strings.Contains(f.Result.Unhandled[0], "serialization failure") {
+	if f == nil || f.Result.Outcome != variant.OK || len(f.Result.Unhandled) == 0 || !strings.Contains(f.Result.Unhandled[0], "serialization failure") {
 		t.Fatalf("finding %+v, want OK with an unhandled serialization failure", f)
 	}
 	t.Logf("found in %d of %d schedules: %v: %s", f.Found, f.Runs, f.Schedule.Lines(), f.Result.Unhandled[0])
@@ -198,7 +197,7 @@ func TestExplorationFindsAServiceThatSaysOKToARefusedCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f == nil || f.Result.Outcome != check.Lost || !strings.Contains(f.Result.Violations[0].Detail.EN, "answered") {
+	if f == nil || f.Result.Outcome != variant.Lost || !strings.Contains(f.Result.Violations[0].Detail.EN, "answered") {
 		t.Fatalf("finding %v, want LOST: a command answered with success and not committed", f)
 	}
 	t.Logf("found in %d of %d schedules: %v", f.Found, f.Runs, f.Schedule.Lines())

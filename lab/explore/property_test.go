@@ -9,7 +9,7 @@ import (
 	"outboxlab/lab/explore"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // rapidSource draws through rapid, so that rapid shrinks what it finds.
@@ -35,7 +35,7 @@ func TestCorrectVariantsHoldEveryInvariant(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Outcome != check.OK || len(res.Unsafe) > 0 {
+			if res.Outcome != variant.OK || len(res.Unsafe) > 0 {
 				t.Fatalf("%s broke on this schedule:\n  %s\nviolations: %v\nunsafe: %v",
 					v.Name, strings.Join(s.Lines(), "\n  "), res.Violations, res.Unsafe)
 			}

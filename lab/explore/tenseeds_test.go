@@ -8,7 +8,7 @@ import (
 	"outboxlab/lab/explore"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestNewMistakesAreFoundAtTenSeeds: each mistake added with the
@@ -77,7 +77,7 @@ func TestEveryMistakeIsFoundWithin3000Schedules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		storm := func(res sim.Result) bool { return res.Outcome == check.Storm }
+		storm := func(res sim.Result) bool { return res.Outcome == variant.Storm }
 		for _, seed := range []uint64{1, 5, 108315} {
 			part, err := explore.ExploreShard(v, 3000, seed, shard.Shard{I: 1, N: 1}, explore.Options{Keep: storm})
 			if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"outboxlab/lab/verdict"
 	"outboxlab/lang"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -66,7 +65,7 @@ func Variant(t testing.TB, v variant.Variant) {
 type Options struct {
 	// Hints say, per outcome, what to look at; printed under a finding
 	// of that outcome (the lab has its own for the other causes).
-	Hints map[check.Outcome]Hint
+	Hints map[variant.Outcome]Hint
 	// PointHints say what to look at when a finding was first found at
 	// a matrix row (its point id), or in an exploration whose shrunk
 	// schedule has a fault of that kind: there the cause is that row's or

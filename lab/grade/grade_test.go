@@ -15,8 +15,8 @@ import (
 	"outboxlab/lab/grade"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
+	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -93,7 +93,7 @@ func (s swallow) Publish(e broker.Envelope) error {
 // same outcome again.
 func TestGradingPrintsOneFindingPerCause(t *testing.T) {
 	hint := grade.Hint{EN: "send it again until the broker confirmed it", DE: "sende sie erneut, bis der Broker sie bestätigt"}
-	r := gradeWith(t, swallowing(), grade.Options{Hints: map[check.Outcome]grade.Hint{check.Lost: hint}}, map[string]string{"lab.depth": "quick", "lab.lang": "en"})
+	r := gradeWith(t, swallowing(), grade.Options{Hints: map[variant.Outcome]grade.Hint{variant.Lost: hint}}, map[string]string{"lab.depth": "quick", "lab.lang": "en"})
 	if len(r.errors) != 1 {
 		t.Fatalf("%d findings, want one (LOST):\n%s", len(r.errors), strings.Join(r.errors, "\n"))
 	}
@@ -113,7 +113,7 @@ func TestGradingPrintsOneFindingPerCause(t *testing.T) {
 			t.Errorf("a line of %d columns: %q", len([]rune(l)), l)
 		}
 	}
-	if err := grade.Replay(t, swallowing(), verdict.Run{Scenario: "broker-outage"}); err == nil || !strings.HasPrefix(err.Error(), "LOST, declared OK") {
+	if err := grade.Replay(t, swallowing(), scenarios.MustParseRun("broker-outage")); err == nil || !strings.HasPrefix(err.Error(), "LOST, declared OK") {
 		t.Errorf("replay: %v, want LOST again", err)
 	}
 }
@@ -156,10 +156,10 @@ func TestGradingABillingThatKeepsAFailedDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range v.Findings {
-		if f.Stage != verdict.StageFailureSweep || !strings.HasPrefix(f.Run.Scenario, "commit-failure:consumer.commit@") {
+		if f.Stage != verdict.StageFailureSweep || !strings.HasPrefix(f.Run.Name(), "commit-failure:consumer.commit@") {
 			continue
 		}
-		if f.Cause != verdict.CauseOutcome || f.Outcome != check.Lost {
+		if f.Cause != verdict.CauseOutcome || f.Outcome != variant.Lost {
 			t.Errorf("%+v, want LOST", f)
 		}
 		if err := grade.Replay(t, forgetful(), f.Run); err == nil || !strings.HasPrefix(err.Error(), "LOST, declared OK") {
@@ -172,7 +172,7 @@ func TestGradingABillingThatKeepsAFailedDelivery(t *testing.T) {
 
 func TestAReplayOfAFailedCommitNamesWhatIsValid(t *testing.T) {
 	for _, name := range []string{"commit-failure:relay.send@1", "commit-failure:relay.claim", "commit-failure:relay.claim@0"} {
-		err := grade.Replay(t, variant.Outbox(), verdict.Run{Scenario: name})
+		_, err := grade.RunOf(name, 0, false)
 		if err == nil || !strings.Contains(err.Error(), "want commit-failure:BOUNDARY@K, e.g. commit-failure:relay.claim@2 (boundaries: service.commit,") || !strings.HasPrefix(err.Error(), "-lab.replay="+name) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -226,7 +226,7 @@ func TestGradingARelayThatSwallowsAFailedCommit(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, r.errors[0])
 		}
 	}
-	run := verdict.Run{Scenario: "commit-failure:relay.claim@1"}
+	run := scenarios.MustParseRun("commit-failure:relay.claim@1")
 	if err := grade.Replay(t, quietRelay(), run); err == nil || !strings.Contains(err.Error(), "never came back as an error") {
 		t.Errorf("replay: %v, want the unreported failure again", err)
 	}
@@ -256,7 +256,8 @@ func conflictBlind() variant.Variant {
 // with two relays shows the lost race the relay returned as an error, and
 // fails, as the sweep did.
 func TestAReplayNamesAnUnhandledError(t *testing.T) {
-	run := verdict.Run{Scenario: "commit-failure:consumer.commit@1", Relays: 2}
+	run := scenarios.MustParseRun("commit-failure:consumer.commit@1")
+	run.Relays = 2
 	err := grade.Replay(t, conflictBlind(), run)
 	if err == nil || !strings.Contains(err.Error(), "outbox: claim: driver: serialization failure") || !strings.Contains(err.Error(), "an error the process should have handled itself") {
 		t.Fatalf("replay: %v, want the unhandled claim conflict", err)
@@ -303,9 +304,9 @@ func TestAHintFollowsTheCause(t *testing.T) {
 		want bool
 	}{
 		{verdict.Finding{Stage: verdict.StageMatrix, Point: "clock-skew"}, true},
-		{verdict.Finding{Stage: verdict.StageExplore, Run: verdict.Run{Explore: true, Faults: []sim.FaultKind{sim.FaultOutage, sim.FaultClockSkew}}}, true},
+		{verdict.Finding{Stage: verdict.StageExplore, Run: sim.RunID{Explore: true, Faults: []sim.FaultKind{sim.FaultOutage, sim.FaultClockSkew}}}, true},
 		{verdict.Finding{Stage: verdict.StageMatrix, Point: "relay.after-claim"}, false},
-		{verdict.Finding{Stage: verdict.StageExplore, Run: verdict.Run{Explore: true, Faults: []sim.FaultKind{sim.FaultOutage}}}, false},
+		{verdict.Finding{Stage: verdict.StageExplore, Run: sim.RunID{Explore: true, Faults: []sim.FaultKind{sim.FaultOutage}}}, false},
 	} {
 		if _, ok := grade.PointHint(hints, c.f); ok != c.want {
 			t.Errorf("%+v: the row's hint %v, want %v", c.f, ok, c.want)
@@ -320,11 +321,11 @@ func TestAHintFollowsTheCause(t *testing.T) {
 // -lab.relays or -lab.poll without -lab.replay (they were ignored, and the
 // whole grading ran green in their place).
 func TestAReplayThatCannotBeMadeFails(t *testing.T) {
-	err := grade.Replay(t, variant.Outbox(), verdict.Run{Scenario: "relay.after-send@99"})
+	err := grade.Replay(t, variant.Outbox(), scenarios.MustParseRun("relay.after-send@99"))
 	if err == nil || !strings.Contains(err.Error(), "the planned crash relay.after-send@99 never fired") {
 		t.Errorf("relay.after-send@99: %v, want the crash that never fired named", err)
 	}
-	if err := grade.Replay(t, variant.Outbox(), verdict.Run{Scenario: "relay.after-send@1"}); err != nil {
+	if err := grade.Replay(t, variant.Outbox(), scenarios.MustParseRun("relay.after-send@1")); err != nil {
 		t.Errorf("relay.after-send@1 of the reference: %v", err)
 	}
 	for _, c := range []struct {

@@ -20,17 +20,22 @@ func gradeStories(t testing.TB, v variant.Variant, opts Options, l lang.Lang, co
 	t.Helper()
 	passed := true
 	for _, name := range opts.Stories {
-		sc, err := scenarios.FindScenario(name)
+		run, err := scenarios.ParseRun(name)
 		if err != nil {
 			t.Fatalf("grade: story %s: %v", name, err)
 		}
-		res, err := sim.Run(sc.Configure(v, sc.Seed))
+		sc, err := scenarios.Find(run)
+		if err != nil {
+			t.Fatalf("grade: story %s: %v", name, err)
+		}
+		run.Variant, run.Seed = v.Name, sc.Seed
+		res, err := sim.Run(sc.Config(v, run))
 		if err != nil {
 			t.Fatalf("grade: story %s: %v", name, err)
 		}
 		if msg := storyFailure(sc, v, res, opts, l); msg != "" {
 			passed = false
-			t.Errorf("%s\n%s", msg, verdict.Command("    "+lang.Text{EN: "replay", DE: "Wiederholen"}.In(l)+": ", command+" -lab.replay="+name, width))
+			t.Errorf("%s\n%s", msg, verdict.Command("    "+lang.Text{EN: "replay", DE: "Wiederholen"}.In(l)+": ", command+" "+run.TestFlags(), width))
 		}
 	}
 	return passed

@@ -4,15 +4,15 @@ import (
 	"testing"
 
 	"outboxlab/lab/verdict"
-	"outboxlab/lab/verdict/verdicttest"
 	"outboxlab/variant"
+	"outboxlab/variant/varianttest"
 )
 
 // BenchmarkGrade grades the reference and a broken relay at each depth
 // a course uses: what one variant costs through any door (the target:
 // course within 10 s on 2 cores). Each reports its runs.
 func BenchmarkGrade(b *testing.B) {
-	slip, err := verdicttest.Find("relay-swallows-commit-errors")
+	slip, err := varianttest.Find("relay-swallows-commit-errors")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"outboxlab/lab/verdict"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -19,7 +18,7 @@ import (
 func TestAnOutcomeDeclaredAtNoRowIsAnError(t *testing.T) {
 	v := variant.Outbox()
 	v.Name = "mistyped"
-	v.Expect = map[string]check.Outcome{"relay.after-sent": check.Stuck, "relay.after-send": check.OK}
+	v.Expect = map[string]variant.Outcome{"relay.after-sent": variant.Stuck, "relay.after-send": variant.OK}
 	_, err := verdict.Grade(v, verdict.Options{Depth: verdict.Quick})
 	if err == nil || !strings.Contains(err.Error(), "declares an outcome at relay.after-sent, which is no row of the matrix (its rows: service.before-commit,") {
 		t.Errorf("err = %v, want the point named and the rows listed", err)

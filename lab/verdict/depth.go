@@ -60,7 +60,7 @@ type plan struct {
 }
 
 // The exploration of Course and Full, chosen by measuring the broken
-// frames of package verdicttest that only exploration catches (a relay
+// frames of package varianttest that only exploration catches (a relay
 // whose slip acts from its second or third occasion on: it ignores its
 // lease, it takes a publish timeout for a success, it returns a lost race
 // as an error). 300 schedules at one seed, what graders ran before,

@@ -5,7 +5,7 @@
 //
 //	v, err := verdict.Grade(myRelay(), verdict.Options{Depth: verdict.Course})
 //	for _, g := range v.Groups() { // one per cause
-//		fmt.Println(g.Text().In(lang.English), g.First().Run.Labrun("labrun", v.Variant))
+//		fmt.Println(g.Text().In(lang.English), g.First().Run.Command("labrun"))
 //	}
 //
 // Every door grades through it, so that a variant gets the same verdict

@@ -19,9 +19,9 @@ import (
 	"outboxlab/lab/cli"
 	"outboxlab/lab/grade"
 	"outboxlab/lab/verdict"
-	"outboxlab/lab/verdict/verdicttest"
 	"outboxlab/scenarios"
 	"outboxlab/variant"
+	"outboxlab/variant/varianttest"
 )
 
 // TestOneVerdictThroughEveryDoor grades variants through every door the
@@ -64,12 +64,12 @@ func TestOneVerdictThroughEveryDoor(t *testing.T) {
 	if full {
 		variants = append(scenarios.Variants()[1:], variant.Outbox(), recovery.Variant(), sendfirst.Variant(), dedup.Variant(), ordering.Variant(), course.EagerRelay())
 		slips = nil
-		for _, s := range verdicttest.Slips() {
+		for _, s := range varianttest.Slips() {
 			slips = append(slips, s.Frame+"-"+s.Name)
 		}
 	}
 	for _, name := range slips {
-		s, err := verdicttest.Find(name)
+		s, err := varianttest.Find(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func throughEveryDoor(t *testing.T, v variant.Variant, d verdict.Depth) {
 func replayEveryGroup(t *testing.T, lab cli.Lab, v variant.Variant, want verdict.Verdict) {
 	for _, g := range want.Groups() {
 		run := g.First().Run
-		command := run.Labrun(lab.Command, v.Name)
+		command := run.Command(lab.Command)
 		var stdout, stderr bytes.Buffer
 		if code := lab.Run(strings.Fields(strings.TrimPrefix(command, lab.Command+" ")), &stdout, &stderr); code != 1 {
 			t.Errorf("%s: exit %d, want 1 (it failed the grading); stderr %q", command, code, stderr.String())
@@ -215,7 +215,7 @@ func setFlag(t *testing.T, name, value string) {
 // through grade, and fails again (a relay that keeps its pause only in
 // NextWake hammers the broker when polled); without the poll it passes.
 func TestAPolledFindingReplaysThroughEveryDoor(t *testing.T) {
-	s, err := verdicttest.Find("relay-pauses-only-in-next-wake")
+	s, err := varianttest.Find("relay-pauses-only-in-next-wake")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,11 +228,11 @@ func TestAPolledFindingReplaysThroughEveryDoor(t *testing.T) {
 	if err != nil || c.Counterexample == nil || !c.Counterexample.Poll {
 		t.Fatalf("the polled cell: %v, %+v", err, c.Counterexample)
 	}
-	run := verdict.Run{Scenario: c.Counterexample.Scenario, Seed: c.Counterexample.Seed, Poll: true}
+	run := *c.Counterexample
 	lab := cli.Lab{Command: "go run ./examples/courselab", Variants: []variant.Variant{v}}
 	for _, poll := range []bool{true, false} {
 		run.Poll = poll
-		command := run.Labrun(lab.Command, v.Name)
+		command := run.Command(lab.Command)
 		var stdout, stderr bytes.Buffer
 		code := lab.Run(strings.Fields(strings.TrimPrefix(command, lab.Command+" ")), &stdout, &stderr)
 		err := grade.Replay(quiet{t}, v, run)
@@ -240,7 +240,7 @@ func TestAPolledFindingReplaysThroughEveryDoor(t *testing.T) {
 			t.Errorf("%s: exit %d; %s: %v; want a failure only with the poll", command, code, run.TestFlags(), err)
 		}
 	}
-	setFlag(t, "lab.replay", run.Scenario)
+	setFlag(t, "lab.replay", run.Name())
 	setFlag(t, "lab.poll", "true")
 	r := &fatalRecorder{TB: t}
 	func() {
@@ -248,7 +248,7 @@ func TestAPolledFindingReplaysThroughEveryDoor(t *testing.T) {
 		grade.Grade(r, v, grade.Options{})
 	}()
 	if !strings.HasPrefix(r.fatal, "STORM, declared OK") {
-		t.Errorf("go test ... -lab.replay=%s -lab.poll: %q, want STORM", run.Scenario, r.fatal)
+		t.Errorf("go test ... -lab.replay=%s -lab.poll: %q, want STORM", run.Name(), r.fatal)
 	}
 }
 

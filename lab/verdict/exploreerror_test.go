@@ -35,7 +35,7 @@ func TestAnExplorationThatEndsInAnErrorReportsItsSchedule(t *testing.T) {
 	}
 	f := g.out.Findings[0]
 	groups := g.out.Groups()
-	headline, report := groups[0].Headline().EN, groups[0].Report(0, groups[0].Hint(), f.Run.Labrun("labrun", v.Name), 1000)
+	headline, report := groups[0].Headline().EN, groups[0].Report(0, groups[0].Hint(), f.Run.Command("labrun"), 1000)
 	for _, want := range []string{
 		"a run that could not be made, in 1 run: exploration 1 of " + strconv.Itoa(f.Tried) + " schedules",
 		"in random schedule " + strconv.Itoa(f.Tried) + ": seed ",

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"outboxlab/lab/verdict/verdicttest"
+	"outboxlab/variant/varianttest"
 )
 
 // TestFirstRowsRunFirst: a broken frame red in several cells, graded to
@@ -13,7 +13,7 @@ import (
 // ends at its first red row in the matrix's order. A grader that ignored
 // First, or kept the matrix's order for Verdict.Cells, fails here.
 func TestFirstRowsRunFirst(t *testing.T) {
-	for _, slip := range verdicttest.Slips() {
+	for _, slip := range varianttest.Slips() {
 		v := slip.Variant(1)
 		all, err := Grade(v, Options{Depth: Quick, Workers: 1})
 		if err != nil {

@@ -10,7 +10,6 @@ import (
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -232,7 +231,7 @@ func (g *grader) news(fs []Finding) []Finding {
 // declaration, its missteps, and (Options.Situations) what its row never
 // reached.
 func (g *grader) cellFindings(s Stage, p sim.Point, c sim.Cell, err error) []Finding {
-	base := Finding{Stage: s, Outcome: c.Outcome, Expected: c.Expected, Point: p.ID, Run: Run{Scenario: p.ID, Seed: g.m.Seed}}
+	base := Finding{Stage: s, Outcome: c.Outcome, Expected: c.Expected, Point: p.ID, Run: sim.RunID{Variant: g.v.Name, Row: p.ID, Seed: g.m.Seed}}
 	if s == StagePolled {
 		base.Run.Poll = true
 	}
@@ -244,12 +243,12 @@ func (g *grader) cellFindings(s Stage, p sim.Point, c sim.Cell, err error) []Fin
 		f := base
 		f.Cause = CauseOutcome
 		if ce := c.Counterexample; ce != nil {
-			f.Run = counterexampleRun(*ce)
+			f.Run = *ce
 		}
 		switch {
 		case len(c.Violations) > 0:
 			f.Detail = c.Violations[0].Text()
-		case c.Outcome == check.NotApplicable:
+		case c.Outcome == variant.NotApplicable:
 			f.Detail = lang.Text{
 				EN: "the workload never reaches the point: the row tests nothing for this variant",
 				DE: "die Arbeitslast erreicht den Punkt nie: die Zeile prüft für diese Variante nichts"}
@@ -257,26 +256,21 @@ func (g *grader) cellFindings(s Stage, p sim.Point, c sim.Cell, err error) []Fin
 		out = append(out, f)
 	}
 	if c.MisstepRun != nil {
-		out = append(out, misstepFindings(base, c.Missteps, counterexampleRun(*c.MisstepRun))...)
+		out = append(out, misstepFindings(base, c.Missteps, *c.MisstepRun)...)
 	}
 	if missing := c.Missing(); g.opts.Situations && len(missing) > 0 {
 		f := base
 		f.Cause, f.Detail = CauseMissingSituation, lang.Textf(lang.Text{EN: "never reached %v", DE: "nie erreicht: %v"}, missing)
 		if ce := c.Counterexample; ce != nil {
-			f.Run = counterexampleRun(*ce)
+			f.Run = *ce
 		}
 		out = append(out, f)
 	}
 	return out
 }
 
-// counterexampleRun is a matrix counterexample as a Run.
-func counterexampleRun(c sim.Counterexample) Run {
-	return Run{Scenario: c.Scenario, Seed: c.Seed, Relays: c.Relays, Poll: c.Poll, Schedule: c.Schedule}
-}
-
 // misstepFindings are one finding per kind of misstep, each with run.
-func misstepFindings(base Finding, m sim.Missteps, run Run) []Finding {
+func misstepFindings(base Finding, m sim.Missteps, run sim.RunID) []Finding {
 	var out []Finding
 	for _, k := range []struct {
 		cause Cause
@@ -307,25 +301,21 @@ func (g *grader) sweep() {
 	g.out.Stages = append(g.out.Stages, result)
 	if err != nil {
 		g.out.Stages[len(g.out.Stages)-1].Failed = 1 // a run that could not be made
-		g.add(errorFinding(Finding{Stage: StageSweep, Run: Run{Scenario: "happy-path", Seed: g.m.Seed}}, err))
+		g.add(errorFinding(Finding{Stage: StageSweep, Run: g.happyPath(0)}, err))
 		return
 	}
 	// Single crashes first: the simplest run of a cause is its first.
 	failures := slices.Clone(sw.Failures)
 	slices.SortStableFunc(failures, func(a, b sim.SweepFailure) int { return len(a.Crashes) - len(b.Crashes) })
 	for _, f := range failures {
-		run := Run{Scenario: "happy-path", Seed: g.m.Seed, Relays: extraRelays(f.Relays)}
+		run := g.happyPath(f.Relays)
 		if len(f.Crashes) > 0 {
-			run.Scenario = ""
-			for i, c := range f.Crashes {
-				if i > 0 {
-					run.Scenario += "+"
-				}
-				run.Scenario += fmt.Sprintf("%s@%d", c.Point, c.Occurrence)
+			run.Story, run.Crashes = "", f.Crashes
+			for _, c := range f.Crashes {
 				run.Schedule = append(run.Schedule, "crash "+c.String())
 			}
 		}
-		g.add(runFindings(Finding{Stage: StageSweep, Outcome: f.Outcome, Expected: check.OK, Run: run}, f)...)
+		g.add(runFindings(Finding{Stage: StageSweep, Outcome: f.Outcome, Expected: variant.OK, Run: run}, f)...)
 	}
 }
 
@@ -335,14 +325,20 @@ func (g *grader) failureSweep() {
 	g.out.Stages = append(g.out.Stages, StageResult{Stage: StageFailureSweep, Runs: sw.Runs, Points: sw.Points, Failed: len(sw.Failures)})
 	if err != nil {
 		g.out.Stages[len(g.out.Stages)-1].Failed = 1 // a run that could not be made
-		g.add(errorFinding(Finding{Stage: StageFailureSweep, Run: Run{Scenario: "happy-path", Seed: g.m.Seed}}, err))
+		g.add(errorFinding(Finding{Stage: StageFailureSweep, Run: g.happyPath(0)}, err))
 		return
 	}
 	for _, f := range sw.Failures {
-		run := Run{Scenario: scenarios.FailureName(f.Row, *f.Failure), Seed: g.m.Seed, Relays: extraRelays(f.Relays),
+		run := sim.RunID{Variant: g.v.Name, Row: f.Row, Failure: f.Failure, Seed: g.m.Seed, Relays: extraRelays(f.Relays),
 			Schedule: []string{"fault " + f.Failure.String()}}
-		g.add(runFindings(Finding{Stage: StageFailureSweep, Outcome: f.Outcome, Expected: check.OK, Point: f.Row, Run: run}, f)...)
+		g.add(runFindings(Finding{Stage: StageFailureSweep, Outcome: f.Outcome, Expected: variant.OK, Point: f.Row, Run: run}, f)...)
 	}
+}
+
+// happyPath is the sweeps' run without a crash or a failed commit, the
+// story happy-path, with relays relays (extraRelays).
+func (g *grader) happyPath(relays int) sim.RunID {
+	return sim.RunID{Variant: g.v.Name, Story: "happy-path", Seed: g.m.Seed, Relays: extraRelays(relays)}
 }
 
 // extraRelays is a run's relays as a replay states them: 0 for the one
@@ -358,7 +354,7 @@ func extraRelays(n int) int {
 // failed commit it never reported, its missteps.
 func runFindings(base Finding, f sim.SweepFailure) []Finding {
 	var out []Finding
-	if f.Outcome != check.OK {
+	if f.Outcome != variant.OK {
 		o := base
 		o.Cause = CauseOutcome
 		if len(f.Violations) > 0 {
@@ -394,7 +390,7 @@ func (g *grader) explore(runs, seeds int) {
 	result := StageResult{Stage: StageExplore}
 	defer func() { g.out.Stages = append(g.out.Stages, result) }()
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
-		base := Finding{Stage: StageExplore, Expected: check.OK, Run: Run{Explore: true, ExploreRuns: runs, ExploreSeed: seed}}
+		base := Finding{Stage: StageExplore, Expected: variant.OK, Run: sim.RunID{Variant: g.v.Name, Explore: true, ExploreRuns: runs, ExploreSeed: seed}}
 		f, err := explore.Explore(g.v, runs, seed, explore.Options{Workers: g.opts.Workers})
 		var failed *explore.ScheduleError
 		if errors.As(err, &failed) {
@@ -418,10 +414,7 @@ func (g *grader) explore(runs, seeds int) {
 		result.Runs += f.Runs
 		result.Failed += f.Found
 		base.Outcome, base.Found, base.Tried = f.Result.Outcome, f.Found, f.Runs
-		base.Run.ExploreRuns, base.Run.Schedule = f.Runs, f.Schedule.StoryLines()
-		for _, flt := range f.Schedule.Faults {
-			base.Run.Faults = append(base.Run.Faults, flt.Kind)
-		}
+		base.Run = f.Run()
 		cfg := f.Schedule.Config(g.v)
 		g.exploreRun = &cfg
 		g.add(runFindings(base, sim.SweepFailure{Outcome: f.Result.Outcome, Violations: f.Result.Violations, Unsafe: f.Result.Unsafe, Missteps: f.Result.Missteps})...)

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"outboxlab/internal/longtest"
-	"outboxlab/lab/verdict/verdicttest"
+	"outboxlab/variant/varianttest"
 )
 
 // lateSlips are the broken frames that only exploration catches, with
@@ -27,7 +27,7 @@ var lateSlips = []struct {
 func TestCourseExplorationCatchesTheLateSlips(t *testing.T) {
 	longtest.Only(t, "long_verdict", "no case: it explores up to 50,000 schedules")
 	for _, c := range lateSlips {
-		s, err := verdicttest.Find(c.slip)
+		s, err := varianttest.Find(c.slip)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,21 +2,21 @@ package verdict
 
 import (
 	"outboxlab/lang"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Failure is how many matrix cells of a variant ended with one outcome
 // other than OK.
 type Failure struct {
-	Outcome check.Outcome `json:"outcome"`
-	Points  int           `json:"points"`
+	Outcome variant.Outcome `json:"outcome"`
+	Points  int             `json:"points"`
 }
 
 // Failures counts the matrix's cells that end other than OK, by outcome,
 // worst first (the legends' order). In a verdict without findings every
 // one of them is as the variant declares.
 func (v Verdict) Failures() []Failure {
-	outcomes := check.Outcomes()[1:]
+	outcomes := variant.Outcomes()[1:]
 	var out []Failure
 	for i := len(outcomes) - 1; i >= 0; i-- {
 		n := 0

@@ -12,12 +12,11 @@ import (
 
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/explore"
-	"outboxlab/lab/verdict/verdicttest"
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
+	"outboxlab/variant/varianttest"
 )
 
 // checks is how many cases the property tries unless -rapid.checks says:
@@ -49,7 +48,7 @@ func fewerChecks(t *testing.T, long bool) {
 // again, breaks the variant's declaration again.
 func TestEveryFailureOfEveryStageBecomesFindings(t *testing.T) {
 	longtest.Only(t, "long_verdict", "TestEveryStageTurnsItsFailuresIntoFindings and TestEveryCauseOfEveryRedCellIsAFinding")
-	slips := verdicttest.Slips()
+	slips := varianttest.Slips()
 	stages := []Stage{StageMatrix, StageAssumptions, StageSweep, StageFailureSweep, StagePolled, StageExplore}
 	rapid.Check(t, func(rt *rapid.T) {
 		slip := rapid.SampledFrom(slips).Draw(rt, "slip")
@@ -68,12 +67,12 @@ func TestEveryCauseOfEveryRedCellIsAFinding(t *testing.T) {
 	slips := []string{"consumer-bills-amendments-as-zero", "relay-returns-broker-errors", "relay-swallows-its-crash", "relay-panics-on-a-rejection", "relay-cannot-be-built"}
 	if longtest.Long(t, "long_verdict") {
 		slips = nil
-		for _, s := range verdicttest.Slips() {
+		for _, s := range varianttest.Slips() {
 			slips = append(slips, s.Frame+"-"+s.Name)
 		}
 	}
 	for _, name := range slips {
-		slip, err := verdicttest.Find(name)
+		slip, err := varianttest.Find(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +101,7 @@ func TestEveryStageTurnsItsFailuresIntoFindings(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.stage.String()+"/"+c.slip, func(t *testing.T) {
-			slip, err := verdicttest.Find(c.slip)
+			slip, err := varianttest.Find(c.slip)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,14 +135,14 @@ func checkStage(t fataler, v variant.Variant, stage Stage) {
 		}
 	}
 	for _, f := range found {
-		if f.Stage != stage || f.Run.Scenario == "" && !f.Run.Explore || f.Cause < CauseOutcome || f.Cause > CauseError {
+		if f.Stage != stage || f.Run.Name() == "" && !f.Run.Explore || f.Cause < CauseOutcome || f.Cause > CauseError {
 			t.Fatalf("%s of %s: a finding of another stage, or without a run or a cause: %+v", stage, v.Name, f)
 		}
 	}
 	for _, gr := range g.out.Groups() {
 		for _, l := range []lang.Lang{lang.English, lang.German} {
-			text := gr.Report(l, lang.Text{}, gr.First().Run.Labrun("labrun", v.Name), 100)
-			if !strings.Contains(text, "labrun scenario "+gr.First().Run.Scenario) && !strings.Contains(text, "labrun explore --variant") {
+			text := gr.Report(l, lang.Text{}, gr.First().Run.Command("labrun"), 100)
+			if !strings.Contains(text, "labrun scenario "+gr.First().Run.Name()) && !strings.Contains(text, "labrun explore --variant") {
 				t.Fatalf("no replay command in:\n%s", text)
 			}
 		}
@@ -160,12 +159,12 @@ func checkStage(t fataler, v variant.Variant, stage Stage) {
 type cause struct {
 	key     string // the run: a scenario and its relays, or an exploration's seed
 	cause   Cause
-	outcome check.Outcome
+	outcome variant.Outcome
 }
 
 // matches reports whether f is the finding of c.
 func (c cause) matches(f Finding) bool {
-	key := fmt.Sprintf("%s/%d", f.Run.Scenario, f.Run.Relays)
+	key := fmt.Sprintf("%s/%d", f.Run.Name(), f.Run.Relays)
 	if f.Run.Explore {
 		key = fmt.Sprintf("explore:%d", f.Run.ExploreSeed)
 	}
@@ -173,7 +172,7 @@ func (c cause) matches(f Finding) bool {
 }
 
 // causesOf are the causes of one run's failure.
-func causesOf(key string, outcome, expected check.Outcome, m sim.Missteps, unreported bool) []cause {
+func causesOf(key string, outcome, expected variant.Outcome, m sim.Missteps, unreported bool) []cause {
 	var out []cause
 	if outcome != expected {
 		out = append(out, cause{key, CauseOutcome, outcome})
@@ -192,9 +191,9 @@ func causesOf(key string, outcome, expected check.Outcome, m sim.Missteps, unrep
 // errorCause is the cause of a run that could not be made.
 func errorCause(key string, err error) cause {
 	if errors.Is(err, sim.ErrPanicked) {
-		return cause{key, CausePanic, check.OK}
+		return cause{key, CausePanic, variant.OK}
 	}
-	return cause{key, CauseError, check.OK}
+	return cause{key, CauseError, variant.OK}
 }
 
 // rawCauses runs stage again, without the grader, and returns the causes
@@ -223,16 +222,16 @@ func rawCauses(g *grader, stage Stage) []cause {
 				out = append(out, errorCause(p.ID+"/0", err))
 				continue
 			}
-			key := func(ce *sim.Counterexample) string {
+			key := func(ce *sim.RunID) string {
 				if ce == nil {
 					return p.ID + "/0"
 				}
-				return fmt.Sprintf("%s/%d", ce.Scenario, ce.Relays)
+				return fmt.Sprintf("%s/%d", ce.Name(), ce.Relays)
 			}
 			if !c.OutcomeMatches() {
 				out = append(out, cause{key(c.Counterexample), CauseOutcome, c.Outcome})
 			}
-			out = append(out, causesOf(key(c.MisstepRun), check.OK, check.OK, c.Missteps, false)...)
+			out = append(out, causesOf(key(c.MisstepRun), variant.OK, variant.OK, c.Missteps, false)...)
 		}
 	case StageSweep, StageFailureSweep:
 		sw, err := g.m.Sweep(g.v)
@@ -253,7 +252,7 @@ func rawCauses(g *grader, stage Stage) []cause {
 				}
 				name = strings.Join(parts, "+")
 			}
-			out = append(out, causesOf(fmt.Sprintf("%s/%d", name, extraRelays(f.Relays)), f.Outcome, check.OK, f.Missteps, len(f.Missing) > 0)...)
+			out = append(out, causesOf(fmt.Sprintf("%s/%d", name, extraRelays(f.Relays)), f.Outcome, variant.OK, f.Missteps, len(f.Missing) > 0)...)
 		}
 	case StageExplore:
 		for seed := uint64(1); seed <= uint64(g.plan.seeds); seed++ {
@@ -262,7 +261,7 @@ func rawCauses(g *grader, stage Stage) []cause {
 				return []cause{errorCause(fmt.Sprintf("explore:%d", seed), err)}
 			}
 			if f != nil {
-				return causesOf(fmt.Sprintf("explore:%d", seed), f.Result.Outcome, check.OK, f.Result.Missteps, false)
+				return causesOf(fmt.Sprintf("explore:%d", seed), f.Result.Outcome, variant.OK, f.Result.Missteps, false)
 			}
 		}
 	}
@@ -283,7 +282,7 @@ func replaysBroken(v variant.Variant, f Finding) string {
 		}
 		return ""
 	}
-	sc, err := scenarios.FindScenario(f.Run.Scenario)
+	sc, err := scenarios.FindScenario(f.Run.Name())
 	if err != nil {
 		return err.Error()
 	}

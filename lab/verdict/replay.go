@@ -6,7 +6,7 @@ import (
 	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Determinism is checked, not assumed. A grading at depth course makes a
@@ -58,30 +58,30 @@ func (g *grader) sampleFirst() []sampled {
 		if !slices.Contains(replaySample, p.ID) {
 			continue
 		}
-		run := Run{Scenario: p.ID, Seed: g.m.Seed}
+		run := sim.RunID{Variant: g.v.Name, Row: p.ID, Seed: g.m.Seed}
 		if p.Kind == sim.KindCrash {
-			run.Scenario = p.ID + "@1"
+			run.Row, run.Crashes = "", []sim.Crash{{Point: p.ID, Occurrence: 1}}
 		}
 		cfg, ok := g.configOf(run)
 		if !ok || cfg.Relays < p.MinRelays {
 			continue
 		}
 		cfg.Trace = true
-		s := sampled{finding: Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: check.NonDeterministic,
+		s := sampled{finding: Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: variant.NonDeterministic,
 			Expected: p.Expected(g.v), Point: p.ID, Run: run}, cfg: cfg}
 		s.first, s.err = sim.Run(cfg)
 		out = append(out, s)
 	}
 	for _, b := range replayFailureSample {
 		failure := sim.Fault{Kind: sim.FaultCommitFailure, Point: b, Occurrence: 1}
-		run := Run{Scenario: scenarios.FailureName("", failure), Seed: g.m.Seed, Schedule: []string{"fault " + failure.String()}}
+		run := sim.RunID{Variant: g.v.Name, Failure: &failure, Seed: g.m.Seed, Schedule: []string{"fault " + failure.String()}}
 		cfg, ok := g.configOf(run)
 		if !ok {
 			continue
 		}
 		cfg.Trace = true
-		s := sampled{finding: Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: check.NonDeterministic,
-			Expected: check.OK, Run: run}, cfg: cfg}
+		s := sampled{finding: Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: variant.NonDeterministic,
+			Expected: variant.OK, Run: run}, cfg: cfg}
 		s.first, s.err = sim.Run(cfg)
 		out = append(out, s)
 	}
@@ -105,7 +105,7 @@ func (g *grader) replay(sample []sampled) {
 	}
 	seen := map[string]bool{}
 	for _, f := range g.out.Findings {
-		key := f.Run.Labrun("labrun", g.v.Name)
+		key := f.Run.Command("labrun")
 		if seen[key] || len(seen) == maxReplays || f.Stage == StageReplay {
 			continue
 		}
@@ -119,7 +119,7 @@ func (g *grader) replay(sample []sampled) {
 		if err != nil || d == nil {
 			continue
 		}
-		nd := Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: check.NonDeterministic, Expected: f.Expected, Point: f.Point, Run: f.Run}
+		nd := Finding{Stage: StageReplay, Cause: CauseOutcome, Outcome: variant.NonDeterministic, Expected: f.Expected, Point: f.Point, Run: f.Run}
 		found = append(found, diverged(nd, d))
 	}
 	result.Failed = len(found)
@@ -135,22 +135,17 @@ func diverged(f Finding, d *sim.Divergence) Finding {
 // configOf returns the configuration that replays run for the grader's
 // variant, as its replay command makes it; false for a run no name
 // replays.
-func (g *grader) configOf(run Run) (sim.Config, bool) {
+func (g *grader) configOf(run sim.RunID) (sim.Config, bool) {
 	if run.Explore {
 		if g.exploreRun == nil {
 			return sim.Config{}, false
 		}
 		return *g.exploreRun, true
 	}
-	sc, err := scenarios.FindScenario(run.Scenario)
+	cfg, err := scenarios.Config(run, g.v)
 	if err != nil {
 		return sim.Config{}, false
 	}
-	cfg := sc.Configure(g.v, run.Seed)
-	if run.Relays > 0 {
-		cfg.Relays = run.Relays
-	}
-	cfg.Poll = run.Poll
 	if g.opts.StepBudget > 0 {
 		cfg.StepBudget = g.opts.StepBudget
 	}

@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	"outboxlab/lang"
-	"outboxlab/sim/check"
+	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // textf formats format in each language; an argument that is a
@@ -72,7 +73,7 @@ var causeHints = map[Cause]lang.Text{
 // outcome, whose hint depends on the exercise (see package grade), but
 // NONDETERMINISTIC, whose cause is the same whatever the exercise.
 func (g Group) Hint() lang.Text {
-	if g.Cause == CauseOutcome && g.Outcome == check.NonDeterministic {
+	if g.Cause == CauseOutcome && g.Outcome == variant.NonDeterministic {
 		return nondeterministicHint
 	}
 	return causeHints[g.Cause]
@@ -86,7 +87,7 @@ func (g Group) Headline() lang.Text {
 	what := textf(lang.Plain("%s,"), causeTexts[g.Cause]) // "…, in 10 runs"
 	if g.Cause == CauseOutcome {
 		what = textf(lang.Plain("%s, %s,"), g.Outcome, g.Outcome.Meaning())
-		if e := g.First().Expected; g.sameExpected() && e != check.OK {
+		if e := g.First().Expected; g.sameExpected() && e != variant.OK {
 			what = textf(lang.Text{EN: "%s where the variant declares %s,", DE: "%s wo die Variante %s erwartet,"}, what, e)
 		}
 	}
@@ -166,8 +167,8 @@ func (f Finding) RunText() lang.Text {
 	var t lang.Text
 	switch f.Stage {
 	case StageMatrix, StageAssumptions, StagePolled:
-		t = textf(lang.Text{EN: "at %s (%s%s)", DE: "bei %s (%s%s)"}, f.Point, r.Scenario, relays)
-		if r.Scenario == f.Point { // the row's own run: its name once
+		t = textf(lang.Text{EN: "at %s (%s%s)", DE: "bei %s (%s%s)"}, f.Point, r.Name(), relays)
+		if r.Row == f.Point && len(r.Crashes) == 0 && r.Failure == nil { // the row's own run: its name once
 			t = textf(lang.Text{EN: "at %s", DE: "bei %s"}, f.Point)
 			if r.Relays > 1 {
 				t = textf(lang.Text{EN: "at %s (%d relays)", DE: "bei %s (%d Relays)"}, f.Point, r.Relays)
@@ -177,19 +178,23 @@ func (f Finding) RunText() lang.Text {
 			t = lang.Join([]lang.Text{t, {EN: "with the relays polled as Relay.Run polls them", DE: "mit Relays, die gepollt werden wie in Relay.Run"}}, " ")
 		}
 	case StageSweep:
+		var crashes []string
+		for _, c := range r.Crashes {
+			crashes = append(crashes, sim.RunID{Crashes: []sim.Crash{c}}.Name())
+		}
 		t = textf(lang.Text{EN: "after a crash at %s%s", DE: "nach einem Absturz bei %s%s"},
-			lang.Text{EN: strings.ReplaceAll(r.Scenario, "+", ", then at "), DE: strings.ReplaceAll(r.Scenario, "+", ", dann bei ")}, relays)
-		if r.Scenario == "happy-path" {
+			lang.Text{EN: strings.Join(crashes, ", then at "), DE: strings.Join(crashes, ", dann bei ")}, relays)
+		if len(r.Crashes) == 0 {
 			t = textf(lang.Text{EN: "without a crash%s", DE: "ohne Absturz%s"}, relays)
 		}
 	case StageFailureSweep:
-		_, commit, failed := strings.Cut(r.Scenario, "commit-failure:")
-		t = textf(lang.Text{EN: "when commit %s fails%s", DE: "wenn der Commit %s scheitert%s"}, commit, relays)
 		switch {
-		case !failed: // the sweep's first run, before any commit fails
-			t = textf(lang.Text{EN: "in %s, before any commit fails%s", DE: "in %s, bevor ein Commit scheitert%s"}, r.Scenario, relays)
+		case r.Failure == nil: // the sweep's first run, before any commit fails
+			t = textf(lang.Text{EN: "in %s, before any commit fails%s", DE: "in %s, bevor ein Commit scheitert%s"}, r.Name(), relays)
 		case f.Point != "":
-			t = textf(lang.Text{EN: "when commit %s fails under %s%s", DE: "wenn der Commit %s unter %s scheitert%s"}, commit, f.Point, relays)
+			t = textf(lang.Text{EN: "when commit %s fails under %s%s", DE: "wenn der Commit %s unter %s scheitert%s"}, commitText(*r.Failure), f.Point, relays)
+		default:
+			t = textf(lang.Text{EN: "when commit %s fails%s", DE: "wenn der Commit %s scheitert%s"}, commitText(*r.Failure), relays)
 		}
 	case StageExplore:
 		t = textf(lang.Text{EN: "in a random schedule, shrunk: %s", DE: "in einem zufälligen Ablauf, geschrumpft: %s"}, strings.Join(r.Schedule, "; "))
@@ -197,12 +202,18 @@ func (f Finding) RunText() lang.Text {
 			t = textf(lang.Text{EN: "in random schedule %d: %s", DE: "im zufälligen Ablauf %d: %s"}, f.Tried, strings.Join(r.Schedule, "; "))
 		}
 	case StageReplay:
-		t = textf(lang.Text{EN: "when the run %s is made twice", DE: "wenn der Lauf %s zweimal gemacht wird"}, r.Scenario)
+		t = textf(lang.Text{EN: "when the run %s is made twice", DE: "wenn der Lauf %s zweimal gemacht wird"}, r.Name())
 		if r.Explore {
 			t = textf(lang.Text{EN: "when the exploration's shrunk schedule is made twice: %s", DE: "wenn der geschrumpfte Ablauf der Exploration zweimal gemacht wird: %s"}, strings.Join(r.Schedule, "; "))
 		}
 	}
 	return t
+}
+
+// commitText names a failed commit as a failure sweep's run does, after
+// its prefix: "relay.mark@1", "consumer.commit@2-4".
+func commitText(f sim.Fault) string {
+	return strings.TrimPrefix(sim.RunID{Failure: &f}.Name(), sim.FailurePrefix)
 }
 
 // Report is the group as a learner reads it: the headline, its first run

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"outboxlab/lang"
+	"outboxlab/scenarios"
+	"outboxlab/sim"
 )
 
 // TestEveryRunOfEveryStageReads: a finding's run reads as words for every
@@ -18,12 +20,12 @@ func TestEveryRunOfEveryStageReads(t *testing.T) {
 		f    Finding
 		want string
 	}{
-		{Finding{Stage: StageFailureSweep, Run: Run{Scenario: "happy-path"}}, "in happy-path, before any commit fails"},
-		{Finding{Stage: StageFailureSweep, Run: Run{Scenario: "commit-failure:relay.mark@1"}}, "when commit relay.mark@1 fails"},
-		{Finding{Stage: StageFailureSweep, Point: "poison", Run: Run{Scenario: "poison+commit-failure:consumer.count-failure@1", Relays: 2}},
+		{Finding{Stage: StageFailureSweep, Run: named("happy-path", 0)}, "in happy-path, before any commit fails"},
+		{Finding{Stage: StageFailureSweep, Run: named("commit-failure:relay.mark@1", 0)}, "when commit relay.mark@1 fails"},
+		{Finding{Stage: StageFailureSweep, Point: "poison", Run: named("poison+commit-failure:consumer.count-failure@1", 2)},
 			"when commit consumer.count-failure@1 fails under poison, 2 relays"},
-		{Finding{Stage: StageSweep, Run: Run{Scenario: "happy-path"}}, "without a crash"},
-		{Finding{Stage: StageSweep, Run: Run{Scenario: "relay.after-send@1+relay.after-mark@1"}}, "after a crash at relay.after-send@1, then at relay.after-mark@1"},
+		{Finding{Stage: StageSweep, Run: named("happy-path", 0)}, "without a crash"},
+		{Finding{Stage: StageSweep, Run: named("relay.after-send@1+relay.after-mark@1", 0)}, "after a crash at relay.after-send@1, then at relay.after-mark@1"},
 	} {
 		got := tc.f.RunText()
 		if en := got.In(lang.English); !strings.Contains(en, tc.want) {
@@ -43,18 +45,25 @@ func TestHeadlinesSayThePointOnce(t *testing.T) {
 		f    Finding
 		want string
 	}{
-		{Finding{Stage: StageMatrix, Point: "broker-outage", Run: Run{Scenario: "broker-outage"}}, "at broker-outage"},
-		{Finding{Stage: StageMatrix, Point: "stall", Run: Run{Scenario: "stall", Relays: 2}}, "at stall (2 relays)"},
-		{Finding{Stage: StageMatrix, Point: "relay.after-send", Run: Run{Scenario: "relay.after-send@2"}}, "at relay.after-send (relay.after-send@2)"},
+		{Finding{Stage: StageMatrix, Point: "broker-outage", Run: named("broker-outage", 0)}, "at broker-outage"},
+		{Finding{Stage: StageMatrix, Point: "stall", Run: named("stall", 2)}, "at stall (2 relays)"},
+		{Finding{Stage: StageMatrix, Point: "relay.after-send", Run: named("relay.after-send@2", 0)}, "at relay.after-send (relay.after-send@2)"},
 	} {
 		if got := tc.f.RunText().In(lang.English); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.f.Run, got, tc.want)
 		}
 	}
-	g := Group{Cause: CauseUnreported, Findings: []Finding{{Stage: StageFailureSweep, Run: Run{Scenario: "commit-failure:relay.mark@1"}}}}
+	g := Group{Cause: CauseUnreported, Findings: []Finding{{Stage: StageFailureSweep, Run: named("commit-failure:relay.mark@1", 0)}}}
 	for l, want := range map[lang.Lang]string{lang.English: "never came back as an error, in 1 run", lang.German: "nie als Fehler zurückkam, in 1 Lauf"} {
 		if got := g.Headline().In(l); !strings.Contains(got, want) {
 			t.Errorf("headline in %s: %q, want it to contain %q", l, got, want)
 		}
 	}
+}
+
+// named is the run a name names, with relays relays.
+func named(name string, relays int) sim.RunID {
+	run := scenarios.MustParseRun(name)
+	run.Relays = relays
+	return run
 }

@@ -2,11 +2,10 @@ package verdict
 
 import (
 	"fmt"
-	"strconv"
 
 	"outboxlab/lang"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Stage is one part of a grading.
@@ -107,69 +106,14 @@ func (c Cause) String() string {
 // MarshalText writes the cause's name.
 func (c Cause) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
-// Run is one run a finding came from, as it replays.
-type Run struct {
-	// Scenario names a run of the matrix, a sweep or the failure sweep as
-	// labrun scenario and -lab.replay take it ("relay.after-send@2",
-	// "P@1+Q@1", "poison+commit-failure:consumer.count-failure@1",
-	// "happy-path"); empty for an exploration.
-	Scenario string
-	// Seed is the run's seed, Relays how many relays it ran when not the
-	// scenario's own (0), Poll whether relays were polled as Relay.Run
-	// polls them.
-	Seed   uint64
-	Relays int
-	Poll   bool
-	// Explore says the run is an exploration's: ExploreRuns random
-	// schedules from ExploreSeed find it again.
-	Explore     bool
-	ExploreRuns int
-	ExploreSeed uint64
-	// Schedule says what happens in the run (crashes, faults, the shrunk
-	// schedule), for the reader; Faults are the kinds of fault an
-	// exploration's shrunk schedule has, for a hint that follows its
-	// cause.
-	Schedule []string
-	Faults   []sim.FaultKind
-	// Flags are labrun flags the run needs beyond these, as typed (a
-	// changed relay policy: " --max-attempts 3"); "" for none.
-	Flags string
-}
-
-// Labrun returns the labrun command that replays the run; program runs
-// labrun ("go run ./cmd/labrun", or a course's own).
-func (r Run) Labrun(program, variantName string) string {
-	if r.Explore {
-		return fmt.Sprintf("%s explore --variant %s --runs %d --seed %d", program, variantName, r.ExploreRuns, r.ExploreSeed)
-	}
-	c := sim.Counterexample{Seed: r.Seed, Relays: r.Relays, Scenario: r.Scenario, Poll: r.Poll, Flags: r.Flags}
-	return c.Replay(program, variantName)
-}
-
-// TestFlags returns the flags that replay the run in a test that grades
-// with package grade: "-lab.replay=relay.after-send@2 -lab.relays=2".
-func (r Run) TestFlags() string {
-	if r.Explore {
-		return fmt.Sprintf("-lab.replay=explore:%d:%d", r.ExploreRuns, r.ExploreSeed)
-	}
-	flags := "-lab.replay=" + r.Scenario
-	if r.Relays > 0 {
-		flags += " -lab.relays=" + strconv.Itoa(r.Relays)
-	}
-	if r.Poll {
-		flags += " -lab.poll"
-	}
-	return flags
-}
-
 // Finding is one cause of one failing run.
 type Finding struct {
 	Stage Stage
 	Cause Cause
 	// Outcome is the run's outcome, and Expected what the variant
 	// declares for it (OK beyond the matrix). For a matrix cell Outcome
-	// is the cell's worst, check.NotApplicable if no run reached it.
-	Outcome, Expected check.Outcome
+	// is the cell's worst, variant.NotApplicable if no run reached it.
+	Outcome, Expected variant.Outcome
 	// Point is the matrix row of a matrix or polled finding, the row of
 	// an assumptions finding.
 	Point string
@@ -177,8 +121,9 @@ type Finding struct {
 	// the first violation, the error, the panic (the last two as the
 	// variant's code said them, the same in both languages).
 	Detail lang.Text
-	// Run replays it.
-	Run Run
+	// Run is the run it came from, which replays it (Run.Command, for
+	// labrun; Run.TestFlags, for a test that grades with package grade).
+	Run sim.RunID
 	// Found and Tried count, for an exploration, the schedules that broke
 	// something and those tried.
 	Found, Tried int
@@ -239,7 +184,7 @@ func (v Verdict) Stage(s Stage) (StageResult, bool) {
 // what a learner fixes at once.
 type Group struct {
 	Cause   Cause
-	Outcome check.Outcome
+	Outcome variant.Outcome
 	// Findings are in stage order; the first is the one to replay.
 	Findings []Finding
 }
@@ -253,7 +198,7 @@ func (g Group) First() Finding { return g.Findings[0] }
 func (v Verdict) Groups() []Group {
 	var out []Group
 	for _, f := range v.Findings {
-		outcome := check.NotApplicable
+		outcome := variant.NotApplicable
 		if f.Cause == CauseOutcome {
 			outcome = f.Outcome
 		}

@@ -16,6 +16,7 @@ import (
 	"outboxlab/real/cleanup"
 	"outboxlab/real/pglab"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // server is the tests' PostgreSQL, started by the first test that needs it.
@@ -141,7 +142,7 @@ func TestOneOrderOneKeyOnePartitionInOrder(t *testing.T) {
 		t.Errorf("12 keys in %d partition(s), want them spread", len(used))
 	}
 	vs, err := pglab.Judge(ctx, pool, envelopes(read))
-	if err != nil || check.Worst(vs) != check.OK {
+	if err != nil || check.Worst(vs) != variant.OK {
 		t.Fatalf("verdict %v (%v)", vs, err)
 	}
 }
@@ -185,7 +186,7 @@ func TestARestartedRelaySendsAgainAndTheInboxAbsorbsIt(t *testing.T) {
 		}
 	}
 	vs, err := pglab.Judge(ctx, pool, envelopes(read))
-	if copies != 2 || err != nil || check.Worst(vs) != check.OK {
+	if copies != 2 || err != nil || check.Worst(vs) != variant.OK {
 		t.Fatalf("%d copies of e-1-1 in Kafka (want 2), verdict %v (%v)", copies, vs, err)
 	}
 }
@@ -226,7 +227,7 @@ func TestABillingThatDiesBeforeItsCommitReadsAgain(t *testing.T) {
 	}
 	both := append(envelopes(before), envelopes(after)...)
 	vs, err := pglab.Judge(ctx, pool, both)
-	if len(after) != 3 || after[0].Offset != before[0].Offset || err != nil || check.Worst(vs) != check.OK {
+	if len(after) != 3 || after[0].Offset != before[0].Offset || err != nil || check.Worst(vs) != variant.OK {
 		t.Fatalf("read again %d from offset %d (first read from %d); verdict %v (%v)", len(after), after[0].Offset, before[0].Offset, vs, err)
 	}
 }

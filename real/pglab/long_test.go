@@ -14,6 +14,7 @@ import (
 	"outboxlab/real/sqlitelab"
 	"outboxlab/sim"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // The long tests: the differential matrix on PostgreSQL, the rows and
@@ -68,7 +69,7 @@ func TestTheCommitVisibilityGapOnRealProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]check.Outcome{"outbox": check.OK, "offset-by-id": check.Stuck, "offset-by-horizon": check.OK, "publish-first": check.OK}
+	want := map[string]variant.Outcome{"outbox": variant.OK, "offset-by-id": variant.Stuck, "offset-by-horizon": variant.OK, "publish-first": variant.OK}
 	for _, c := range cells {
 		if c.Outcome != want[c.Variant] || !c.Agrees() {
 			t.Errorf("%s at slow-commit: %s, want %s\n%s", c.Variant, c.Outcome, want[c.Variant], sqlitelab.Explain(c))
@@ -83,7 +84,7 @@ func TestTheCommitVisibilityGapOnRealProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != check.OK || !slices.Contains(res.Situations, sim.LateCommit) {
+	if res.Outcome != variant.OK || !slices.Contains(res.Situations, sim.LateCommit) {
 		t.Errorf("offset-by-horizon: %s, situations %v; want OK in a run with a late commit\n%s", res.Outcome, res.Situations, timeline(res))
 	}
 }
@@ -123,30 +124,30 @@ func TestAClaimWithoutALockIsUnsafeOnPostgreSQL(t *testing.T) {
 	dsn := emptyDatabases(t, 1)[0]
 	exe, args := program(t)
 	workload := placements(100)
-	worst := func(variant, postgres string, tries int) (check.Outcome, sqlitelab.Result) {
+	worst := func(name, postgres string, tries int) (variant.Outcome, sqlitelab.Result) {
 		t.Helper()
 		var last sqlitelab.Result
 		for range tries {
-			res, err := sqlitelab.Run(sqlitelab.Config{Variant: variant, Relays: 2, Workload: workload, Burst: true, Program: exe, Args: args, Postgres: postgres})
+			res, err := sqlitelab.Run(sqlitelab.Config{Variant: name, Relays: 2, Workload: workload, Burst: true, Program: exe, Args: args, Postgres: postgres})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Outcome != check.OK {
+			if res.Outcome != variant.OK {
 				return res.Outcome, res
 			}
 			last = res
 		}
-		return check.OK, last
+		return variant.OK, last
 	}
-	if got, res := worst("claim-without-lock", dsn, 3); got != check.Unsafe {
+	if got, res := worst("claim-without-lock", dsn, 3); got != variant.Unsafe {
 		t.Errorf("claim-without-lock on PostgreSQL: %s, want UNSAFE: %v", got, res.Violations)
 	} else {
 		t.Logf("claim-without-lock on PostgreSQL: %s", res.Violations[0])
 	}
-	if got, res := worst("outbox", dsn, 1); got != check.OK {
+	if got, res := worst("outbox", dsn, 1); got != variant.OK {
 		t.Errorf("outbox on PostgreSQL: %s, want OK: %v", got, res.Violations)
 	}
-	if got, res := worst("claim-without-lock", "", 1); got != check.OK {
+	if got, res := worst("claim-without-lock", "", 1); got != variant.OK {
 		t.Errorf("claim-without-lock on SQLite: %s, want OK: %v", got, res.Violations)
 	}
 }
@@ -194,7 +195,7 @@ func TestSkipLockedRelaysNeverShareALiveClaim(t *testing.T) {
 				t.Fatal(err)
 			}
 			var published int
-			if err := pool.QueryRow(ctx, `SELECT COUNT(*) FROM published`).Scan(&published); err != nil || published != n || check.Worst(vs) != check.OK {
+			if err := pool.QueryRow(ctx, `SELECT COUNT(*) FROM published`).Scan(&published); err != nil || published != n || check.Worst(vs) != variant.OK {
 				t.Fatalf("%d published (want %d), verdict %s: %v", published, n, check.Worst(vs), vs)
 			}
 			t.Logf("%d relay(s), send %s: %d messages claimed, published and marked in %s: %.0f claims/s",

@@ -17,6 +17,7 @@ import (
 	"outboxlab/real/sqlitelab"
 	"outboxlab/scenarios"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // lazy is the tests' shared server, started by the first test that needs
@@ -200,10 +201,10 @@ func TestALeaseExpiryHandsTheMessageOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	envs, _ := Envelopes(ctx, pool)
-	if len(envs) != 2 || check.Worst(vs) != check.OK {
+	if len(envs) != 2 || check.Worst(vs) != variant.OK {
 		t.Fatalf("%d copies published, verdict %v", len(envs), vs)
 	}
-	simulatorSays(t, "outbox", "stall", check.OK)
+	simulatorSays(t, "outbox", "stall", variant.OK)
 }
 
 // TestTheCommitVisibilityGap: service-1's transaction draws id 1 and stays
@@ -216,9 +217,9 @@ func TestALeaseExpiryHandsTheMessageOver(t *testing.T) {
 func TestTheCommitVisibilityGap(t *testing.T) {
 	for _, tc := range []struct {
 		horizon bool
-		want    check.Outcome
+		want    variant.Outcome
 		sim     string
-	}{{false, check.Stuck, "offset-by-id"}, {true, check.OK, "outbox"}} {
+	}{{false, variant.Stuck, "offset-by-id"}, {true, variant.OK, "outbox"}} {
 		t.Run(tc.sim, func(t *testing.T) {
 			ctx := context.Background()
 			pool := database(t)
@@ -269,7 +270,7 @@ func TestTheCommitVisibilityGap(t *testing.T) {
 }
 
 // simulatorSays asserts the simulator's cell.
-func simulatorSays(t *testing.T, variantName, point string, want check.Outcome) {
+func simulatorSays(t *testing.T, variantName, point string, want variant.Outcome) {
 	t.Helper()
 	v, err := scenarios.FindVariant(variantName)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"outboxlab/orders"
 	"outboxlab/real/sqlitelab"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // emptyDatabases returns n fresh databases of the shared server, with no
@@ -75,7 +75,7 @@ func TestTwoRelayProcessesOnPostgreSQL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Outcome != check.OK || res.Fired || len(res.Deaths) != 0 {
+		if res.Outcome != variant.OK || res.Fired || len(res.Deaths) != 0 {
 			t.Fatalf("seed %d: outcome %s, fired %v, deaths %v\n%v\n%s", seed, res.Outcome, res.Fired, res.Deaths, res.Violations, timeline(res))
 		}
 		if claimed(res, "relay-1") && claimed(res, "relay-2") {
@@ -113,7 +113,7 @@ func TestTheCDCRelayAsAProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Outcome != check.OK || res.Fired != (tc.crash != "") {
+		if res.Outcome != variant.OK || res.Fired != (tc.crash != "") {
 			t.Fatalf("crash %q: outcome %s, fired %v: %v\n%s", tc.crash, res.Outcome, res.Fired, res.Violations, timeline(res))
 		}
 		if again := strings.Contains(timeline(res), "in the inbox"); again != tc.twice {

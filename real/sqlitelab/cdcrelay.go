@@ -209,7 +209,7 @@ func (r *cdcRelay) change(msg pglogrepl.Message) error {
 // again after its backoff, before anything past it.
 func (r *cdcRelay) publish(out outbox.Message) error {
 	for pause := 100 * time.Millisecond; ; pause = min(2*pause, 2*time.Second) {
-		err := r.gate.Cross(cdc.BoundarySend, func() error {
+		err := r.gate.Cross(outbox.BoundarySend, func() error {
 			return r.broker.Publish(broker.Envelope{ID: out.ID, Event: out.Event})
 		})
 		if err == nil || !errors.Is(err, broker.ErrTimeout) && !errors.Is(err, broker.ErrUnavailable) {

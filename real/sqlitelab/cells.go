@@ -3,12 +3,9 @@ package sqlitelab
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -106,17 +103,15 @@ func (pc plannedCell) simRun() (*Config, error) {
 		cfg, _ := pc.row.config(pc.variant, 1)
 		return &cfg, nil
 	}
-	_, at, _ := strings.Cut(ce.Scenario, "@")
-	k, err := strconv.Atoi(at)
-	if err != nil {
-		return nil, fmt.Errorf("%s at %s: the simulator's counterexample %q names no occurrence", pc.variant.Name, pc.row.ID, ce.Scenario)
+	if len(ce.Crashes) != 1 {
+		return nil, fmt.Errorf("%s at %s: the simulator's counterexample %q is no crash at one occurrence", pc.variant.Name, pc.row.ID, ce.Name())
 	}
-	return &Config{Variant: pc.variant.Name, Relays: max(ce.Relays, 1), Crash: pc.row.ID, Occurrence: k}, nil
+	return &Config{Variant: pc.variant.Name, Relays: max(ce.Relays, 1), Crash: pc.row.ID, Occurrence: ce.Crashes[0].Occurrence}, nil
 }
 
 // want is the verdict the real parts must give, and why it differs from
 // the simulator's, if it does.
-func (pc plannedCell) want() (check.Outcome, string) {
+func (pc plannedCell) want() (variant.Outcome, string) {
 	if d, ok := pc.variant.differs[pc.row.ID]; ok {
 		return d.outcome, d.why
 	}

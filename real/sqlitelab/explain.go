@@ -1,14 +1,13 @@
 package sqlitelab
 
 import (
-	"outboxlab/sim/check"
-
 	"fmt"
 	"slices"
 	"strings"
 
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // Replay is the labrun-real command that runs rc again on real parts (in
@@ -68,15 +67,25 @@ func simTrace(rc Config) (sim.Result, error) {
 	if err != nil {
 		return sim.Result{}, err
 	}
-	cfg := scenarios.Matrix().Config(v)
-	if rc.Crash != "" {
-		cfg.Relays = rc.Relays
-		cfg.Crashes = []sim.Crash{{Point: rc.Crash, Occurrence: rc.Occurrence}}
-	} else if p, err := scenarios.FindPoint(describePoint(rc)); err == nil {
-		p.Apply(&cfg)
+	cfg, err := scenarios.Config(simRun(rc, v.Name), v)
+	if err != nil {
+		cfg = scenarios.Matrix().Config(v) // a run at no row: the matrix's workload alone
 	}
 	cfg.Trace = true
 	return sim.Run(cfg)
+}
+
+// simRun is the simulator's run that corresponds to a real run: the
+// matrix's, at its crash point and occurrence with its relays, or under
+// its fault row with the row's relays.
+func simRun(rc Config, simVariant string) sim.RunID {
+	run := sim.RunID{Variant: simVariant, Seed: scenarios.MatrixSeed}
+	if rc.Crash != "" {
+		run.Crashes, run.Relays = []sim.Crash{{Point: rc.Crash, Occurrence: rc.Occurrence}}, rc.Relays
+		return run
+	}
+	run.Row = describePoint(rc)
+	return run
 }
 
 // Explain shows a disagreeing cell's run on real parts and the same run in
@@ -140,7 +149,7 @@ func (c Cell) RaceRates() string {
 	if c.Race == nil {
 		return ""
 	}
-	var outcomes []check.Outcome
+	var outcomes []variant.Outcome
 	for o := range c.Race.Seeds {
 		outcomes = append(outcomes, o)
 	}

@@ -10,6 +10,7 @@ import (
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Config is one run on real parts.
@@ -132,7 +133,7 @@ const AnyRelay = "relay-*"
 
 // Result is what one run on real parts came to.
 type Result struct {
-	Outcome    check.Outcome
+	Outcome    variant.Outcome
 	Violations []check.Violation
 	// Fired reports whether the crash point was reached Occurrence times,
 	// so that a process was killed.

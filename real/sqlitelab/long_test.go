@@ -8,7 +8,7 @@ import (
 
 	"outboxlab/real/internal/realtest"
 	"outboxlab/real/pglab"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // The long tests: the differential matrix on SQLite and the checks that
@@ -62,7 +62,7 @@ func TestABatchOutlivesARelayThatRecoversNothing(t *testing.T) {
 	realtest.Long(t)
 	exe, args := program(t)
 	var timelines []string
-	worst := check.OK
+	worst := variant.OK
 	for k := 1; ; k++ { // as a cell does: every occurrence, the worst counts
 		// The relay freezes before its first claim until the burst is
 		// placed, so that the claim takes the whole batch: left to the
@@ -80,14 +80,14 @@ func TestABatchOutlivesARelayThatRecoversNothing(t *testing.T) {
 		worst = max(worst, res.Outcome)
 		timelines = append(timelines, timeline(res))
 	}
-	if worst != check.Stuck {
+	if worst != variant.Stuck {
 		t.Fatalf("worst outcome %s, want STUCK:\n%s", worst, strings.Join(timelines, "\n"))
 	}
 	paced, err := Run(Config{Variant: "no-inflight-recovery", Relays: 1, Crash: "relay.after-mark", Occurrence: 1, Program: exe, Args: args})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if paced.Outcome != check.OK {
+	if paced.Outcome != variant.OK {
 		t.Fatalf("paced like the simulator: outcome %s, want OK: %v\n%s", paced.Outcome, paced.Violations, timeline(paced))
 	}
 }
@@ -103,17 +103,17 @@ func TestTheBrokenRelaysFailWhereTheRowsStageThem(t *testing.T) {
 	realtest.Long(t)
 	cells := []struct {
 		variant, point string
-		want           check.Outcome
+		want           variant.Outcome
 	}{
-		{"outbox", "stall", check.OK},
-		{"no-fencing", "stall", check.Unsafe},
-		{"non-idempotent-consumer", "stall", check.Duplicate},
-		{"outbox", "stall-outage", check.OK},
-		{"mark-before-send", "stall-outage", check.Lost},
-		{"outbox", "relay-restart", check.OK},
-		{"recover-all", "relay-restart", check.Unsafe},
-		{"no-inflight-recovery", "relay-restart", check.Stuck},
-		{"mark-before-send", "relay-restart", check.Lost},
+		{"outbox", "stall", variant.OK},
+		{"no-fencing", "stall", variant.Unsafe},
+		{"non-idempotent-consumer", "stall", variant.Duplicate},
+		{"outbox", "stall-outage", variant.OK},
+		{"mark-before-send", "stall-outage", variant.Lost},
+		{"outbox", "relay-restart", variant.OK},
+		{"recover-all", "relay-restart", variant.Unsafe},
+		{"no-inflight-recovery", "relay-restart", variant.Stuck},
+		{"mark-before-send", "relay-restart", variant.Lost},
 	}
 	exe, args := program(t)
 	for _, tc := range cells {
@@ -156,8 +156,8 @@ func TestACDCRelayThatConfirmsFirstIsCaught(t *testing.T) {
 	exe, args := program(t)
 	for _, tc := range []struct {
 		variant string
-		want    check.Outcome
-	}{{"cdc", check.OK}, {portConfirmsFirst.Name, check.Lost}} {
+		want    variant.Outcome
+	}{{"cdc", variant.OK}, {portConfirmsFirst.Name, variant.Lost}} {
 		rc := Config{Variant: tc.variant, Relays: 1, Crash: "relay.after-offset", Occurrence: 2, Program: exe, Args: args, Postgres: dsn}
 		res, err := Run(rc)
 		if err != nil {
@@ -178,7 +178,7 @@ func TestACDCRelayThatConfirmsFirstIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ref, port := cells[0], cells[1]; !ref.Agrees() || port.Agrees() || port.Outcome != check.Lost || port.Sim != check.OK {
+	if ref, port := cells[0], cells[1]; !ref.Agrees() || port.Agrees() || port.Outcome != variant.Lost || port.Sim != variant.OK {
 		t.Errorf("the matrix at relay.after-offset: cdc %s (simulator %s), the port %s (simulator %s); want cdc to agree and the port LOST against OK", ref.Outcome, ref.Sim, port.Outcome, port.Sim)
 	}
 }
@@ -201,10 +201,10 @@ func TestAPublishNotAwaitedIsCaughtWhereTheBrokerDropsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	port, ref, mark := cells[0], cells[1], cells[2]
-	if port.Agrees() || port.Outcome != check.Lost || port.Sim != check.OK || !strings.Contains(Explain(port), "real parts LOST, simulator OK") {
+	if port.Agrees() || port.Outcome != variant.Lost || port.Sim != variant.OK || !strings.Contains(Explain(port), "real parts LOST, simulator OK") {
 		t.Errorf("the unawaited publish: real %s, simulator %s; want LOST against OK\n%s", port.Outcome, port.Sim, Explain(port))
 	}
-	if !ref.Agrees() || ref.Outcome != check.OK || !mark.Agrees() || mark.Outcome != check.Lost {
+	if !ref.Agrees() || ref.Outcome != variant.OK || !mark.Agrees() || mark.Outcome != variant.Lost {
 		t.Errorf("the reference %s (agrees %v), mark-before-send %s (agrees %v); want OK and LOST, as the simulator\n%s\n%s", ref.Outcome, ref.Agrees(), mark.Outcome, mark.Agrees(), Explain(ref), Explain(mark))
 	}
 }
@@ -214,10 +214,10 @@ func TestTheDifferentialTestCatchesABrokenPort(t *testing.T) {
 	exe, args := program(t)
 	for _, tc := range []struct {
 		variant, point string
-		real           check.Outcome
+		real           variant.Outcome
 	}{
-		{"port-acks-before-commit", "consumer.before-commit", check.Lost},
-		{"port-inbox-row-first", "consumer.before-commit", check.Lost},
+		{"port-acks-before-commit", "consumer.before-commit", variant.Lost},
+		{"port-inbox-row-first", "consumer.before-commit", variant.Lost},
 	} {
 		t.Run(tc.variant, func(t *testing.T) {
 			cells, err := Matrix(MatrixConfig{Variants: []string{tc.variant}, Points: []string{tc.point}, Program: exe, Args: args})
@@ -225,7 +225,7 @@ func TestTheDifferentialTestCatchesABrokenPort(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := cells[0]
-			if c.Agrees() || c.Outcome != tc.real || c.Sim != check.OK {
+			if c.Agrees() || c.Outcome != tc.real || c.Sim != variant.OK {
 				t.Fatalf("%s at %s: real %s, simulator %s; want real %s against the simulator's OK", tc.variant, tc.point, c.Outcome, c.Sim, tc.real)
 			}
 			if got := Explain(c); !containsAll(got, "real parts LOST, simulator OK", "rerun the cell on real parts (in real/): go run ./cmd/labrun-real matrix --variant", "on real parts", "in the simulator", "crash consumer.before-commit") {

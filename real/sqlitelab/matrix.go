@@ -7,12 +7,12 @@ import (
 
 	"outboxlab/internal/shard"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // NotApplicable is the verdict of a cell whose crash point the variant
 // never reaches (labrun's n/a).
-const NotApplicable = check.NotApplicable
+const NotApplicable = variant.NotApplicable
 
 // MatrixConfig says which cells to run, how deep, and how to start
 // children.
@@ -66,11 +66,11 @@ type Cell struct {
 	Variant, Point string
 	// Outcome is the worst outcome over every run of the cell, or
 	// NotApplicable.
-	Outcome check.Outcome
+	Outcome variant.Outcome
 	// Sim is the simulator's outcome of the cell; Want is the verdict the
 	// real parts must give: Sim, or the variant's declared difference,
 	// whose reason is Why.
-	Sim, Want check.Outcome
+	Sim, Want variant.Outcome
 	Why       string
 	// Runs is how many runs on real parts the cell took; 0 for a cell the
 	// matrix did not run (NotRun).
@@ -99,13 +99,13 @@ type Cell struct {
 // runs the cell's runs with its own seed (1, 2, ...).
 type Race struct {
 	// Seeds are the repetitions' seeds, by the outcome each came to.
-	Seeds map[check.Outcome][]uint64
+	Seeds map[variant.Outcome][]uint64
 	N     int
 }
 
 // Rate says how often the outcome showed: "UNSAFE in 2 of 3 runs (seeds
 // 1, 3)".
-func (r Race) Rate(outcome check.Outcome) string {
+func (r Race) Rate(outcome variant.Outcome) string {
 	var seeds []string
 	for _, s := range r.Seeds[outcome] {
 		seeds = append(seeds, fmt.Sprint(s))
@@ -131,7 +131,7 @@ func (c Cell) Agrees() bool {
 		return c.Outcome == c.Want
 	}
 	for o := range c.Race.Seeds {
-		if o != check.OK && o != check.Unsafe && o != c.Want && o != NotApplicable {
+		if o != variant.OK && o != variant.Unsafe && o != c.Want && o != NotApplicable {
 			return false
 		}
 	}

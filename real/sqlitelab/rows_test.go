@@ -9,7 +9,7 @@ import (
 
 	"outboxlab/scenarios"
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestAStallWithinTheLeaseTakesNothingOver: the stall row's situation is
@@ -36,11 +36,11 @@ func TestAStallWithinTheLeaseTakesNothingOver(t *testing.T) {
 			t.Fatal(err)
 		}
 		taken := slices.Contains(res.Situations, sim.LeaseTakenOver)
-		if res.Stalls != 1 || taken != tc.taken || res.Outcome != check.OK {
+		if res.Stalls != 1 || taken != tc.taken || res.Outcome != variant.OK {
 			t.Errorf("frozen %s of a %s lease: %d stall(s), lease taken over %v (want %v), %s\n%s", tc.freeze, cfg.Lease, res.Stalls, taken, tc.taken, res.Outcome, timeline(res))
 		}
 	}
-	if (Cell{Outcome: check.OK, Want: check.OK, Missing: []sim.Situation{sim.LeaseTakenOver}}).Agrees() {
+	if (Cell{Outcome: variant.OK, Want: variant.OK, Missing: []sim.Situation{sim.LeaseTakenOver}}).Agrees() {
 		t.Error("a cell that missed its row's situation agrees")
 	}
 }
@@ -94,7 +94,7 @@ func TestThreeRelays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != check.OK || !res.Fired || !strings.Contains(timeline(res), "relay-3 ") {
+	if res.Outcome != variant.OK || !res.Fired || !strings.Contains(timeline(res), "relay-3 ") {
 		t.Fatalf("three relays: %s, fired %v\n%s", res.Outcome, res.Fired, timeline(res))
 	}
 	cells, err := Matrix(MatrixConfig{Variants: []string{"outbox", "mark-before-send"}, Points: []string{"relay.after-mark"}, MaxRelays: 3, Program: exe, Args: args})

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"outboxlab/sim"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // runCell runs a planned cell on real parts: once, or, for a race, once
@@ -14,7 +14,7 @@ func (m *matrixRun) runCell(pc plannedCell, postgres string) (Cell, error) {
 	cell := Cell{Variant: pc.variant.Name, Point: pc.row.ID, Outcome: NotApplicable, Sim: pc.sim.Outcome, OnPostgres: postgres != ""}
 	cell.Want, cell.Why = pc.want()
 	if ce := pc.sim.Counterexample; ce != nil {
-		cell.SimReplay = ce.Replay("go run ./cmd/labrun", pc.sim.Variant)
+		cell.SimReplay = ce.Command("go run ./cmd/labrun")
 	}
 	var err error
 	if cell.SimRun, err = pc.simRun(); err != nil {
@@ -30,7 +30,7 @@ func (m *matrixRun) runCell(pc plannedCell, postgres string) (Cell, error) {
 	reps := 1
 	if pc.race {
 		reps = m.cfg.Races
-		cell.Race = &Race{N: reps, Seeds: map[check.Outcome][]uint64{}}
+		cell.Race = &Race{N: reps, Seeds: map[variant.Outcome][]uint64{}}
 	}
 	reached := map[sim.Situation]bool{}
 	for seed := uint64(1); seed <= uint64(reps); seed++ {
@@ -54,7 +54,7 @@ func (m *matrixRun) runCell(pc plannedCell, postgres string) (Cell, error) {
 
 // repetition runs the cell's runs at the matrix's depth with one seed, and
 // returns the worst outcome they came to.
-func (m *matrixRun) repetition(pc plannedCell, postgres string, seed uint64, cell *Cell, reached map[sim.Situation]bool) (check.Outcome, error) {
+func (m *matrixRun) repetition(pc plannedCell, postgres string, seed uint64, cell *Cell, reached map[sim.Situation]bool) (variant.Outcome, error) {
 	worst := NotApplicable
 	consider := func(rc Config, res Result) {
 		cell.Runs++
@@ -66,7 +66,7 @@ func (m *matrixRun) repetition(pc plannedCell, postgres string, seed uint64, cel
 		}
 		if res.Outcome > cell.Outcome {
 			cell.Outcome = res.Outcome
-			if res.Outcome != check.OK {
+			if res.Outcome != variant.OK {
 				cell.Worst, cell.WorstConfig = &res, rc
 			}
 		}

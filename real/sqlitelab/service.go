@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"outboxlab/alternatives/listen"
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/effect"
@@ -142,7 +143,7 @@ func (s *service) publish(event domain.Event) error {
 		return fmt.Errorf("orders: publish: %w", err)
 	}
 	env := broker.Envelope{ID: s.newID(), Event: rec}
-	return s.gate.Cross(mistakes.BoundaryServicePublish, func() error { return s.broker.Publish(env) })
+	return s.gate.Cross(listen.BoundaryPublish, func() error { return s.broker.Publish(env) })
 }
 
 // decide is orders.Decide on the SQL transaction: load the order, apply the

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"outboxlab/real/cleanup"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 func TestMain(m *testing.M) {
@@ -35,7 +35,7 @@ func TestTheReferenceWithoutACrashIsOK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != check.OK || res.Fired || len(res.Deaths) != 0 {
+	if res.Outcome != variant.OK || res.Fired || len(res.Deaths) != 0 {
 		t.Fatalf("outcome %s, fired %v, deaths %v\n%v\n%s", res.Outcome, res.Fired, res.Deaths, res.Violations, timeline(res))
 	}
 	t.Logf("%d commits in %s", res.Commits, res.Wall)
@@ -57,7 +57,7 @@ func TestAKilledRelayDiesBySignalAndANewProcessTakesOver(t *testing.T) {
 	if said := fmt.Sprintf("started, pid %d", d.Successor); !strings.Contains(timeline(res), said) {
 		t.Fatalf("the successor never ran (no %q)\n%s", said, timeline(res))
 	}
-	if res.Outcome != check.OK {
+	if res.Outcome != variant.OK {
 		t.Fatalf("outcome %s: %v\n%s", res.Outcome, res.Violations, timeline(res))
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"outboxlab/orders"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Variant is one of the lab's variants as the real parts run it: the
@@ -66,7 +66,7 @@ type Variant struct {
 // declared is a cell's verdict on real parts where it differs from the
 // simulator's, with the reason.
 type declared struct {
-	outcome check.Outcome
+	outcome variant.Outcome
 	why     string
 }
 
@@ -127,7 +127,7 @@ func relayRestartRace(point string, relays int) bool {
 // published amendment is a phantom with the sequence number of the
 // committed one; PostgreSQL's row lock makes the second writer wait for the
 // stalled one, and its amendment follows it as #3.
-var rowLockWins = declared{check.OK, "PostgreSQL's row lock makes service-2's amendment of o-1 wait for the stalled service-1, where the simulator's store lets it commit first (first committer wins) and refuses service-1's: service-1's published amendment is then no phantom"}
+var rowLockWins = declared{variant.OK, "PostgreSQL's row lock makes service-2's amendment of o-1 wait for the stalled service-1, where the simulator's store lets it commit first (first committer wins) and refuses service-1's: service-1's published amendment is then no phantom"}
 
 // variants are the variants the real parts express, in the matrix's order.
 var variants = []Variant{
@@ -148,7 +148,7 @@ var variants = []Variant{
 	// The fix of offset-by-id, which the simulator does not have: its
 	// verdicts are offset-by-id's but where the fix shows.
 	{Name: "offset-by-horizon", sim: "offset-by-id", handle: (*service).handle, position: byHorizon, postgres: true, maxRelays: 1,
-		differs: map[string]declared{"slow-commit": {check.OK, "the relay reads past a transaction-id horizon, pg_snapshot_xmin: it waits for service-1's open transaction instead of passing its id (the fix offset-by-id lacks)"}}},
+		differs: map[string]declared{"slow-commit": {variant.OK, "the relay reads past a transaction-id horizon, pg_snapshot_xmin: it waits for service-1's open transaction instead of passing its id (the fix offset-by-id lacks)"}}},
 }
 
 // VariantNames lists the variants of the real matrix on SQLite.

@@ -16,6 +16,7 @@ import (
 	"outboxlab/sim"
 	"outboxlab/sim/check"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // facts are what readWorld reads beside the checker's World.
@@ -78,7 +79,7 @@ func readWorld(dir, postgres string, interruptions int) (w check.World, f facts,
 	w.StoredAt = check.InLogOrder(len(w.Published)) // an aggregate's order at the broker, judged as the simulator judges it
 	for _, m := range w.Outbox {
 		if m.Status == outbox.DeadLetter {
-			w.DeadLetters = append(w.DeadLetters, check.DeadLetter{Where: lang.Text{EN: "outbox"}, MessageID: m.ID,
+			w.DeadLetters = append(w.DeadLetters, variant.DeadLetter{Where: lang.Text{EN: "outbox"}, MessageID: m.ID,
 				AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: m.LastError})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/lang"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // ConsumerEvidence is everything the judge reads after a consumer round:
@@ -60,7 +61,7 @@ func JudgeConsumer(e ConsumerEvidence) []check.Violation {
 	given := map[string]int{} // order → the first sequence given up
 	for _, c := range e.Committed {
 		if d, ok := dead[c.EventID]; ok {
-			vs = append(vs, check.Violation{Outcome: check.GaveUp, AggregateID: c.Record.AggregateID, Sequence: c.Record.Sequence, Detail: english(
+			vs = append(vs, check.Violation{Outcome: variant.GaveUp, AggregateID: c.Record.AggregateID, Sequence: c.Record.Sequence, Detail: english(
 				"%s (%s, p%d/%d) was dead-lettered (%q), but it is a readable event of the contract: what failed was transient (the database, the broker), and a retry would have applied it",
 				c.EventID, c.Record.Type, d.Partition, d.Offset, d.Reason)})
 			if s, seen := given[c.Record.AggregateID]; !seen || c.Record.Sequence < s {
@@ -69,14 +70,14 @@ func JudgeConsumer(e ConsumerEvidence) []check.Violation {
 		}
 	}
 	for _, v := range check.Check(w) {
-		if v.Outcome == check.Lost && v.Sequence > 0 {
+		if v.Outcome == variant.Lost && v.Sequence > 0 {
 			if s, ok := given[v.AggregateID]; ok && v.Sequence >= s {
 				continue // the dead letter explains it, and GAVE_UP says what is wrong
 			}
 			r, ok := unread(e, v.AggregateID, v.Sequence)
 			switch {
 			case ok:
-				v = check.Violation{Outcome: check.Stuck, AggregateID: v.AggregateID, Sequence: v.Sequence, Detail: english(
+				v = check.Violation{Outcome: variant.Stuck, AggregateID: v.AggregateID, Sequence: v.Sequence, Detail: english(
 					"%s at p%d/%d is not applied, and the group has not read past it (its offset on p%d is %s): the consumer never got there",
 					r.EventID, r.Partition, r.Offset, r.Partition, offsetOf(e.Offsets, r.Partition))}
 			case r.EventID != "":
@@ -129,7 +130,7 @@ func strayDeadLetters(wrong []DeadLetterRow, published []Published) []check.Viol
 		if d.EventID != "" {
 			id = fmt.Sprintf("%q", d.EventID)
 		}
-		vs = append(vs, check.Violation{Outcome: check.Mismatch, Detail: english(
+		vs = append(vs, check.Violation{Outcome: variant.Mismatch, Detail: english(
 			"the dead letter (event_id %s, p%d/%d, %q) names no record the broker holds: p%d/%d holds %s; a dead letter carries the partition, the offset and the event-id of the record it gives up",
 			id, d.Partition, d.Offset, d.Reason, d.Partition, d.Offset, there)})
 	}
@@ -189,7 +190,7 @@ func readPast(e ConsumerEvidence, dead map[string]DeadLetterRow, given map[strin
 			continue
 		}
 		said[p.EventID] = true
-		vs = append(vs, check.Violation{Outcome: check.Lost, AggregateID: c.Record.AggregateID, Sequence: c.Record.Sequence, Detail: english(
+		vs = append(vs, check.Violation{Outcome: variant.Lost, AggregateID: c.Record.AggregateID, Sequence: c.Record.Sequence, Detail: english(
 			"%s (%s) has no effect and is no dead letter, and the group read past its record (%s at p%d/%d; its offset on p%d is %d): an offset commit passed it before its effect (rule 4: at a SIGTERM, at a revoke, or a commit of what was polled), and nobody reads it again",
 			p.EventID, c.Record.Type, p.EventID, p.Partition, p.Offset, p.Partition, off)})
 	}
@@ -210,12 +211,12 @@ func planned(e ConsumerEvidence, dead map[string]DeadLetterRow) []check.Violatio
 			continue
 		}
 		if off, ok := e.Offsets[p.Partition]; ok && p.Offset < off {
-			vs = append(vs, check.Violation{Outcome: check.Lost, AggregateID: p.Key, Detail: english(
+			vs = append(vs, check.Violation{Outcome: variant.Lost, AggregateID: p.Key, Detail: english(
 				"%s at p%d/%d, a record no consumer can read (%s), was read past, and is neither applied nor in billing_dead_letters: it vanished without a trace",
 				p.EventID, p.Partition, p.Offset, p.Planned)})
 			continue
 		}
-		vs = append(vs, check.Violation{Outcome: check.Stuck, AggregateID: p.Key, Detail: english(
+		vs = append(vs, check.Violation{Outcome: variant.Stuck, AggregateID: p.Key, Detail: english(
 			"%s at p%d/%d, a record no consumer can read (%s), holds its partition up (the group's offset on p%d is %s): a record that cannot be read is a dead letter, not tried again and again",
 			p.EventID, p.Partition, p.Offset, p.Planned, p.Partition, offsetOf(e.Offsets, p.Partition))})
 	}

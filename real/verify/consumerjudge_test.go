@@ -9,6 +9,7 @@ import (
 	"outboxlab/billing"
 	"outboxlab/domain"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // billingStory is a hand-made consumer round: o-1 placed at 19.99 EUR
@@ -78,7 +79,7 @@ func (s *billingStory) apply(ids ...string) *billingStory {
 	return s
 }
 
-func (s *billingStory) judged(t *testing.T, want check.Outcome, says ...string) {
+func (s *billingStory) judged(t *testing.T, want variant.Outcome, says ...string) {
 	t.Helper()
 	vs := JudgeConsumer(s.e)
 	var all []string
@@ -96,37 +97,37 @@ func (s *billingStory) judged(t *testing.T, want check.Outcome, says ...string) 
 }
 
 func TestAConsumerThatAppliedEachEventOnceInOrderIsOK(t *testing.T) {
-	newBillingStory(t).apply("e-1", "e-3", "e-2", "e-4").judged(t, check.OK)
+	newBillingStory(t).apply("e-1", "e-3", "e-2", "e-4").judged(t, variant.OK)
 }
 
 // TestTheCheckersVerdictsReachAConsumersRound: the ledger and accounts go
 // to the core's checker, which the simulator's runs have: an effect
 // twice, a later one first, a wrong amount, an account off its ledger.
 func TestTheCheckersVerdictsReachAConsumersRound(t *testing.T) {
-	newBillingStory(t).apply("e-1", "e-1", "e-2", "e-3", "e-4").judged(t, check.Duplicate, "DUPLICATE o-1#1")
-	newBillingStory(t).apply("e-2", "e-1", "e-3", "e-4").judged(t, check.OutOfOrder, "OUT_OF_ORDER o-1#1")
+	newBillingStory(t).apply("e-1", "e-1", "e-2", "e-3", "e-4").judged(t, variant.Duplicate, "DUPLICATE o-1#1")
+	newBillingStory(t).apply("e-2", "e-1", "e-3", "e-4").judged(t, variant.OutOfOrder, "OUT_OF_ORDER o-1#1")
 	s := newBillingStory(t).apply("e-1", "e-2", "e-3", "e-4")
 	s.e.Ledger[0].Amount.Minor = 1998 // 19.99 through a float
 	s.e.Accounts[0].Billed.Minor = 2008
-	s.judged(t, check.Mismatch, "MISMATCH o-1#1", "19.98 EUR")
+	s.judged(t, variant.Mismatch, "MISMATCH o-1#1", "19.98 EUR")
 	s = newBillingStory(t).apply("e-1", "e-2", "e-3", "e-4")
 	s.e.Accounts[1].Cancelled = false
-	s.judged(t, check.Mismatch, "MISMATCH o-2")
+	s.judged(t, variant.Mismatch, "MISMATCH o-2")
 }
 
 // TestAnEffectMissingIsLostWhereTheGroupReadPastItAndStuckWhereItDidNot:
 // the group's offsets tell a consumer that went on without an effect
 // (LOST) from one that never got there (STUCK).
 func TestAnEffectMissingIsLostWhereTheGroupReadPastItAndStuckWhereItDidNot(t *testing.T) {
-	newBillingStory(t).apply("e-1", "e-3", "e-4").judged(t, check.Lost, "LOST o-1#2", "the group read past its record (e-2 at p0/1; its offset on p0 is 2)",
+	newBillingStory(t).apply("e-1", "e-3", "e-4").judged(t, variant.Lost, "LOST o-1#2", "the group read past its record (e-2 at p0/1; its offset on p0 is 2)",
 		"an offset commit passed it before its effect (rule 4")
 	s := newBillingStory(t).apply("e-1", "e-3", "e-4")
 	s.e.Offsets[0] = 1
 	s.e.Quiesced, s.e.Busy = false, "p0 at 1 of 2"
-	s.judged(t, check.Stuck, "STUCK o-1#2: e-2 at p0/1 is not applied, and the group has not read past it (its offset on p0 is 1)")
+	s.judged(t, variant.Stuck, "STUCK o-1#2: e-2 at p0/1 is not applied, and the group has not read past it (its offset on p0 is 1)")
 	s = newBillingStory(t).apply("e-1", "e-3", "e-4")
 	delete(s.e.Offsets, 0)
-	s.judged(t, check.Stuck, "its offset on p0 is not committed")
+	s.judged(t, variant.Stuck, "its offset on p0 is not committed")
 }
 
 // TestAReadableEventDeadLetteredIsGaveUp: a dead letter of a committed
@@ -135,9 +136,9 @@ func TestAnEffectMissingIsLostWhereTheGroupReadPastItAndStuckWhereItDidNot(t *te
 func TestAReadableEventDeadLetteredIsGaveUp(t *testing.T) {
 	s := newBillingStory(t).apply("e-3", "e-4")
 	s.e.DeadLetters = []DeadLetterRow{{EventID: "e-1", Partition: 0, Offset: 0, Reason: "terminating connection due to administrator command"}}
-	s.judged(t, check.GaveUp, "GAVE_UP o-1#1: e-1 (OrderAccepted, p0/0) was dead-lettered")
+	s.judged(t, variant.GaveUp, "GAVE_UP o-1#1: e-1 (OrderAccepted, p0/0) was dead-lettered")
 	for _, v := range JudgeConsumer(s.e) {
-		if v.Outcome == check.Lost {
+		if v.Outcome == variant.Lost {
 			t.Errorf("%s: the dead letter explains it", v)
 		}
 	}
@@ -156,18 +157,18 @@ func TestARecordNoConsumerCanReadMustBeADeadLetter(t *testing.T) {
 	}
 	s := poisoned()
 	s.e.DeadLetters = []DeadLetterRow{{EventID: "x-poison-2", Partition: 0, Offset: 2, Reason: "unexpected end of JSON input"}}
-	s.judged(t, check.OK)
-	poisoned().judged(t, check.Lost, "x-poison-2 at p0/2", "vanished without a trace")
+	s.judged(t, variant.OK)
+	poisoned().judged(t, variant.Lost, "x-poison-2 at p0/2", "vanished without a trace")
 	s = poisoned()
 	s.e.Offsets[0] = 2
-	s.judged(t, check.Stuck, "holds its partition up")
+	s.judged(t, variant.Stuck, "holds its partition up")
 
 	s = newBillingStory(t).apply("e-1", "e-2", "e-3", "e-4")
 	s.e.Published = append(s.e.Published, Published{Partition: 2, Offset: 0, EventID: "x-version-3", Key: "o-future-3", Planned: PlannedVersion})
 	s.e.Offsets[2] = 1
 	s.e.Ledger = append(s.e.Ledger, billing.Entry{MessageID: "x-version-3", OrderID: "o-future-3", Sequence: 1, Kind: billing.Invoice, Amount: domain.MustMoney("42.00", "EUR")})
 	s.e.Accounts = append(s.e.Accounts, billing.Account{OrderID: "o-future-3", Billed: domain.MustMoney("42.00", "EUR")})
-	s.judged(t, check.Phantom, "PHANTOM o-future-3#1")
+	s.judged(t, variant.Phantom, "PHANTOM o-future-3#1")
 }
 
 // TestADeadLetterNamesItsRecordByPlaceAndID: a dead letter explains the
@@ -183,13 +184,13 @@ func TestADeadLetterNamesItsRecordByPlaceAndID(t *testing.T) {
 		s.e.DeadLetters = []DeadLetterRow{d}
 		return s
 	}
-	poisoned(DeadLetterRow{EventID: "o-1", Partition: 0, Offset: 2, Reason: "cut off"}).judged(t, check.Lost,
+	poisoned(DeadLetterRow{EventID: "o-1", Partition: 0, Offset: 2, Reason: "cut off"}).judged(t, variant.Lost,
 		`the dead letter (event_id "o-1", p0/2, "cut off") names no record the broker holds: p0/2 holds o-1, event-id "x-poison-2"`,
 		"x-poison-2 at p0/2, a record no consumer can read (poison), was read past")
-	poisoned(DeadLetterRow{EventID: "x-poison-2", Partition: 0, Offset: 3, Reason: "cut off"}).judged(t, check.Lost,
+	poisoned(DeadLetterRow{EventID: "x-poison-2", Partition: 0, Offset: 3, Reason: "cut off"}).judged(t, variant.Lost,
 		`p0/3 holds o-1, event-id "e-5"`)
-	poisoned(DeadLetterRow{EventID: "x-poison-2", Partition: 9, Offset: 99, Reason: "cut off"}).judged(t, check.Lost, "p9/99 holds no record")
-	poisoned(DeadLetterRow{Partition: 0, Offset: 2, Reason: "cut off"}).judged(t, check.Lost, "event_id NULL")
+	poisoned(DeadLetterRow{EventID: "x-poison-2", Partition: 9, Offset: 99, Reason: "cut off"}).judged(t, variant.Lost, "p9/99 holds no record")
+	poisoned(DeadLetterRow{Partition: 0, Offset: 2, Reason: "cut off"}).judged(t, variant.Lost, "event_id NULL")
 }
 
 // TestEveryRecordTheGroupReadPastIsAppliedOrADeadLetter: rule 4 judged at
@@ -200,9 +201,9 @@ func TestEveryRecordTheGroupReadPastIsAppliedOrADeadLetter(t *testing.T) {
 	s := newBillingStory(t).apply("e-1", "e-3", "e-4")
 	s.e.Published = append(s.e.Published, Published{Partition: 2, Offset: 0, EventID: "e-2", Key: "o-1"}) // published twice
 	s.e.Offsets[2] = 1
-	s.judged(t, check.Lost, "e-2 (OrderAmended) has no effect and is no dead letter")
+	s.judged(t, variant.Lost, "e-2 (OrderAmended) has no effect and is no dead letter")
 	if vs := JudgeConsumer(s.e); len(vs) != 1 {
 		t.Errorf("%d violations, want one for e-2:\n%v", len(vs), vs)
 	}
-	s.apply("e-2").judged(t, check.OK)
+	s.apply("e-2").judged(t, variant.OK)
 }

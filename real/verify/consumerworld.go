@@ -15,6 +15,7 @@ import (
 	"outboxlab/lang"
 	"outboxlab/orders"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // consumerWorld is one consumer round's databases, broker, service,
@@ -64,7 +65,7 @@ func runConsumerRound(cfg Config, r Round) (Result, error) {
 	e.Quiesced, e.Busy = quiet, busy
 	vs := JudgeConsumer(e)
 	if err := w.fleet.Broken(); err != nil {
-		vs = append(vs, check.Violation{Outcome: check.Stuck, Detail: lang.Text{EN: err.Error()}})
+		vs = append(vs, check.Violation{Outcome: variant.Stuck, Detail: lang.Text{EN: err.Error()}})
 	}
 	// An instance that ends by itself is STUCK above, as CONSUMERS.md
 	// says; the breach a consumer round reports is rule 8's.

@@ -18,7 +18,7 @@
 // database connections.
 //
 // After the round the judge (Judge) hands the facts to the lab's checker
-// (lab/check): the changes the service committed, what the broker stored
+// (sim/check): the changes the service committed, what the broker stored
 // and from which process, the rows the relay left, every change of a
 // row's status (written by a trigger in the relay's own transaction), and
 // what the harness did to whom. Added to the checker's verdicts are what
@@ -62,7 +62,7 @@
 // written in a transaction not yet committed (held at an advisory lock
 // by a trigger, dbWatch), or an event as the relay publishes it; and it
 // watches the group at the broker (groupView). The judge (JudgeConsumer)
-// hands the ledger in commit order and the accounts to lab/check, and
+// hands the ledger in commit order and the accounts to sim/check, and
 // reads the group's committed offsets: a record the group read past that
 // is neither applied nor a dead letter is LOST, one it never got to is
 // STUCK; a dead letter names its record by partition, offset and

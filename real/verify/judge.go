@@ -12,6 +12,7 @@ import (
 	"outboxlab/outbox"
 	"outboxlab/real/pglab"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Evidence is everything the judge reads after a round: facts the harness
@@ -82,7 +83,7 @@ func Judge(e Evidence) ([]check.Violation, error) {
 	}
 	for _, m := range e.Unsent {
 		if m.Status == outbox.DeadLetter {
-			w.DeadLetters = append(w.DeadLetters, check.DeadLetter{Where: lang.Text{EN: "outbox"}, MessageID: m.ID,
+			w.DeadLetters = append(w.DeadLetters, variant.DeadLetter{Where: lang.Text{EN: "outbox"}, MessageID: m.ID,
 				AggregateID: m.Event.AggregateID, Sequence: m.Event.Sequence, Reason: "the relay gave it up"})
 		}
 	}
@@ -113,7 +114,7 @@ func givenUp(vs []check.Violation, unsent []outbox.Message) []check.Violation {
 	}
 	var out []check.Violation
 	for _, v := range vs {
-		if first, ok := dead[v.AggregateID]; ok && v.Outcome == check.Lost && v.Sequence >= first {
+		if first, ok := dead[v.AggregateID]; ok && v.Outcome == variant.Lost && v.Sequence >= first {
 			continue
 		}
 		out = append(out, v)
@@ -146,15 +147,15 @@ func envelopes(log []*Stored, byID map[string]Committed) ([]broker.Envelope, []c
 		c, ok := byID[r.EventID]
 		switch {
 		case !r.HasID:
-			vs = append(vs, check.Violation{Outcome: check.Phantom, Detail: english(
+			vs = append(vs, check.Violation{Outcome: variant.Phantom, Detail: english(
 				"the record at p%d/%d (key %s) has no event id header: no consumer can tell which event it is", s.Partition, s.Offset, r.Key)})
 			continue
 		case !ok:
-			vs = append(vs, check.Violation{Outcome: check.Phantom, Detail: english(
+			vs = append(vs, check.Violation{Outcome: variant.Phantom, Detail: english(
 				"the record at p%d/%d carries event id %q, which no committed row has", s.Partition, s.Offset, r.EventID)})
 			continue
 		case r.Key != c.Record.AggregateID:
-			vs = append(vs, check.Violation{Outcome: check.Mismatch, AggregateID: c.Record.AggregateID, Sequence: c.Record.Sequence,
+			vs = append(vs, check.Violation{Outcome: variant.Mismatch, AggregateID: c.Record.AggregateID, Sequence: c.Record.Sequence,
 				Detail: english("%s was published with key %q: its aggregate is %q", r.EventID, r.Key, c.Record.AggregateID)})
 		}
 		rec := c.Record
@@ -185,13 +186,13 @@ func keyOrder(log []*Stored, byID map[string]Committed) []check.Violation {
 		seen[s.Record.EventID] = true
 		agg, seq := c.Record.AggregateID, c.Record.Sequence
 		if p, ok := partition[agg]; ok && p.Partition != s.Partition {
-			vs = append(vs, check.Violation{Outcome: check.OutOfOrder, AggregateID: agg, Sequence: seq, Detail: english(
+			vs = append(vs, check.Violation{Outcome: variant.OutOfOrder, AggregateID: agg, Sequence: seq, Detail: english(
 				"stored in partition %d, #%d of the same aggregate in partition %d: a consumer reads partitions independently, in any order", s.Partition, byID[p.Record.EventID].Record.Sequence, p.Partition)})
 			continue
 		}
 		partition[agg] = s
 		if l, ok := last[agg]; ok && byID[l.Record.EventID].Record.Sequence > seq {
-			vs = append(vs, check.Violation{Outcome: check.OutOfOrder, AggregateID: agg, Sequence: seq, Detail: english(
+			vs = append(vs, check.Violation{Outcome: variant.OutOfOrder, AggregateID: agg, Sequence: seq, Detail: english(
 				"first stored at p%d/%d, after #%d at p%d/%d: a consumer reads #%d first", s.Partition, s.Offset, byID[l.Record.EventID].Record.Sequence, l.Partition, l.Offset, byID[l.Record.EventID].Record.Sequence)})
 			continue
 		}
@@ -206,7 +207,7 @@ func unacknowledged(produces []*Produce) []check.Violation {
 	var vs []check.Violation
 	for _, p := range produces {
 		if p.Acks == 0 {
-			vs = append(vs, check.Violation{Outcome: check.Lost, Detail: english(
+			vs = append(vs, check.Violation{Outcome: variant.Lost, Detail: english(
 				"produce #%d from %s asked for no acknowledgement (acks=0): the relay cannot know the broker stored %s, and marks it sent all the same", p.N, p.From(), describe(p.Records))})
 		}
 	}

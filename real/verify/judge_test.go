@@ -10,6 +10,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/outbox"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // story is a hand-made round: o-1 placed (e-1) and amended (e-2), and
@@ -105,82 +106,82 @@ func TestTheJudgeFindsEachBrokenRound(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		play func(s *story)
-		want check.Outcome
+		want variant.Outcome
 		say  string
 	}{
-		{"clean", func(s *story) { s.store("relay-1/1", "e-1", ms(15)); s.store("relay-1/1", "e-2", ms(25)) }, check.OK, ""},
-		{"a row never sent and gone", func(s *story) { s.store("relay-1/1", "e-1", ms(15)) }, check.Lost, "billing never applied it"},
+		{"clean", func(s *story) { s.store("relay-1/1", "e-1", ms(15)); s.store("relay-1/1", "e-2", ms(25)) }, variant.OK, ""},
+		{"a row never sent and gone", func(s *story) { s.store("relay-1/1", "e-1", ms(15)) }, variant.Lost, "billing never applied it"},
 		{"a row left IN_FLIGHT", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			c, _ := s.committed("e-2")
 			s.e.Unsent = []outbox.Message{{ID: "e-2", Event: c.Record, Status: outbox.InFlight, LeaseOwner: "relay-1"}}
-		}, check.Stuck, "IN_FLIGHT"},
+		}, variant.Stuck, "IN_FLIGHT"},
 		{"a row given up under transient faults", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			c, _ := s.committed("e-2")
 			s.e.Unsent = []outbox.Message{{ID: "e-2", Event: c.Record, Status: outbox.DeadLetter}}
-		}, check.GaveUp, "dead-lettered"},
+		}, variant.GaveUp, "dead-lettered"},
 		{"two live senders", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			s.store("relay-2/1", "e-1", ms(16))
 			s.store("relay-1/1", "e-2", ms(25))
-		}, check.Unsafe, "two live instances held one row"},
+		}, variant.Unsafe, "two live instances held one row"},
 		{"a second copy a lease after the commit is not judged", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15)) // relay-1 was slow to mark it: its lease ran out
 			s.store("relay-2/1", "e-1", ms(10)+2*time.Second)
 			s.store("relay-1/1", "e-2", ms(25))
-		}, check.OK, ""},
+		}, variant.OK, ""},
 		{"the first sender was killed", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			s.interrupt("relay-1/1", ms(15), ms(15))
 			s.store("relay-2/1", "e-1", ms(40))
 			s.store("relay-2/1", "e-2", ms(45))
-		}, check.OK, ""},
+		}, variant.OK, ""},
 		{"the first sender was killed before the service saw the commit", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(9)) // the service's clock read after its commit returned
 			s.interrupt("relay-1/1", ms(9), ms(9))
 			s.store("relay-1/2", "e-1", ms(190))
 			s.store("relay-1/2", "e-2", ms(200))
-		}, check.OK, ""},
+		}, variant.OK, ""},
 		{"the second sender was stopped past its lease", func(s *story) {
 			s.interrupt("relay-2/1", ms(12), ms(12)+3*time.Second)
 			s.store("relay-1/1", "e-1", ms(15))
 			s.store("relay-2/1", "e-1", 3*time.Second)
 			s.store("relay-1/1", "e-2", ms(25))
-		}, check.OK, ""},
+		}, variant.OK, ""},
 		{"a request held while its sender was stopped counts when the broker got it", func(s *story) {
 			s.store("relay-2/1", "e-1", ms(1500))
 			s.store("relay-1/1", "e-1", 3*time.Second).Arrived = ms(15) // sent at 15 ms, stopped, stored at 3 s
 			s.store("relay-2/1", "e-2", ms(1600))
-		}, check.OK, ""},
+		}, variant.OK, ""},
 		{"a stop within the lease excuses nothing", func(s *story) {
 			s.interrupt("relay-2/1", ms(12), ms(1012))
 			s.store("relay-1/1", "e-1", ms(15))
 			s.store("relay-2/1", "e-1", ms(1012))
 			s.store("relay-1/1", "e-2", ms(25))
-		}, check.Unsafe, "relay-2/1"},
+		}, variant.Unsafe, "relay-2/1"},
 		{"a restart of another instance excuses nothing", func(s *story) {
 			s.interrupt("relay-1/1", ms(12), ms(12)) // relay-1/1 is killed; relay-1/2 sends
 			s.store("relay-1/2", "e-1", ms(15))
 			s.store("relay-2/1", "e-1", ms(900))
 			s.store("relay-1/2", "e-2", ms(25))
-		}, check.Unsafe, "relay-1/2"},
+		}, variant.Unsafe, "relay-1/2"},
 		{"the first sender's produce timed out", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15)).Withheld = true
 			s.store("relay-2/1", "e-1", ms(2100))
 			s.store("relay-2/1", "e-2", ms(2200))
-		}, check.OK, ""},
+		}, variant.OK, ""},
 		{"an aggregate's events swapped", func(s *story) { s.store("relay-1/1", "e-2", ms(15)); s.store("relay-1/1", "e-1", ms(25)) },
-			check.OutOfOrder, "a consumer reads #2 first"},
+			variant.OutOfOrder, "a consumer reads #2 first"},
 		{"an aggregate in two partitions", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			s.store("relay-1/1", "e-2", ms(25), func(r *SentRecord) { r.Partition = (r.Partition + 1) % Partitions })
-		}, check.OutOfOrder, "partitions independently"},
+		}, variant.OutOfOrder, "partitions independently"},
 		{"an aggregate in the partition librdkafka's default puts it", func(s *story) {
 			crc := func(r *SentRecord) { r.Partition = int32(crc32.ChecksumIEEE([]byte(r.Key)) % Partitions) }
 			s.store("relay-1/1", "e-1", ms(15), crc)
 			s.store("relay-1/1", "e-2", ms(25), crc)
-		}, check.Mismatch, "placed by librdkafka's default partitioner (consistent_random: CRC32"},
+		}, variant.Mismatch, "placed by librdkafka's default partitioner (consistent_random: CRC32"},
 		{"an aggregate in a partition no client's default puts it", func(s *story) {
 			other := func(r *SentRecord) {
 				for r.Partition == int32(Murmur2.Partition([]byte(r.Key), Partitions)) || r.Partition == int32(crc32.ChecksumIEEE([]byte(r.Key))%Partitions) {
@@ -189,82 +190,82 @@ func TestTheJudgeFindsEachBrokenRound(t *testing.T) {
 			}
 			s.store("relay-1/1", "e-1", ms(15), other)
 			s.store("relay-1/1", "e-2", ms(25), other)
-		}, check.Mismatch, "placed by a partitioner that is not Kafka's default"},
+		}, variant.Mismatch, "placed by a partitioner that is not Kafka's default"},
 		{"a record no row explains", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			s.store("relay-1/1", "e-2", ms(25))
 			s.store("relay-1/1", "e-9", ms(26))
-		}, check.Phantom, `"e-9"`},
+		}, variant.Phantom, `"e-9"`},
 		{"a record without the id header", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			s.store("relay-1/1", "e-2", ms(25), func(r *SentRecord) { r.HasID = false })
-		}, check.Lost, "no event id header"}, // the event never reached billing as itself
+		}, variant.Lost, "no event id header"}, // the event never reached billing as itself
 		{"a record keyed by something else", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15), func(r *SentRecord) { r.Key = "order" })
 			s.store("relay-1/1", "e-2", ms(25), func(r *SentRecord) { r.Key = "order" })
-		}, check.Mismatch, `with key "order"`},
+		}, variant.Mismatch, `with key "order"`},
 		{"a value other than the row's payload", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15), func(r *SentRecord) {
 				r.Value = []byte(strings.Replace(string(r.Value), "10.00", "1.00", 1))
 			})
 			s.store("relay-1/1", "e-2", ms(25))
-		}, check.Mismatch, "billed invoice +1.00 EUR, the change was invoice +10.00 EUR"},
+		}, variant.Mismatch, "billed invoice +1.00 EUR, the change was invoice +10.00 EUR"},
 		{"a row written after SENT", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			s.store("relay-1/1", "e-2", ms(25))
 			s.e.History = []StatusChange{{EventID: "e-1", Old: "PENDING", New: "IN_FLIGHT"}, {EventID: "e-1", Old: "IN_FLIGHT", New: "SENT"},
 				{EventID: "e-1", Old: "SENT", New: "FAILED", Writer: s.proc("relay-1/1"), At: ms(30)}}
-		}, check.Unsafe, "(SENT → FAILED) by relay-1/1 (pid 100) at 0.030s"},
+		}, variant.Unsafe, "(SENT → FAILED) by relay-1/1 (pid 100) at 0.030s"},
 		{"a live claim handed back by another live instance", func(s *story) {
 			s.change("relay-2/1", "e-1", "PENDING", "IN_FLIGHT", ms(12), 0, ms(2012))
 			s.change("relay-1/1", "e-1", "IN_FLIGHT", "PENDING", ms(500), ms(2012), 0)
 			s.store("relay-2/1", "e-1", ms(600))
 			s.store("relay-2/1", "e-2", ms(700))
-		}, check.Unsafe, "relay-1/1 (pid 101) changed it (IN_FLIGHT → PENDING) at 0.500s, 1.512s before that lease ran out, with relay-2/1 alive"},
+		}, variant.Unsafe, "relay-1/1 (pid 101) changed it (IN_FLIGHT → PENDING) at 0.500s, 1.512s before that lease ran out, with relay-2/1 alive"},
 		{"a live claim taken over by another live instance", func(s *story) {
 			s.change("relay-2/1", "e-1", "PENDING", "IN_FLIGHT", ms(12), 0, ms(2012))
 			s.change("relay-1/1", "e-1", "IN_FLIGHT", "IN_FLIGHT", ms(500), ms(2012), ms(2500))
 			s.store("relay-1/1", "e-1", ms(600))
 			s.store("relay-1/1", "e-2", ms(700))
-		}, check.Unsafe, "took away another live instance's claim"},
+		}, variant.Unsafe, "took away another live instance's claim"},
 		{"a claim released by the successor of its killed owner", func(s *story) {
 			s.change("relay-1/1", "e-1", "PENDING", "IN_FLIGHT", ms(12), 0, ms(2012))
 			s.e.Ended = map[*Proc]time.Duration{s.proc("relay-1/1"): ms(100)}
 			s.change("relay-1/2", "e-1", "IN_FLIGHT", "PENDING", ms(200), ms(2012), 0)
 			s.store("relay-1/2", "e-1", ms(300))
 			s.store("relay-1/2", "e-2", ms(400))
-		}, check.OK, ""},
+		}, variant.OK, ""},
 		{"a claim taken over once its lease ran out", func(s *story) {
 			s.change("relay-1/1", "e-1", "PENDING", "IN_FLIGHT", ms(12), 0, ms(2012))
 			s.change("relay-2/1", "e-1", "IN_FLIGHT", "IN_FLIGHT", ms(2100), ms(2012), ms(4100))
 			s.store("relay-2/1", "e-1", ms(2200))
 			s.store("relay-2/1", "e-2", ms(2300))
-		}, check.OK, ""},
+		}, variant.OK, ""},
 		{"a claim changed by a connection no relay process held", func(s *story) {
 			s.change("relay-1/1", "e-1", "PENDING", "IN_FLIGHT", ms(12), 0, ms(2012))
 			s.change("", "e-1", "IN_FLIGHT", "PENDING", ms(500), ms(2012), 0)
 			s.store("relay-1/1", "e-1", ms(600))
 			s.store("relay-1/1", "e-2", ms(700))
-		}, check.OK, ""},
+		}, variant.OK, ""},
 		{"an instance that never reconnected", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			c, _ := s.committed("e-2")
 			s.e.Unsent = []outbox.Message{{ID: "e-2", Event: c.Record, Status: outbox.Pending}}
 			s.e.Quiesced = false
 			s.e.CutOff = []CutOff{{Proc: s.proc("relay-1/1"), Since: ms(300), Lines: []string{"claim: conn closed (pause 2s)"}}}
-		}, check.Stuck, "relay-1/1 (pid 100) held no database connection from 0.300s"},
+		}, variant.Stuck, "relay-1/1 (pid 100) held no database connection from 0.300s"},
 		{"a row sent again after each lease it waited", func(s *story) {
 			for i := range 5 { // 2 × (1 + 2 leases waited) = 6 allowed
 				s.store("relay-1/1", "e-1", ms(10)+time.Duration(i)*time.Second)
 			}
 			s.store("relay-1/1", "e-2", ms(25)+4*time.Second)
-		}, check.OK, ""},
+		}, variant.OK, ""},
 		{"a row sent more often than any fault explains", func(s *story) {
 			for i := range 5 {
 				s.store("relay-1/1", "e-1", ms(15+i))
 			}
 			s.store("relay-1/1", "e-2", ms(25))
-		}, check.Storm, "published 5 times"},
+		}, variant.Storm, "published 5 times"},
 		{"requests hammered at a broker that is down", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			s.e.Outages = []Window{{ms(20), ms(1020)}}
@@ -274,11 +275,11 @@ func TestTheJudgeFindsEachBrokenRound(t *testing.T) {
 				s.e.Log = s.e.Log[:1]
 			}
 			s.store("relay-1/1", "e-2", ms(1100))
-		}, check.Storm, "refused 200 sends"},
+		}, variant.Storm, "refused 200 sends"},
 		{"a produce without acknowledgement", func(s *story) {
 			s.store("relay-1/1", "e-1", ms(15))
 			s.store("relay-1/1", "e-2", ms(25)).Acks = 0
-		}, check.Lost, "acks=0"},
+		}, variant.Lost, "acks=0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStory(t)

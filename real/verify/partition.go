@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Contract rule 2 asks for Kafka's default partitioner: the partition of a
@@ -110,7 +111,7 @@ func partitions(log []*Stored, byID map[string]Committed, n int) []check.Violati
 			continue
 		}
 		said[key] = true
-		vs = append(vs, check.Violation{Outcome: check.Mismatch, AggregateID: key, Detail: english(
+		vs = append(vs, check.Violation{Outcome: variant.Mismatch, AggregateID: key, Detail: english(
 			"%s was stored at p%d/%d: %s puts key %s in partition %d of %d; these records were placed by %s. A producer of the same keys on Kafka's default (Java, franz-go) writes them to another partition than this relay, and a consumer reads the two partitions in any order",
 			s.Record.EventID, s.Partition, s.Offset, Murmur2.Name, key, Murmur2.Partition([]byte(key), n), n, whose)})
 	}

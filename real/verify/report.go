@@ -10,6 +10,7 @@ import (
 
 	"outboxlab/lang"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 var (
@@ -110,7 +111,7 @@ func WriteRound(w io.Writer, res Result, l lang.Lang, replay string, all bool) {
 // make, OK.
 func (r Result) Verdict() string {
 	var words []string
-	if r.Outcome != check.OK {
+	if r.Outcome != variant.OK {
 		words = append(words, r.Outcome.String())
 	}
 	for _, b := range r.Breaches {
@@ -125,7 +126,7 @@ func (r Result) Verdict() string {
 		words = append(words, "NOT MADE")
 	}
 	if len(words) == 0 {
-		return check.OK.String()
+		return variant.OK.String()
 	}
 	return strings.Join(words, ", ")
 }

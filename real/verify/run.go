@@ -15,6 +15,7 @@ import (
 	"outboxlab/lang"
 	"outboxlab/real/pglab"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // Config is a verify run: the relay command and how its world is made.
@@ -55,7 +56,7 @@ var ErrInterrupted = errors.New("interrupted")
 // Result is what one round came to.
 type Result struct {
 	Round      Round
-	Outcome    check.Outcome
+	Outcome    variant.Outcome
 	Violations []check.Violation
 	// NotReached are faults whose produce request never came: the round
 	// did not test them, and fails.
@@ -83,7 +84,7 @@ type Result struct {
 // OK reports whether the round passed: no violation, no breach, every
 // fault made.
 func (r Result) OK() bool {
-	return r.Outcome == check.OK && len(r.NotReached) == 0 && len(r.NotMade) == 0 && len(r.Breaches) == 0
+	return r.Outcome == variant.OK && len(r.NotReached) == 0 && len(r.NotMade) == 0 && len(r.Breaches) == 0
 }
 
 // NotMade is a fault the harness could not make, and why.
@@ -127,7 +128,7 @@ func RunRound(cfg Config, r Round) (Result, error) {
 		return Result{}, err
 	}
 	if err := w.fleet.Broken(); err != nil {
-		vs = append(vs, check.Violation{Outcome: check.Stuck, Detail: lang.Text{EN: err.Error()}})
+		vs = append(vs, check.Violation{Outcome: variant.Stuck, Detail: lang.Text{EN: err.Error()}})
 	}
 	res := Result{Round: r, Outcome: check.Worst(vs), Violations: vs, NotReached: w.drv.notReached(), Breaches: w.fleet.Breaches(),
 		Timeline: w.tl.Events(), Committed: e.Committed, Wall: time.Since(start)}

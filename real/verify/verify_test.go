@@ -15,7 +15,7 @@ import (
 	"outboxlab/real/cleanup"
 	"outboxlab/real/pglab"
 	"outboxlab/real/verify"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // The tests here play rounds on real processes: the relays under relays/
@@ -349,10 +349,10 @@ func TestSentBySlotReadsTheSlotsPosition(t *testing.T) {
 	rounds, _ := verify.Select(verify.Rounds(cfg.Seed, 0), []string{"three-instances"})
 	for _, tc := range []struct {
 		name, relay string
-		want        check.Outcome
+		want        variant.Outcome
 	}{
-		{"confirms-without-sending", filepath.Join(bin, "slot-without-send"), check.Lost},
-		{"never-confirms", "exec sleep 60", check.Stuck},
+		{"confirms-without-sending", filepath.Join(bin, "slot-without-send"), variant.Lost},
+		{"never-confirms", "exec sleep 60", variant.Stuck},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // The database tells which connection wrote a row (the history trigger
@@ -165,7 +166,7 @@ func cutOff(cuts []CutOff) []check.Violation {
 		if len(c.Lines) > 0 {
 			last = strings.Join(c.Lines[max(0, len(c.Lines)-3):], " | ")
 		}
-		vs = append(vs, check.Violation{Outcome: check.Stuck, Detail: english(
+		vs = append(vs, check.Violation{Outcome: variant.Stuck, Detail: english(
 			"%s (pid %d) held no database connection from %.3fs, when the harness terminated its connections, to the end of the round: it never reconnected, and its rows waited (rule 6: survive a terminated connection); its last lines: %s",
 			c.Proc.Label(), c.Proc.OwnPID(), c.Since.Seconds(), last)})
 	}

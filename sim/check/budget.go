@@ -3,11 +3,13 @@ package check
 import (
 	"math"
 	"time"
+
+	"outboxlab/variant"
 )
 
 // Faults is what a run's planned faults ask of the declared policies: the
 // budgets of the run are derived from them and the policies (Transient,
-// RelayPolicy.DownBudget, ConsumerPolicy.Allowed), and they say which
+// OutageBudget, Allowed), and they say which
 // policy findings the run puts to the test (Findings).
 type Faults struct {
 	// Outages are the lengths of the broker's outages.
@@ -46,11 +48,11 @@ type MessageFaults struct {
 // ten-minute outage the chapters call transient (TransientOutage),
 // whichever is longer: a policy that gives up sooner does not make the
 // fault permanent. Under transient faults a dead letter is GAVE_UP.
-func (f Faults) Transient(r RelayPolicy, c ConsumerPolicy) bool {
+func (f Faults) Transient(r variant.RelayPolicy, c variant.ConsumerPolicy) bool {
 	if f.Rejected {
 		return false
 	}
-	attempts := max(c.MaxAttempts, MinConsumerAttempts)
+	attempts := max(c.MaxAttempts, variant.MinConsumerAttempts)
 	for _, m := range f.Billing {
 		if m.Unprocessable || m.Unknown || c.MaxAttempts > 0 && m.Corrupted >= attempts {
 			return false
@@ -61,15 +63,15 @@ func (f Faults) Transient(r RelayPolicy, c ConsumerPolicy) bool {
 		demand += d
 	}
 	window, ends := r.RetryWindow()
-	return demand <= TransientOutage || !ends || demand < window
+	return demand <= variant.TransientOutage || !ends || demand < window
 }
 
-// DownBudget returns how many publish attempts the broker may refuse
+// OutageBudget returns how many publish attempts the broker may refuse
 // while it is down, of all messages together, from relays that pause as
-// the policy says: DownBudget of each outage, for each of relays (a
+// the policy p says: DownBudget of each outage, for each of relays (a
 // restarted relay starts its pause anew: count each restart as one more).
 // A policy without a positive pause sets no bound (0: no check).
-func (p RelayPolicy) DownBudget(f Faults, relays int) int {
+func OutageBudget(p variant.RelayPolicy, f Faults, relays int) int {
 	per := 0
 	for _, d := range f.Outages {
 		n := DownBudget(d, p.Pause)
@@ -81,14 +83,14 @@ func (p RelayPolicy) DownBudget(f Faults, relays int) int {
 	return per * relays
 }
 
-// Allowed returns how many attempts the policy makes at a message with
+// Allowed returns how many attempts the policy p makes at a message with
 // the faults m before it parks it as a dead letter, 0 when it must not
 // park it at all: MaxAttempts for one it cannot process, one for a
 // contract it does not know when it parks those at once, each corrupted
 // delivery one more beside a permanent fault, and no dead letter for one
 // whose only fault was transient, unless it was corrupted on every
 // attempt the policy makes. A policy that never parks allows any number.
-func (p ConsumerPolicy) Allowed(m MessageFaults) int {
+func Allowed(p variant.ConsumerPolicy, m MessageFaults) int {
 	attempts := p.MaxAttempts
 	if attempts < 1 {
 		attempts = math.MaxInt / 2
@@ -111,4 +113,14 @@ func (p ConsumerPolicy) Allowed(m MessageFaults) int {
 		return attempts // corrupted on every attempt the policy makes
 	}
 	return 0
+}
+
+// PublishBudget returns how many publish attempts of one message the
+// policy p allows in a run (see Budget); a policy that never gives up sets
+// no bound (0: no check).
+func PublishBudget(p variant.RelayPolicy, replays, interruptions int) int {
+	if p.MaxAttempts < 1 || p.MaxAttempts > math.MaxInt/(2+replays)-interruptions {
+		return 0
+	}
+	return Budget(p.MaxAttempts, replays, interruptions)
 }

@@ -12,66 +12,12 @@ import (
 	"outboxlab/inbox"
 	"outboxlab/lang"
 	"outboxlab/outbox"
+	"outboxlab/variant"
 )
-
-// Outcome is the verdict of one run. Its String is the public word used in
-// the matrix, in JSON and in variant declarations.
-type Outcome int
-
-// Outcomes, mildest first; a larger value is worse.
-const (
-	OK Outcome = iota
-	// Late: a message waited although a relay could have sent it: a relay
-	// kept it claimed after its step, or slept past the time it was due
-	// longer than its own failures excuse (see World.Delays).
-	Late
-	// Storm: more publish attempts than the retry policy allows.
-	Storm
-	// GaveUp: a dead letter although every fault of the run was transient.
-	GaveUp
-	Stuck
-	// Unsafe: a safety property broke during the run (see Safety), even if
-	// the end state looks right.
-	Unsafe
-	// Mismatch: an effect exists once but differs from the committed change
-	// (amount, kind), or a ledger or account does not add up. It ranks
-	// below the outcomes that explain it (an effect applied out of order
-	// credits the wrong amount).
-	Mismatch
-	OutOfOrder
-	Duplicate
-	Phantom
-	Lost
-	// NonDeterministic: the same run made twice, from the same seed, went
-	// two ways. No run's checker says it (one run cannot tell): the
-	// grader replays runs and compares their traces (sim.RunTwice). It
-	// ranks above every other outcome: what a run that does not replay
-	// shows, no replay can show again.
-	NonDeterministic
-)
-
-var outcomeWords = [...]string{"OK", "LATE", "STORM", "GAVE_UP", "STUCK", "UNSAFE", "MISMATCH", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST", "NONDETERMINISTIC"}
-
-// String returns the outcome's public word, e.g. "OUT_OF_ORDER", and
-// "n/a" for NotApplicable.
-func (o Outcome) String() string {
-	if o == NotApplicable {
-		return "n/a"
-	}
-	if o < 0 || int(o) >= len(outcomeWords) {
-		return fmt.Sprintf("Outcome(%d)", int(o))
-	}
-	return outcomeWords[o]
-}
-
-// Outcomes lists every outcome, mildest first.
-func Outcomes() []Outcome {
-	return []Outcome{OK, Late, Storm, GaveUp, Stuck, Unsafe, Mismatch, OutOfOrder, Duplicate, Phantom, Lost, NonDeterministic}
-}
 
 // Violation is one broken invariant, in plain words with numbers.
 type Violation struct {
-	Outcome     Outcome
+	Outcome     variant.Outcome
 	AggregateID string
 	Sequence    int
 	// Detail says what broke, with numbers, in both languages.
@@ -100,8 +46,8 @@ func (v Violation) In(l lang.Lang) string {
 }
 
 // Worst returns the worst outcome among vs, OK for none.
-func Worst(vs []Violation) Outcome {
-	w := OK
+func Worst(vs []Violation) variant.Outcome {
+	w := variant.OK
 	for _, v := range vs {
 		w = max(w, v.Outcome)
 	}
@@ -151,7 +97,7 @@ type World struct {
 	PastDeadLetters bool
 	// DeadLetters are the dead letters that existed after quiesce, before
 	// the operator's replay, in the outbox and in billing.
-	DeadLetters []DeadLetter
+	DeadLetters []variant.DeadLetter
 	// Transient says every fault of the run heals by itself (no rejected or
 	// poisoned message): then a dead letter is GAVE_UP.
 	Transient bool
@@ -170,7 +116,7 @@ type World struct {
 	// because it was down, of all messages together (a service that
 	// publishes itself makes one a command, whose client sees it fail);
 	// WhileDownBudget is how many the
-	// relays' own pause allows (see DownBudget), 0 for no check. More is
+	// relays' own pause allows (see OutageBudget), 0 for no check. More is
 	// STORM even when every message kept to its own backoff: a relay that
 	// tries each of a thousand waiting messages on its own schedule sends
 	// a thousand requests where one would tell it the broker is still down.
@@ -205,20 +151,20 @@ type World struct {
 	// Unreplayed are the dead letters the operator had a relay replay,
 	// one at a time after fixing its cause, that stayed dead letters: a
 	// replay that cannot put back what it is asked for leaves them STUCK.
-	Unreplayed []DeadLetter
+	Unreplayed []variant.DeadLetter
 	// Vanished are the dead letters the operator replayed that then were
 	// neither dead letters again, nor delivered, nor waiting to be sent:
 	// a replay that let go of a message before it was on its way (it
 	// deleted the dead letter before the broker confirmed the send) lost
 	// it.
-	Vanished []DeadLetter
+	Vanished []variant.DeadLetter
 	// Relay and Consumer are the policies the variant declares (the
 	// course's where it declares none), and Exercise what the run put
 	// them to: what is wrong with a policy itself is a violation where the
 	// run puts it to the test (see Findings). Zero policies are not
 	// judged.
-	Relay    RelayPolicy
-	Consumer ConsumerPolicy
+	Relay    variant.RelayPolicy
+	Consumer variant.ConsumerPolicy
 	Exercise Exercise
 	// BillingParked are the messages billing parked as dead letters for a
 	// planned fault, with how many attempts it took and how many its
@@ -250,16 +196,6 @@ type Delay struct {
 	Sequence    int
 	// Detail says who kept it waiting, from when, and until when.
 	Detail lang.Text
-}
-
-// DeadLetter is a message that was given up on, and where.
-type DeadLetter struct {
-	// Where is the outbox or billing, as a sentence names it.
-	Where       lang.Text
-	MessageID   string
-	AggregateID string
-	Sequence    int
-	Reason      string
 }
 
 // Attempts is how often one message was handed to the broker.
@@ -296,7 +232,7 @@ func DownBudget(down time.Duration, pause func(n int) time.Duration) int {
 	for at := time.Duration(0); at < down; {
 		n++
 		p := pause(n)
-		if p <= 0 || n > maxCounted {
+		if p <= 0 || n > variant.MaxCounted {
 			return math.MaxInt
 		}
 		at += p
@@ -329,10 +265,10 @@ func Check(w World) []Violation {
 	vs = append(vs, spacing(w.Tries, w.FailedMarks, w.Relay)...)
 	vs = append(vs, lazy(w.FailedMarks, w.Relay)...)
 	for _, u := range w.Unsafe {
-		vs = append(vs, Violation{Outcome: Unsafe, Detail: u})
+		vs = append(vs, Violation{Outcome: variant.Unsafe, Detail: u})
 	}
 	if !w.Quiesced {
-		vs = append(vs, Violation{Outcome: Stuck, Detail: lang.Textf(lang.Text{
+		vs = append(vs, Violation{Outcome: variant.Stuck, Detail: lang.Textf(lang.Text{
 			EN: "still busy at the end of the horizon: %s", DE: "am Ende des Horizonts noch beschäftigt: %s"}, w.Busy)})
 	}
 	vs = append(vs, stuck...)
@@ -367,7 +303,7 @@ func acknowledged(f *facts) []Violation {
 	var vs []Violation
 	for id, of := range f.orders {
 		if of.told > 0 && of.version < of.told {
-			vs = append(vs, Violation{Lost, id, 0, lang.Textf(lang.Text{
+			vs = append(vs, Violation{variant.Lost, id, 0, lang.Textf(lang.Text{
 				EN: "the service answered %d command(s) with success, but %d change(s) are committed",
 				DE: "der Dienst hat %d Befehl(e) mit Erfolg beantwortet, aber %d Änderung(en) sind committet"}, of.told, of.version)})
 		}
@@ -405,7 +341,7 @@ func stuckMessages(msgs []outbox.Message) []Violation {
 					EN: "message %s is %s after quiesce (claimed by %s, never released)",
 					DE: "die Nachricht %s ist nach dem Abklingen %s (von %s geclaimt, nie freigegeben)"}, m.ID, m.Status, m.LeaseOwner)
 			}
-			vs = append(vs, Violation{Stuck, agg, m.Event.Sequence, detail})
+			vs = append(vs, Violation{variant.Stuck, agg, m.Event.Sequence, detail})
 		}
 	}
 	return vs
@@ -417,7 +353,7 @@ func liveness(w World) []Violation {
 	var vs []Violation
 	if w.Transient {
 		for _, d := range w.DeadLetters {
-			vs = append(vs, Violation{GaveUp, d.AggregateID, d.Sequence,
+			vs = append(vs, Violation{variant.GaveUp, d.AggregateID, d.Sequence,
 				lang.Textf(lang.Text{
 					EN: "message %s was dead-lettered in %s (%s), but every fault of the run was transient: the retries should have outlasted it",
 					DE: "die Nachricht %s wurde in %s zum Dead Letter („%s“), aber jede Störung des Laufs war vorübergehend: die Wiederholungen hätten sie überdauern müssen"},
@@ -432,7 +368,7 @@ func liveness(w World) []Violation {
 		}
 		if budget > 0 && a.N > budget {
 			stormed[a.MessageID] = true
-			vs = append(vs, Violation{Storm, a.AggregateID, a.Sequence,
+			vs = append(vs, Violation{variant.Storm, a.AggregateID, a.Sequence,
 				lang.Textf(lang.Text{
 					EN: "message %s was published %s times, the retry policy allows %d: retries without backoff or limit hammer the broker",
 					DE: "die Nachricht %s wurde %s-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d: Retries ohne Backoff oder Grenze hämmern auf den Broker ein"},
@@ -440,7 +376,7 @@ func liveness(w World) []Violation {
 		}
 	}
 	if w.WhileDownBudget > 0 && w.WhileDown > w.WhileDownBudget {
-		vs = append(vs, Violation{Outcome: Storm, Detail: lang.Textf(lang.Text{
+		vs = append(vs, Violation{Outcome: variant.Storm, Detail: lang.Textf(lang.Text{
 			EN: "the broker refused %s sends while it was down, a relay that pauses after a failed send allows %d: trying every waiting message on its own schedule hammers the broker",
 			DE: "der Broker hat während seines Ausfalls %s Sendeversuche abgelehnt, ein Relay, das nach einem gescheiterten Senden pausiert, erlaubt %d: jede wartende Nachricht nach ihrem eigenen Zeitplan zu versuchen, hämmert auf den Broker ein"},
 			lang.Count(int64(w.WhileDown)), w.WhileDownBudget)})
@@ -448,7 +384,7 @@ func liveness(w World) []Violation {
 	if w.BeforeReplayBudget > 0 {
 		for _, a := range w.BeforeReplay {
 			if a.N > w.BeforeReplayBudget && !stormed[a.MessageID] {
-				vs = append(vs, Violation{Storm, a.AggregateID, a.Sequence,
+				vs = append(vs, Violation{variant.Storm, a.AggregateID, a.Sequence,
 					lang.Textf(lang.Text{
 						EN: "message %s was published %s times before the operator's replay, the retry policy allows %d until a message is given up",
 						DE: "die Nachricht %s wurde vor dem erneuten Einspielen durch den Operator %s-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d, bis eine Nachricht aufgegeben wird"},

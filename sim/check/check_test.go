@@ -15,6 +15,7 @@ import (
 	"outboxlab/lang"
 	"outboxlab/outbox"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 func order(id string, version int) domain.Order { return domain.Order{ID: id, Version: version} }
@@ -103,7 +104,7 @@ func TestCheck(t *testing.T) {
 			BillingParked: []check.ParkAttempts{{MessageID: "e-1", AggregateID: "o-1", Sequence: 1, Attempts: 1, Allowed: 0}},
 		}, []string{"GAVE_UP o-1#1: billing put message e-1 aside as a dead letter after 1 attempt(s), though its fault was transient: the next attempt would have worked (retry is the protection against transient errors)"}},
 		{"a replay that left its dead letter dead", check.World{Quiesced: true,
-			Unreplayed: []check.DeadLetter{{Where: lang.Plain("outbox"), MessageID: "e-1", AggregateID: "o-1", Sequence: 1}},
+			Unreplayed: []variant.DeadLetter{{Where: lang.Plain("outbox"), MessageID: "e-1", AggregateID: "o-1", Sequence: 1}},
 		}, []string{"STUCK o-1#1: the operator fixed its cause and replayed message e-1 (in outbox), and it stayed a dead letter"}},
 		{"billing holds a change it applied", check.World{
 			Orders: []domain.Order{order("o-1", 1)}, Ledger: []billing.Entry{entry("o-1", 1)}, Quiesced: true,
@@ -141,13 +142,13 @@ func TestCheck(t *testing.T) {
 
 func TestOutcomeWords(t *testing.T) {
 	words := map[string]bool{}
-	for _, o := range check.Outcomes() {
+	for _, o := range variant.Outcomes() {
 		if w := o.String(); words[w] || strings.HasPrefix(w, "Outcome(") {
 			t.Errorf("%d: word %q twice or missing", int(o), w)
 		}
 		words[o.String()] = true
 	}
-	if check.Worst(nil) != check.OK {
+	if check.Worst(nil) != variant.OK {
 		t.Error("Worst(nil) != OK")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"outboxlab/inbox"
 	"outboxlab/lang"
 	"outboxlab/store"
+	"outboxlab/variant"
 )
 
 // Change is one committed business change of an order, as billing must
@@ -100,7 +101,7 @@ func content(w World, f *facts) []Violation {
 			continue
 		}
 		if e.Kind != c.Kind || e.Amount != c.Amount {
-			vs = append(vs, Violation{Mismatch, c.OrderID, c.Sequence,
+			vs = append(vs, Violation{variant.Mismatch, c.OrderID, c.Sequence,
 				lang.Textf(f.terms.Differs, KindText(e.Kind), signed(e.Amount), c.Text(), signed(c.Amount))})
 		}
 	}
@@ -111,14 +112,14 @@ func content(w World, f *facts) []Violation {
 			continue // compared with its committed order
 		}
 		if a.Billed.Minor != of.net {
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: a.OrderID,
 				Detail: lang.Textf(lang.Text{
 					EN: "the account shows %s billed, its ledger nets to %s",
 					DE: "das Konto zeigt %s berechnet, sein Journal ergibt netto %s"},
 					MoneyText(a.Billed), MoneyText(domain.Money{Minor: of.net, Currency: a.Billed.Currency}))})
 		}
 		if a.Cancelled != of.credited {
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: a.OrderID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: a.OrderID,
 				Detail: lang.Textf(lang.Text{
 					EN: "the account says cancelled: %v, its ledger says %v",
 					DE: "das Konto sagt storniert: %s, sein Journal sagt %s"}, yesNo(a.Cancelled), yesNo(of.credited))})
@@ -151,16 +152,16 @@ func accounts(w World, f *facts) []Violation {
 		a := of.account
 		switch {
 		case a == nil:
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(f.terms.NoAccount, o.Version, MoneyText(want))})
 		case a.Billed.Currency != want.Currency:
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(f.terms.AccountCurrency, MoneyText(a.Billed), a.Billed.Currency, want.Currency, MoneyText(want))})
 		case a.Billed != want:
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(f.terms.AccountTotal, MoneyText(a.Billed), owes(*o, want))})
 		case a.Cancelled != (o.Status == domain.Cancelled):
-			vs = append(vs, Violation{Outcome: Mismatch, AggregateID: o.ID,
+			vs = append(vs, Violation{Outcome: variant.Mismatch, AggregateID: o.ID,
 				Detail: lang.Textf(lang.Text{
 					EN: "the account says cancelled: %v, the order is %s",
 					DE: "das Konto sagt storniert: %s, die Bestellung ist %s"}, yesNo(a.Cancelled), o.Status)})
@@ -218,7 +219,7 @@ func contract(published []broker.Envelope) []Violation {
 			first[k] = e.ID
 		case id != e.ID && !reported[k]:
 			reported[k] = true
-			vs = append(vs, Violation{Duplicate, e.Event.AggregateID, e.Event.Sequence,
+			vs = append(vs, Violation{variant.Duplicate, e.Event.AggregateID, e.Event.Sequence,
 				lang.Textf(lang.Text{
 					EN: "the same %s was published as %s and again as %s: a consumer that deduplicates by message id applies it twice",
 					DE: "dasselbe %s wurde als %s und noch einmal als %s veröffentlicht: ein Consumer, der nach der Nachrichten-ID dedupliziert, wendet es zweimal an"},

@@ -3,6 +3,7 @@ package check
 import (
 	"outboxlab/billing"
 	"outboxlab/lang"
+	"outboxlab/variant"
 )
 
 // facts are what Check reads of the committed orders, billing's ledger and
@@ -103,7 +104,7 @@ func factsOf(w World) *facts {
 		of.net += e.Amount.Minor
 		of.credited = of.credited || e.Kind == billing.Credit
 		if of.last != nil && e.Sequence < of.last.Sequence {
-			f.outOfOrder = append(f.outOfOrder, Violation{OutOfOrder, e.OrderID, e.Sequence,
+			f.outOfOrder = append(f.outOfOrder, Violation{variant.OutOfOrder, e.OrderID, e.Sequence,
 				lang.Textf(lang.Text{EN: "%s of #%d applied after %s of #%d", DE: "%s von #%d nach %s von #%d angewendet"}, KindText(e.Kind), e.Sequence, KindText(of.last.Kind), of.last.Sequence)})
 		}
 		if of.last == nil || e.Sequence > of.last.Sequence {

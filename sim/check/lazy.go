@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"outboxlab/lang"
+	"outboxlab/variant"
 )
 
 // A declared policy is judged both ways. Its budgets (STORM, GAVE_UP)
@@ -24,7 +25,7 @@ import (
 // declares no backoff is not judged by it; one that declares no lease is
 // held to the lab's longest (MaxLease). One violation per message, its
 // first.
-func lazy(marks []FailedMark, p RelayPolicy) []Violation {
+func lazy(marks []FailedMark, p variant.RelayPolicy) []Violation {
 	var vs []Violation
 	judged := map[string]bool{}
 	for _, m := range marks {
@@ -33,24 +34,24 @@ func lazy(marks []FailedMark, p RelayPolicy) []Violation {
 		}
 		var v Violation
 		switch {
-		case m.Claim && p.Lease == 0 && m.LeaseUntil.Sub(m.At) > MaxLease:
+		case m.Claim && p.Lease == 0 && m.LeaseUntil.Sub(m.At) > variant.MaxLease:
 			// A policy that declares no lease is held to the lab's
 			// longest: declaring none must not hide an hour's claim.
-			v = Violation{Late, m.AggregateID, m.Sequence, lang.Textf(lang.Text{
+			v = Violation{variant.Late, m.AggregateID, m.Sequence, lang.Textf(lang.Text{
 				EN: "%s claimed message %s until %s, %s after its claim committed; its policy declares no lease, and the lab accepts at most %s: a relay that dies holding it leaves it waiting that long",
 				DE: "%s claimte die Nachricht %s bis %s, %s nach dem Commit des Claims; seine Strategie nennt keine Lease, und das Labor erlaubt höchstens %s: ein Relay, das mit ihr stirbt, lässt sie so lange warten"},
-				m.By, m.MessageID, clock(m.LeaseUntil), lang.Duration(m.LeaseUntil.Sub(m.At).Round(time.Millisecond)), lang.Duration(MaxLease))}
+				m.By, m.MessageID, clock(m.LeaseUntil), lang.Duration(m.LeaseUntil.Sub(m.At).Round(time.Millisecond)), lang.Duration(variant.MaxLease))}
 		case m.Claim && p.Lease > 0 && m.LeaseUntil.Sub(m.At) > p.Lease:
-			v = Violation{Late, m.AggregateID, m.Sequence, lang.Textf(lang.Text{
+			v = Violation{variant.Late, m.AggregateID, m.Sequence, lang.Textf(lang.Text{
 				EN: "%s claimed message %s until %s, %s after its claim committed, where its policy says a lease of %s: a relay that dies holding it leaves it waiting that long",
 				DE: "%s claimte die Nachricht %s bis %s, %s nach dem Commit des Claims, wo seine Strategie eine Lease von %s nennt: ein Relay, das mit ihr stirbt, lässt sie so lange warten"},
 				m.By, m.MessageID, clock(m.LeaseUntil), lang.Duration(m.LeaseUntil.Sub(m.At).Round(time.Millisecond)), lang.Duration(p.Lease))}
-		case !m.Claim && p.BackoffBase > 0 && !m.RetryAt.IsZero() && m.RetryAt.Sub(m.At) > exponential(p.BackoffBase, p.BackoffCap, m.Attempts):
-			v = Violation{Late, m.AggregateID, m.Sequence, lang.Textf(lang.Text{
+		case !m.Claim && p.BackoffBase > 0 && !m.RetryAt.IsZero() && m.RetryAt.Sub(m.At) > p.LongestBackoff(m.Attempts):
+			v = Violation{variant.Late, m.AggregateID, m.Sequence, lang.Textf(lang.Text{
 				EN: "after its failed send %d, message %s waited %s, until %s, where its policy says %s (backoff from %s, capped at %s): a relay slower than it declares keeps the message back for nothing",
 				DE: "nach ihrem %d. gescheiterten Senden wartete die Nachricht %s %s, bis %s, wo ihre Strategie %s nennt (Backoff ab %s, höchstens %s): ein Relay, das langsamer ist, als es erklärt, hält die Nachricht ohne Grund zurück"},
 				m.Attempts, m.MessageID, lang.Duration(m.RetryAt.Sub(m.At).Round(time.Millisecond)), clock(m.RetryAt),
-				lang.Duration(exponential(p.BackoffBase, p.BackoffCap, m.Attempts)), lang.Duration(p.BackoffBase), lang.Duration(p.BackoffCap))}
+				lang.Duration(p.LongestBackoff(m.Attempts)), lang.Duration(p.BackoffBase), lang.Duration(p.BackoffCap))}
 		default:
 			continue
 		}

@@ -1,9 +1,9 @@
 package check
 
 import (
-	"outboxlab/lang"
-
 	"outboxlab/inbox"
+	"outboxlab/lang"
+	"outboxlab/variant"
 )
 
 // applied returns the violations of the ledger's order (OUT_OF_ORDER,
@@ -14,14 +14,14 @@ func applied(f *facts) []Violation {
 	for _, of := range f.committed {
 		for i, ef := range of.effects {
 			if ef.n > 1 {
-				vs = append(vs, Violation{Duplicate, of.id, i + 1, lang.Textf(f.terms.Duplicate, ef.n)})
+				vs = append(vs, Violation{variant.Duplicate, of.id, i + 1, lang.Textf(f.terms.Duplicate, ef.n)})
 			}
 		}
 	}
 	for c, ef := range f.others {
-		vs = append(vs, Violation{Phantom, c.order, c.seq, lang.Textf(f.terms.Phantom, ef.n)})
+		vs = append(vs, Violation{variant.Phantom, c.order, c.seq, lang.Textf(f.terms.Phantom, ef.n)})
 		if ef.n > 1 {
-			vs = append(vs, Violation{Duplicate, c.order, c.seq, lang.Textf(f.terms.Duplicate, ef.n)})
+			vs = append(vs, Violation{variant.Duplicate, c.order, c.seq, lang.Textf(f.terms.Duplicate, ef.n)})
 		}
 	}
 	return vs
@@ -43,7 +43,7 @@ func missing(w World, f *facts, stuck []Violation) []Violation {
 		if n, _ := f.applied(c); n > 0 {
 			// What billing holds waits for nothing any more, and shows
 			// the operator a change as waiting that is done.
-			vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(terms.AppliedHeld, p.Envelope.ID, HeldReason(p, 0))})
+			vs = append(vs, Violation{variant.Stuck, c.order, c.seq, lang.Textf(terms.AppliedHeld, p.Envelope.ID, HeldReason(p, 0))})
 		}
 	}
 	for _, of := range f.committed {
@@ -56,14 +56,14 @@ func missing(w World, f *facts, stuck []Violation) []Violation {
 				if before, stuck := stuckBefore(held, c); ok && stuck {
 					// Billing holds it for a predecessor that waits in the
 					// outbox: the outbox shows why, so it is STUCK too.
-					vs = append(vs, Violation{Stuck, c.order, c.seq, lang.Textf(terms.HeldStuck, why, before)})
+					vs = append(vs, Violation{variant.Stuck, c.order, c.seq, lang.Textf(terms.HeldStuck, why, before)})
 					continue
 				}
 				detail := terms.Never
 				if ok {
 					detail = lang.Textf(terms.NeverHeld, why)
 				}
-				vs = append(vs, Violation{Lost, c.order, c.seq, detail})
+				vs = append(vs, Violation{variant.Lost, c.order, c.seq, detail})
 			}
 		}
 	}
@@ -78,12 +78,12 @@ func policies(w World) []Violation {
 	var vs []Violation
 	for _, p := range w.BillingParked {
 		if p.Allowed == 0 {
-			vs = append(vs, Violation{GaveUp, p.AggregateID, p.Sequence,
+			vs = append(vs, Violation{variant.GaveUp, p.AggregateID, p.Sequence,
 				lang.Textf(terms.ParkedTransient, p.MessageID, p.Attempts)})
 			continue
 		}
 		if p.Attempts > p.Allowed {
-			vs = append(vs, Violation{Storm, p.AggregateID, p.Sequence,
+			vs = append(vs, Violation{variant.Storm, p.AggregateID, p.Sequence,
 				lang.Textf(terms.ParkedStorm, p.MessageID, p.Attempts, p.Allowed)})
 		}
 	}
@@ -91,15 +91,15 @@ func policies(w World) []Violation {
 		vs = append(vs, f.Violation())
 	}
 	for _, d := range w.Unreplayed {
-		vs = append(vs, Violation{Stuck, d.AggregateID, d.Sequence,
+		vs = append(vs, Violation{variant.Stuck, d.AggregateID, d.Sequence,
 			lang.Textf(lang.Text{EN: "the operator fixed its cause and replayed message %s (in %s), and it stayed a dead letter", DE: "der Operator hat die Ursache behoben und die Nachricht %s erneut eingespielt (in %s), und sie blieb ein Dead Letter"}, d.MessageID, d.Where)})
 	}
 	for _, d := range w.Vanished {
-		vs = append(vs, Violation{Lost, d.AggregateID, d.Sequence,
+		vs = append(vs, Violation{variant.Lost, d.AggregateID, d.Sequence,
 			lang.Textf(lang.Text{EN: "the operator replayed message %s (a dead letter in %s), and it vanished: it is neither a dead letter again, nor delivered, nor waiting to be sent", DE: "der Operator hat die Nachricht %s erneut eingespielt (ein Dead Letter in %s), und sie verschwand: sie ist weder wieder ein Dead Letter noch zugestellt, noch wartet sie auf das Senden"}, d.MessageID, d.Where)})
 	}
 	for _, d := range w.Delays {
-		vs = append(vs, Violation{Late, d.AggregateID, d.Sequence, d.Detail})
+		vs = append(vs, Violation{variant.Late, d.AggregateID, d.Sequence, d.Detail})
 	}
 	return vs
 }
@@ -107,7 +107,7 @@ func policies(w World) []Violation {
 // waitingFor is the sequence number a held message waits for, as the
 // facts say: none (0) for a dead letter; for one parked behind a gap, the
 // first earlier change of its aggregate without an effect.
-func waitingFor(p inbox.Parked, dead []DeadLetter, f *facts) int {
+func waitingFor(p inbox.Parked, dead []variant.DeadLetter, f *facts) int {
 	for _, d := range dead {
 		if d.MessageID == p.Envelope.ID {
 			return 0

@@ -6,6 +6,7 @@ import (
 	"outboxlab/broker"
 	"outboxlab/domain"
 	"outboxlab/lang"
+	"outboxlab/variant"
 )
 
 // One rule for an aggregate's order at the broker (chapter 001,
@@ -101,7 +102,7 @@ func brokerOrder(w World, f *facts, cs *copies) ([]Violation, map[string]bool) {
 					EN: "which was a dead letter then: the variant does not declare that it publishes past one (variant.Variant.PublishesPastDeadLetters)",
 					DE: "die damals ein Dead Letter war: die Variante erklärt nicht, dass sie an einem vorbei veröffentlicht (variant.Variant.PublishesPastDeadLetters)"}
 			}
-			vs = append(vs, Violation{OutOfOrder, n.order, n.seq, lang.Textf(lang.Text{
+			vs = append(vs, Violation{variant.OutOfOrder, n.order, n.seq, lang.Textf(lang.Text{
 				EN: "first stored at the broker at %s, before the first copy of #%d (stored at %s), %s: a consumer that trusts the broker's order reads #%d first (chapter 001: Reihenfolge pro Geschäftsobjekt)",
 				DE: "zuerst um %s beim Broker gespeichert, vor der ersten Kopie von #%d (gespeichert um %s), %s: ein Consumer, der der Reihenfolge des Brokers vertraut, liest #%d zuerst (Kapitel 001: Reihenfolge pro Geschäftsobjekt)"},
 				clock(fn.at), seq, clock(fm.at), why, n.seq)})
@@ -157,7 +158,7 @@ func statusView(published []broker.Envelope, orders []domain.Order, broke map[st
 		if s.seq >= s.newest {
 			continue
 		}
-		vs = append(vs, Violation{OutOfOrder, id, s.seq, lang.Textf(lang.Text{
+		vs = append(vs, Violation{variant.OutOfOrder, id, s.seq, lang.Textf(lang.Text{
 			EN: "the order-status view, which keeps the last status it read as a shipping or search service does, shows %s %s (from #%d, read last) after it read #%d (%s): an outdated state restored; the order is %s",
 			DE: "die Bestellstatus-Sicht, die wie ein Versand- oder Suchdienst den zuletzt gelesenen Status behält, zeigt %s %s (aus #%d, zuletzt gelesen), nachdem sie #%d (%s) gelesen hatte: ein veralteter Zustand wiederhergestellt; die Bestellung ist %s"},
 			id, s.status, s.seq, s.newest, s.newestIs, status[id])})

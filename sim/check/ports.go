@@ -1,6 +1,9 @@
 package check
 
-import "outboxlab/lang"
+import (
+	"outboxlab/lang"
+	"outboxlab/variant"
+)
 
 // Facts, not ports. A relay that keeps its dead letters outside the outbox
 // table shows them through a port (variant.DeadLetterKeeper), billing
@@ -29,7 +32,7 @@ type Hidden struct {
 func hidden(hs []Hidden) []Violation {
 	var vs []Violation
 	for _, h := range hs {
-		vs = append(vs, Violation{Stuck, h.AggregateID, h.Sequence, lang.Textf(lang.Text{
+		vs = append(vs, Violation{variant.Stuck, h.AggregateID, h.Sequence, lang.Textf(lang.Text{
 			EN: "message %s: %s, but %s: a port that hides a message leaves the operator blind to it",
 			DE: "Nachricht %s: %s, aber %s: ein Port, der eine Nachricht verbirgt, lässt den Operator blind für sie"},
 			h.MessageID, h.Facts, h.Unseen)})

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"outboxlab/lang"
+	"outboxlab/variant"
 )
 
 // Try is one publish attempt of a message, as the broker saw it.
@@ -50,7 +51,7 @@ type FailedMark struct {
 // budget counts tries; this judges their spacing: a backoff computed
 // wrongly (an overflow that makes it negative) retries at the relay's
 // pause, within the budget of tries but not of time.
-func spacing(tries []Try, marks []FailedMark, p RelayPolicy) []Violation {
+func spacing(tries []Try, marks []FailedMark, p variant.RelayPolicy) []Violation {
 	if p.BackoffBase <= 0 || len(tries) == 0 {
 		return nil
 	}
@@ -108,7 +109,7 @@ type step struct {
 
 // backoffBroken walks one message's tries and failure records in time
 // order and returns the first try made sooner than the backoff it owed.
-func backoffBroken(steps []step, p RelayPolicy) (Violation, bool) {
+func backoffBroken(steps []step, p variant.RelayPolicy) (Violation, bool) {
 	failed, marked := 0, false
 	var last time.Time
 	var claimed map[string]bool // since the last failure was recorded; made at the first claim
@@ -132,7 +133,7 @@ func backoffBroken(steps []step, p RelayPolicy) (Violation, bool) {
 		}
 		if failed > 0 {
 			if waited, owed := t.At.Sub(last), p.Backoff(failed); waited < owed {
-				return Violation{Storm, t.AggregateID, t.Sequence, lang.Textf(lang.Text{
+				return Violation{variant.Storm, t.AggregateID, t.Sequence, lang.Textf(lang.Text{
 					EN: "message %s was sent again %s after its failed send %d in a row, the retry policy's backoff is %s: the backoff was not kept",
 					DE: "die Nachricht %s wurde %s nach ihrem %d. gescheiterten Senden in Folge erneut gesendet, der Backoff der Wiederholungsstrategie beträgt %s: der Backoff wurde nicht eingehalten"},
 					t.MessageID, lang.Duration(waited.Round(time.Millisecond)), failed, lang.Duration(owed))}, true

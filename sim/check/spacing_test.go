@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"outboxlab/variant"
 )
 
 // TestSpacingJudgesTheBackoffOwed: a try sooner than the backoff owed
@@ -12,7 +14,7 @@ import (
 // (a crash before the mark, a lease that ran out) and a successful send
 // start the round anew.
 func TestSpacingJudgesTheBackoffOwed(t *testing.T) {
-	p := CourseRelayPolicy() // 1 s · 2^n, capped at 300 s
+	p := variant.CourseRelayPolicy() // 1 s · 2^n, capped at 300 s
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	try := func(s time.Duration, failed bool) Try {
 		return Try{MessageID: "e-1", AggregateID: "o-1", Sequence: 1, At: t0.Add(s), By: "relay-1", Failed: failed}
@@ -47,7 +49,7 @@ func TestSpacingJudgesTheBackoffOwed(t *testing.T) {
 		switch {
 		case c.storm == "" && len(vs) > 0:
 			t.Errorf("%s: %v, want none", c.name, vs)
-		case c.storm != "" && (len(vs) != 1 || vs[0].Outcome != Storm || !strings.Contains(vs[0].String(), c.storm)):
+		case c.storm != "" && (len(vs) != 1 || vs[0].Outcome != variant.Storm || !strings.Contains(vs[0].String(), c.storm)):
 			t.Errorf("%s: %v, want one STORM with %q", c.name, vs, c.storm)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"outboxlab/inbox"
 	"outboxlab/lang"
 	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // orderWords are the words of billing and its orders that a sentence
@@ -52,11 +53,11 @@ func TestTheJudgeSpeaksOfClaimsInTheClaimsStory(t *testing.T) {
 	w.Ledger[3].Kind = w.Changes[2].Kind
 	w.Terms = check.ClaimTerms
 	claims := check.Check(w)
-	want := map[check.Outcome]string{
-		check.Duplicate: "DUPLICATE claim-4711#1: der Zahlungsdienst hat für eine Freigabe des Schadenfalls 2 Auszahlungen vorbereitet",
-		check.Phantom:   "PHANTOM claim-4714#1: der Zahlungsdienst hat 1 Auszahlung(en) für eine Freigabe vorbereitet, die der Schadendienst nie committet hat",
-		check.Lost:      "LOST claim-4712#1: freigegeben, aber der Zahlungsdienst hat die Auszahlung nie vorbereitet (er hält die Nachricht: „waits for #0“)",
-		check.Mismatch:  "MISMATCH claim-4713#1: Auszahlung über +8,00 EUR vorbereitet, die Freigabe war über +80,00 EUR",
+	want := map[variant.Outcome]string{
+		variant.Duplicate: "DUPLICATE claim-4711#1: der Zahlungsdienst hat für eine Freigabe des Schadenfalls 2 Auszahlungen vorbereitet",
+		variant.Phantom:   "PHANTOM claim-4714#1: der Zahlungsdienst hat 1 Auszahlung(en) für eine Freigabe vorbereitet, die der Schadendienst nie committet hat",
+		variant.Lost:      "LOST claim-4712#1: freigegeben, aber der Zahlungsdienst hat die Auszahlung nie vorbereitet (er hält die Nachricht: „waits for #0“)",
+		variant.Mismatch:  "MISMATCH claim-4713#1: Auszahlung über +8,00 EUR vorbereitet, die Freigabe war über +80,00 EUR",
 	}
 	for o, text := range want {
 		found := false
@@ -76,7 +77,7 @@ func TestTheJudgeSpeaksOfClaimsInTheClaimsStory(t *testing.T) {
 	}
 	w.Terms = check.Terms{}
 	for _, v := range check.Check(w) {
-		if v.Outcome == check.Duplicate && v.In(lang.English) != "DUPLICATE claim-4711#1: billing applied the change 2 times" {
+		if v.Outcome == variant.Duplicate && v.In(lang.English) != "DUPLICATE claim-4711#1: billing applied the change 2 times" {
 			t.Errorf("the zero Terms are not billing's: %s", v)
 		}
 	}

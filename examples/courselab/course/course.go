@@ -7,7 +7,6 @@ import (
 	"outboxlab/broker"
 	"outboxlab/lang"
 	"outboxlab/outbox"
-	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -18,7 +17,7 @@ func EagerRelay() variant.Variant {
 		Name:        "eager-relay",
 		Summary:     lang.Text{EN: "a learner's relay: marks the batch SENT, then sends it", DE: "das Relay eines Teilnehmers: markiert den Stapel als SENT, dann sendet es ihn"},
 		Chapter:     "(a learner's)",
-		Expect:      map[string]check.Outcome{},
+		Expect:      map[string]variant.Outcome{},
 		Install:     variant.InstallAll,
 		NewService:  variant.NewOutboxService,
 		NewConsumer: variant.NewBillingConsumer,

@@ -5,11 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"outboxlab/lang"
 	"reflect"
 	"regexp"
 	"strings"
 
+	"outboxlab/lang"
 	"outboxlab/real/verify"
 )
 

@@ -12,7 +12,7 @@ import (
 	"outboxlab/internal/shard"
 	"outboxlab/real/pglab"
 	"outboxlab/real/sqlitelab"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // matrixFlags are the flags of labrun-real matrix.
@@ -115,4 +115,4 @@ func matrixCommand(fs *flag.FlagSet, args []string, exe string, stdout, stderr i
 
 // letter is the matrix's one-character form of an outcome, as labrun
 // prints it.
-func letter(o check.Outcome) string { return o.Letter() }
+func letter(o variant.Outcome) string { return o.Letter() }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"outboxlab/sim/check"
-
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 	"outboxlab/real/sqlitelab"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // report is a matrix's outcome as labrun-real prints it: the header that
@@ -45,20 +44,20 @@ type pointJSON struct {
 // what the real parts must give. Only what a run decides is here (no
 // times), so that the same verdicts print the same bytes.
 type cellJSON struct {
-	Variant string        `json:"variant"`
-	Point   string        `json:"point"`
-	Outcome check.Outcome `json:"outcome"`
-	Sim     check.Outcome `json:"sim"`
-	Want    check.Outcome `json:"want"`
-	Why     string        `json:"why,omitempty"`
-	Agrees  bool          `json:"agrees"`
-	Runs    int           `json:"runs"`
-	NotRun  bool          `json:"notRun,omitempty"`
+	Variant string          `json:"variant"`
+	Point   string          `json:"point"`
+	Outcome variant.Outcome `json:"outcome"`
+	Sim     variant.Outcome `json:"sim"`
+	Want    variant.Outcome `json:"want"`
+	Why     string          `json:"why,omitempty"`
+	Agrees  bool            `json:"agrees"`
+	Runs    int             `json:"runs"`
+	NotRun  bool            `json:"notRun,omitempty"`
 	// Race are the seeds of a race cell's repetitions by the outcome each
 	// came to.
-	Race       map[check.Outcome][]uint64 `json:"race,omitempty"`
-	Missing    []string                   `json:"missing,omitempty"`
-	Violations []string                   `json:"violations,omitempty"`
+	Race       map[variant.Outcome][]uint64 `json:"race,omitempty"`
+	Missing    []string                     `json:"missing,omitempty"`
+	Violations []string                     `json:"violations,omitempty"`
 	// Replay reruns the worst run on real parts (in real/); SimReplay
 	// replays the simulator's (in the core).
 	Replay    string `json:"replay,omitempty"`

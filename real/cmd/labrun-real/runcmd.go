@@ -9,14 +9,14 @@ import (
 
 	"outboxlab/real/pglab"
 	"outboxlab/real/sqlitelab"
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // runCommand runs one run on real parts, as a cell's replay names it, and
 // prints its timeline and verdict beside the simulator's run of the same
 // point.
 func runCommand(fs *flag.FlagSet, args []string, exe string, stdout, stderr io.Writer) int {
-	variant := fs.String("variant", "", "the variant (required)")
+	name := fs.String("variant", "", "the variant (required)")
 	point := fs.String("point", "", "a crash point with its occurrence (relay.after-send@2), or a fault row (stall)")
 	relays := fs.Int("relays", 1, "relays (1 to 3; a fault row sets its own)")
 	seed := fs.Uint64("seed", 1, "the seed of the run's own choices (message ids, idle pauses)")
@@ -24,14 +24,14 @@ func runCommand(fs *flag.FlagSet, args []string, exe string, stdout, stderr io.W
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err, stdout, "run", fs)
 	}
-	if msg := badInput(fs, "--relays", *relays); msg != "" || *variant == "" || *point == "" {
+	if msg := badInput(fs, "--relays", *relays); msg != "" || *name == "" || *point == "" {
 		if msg == "" {
 			msg = "want --variant and --point"
 		}
 		fmt.Fprintf(stderr, "labrun-real run: %s\n%s\n", msg, usage)
 		return 2
 	}
-	rc, err := sqlitelab.RunConfig(*variant, *point, *relays, *postgres)
+	rc, err := sqlitelab.RunConfig(*name, *point, *relays, *postgres)
 	if err != nil {
 		fmt.Fprintln(stderr, "labrun-real run:", err)
 		return 2
@@ -62,7 +62,7 @@ func runCommand(fs *flag.FlagSet, args []string, exe string, stdout, stderr io.W
 		fmt.Fprintf(stdout, "  %s\n", l)
 	}
 	if rc.Crash != "" && !res.Fired {
-		fmt.Fprintf(stdout, "the crash point was reached fewer than %d times: %s\n", rc.Occurrence, check.NotApplicable)
+		fmt.Fprintf(stdout, "the crash point was reached fewer than %d times: %s\n", rc.Occurrence, variant.NotApplicable)
 	}
 	fmt.Fprintf(stdout, "verdict: %s\n", res.Outcome)
 	for _, v := range res.Violations {

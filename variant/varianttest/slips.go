@@ -1,9 +1,9 @@
-package verdicttest
+package varianttest
 
 import (
 	"fmt"
-	"outboxlab/lang"
 
+	"outboxlab/lang"
 	"outboxlab/variant"
 )
 
@@ -46,7 +46,7 @@ func Find(name string) (Slip, error) {
 			return s, nil
 		}
 	}
-	return Slip{}, fmt.Errorf("verdicttest: no slip %q", name)
+	return Slip{}, fmt.Errorf("varianttest: no slip %q", name)
 }
 
 // slipsOf returns the slips of one frame, named with what each does, each

@@ -1,17 +1,17 @@
-package check_test
+package variant_test
 
 import (
 	"testing"
 
-	"outboxlab/sim/check"
+	"outboxlab/variant"
 )
 
 // TestEveryOutcomeHasALetterAndAMeaning: the matrix's letters are
 // distinct, and every outcome, n/a included, says what it means in both
 // languages (the legends of every output come from here).
 func TestEveryOutcomeHasALetterAndAMeaning(t *testing.T) {
-	seen := map[string]check.Outcome{}
-	for _, o := range append(check.Outcomes(), check.NotApplicable) {
+	seen := map[string]variant.Outcome{}
+	for _, o := range append(variant.Outcomes(), variant.NotApplicable) {
 		l := o.Letter()
 		if prev, ok := seen[l]; ok || l == "?" || l == "" {
 			t.Errorf("%s: letter %q (also %s's)", o, l, prev)
@@ -21,7 +21,7 @@ func TestEveryOutcomeHasALetterAndAMeaning(t *testing.T) {
 			t.Errorf("%s: meaning %+v, want English and German", o, m)
 		}
 	}
-	if check.NotApplicable.String() != "n/a" || check.NotApplicable >= check.OK {
-		t.Errorf("NotApplicable is %q (%d), want n/a below OK", check.NotApplicable, int(check.NotApplicable))
+	if variant.NotApplicable.String() != "n/a" || variant.NotApplicable >= variant.OK {
+		t.Errorf("NotApplicable is %q (%d), want n/a below OK", variant.NotApplicable, int(variant.NotApplicable))
 	}
 }

@@ -1,4 +1,4 @@
-package verdicttest
+package varianttest
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package check
+package variant
 
 import (
 	"fmt"
@@ -6,6 +6,61 @@ import (
 
 	"outboxlab/lang"
 )
+
+// Outcome is the verdict of one run. Its String is the public word used in
+// the matrix, in JSON and in variant declarations.
+type Outcome int
+
+// Outcomes, mildest first; a larger value is worse.
+const (
+	OK Outcome = iota
+	// Late: a message waited although a relay could have sent it: a relay
+	// kept it claimed after its step, or slept past the time it was due
+	// longer than its own failures excuse (see World.Delays).
+	Late
+	// Storm: more publish attempts than the retry policy allows.
+	Storm
+	// GaveUp: a dead letter although every fault of the run was transient.
+	GaveUp
+	Stuck
+	// Unsafe: a safety property broke during the run (see Safety), even if
+	// the end state looks right.
+	Unsafe
+	// Mismatch: an effect exists once but differs from the committed change
+	// (amount, kind), or a ledger or account does not add up. It ranks
+	// below the outcomes that explain it (an effect applied out of order
+	// credits the wrong amount).
+	Mismatch
+	OutOfOrder
+	Duplicate
+	Phantom
+	Lost
+	// NonDeterministic: the same run made twice, from the same seed, went
+	// two ways. No run's checker says it (one run cannot tell): the
+	// grader replays runs and compares their traces (sim.RunTwice). It
+	// ranks above every other outcome: what a run that does not replay
+	// shows, no replay can show again.
+	NonDeterministic
+)
+
+var outcomeWords = [...]string{"OK", "LATE", "STORM", "GAVE_UP", "STUCK", "UNSAFE", "MISMATCH", "OUT_OF_ORDER", "DUPLICATE", "PHANTOM", "LOST", "NONDETERMINISTIC"}
+
+// String returns the outcome's public word, e.g. "OUT_OF_ORDER", and
+// "n/a" for NotApplicable.
+func (o Outcome) String() string {
+	if o == NotApplicable {
+		return "n/a"
+	}
+	if o < 0 || int(o) >= len(outcomeWords) {
+		return fmt.Sprintf("Outcome(%d)", int(o))
+	}
+	return outcomeWords[o]
+}
+
+// Outcomes lists every outcome, mildest first.
+func Outcomes() []Outcome {
+	return []Outcome{OK, Late, Storm, GaveUp, Stuck, Unsafe, Mismatch, OutOfOrder, Duplicate, Phantom, Lost, NonDeterministic}
+}
 
 // NotApplicable is the verdict of a matrix cell whose point the variant
 // never reaches: no run was judged there. It is no run's outcome (Outcomes

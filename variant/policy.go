@@ -1,4 +1,4 @@
-package check
+package variant
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"outboxlab/inbox"
+	"outboxlab/lang"
 	"outboxlab/outbox"
 )
 
@@ -190,8 +191,15 @@ func exponential(base, limit time.Duration, n int) time.Duration {
 // send: min(BackoffCap, BackoffBase·2^n), shortened by all the jitter may
 // take.
 func (p RelayPolicy) Backoff(n int) time.Duration {
-	d := exponential(p.BackoffBase, p.BackoffCap, n)
+	d := p.LongestBackoff(n)
 	return d - time.Duration(p.Jitter*float64(d))
+}
+
+// LongestBackoff returns the longest wait of a message after its n-th
+// failed send: min(BackoffCap, BackoffBase·2^n), before the jitter
+// shortens it. A retry written later than this is LATE.
+func (p RelayPolicy) LongestBackoff(n int) time.Duration {
+	return exponential(p.BackoffBase, p.BackoffCap, n)
 }
 
 // Pause returns how long the relay pauses after n failed sends in a row:
@@ -224,10 +232,10 @@ func (p RelayPolicy) RetryWindow() (time.Duration, bool) {
 // TriesWithin returns how often the policy tries one message during an
 // outage of d, the first try at its start: as often as its shortest
 // backoffs fit, up to MaxAttempts. A backoff that is not positive tries
-// without end (math.MaxInt); the count stops at maxCounted.
+// without end (math.MaxInt); the count stops at MaxCounted.
 func (p RelayPolicy) TriesWithin(d time.Duration) int {
 	n, at := 0, time.Duration(0)
-	for at < d && (p.MaxAttempts < 1 || n < p.MaxAttempts) && n < maxCounted {
+	for at < d && (p.MaxAttempts < 1 || n < p.MaxAttempts) && n < MaxCounted {
 		n++
 		b := p.Backoff(n)
 		if b <= 0 {
@@ -238,16 +246,16 @@ func (p RelayPolicy) TriesWithin(d time.Duration) int {
 	return n
 }
 
-// maxCounted bounds the counts of tries: far above any bound they are
+// MaxCounted bounds the counts of tries: far above any bound they are
 // compared with.
-const maxCounted = 1 << 16
+const MaxCounted = 1 << 16
 
-// PublishBudget returns how many publish attempts of one message the
-// policy allows in a run (see Budget); a policy that never gives up sets
-// no bound (0: no check).
-func (p RelayPolicy) PublishBudget(replays, interruptions int) int {
-	if p.MaxAttempts < 1 || p.MaxAttempts > math.MaxInt/(2+replays)-interruptions {
-		return 0
-	}
-	return Budget(p.MaxAttempts, replays, interruptions)
+// DeadLetter is a message that was given up on, and where.
+type DeadLetter struct {
+	// Where is the outbox or billing, as a sentence names it.
+	Where       lang.Text
+	MessageID   string
+	AggregateID string
+	Sequence    int
+	Reason      string
 }
