@@ -41,3 +41,32 @@ func TestTheHelpSaysWhatTheExitCodeMeans(t *testing.T) {
 		}
 	}
 }
+
+// TestAOneRelayVariantSaysNoRunHadTwoRelays: a variant that supports one
+// relay (MaxRelays 1) is never run with two, so nothing tested its
+// claims, leases and recovery against another relay's; its grade line
+// passed as "OK" all the same. Now the line says so, in both languages,
+// for a correct variant and a mistake alike; a variant graded with two
+// relays says nothing of it.
+func TestAOneRelayVariantSaysNoRunHadTwoRelays(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"grade", "--variant", "cdc", "--depth", "quick"},
+			"cdc: graded 45 runs at depth quick (matrix 45): OK; no run had two relays: the variant supports one (MaxRelays 1)"},
+		{[]string{"grade", "--variant", "cdc", "--depth", "quick", "--lang", "de"},
+			"cdc: 45 Läufe bewertet, Tiefe quick (Matrix 45): OK; kein Lauf hatte zwei Relays: die Variante unterstützt eines (MaxRelays 1)"},
+		{[]string{"grade", "--variant", "offset-by-id", "--depth", "quick"},
+			"fails as declared: STUCK at 1 point (chapter 003 (polling), watermill issue 311); no run had two relays: the variant supports one (MaxRelays 1)"},
+	}
+	for _, c := range cases {
+		code, out, stderr := runLabrun(c.args...)
+		if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), c.want) {
+			t.Errorf("labrun %s: exit %d, want 0 with %q:\n%s%s", strings.Join(c.args, " "), code, c.want, out, stderr)
+		}
+	}
+	if _, out, _ := runLabrun("grade", "--variant", "dual-write", "--depth", "quick"); strings.Contains(out, "two relays") {
+		t.Errorf("labrun grade --variant dual-write, graded with two relays, says:\n%s", out)
+	}
+}
