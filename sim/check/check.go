@@ -382,11 +382,19 @@ func liveness(w World) []Violation {
 		}
 		if budget > 0 && a.N > budget {
 			stormed[a.MessageID] = true
-			vs = append(vs, Violation{variant.Storm, a.AggregateID, a.Sequence,
-				lang.Textf(lang.Text{
-					EN: "message %s was published %s times, the retry policy allows %d: retries without backoff or limit hammer the broker",
-					DE: "die Nachricht %s wurde %s-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d: Retries ohne Backoff oder Grenze hämmern auf den Broker ein"},
-					a.MessageID, lang.Count(int64(a.N)), budget)})
+			detail := lang.Textf(lang.Text{
+				EN: "message %s was published %s times, the retry policy allows %d: retries without backoff or limit hammer the broker",
+				DE: "die Nachricht %s wurde %s-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d: Retries ohne Backoff oder Grenze hämmern auf den Broker ein"},
+				a.MessageID, lang.Count(int64(a.N)), budget)
+			if late, lease := sentPastLease(a.MessageID, w.Tries, w.FailedMarks); late > 0 && a.N-late <= budget {
+				// Not one of its sends failed for the retry policy to
+				// space: each went out under a claim that had run out.
+				detail = lang.Textf(lang.Text{
+					EN: "message %s was published %s times, the retry policy allows %d: %d of them were sent after the claim they were sent under had run out (claims that ran out within %s of their commit): a lease shorter than the relay's sends runs out before it records them, and the message is claimed and sent again, by this relay or another",
+					DE: "die Nachricht %s wurde %s-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d: %d davon wurden gesendet, nachdem der Claim, unter dem sie gesendet wurden, abgelaufen war (Claims, die höchstens %s nach ihrem Commit abliefen): eine Lease, kürzer als die Sendungen des Relays, läuft ab, bevor es sie vermerkt, und die Nachricht wird erneut geclaimt und gesendet, von diesem Relay oder einem anderen"},
+					a.MessageID, lang.Count(int64(a.N)), budget, late, lang.Duration(lease.Round(time.Millisecond)))
+			}
+			vs = append(vs, Violation{variant.Storm, a.AggregateID, a.Sequence, detail})
 		}
 	}
 	if w.WhileDownBudget > 0 && w.WhileDown > w.WhileDownBudget {
@@ -407,4 +415,31 @@ func liveness(w World) []Violation {
 		}
 	}
 	return vs
+}
+
+// sentPastLease counts the tries of message id that went out after the
+// claim they were sent under had run out: the message's last claim
+// committed before the try was another process's (its own had run out,
+// and another relay took the message over), or the trying process's own
+// with its lease over before the try. It returns them with the longest
+// such claim's lease, measured from the commit that made it.
+func sentPastLease(id string, tries []Try, marks []FailedMark) (n int, lease time.Duration) {
+	for _, t := range tries {
+		if t.MessageID != id {
+			continue
+		}
+		var last *FailedMark
+		for i := range marks {
+			m := &marks[i]
+			if m.Claim && m.MessageID == id && !m.At.After(t.At) {
+				last = m
+			}
+		}
+		if last == nil || last.By == t.By && !last.LeaseUntil.Before(t.At) {
+			continue
+		}
+		lease = max(lease, last.LeaseUntil.Sub(last.At))
+		n++
+	}
+	return n, lease
 }
