@@ -180,6 +180,10 @@ func (w *world) tick() (bool, error) {
 		w.cfg.Cleanups = w.cfg.Cleanups[1:]
 		return true, w.cleanup()
 	}
+	if at, ok := w.replayAt(); ok && !at.After(now) {
+		w.replaysAt = w.replaysAt[1:]
+		return true, w.replayDuringRun()
+	}
 	if len(w.cfg.Resends) > 0 && !Epoch.Add(w.cfg.Resends[0].At).After(now) {
 		r := w.cfg.Resends[0]
 		w.cfg.Resends = w.cfg.Resends[1:]
@@ -254,7 +258,7 @@ func (w *world) startActivity(p *proc) bool {
 // nothing due at any time, so that all that is left to happen is a
 // restart of a dead one.
 func (w *world) onlyRestartsLeft() bool {
-	if len(w.cfg.Workload) > 0 && w.serviceAlive() || len(w.cfg.Cleanups) > 0 {
+	if len(w.cfg.Workload) > 0 && w.serviceAlive() || len(w.cfg.Cleanups) > 0 || len(w.replaysAt) > 0 {
 		return false
 	}
 	for _, p := range w.procs {
@@ -310,6 +314,9 @@ func (w *world) nextEvent() (time.Time, bool) {
 	}
 	if len(w.cfg.Resends) > 0 {
 		consider(Epoch.Add(w.cfg.Resends[0].At))
+	}
+	if at, ok := w.replayAt(); ok {
+		consider(at)
 	}
 	if len(w.kills) > 0 && w.crashing {
 		consider(Epoch.Add(w.kills[0].From))
