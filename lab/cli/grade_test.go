@@ -3,6 +3,10 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"outboxlab/lab/verdict"
+	"outboxlab/sim"
+	"outboxlab/variant"
 )
 
 // TestAMistakeSaysItFailsAsDeclared: a mistake whose every cell is as it
@@ -68,5 +72,22 @@ func TestAOneRelayVariantSaysNoRunHadTwoRelays(t *testing.T) {
 	}
 	if _, out, _ := runLabrun("grade", "--variant", "dual-write", "--depth", "quick"); strings.Contains(out, "two relays") {
 		t.Errorf("labrun grade --variant dual-write, graded with two relays, says:\n%s", out)
+	}
+}
+
+// TestAFailingOneRelayGradeSaysNoRunHadTwoRelays: a grade with findings
+// says it under its header too: a learner fixing a one-relay variant
+// should know what no run tried.
+func TestAFailingOneRelayGradeSaysNoRunHadTwoRelays(t *testing.T) {
+	v := variant.Outbox()
+	v.Name, v.MaxRelays = "one-relay", 1
+	vd := verdict.Verdict{Variant: v.Name, Depth: verdict.Quick, MaxRelays: 1,
+		Cells:    []sim.Cell{{Variant: v.Name, Relays: 1}},
+		Stages:   []verdict.StageResult{{Stage: verdict.StageMatrix, Runs: 1, Failed: 1}},
+		Findings: []verdict.Finding{{Stage: verdict.StageMatrix, Outcome: variant.Lost, Expected: variant.OK, Point: "service.after-commit", Run: sim.RunID{Variant: v.Name}}}}
+	var out strings.Builder
+	writeGrade(&out, vd, v)
+	if want := "one-relay: 1 cause(s) in 1 runs at depth quick (matrix 1):\n  no run had two relays: the variant supports one (MaxRelays 1)\n"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("got\n%s\nwant it to begin with\n%s", out.String(), want)
 	}
 }
