@@ -279,3 +279,49 @@ func TestExplorationFindsAnHourWindowAtTenSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestAReplayThatResetsFailedRowsIsCaught: an operator's replay of dead
+// letters that resets FAILED rows too ("UPDATE outbox SET status =
+// 'PENDING', attempts = 0 WHERE status IN ('DEAD_LETTER', 'FAILED')")
+// passed: the operator replayed only once the system was quiet, when
+// nothing is FAILED. At restarts-after-dead-letter the operator now
+// replays the dead letters during the run, once o-1#1 is one and while
+// the broker still refuses o-2#1, which the relay retries under its
+// backoff: the replay erases o-2#1's count of failed sends and its next
+// attempt, and the relay sends it again at once, beyond its policy.
+// STORM, naming the row the replay had no business with.
+func TestAReplayThatResetsFailedRowsIsCaught(t *testing.T) {
+	resetsFailed := func(m *outbox.Message, now time.Time) bool {
+		if m.Status != outbox.DeadLetter && m.Status != outbox.Failed {
+			return false
+		}
+		m.Status, m.Attempts, m.NextAttemptAt, m.Replays = outbox.Pending, 0, now, m.Replays+1
+		return true
+	}
+	m := withAssumptions()
+	i := 0
+	for i < len(m.Points) && m.Points[i].ID != "restarts-after-dead-letter" {
+		i++
+	}
+	for _, c := range []struct {
+		v      variant.Variant
+		want   variant.Outcome
+		detail string // the first violation
+	}{
+		{replaying("replay-resets-failed", resetsFailed, false), variant.Storm,
+			"STORM o-2#1: the operator's replay of the dead letters reset message e-c47af47f9b1eba85, which was FAILED, not a dead letter (7 failed sends, its next attempt at 00:14:30.193): it wrote it PENDING with 0 attempts, due at once, and the relay tries it again beyond its retry policy"},
+		{variant.Outbox(), variant.OK, ""},
+	} {
+		cell, err := m.RunCell(c.v, m.Points[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, v := range cell.Violations {
+			lines = append(lines, v.String())
+		}
+		if cell.Outcome != c.want || c.detail != "" && (len(lines) == 0 || lines[0] != c.detail) {
+			t.Errorf("%s at restarts-after-dead-letter: %s, want %s with %q:\n%s", c.v.Name, cell.Outcome, c.want, c.detail, strings.Join(lines, "\n"))
+		}
+	}
+}

@@ -91,16 +91,29 @@ func skewedCleanup() sim.Point {
 // killed and restarts three times, half an hour apart (a crash loop). A
 // dead letter waits for the operator's decision: a relay that replays its
 // dead letters at every start takes it from the operator and sends the
-// refused message again and again (STORM). A variant that fails the
-// rejected row fails here the more (Like).
+// refused message again and again (STORM). Each order has one event,
+// so that none waits behind a dead letter. The broker refuses o-2#1 (o-2
+// placed ten minutes in) for good too, and at 14 minutes, o-1#1 a dead
+// letter, o-2#1 still retried, the operator replays the dead letters
+// (sim.FaultOperatorReplay): a replay that resets FAILED rows too erases
+// o-2#1's retry history (STORM, sim/check.ReplayReset). A variant that
+// fails the rejected row fails here the more (Like).
 func restartsAfterDeadLetter() sim.Point {
-	faults := []sim.Fault{{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-1", Sequence: 1}}}
+	faults := []sim.Fault{
+		{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-1", Sequence: 1}},
+		{Kind: sim.FaultRejected, Target: broker.Target{AggregateID: "o-2", Sequence: 1}},
+		{Kind: sim.FaultOperatorReplay, From: 14 * time.Minute},
+	}
 	for _, at := range []time.Duration{30 * time.Minute, 60 * time.Minute, 90 * time.Minute} {
 		faults = append(faults, sim.Fault{Kind: sim.FaultKill, Process: "relay-1", From: at})
 	}
-	return sim.Point{ID: "restarts-after-dead-letter", Kind: sim.KindFault, Relays: 1, Like: string(sim.FaultRejected), Workload: OneOrder(), Description: lang.Text{
-		EN: "the broker refuses o-1#1 for good; once it is a dead letter, relay-1 is killed and restarts three times, half an hour apart",
-		DE: "der Broker weist o-1#1 dauerhaft ab; sobald sie ein Dead Letter ist, wird relay-1 dreimal im Abstand einer halben Stunde beendet und neu gestartet",
+	workload := []sim.Command{
+		{At: 0, Command: orders.Command{Kind: orders.Place, OrderID: "o-1", Amount: domain.MustMoney("10.00", "EUR")}},
+		{At: 10 * time.Minute, Command: orders.Command{Kind: orders.Place, OrderID: "o-2", Amount: domain.MustMoney("5.00", "EUR")}},
+	}
+	return sim.Point{ID: "restarts-after-dead-letter", Kind: sim.KindFault, Relays: 1, Like: string(sim.FaultRejected), Workload: workload, Description: lang.Text{
+		EN: "the broker refuses o-1#1 and o-2#1 for good; the operator replays the dead letters while o-2#1 is still retried; relay-1 is killed and restarts three times, half an hour apart",
+		DE: "der Broker weist o-1#1 und o-2#1 dauerhaft ab; der Operator spielt die Dead Letters wieder ein, während o-2#1 noch wiederholt wird; relay-1 wird dreimal im Abstand einer halben Stunde beendet und neu gestartet",
 	}, Faults: faults}
 }
 

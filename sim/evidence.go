@@ -66,7 +66,7 @@ func (w *world) judge(end workEnd) Result {
 		Publishes:          w.publishes(w.interruptions()),
 		PublishBudget:      check.PublishBudget(w.relayPolicy, 1+w.ops.unfixedReplays, w.interruptions()),
 		BeforeReplay:       end.beforeReplay,
-		BeforeReplayBudget: check.PublishBudget(w.relayPolicy, 0, w.interruptions()),
+		BeforeReplayBudget: check.PublishBudget(w.relayPolicy, w.ops.duringRun, w.interruptions()),
 		WhileDown:          w.relayDown,
 		WhileDownBudget:    check.OutageBudget(w.relayPolicy, w.downFaults(faults), w.cfg.Relays+w.interruptions()),
 		Tries:              w.tries,
@@ -80,6 +80,7 @@ func (w *world) judge(end workEnd) Result {
 		Unreplayed:         w.unreplayed,
 		Hidden:             end.hidden,
 		Vanished:           w.ops.vanished,
+		ReplayResets:       w.ops.resets,
 		BillingParked:      w.parks.parked,
 		Terms:              w.terms(),
 	})

@@ -119,7 +119,7 @@ func aimedRow(column int, kind FaultKind, text lang.Text, situations ...Situatio
 var faultSpecs = []FaultSpec{
 	outage, timeoutStored, timeoutDropped, duplicate, reorder, poison, rejected,
 	stall, slowCommit, clockSkew, kill, unknownVersion, unknownType, wrongCurrency, corruptOnce,
-	extraField, delay, commitFailure, outageRestart,
+	extraField, delay, commitFailure, outageRestart, operatorReplay,
 }
 
 // FaultSpecs returns every fault kind's definition, those exploration

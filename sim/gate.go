@@ -41,8 +41,13 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 		return effect.ErrCrashed
 	}
 	var err error
+	wk := w.activityOf(p, g.incarnation)
+	w.retriedCommit(wk, p, points)
 	if w.failHere(p, points) {
 		err = ErrCommitFailed
+		if wk != nil {
+			wk.failed = append(wk.failed, failedCommit{at: points, about: w.aboutMessage(p)})
+		}
 	} else {
 		calls, refused := w.broker.Publishes()
 		down := w.broker.AttemptsWhileDown()
@@ -76,6 +81,37 @@ func (g gate) Cross(b effect.Boundary, do func() error) error {
 		return effect.ErrCrashed
 	}
 	return nil
+}
+
+// activityOf returns p's activity in progress in the given incarnation,
+// or nil: an operator's command on p between two activities is none.
+func (w *world) activityOf(p *proc, incarnation int) *worker {
+	if wk := p.worker; wk != nil && p.task && w.running == p.name && wk.incarnation == incarnation {
+		return wk
+	}
+	return nil
+}
+
+// retriedCommit runs before an effect at bp: when a commit of the same
+// activity at bp, about the same message, failed before, this is that
+// commit tried again, and the failure was handled, not swallowed. It
+// counts as reported (FailureReported), as one that came back as an
+// error does: the lab's failed commit committed nothing, so a consumer
+// that commits its transaction (effect and inbox row) again within its
+// step loses and repeats nothing. A retry that fails too is a failure
+// of its own, to be tried again or returned.
+func (w *world) retriedCommit(wk *worker, p *proc, bp *boundaryPoints) {
+	if wk == nil || len(wk.failed) == 0 {
+		return
+	}
+	about := w.aboutMessage(p)
+	for i, f := range wk.failed {
+		if f.at == bp && f.about == about {
+			wk.failed = slices.Delete(wk.failed, i, i+1)
+			w.reported++
+			return
+		}
+	}
 }
 
 // effectCost draws how long an effect takes: EffectCost on average, between

@@ -103,6 +103,10 @@ type Cell struct {
 	// Runs is how many runs the cell took (one per occurrence of a crash
 	// point).
 	Runs int
+	// Relays is the most relays any of its runs started: 0 for a variant
+	// without a relay, 1 for one that supports only one (Variant.MaxRelays)
+	// or a row that runs one.
+	Relays int
 	// Situations counts what the cell's runs went through, together.
 	Situations map[Situation]int
 	// Missteps are those of the first run of the cell that had any (an
@@ -199,6 +203,9 @@ func (m Matrix) RunCell(v variant.Variant, p Point) (Cell, error) {
 	worst := variant.OK
 	consider := func(cfg Config, res Result, sched []string) {
 		cell.Runs++
+		if v.NewRelay != nil {
+			cell.Relays = max(cell.Relays, cfg.Relays)
+		}
 		for s, n := range res.Situations {
 			cell.Situations[s] += n
 		}

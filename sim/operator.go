@@ -12,6 +12,7 @@ import (
 	"outboxlab/insurance"
 	"outboxlab/lang"
 	"outboxlab/outbox"
+	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
@@ -122,8 +123,10 @@ type operatorLog struct {
 	selective []selectiveReplay
 	full      int
 	// unfixedReplays counts the replays before a fix that put dead
-	// letters back: each gives them another round of attempts.
-	unfixedReplays int
+	// letters back: each gives them another round of attempts; duringRun
+	// those of them during the run (FaultOperatorReplay), before the
+	// operator's work after quiesce.
+	unfixedReplays, duringRun int
 	// putBacks counts, for each message, the operator's replay commands
 	// that put it back from DEAD_LETTER in the outbox: each gives it
 	// another round of attempts, however many the operator needed.
@@ -131,6 +134,8 @@ type operatorLog struct {
 	// vanished are the dead letters a replay put back that then were
 	// neither dead letters again, nor delivered, nor waiting.
 	vanished []variant.DeadLetter
+	// resets are the rows a replay changed that were no dead letters.
+	resets []check.ReplayReset
 	// outages are the broker's outages during the operator's fixes.
 	outages []time.Duration
 	// situations are what the operator's work went through.
@@ -216,7 +221,9 @@ func (w *world) replayUnfixed() error {
 // republishes other orders' messages whose causes are not fixed).
 func (w *world) putBack(target selectiveReplay, command func()) {
 	before := w.outboxDeadLetters(target)
+	others := w.notDeadLetters()
 	command()
+	w.checkResets(others)
 	if len(before) == 0 {
 		return
 	}
@@ -227,6 +234,35 @@ func (w *world) putBack(target selectiveReplay, command func()) {
 				w.ops.putBacks = map[string]int{}
 			}
 			w.ops.putBacks[id]++
+		}
+	}
+}
+
+// notDeadLetters returns the outbox's unsent rows that are no dead
+// letters, what an operator's replay must leave as they are.
+func (w *world) notDeadLetters() []outbox.Message {
+	var out []outbox.Message
+	w.eachUnsent(func(m outbox.Message) {
+		if m.Status != outbox.DeadLetter {
+			out = append(out, m)
+		}
+	})
+	return out
+}
+
+// checkResets notes each row of before, none a dead letter, that an
+// operator's replay command changed (ops.resets): its state, attempts,
+// next attempt or count of replays.
+func (w *world) checkResets(before []outbox.Message) {
+	if len(before) == 0 {
+		return
+	}
+	tx := w.orderDB.Begin("operator")
+	defer tx.Rollback()
+	for _, b := range before {
+		m, ok := outbox.Get(tx, b.Key)
+		if ok && (m.Status != b.Status || m.Attempts != b.Attempts || !m.NextAttemptAt.Equal(b.NextAttemptAt) || m.Replays != b.Replays) {
+			w.ops.resets = append(w.ops.resets, check.ReplayReset{At: w.clock.Now(), Before: b, After: m})
 		}
 	}
 }

@@ -95,6 +95,9 @@ func Run(cfg Config) (_ Result, err error) {
 	for _, r := range cfg.Resends {
 		last = max(last, r.At)
 	}
+	for _, at := range w.replaysAt {
+		last = max(last, at)
+	}
 	_, busy, err := w.runUntilQuiet(Epoch.Add(last + cfg.Horizon))
 	if err != nil {
 		return Result{}, err

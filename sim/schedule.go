@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"fmt"
 	"time"
 
 	"outboxlab/lang"
+	"outboxlab/outbox"
+	"outboxlab/variant"
 )
 
 // maxSteps bounds the steps of one phase of a run, a second guard next
@@ -101,10 +104,56 @@ func (w *world) runUntilQuiet(deadline time.Time) (quiet bool, busy lang.Text, e
 		w.clock.Set(next)
 	}
 	w.spun = true
+	cause, held := w.heldPastLease()
+	if !held {
+		cause = lang.Text{EN: "a variant that spins, or a story larger than the bound", DE: "eine Variante, die sich im Kreis dreht, oder eine Geschichte, größer als die Grenze"}
+	}
 	return false, lang.Textf(lang.Text{
-		EN: "the lab's bound of %s steps a phase ran out before the run was quiet (12,000, and for each of %d commands %d more and 1 for each of %d processes beyond the first three): a variant that spins, or a story larger than the bound; %s",
-		DE: "die Grenze des Labors von %s Schritten je Phase war erreicht, bevor der Lauf abgeklungen war (12.000 und für jeden von %d Befehlen %d mehr und 1 für jeden von %d Prozessen über die ersten drei hinaus): eine Variante, die sich im Kreis dreht, oder eine Geschichte, größer als die Grenze; %s"},
-		lang.Count(int64(w.phaseSteps())), w.commands, stepsPerCommand, max(0, len(w.procs)-3), w.busy()), nil
+		EN: "the lab's bound of %s steps a phase ran out before the run was quiet (12,000, and for each of %d commands %d more and 1 for each of %d processes beyond the first three): %s; %s",
+		DE: "die Grenze des Labors von %s Schritten je Phase war erreicht, bevor der Lauf abgeklungen war (12.000 und für jeden von %d Befehlen %d mehr und 1 für jeden von %d Prozessen über die ersten drei hinaus): %s; %s"},
+		lang.Count(int64(w.phaseSteps())), w.commands, stepsPerCommand, max(0, len(w.procs)-3), cause, w.busy()), nil
+}
+
+// heldPastLease says why a phase's steps ran out when the run shows it: a
+// message held under a claim that is still live and runs longer after
+// the commit that made it than the relay's policy allows (its declared
+// Lease; the lab's variant.MaxLease where it declares none). No other
+// relay may take the message before the claim runs out, so they poll for
+// it (a relay polled as Relay.Run polls, every IdlePoll): the steps went
+// on waiting, not on a variant that spins. It names the oldest such message, whose claim it is (by the
+// commit that made it) and whether that process is down.
+func (w *world) heldPastLease() (lang.Text, bool) {
+	allowed := lang.Textf(lang.Text{EN: "where its policy allows %s", DE: "wo seine Strategie %s erlaubt"}, lang.Duration(w.relayPolicy.Lease))
+	lease := w.relayPolicy.Lease
+	if lease <= 0 {
+		lease = variant.MaxLease
+		allowed = lang.Textf(lang.Text{EN: "where the lab allows at most %s (its policy declares no lease)", DE: "wo das Labor höchstens %s erlaubt (seine Strategie nennt keine Lease)"}, lang.Duration(lease))
+	}
+	now := w.clock.Now()
+	var out lang.Text
+	held := false
+	w.eachUnsent(func(m outbox.Message) {
+		if held || m.Status != outbox.InFlight || !m.LeaseUntil.After(now) {
+			return
+		}
+		c, ok := w.claimOf(m.Key)
+		if !ok || m.LeaseUntil.Sub(c.at) <= lease {
+			return
+		}
+		held = true
+		down := lang.Text{}
+		for _, p := range w.procs {
+			if p.name == c.process && !p.alive {
+				down = lang.Textf(lang.Text{EN: ", and %s is down", DE: ", und %s ist ausgefallen"}, p.name)
+			}
+		}
+		out = lang.Textf(lang.Text{
+			EN: "message %s (%s) is held by %s's claim, committed at %s, until %s, a lease of %s %s%s: no other relay may take it before then, and the steps ran out waiting for it",
+			DE: "die Nachricht %s (%s) wird vom Claim von %s gehalten, committet um %s, bis %s, eine Lease von %s, %s%s: vorher darf kein anderes Relay sie nehmen, und die Schritte gingen im Warten darauf aus"},
+			m.ID, fmt.Sprintf("%s#%d", m.Event.AggregateID, m.Event.Sequence), c.process, TimeText(c.at.Sub(Epoch)), TimeText(m.LeaseUntil.Sub(Epoch)),
+			lang.Duration(m.LeaseUntil.Sub(c.at).Round(time.Millisecond)), allowed, down)
+	})
+	return out, held
 }
 
 // tick does one thing at the current time, if anything is due: a restart,
@@ -130,6 +179,10 @@ func (w *world) tick() (bool, error) {
 	if len(w.cfg.Cleanups) > 0 && !Epoch.Add(w.cfg.Cleanups[0]).After(now) {
 		w.cfg.Cleanups = w.cfg.Cleanups[1:]
 		return true, w.cleanup()
+	}
+	if at, ok := w.replayAt(); ok && !at.After(now) {
+		w.replaysAt = w.replaysAt[1:]
+		return true, w.replayDuringRun()
 	}
 	if len(w.cfg.Resends) > 0 && !Epoch.Add(w.cfg.Resends[0].At).After(now) {
 		r := w.cfg.Resends[0]
@@ -205,7 +258,7 @@ func (w *world) startActivity(p *proc) bool {
 // nothing due at any time, so that all that is left to happen is a
 // restart of a dead one.
 func (w *world) onlyRestartsLeft() bool {
-	if len(w.cfg.Workload) > 0 && w.serviceAlive() || len(w.cfg.Cleanups) > 0 {
+	if len(w.cfg.Workload) > 0 && w.serviceAlive() || len(w.cfg.Cleanups) > 0 || len(w.replaysAt) > 0 {
 		return false
 	}
 	for _, p := range w.procs {
@@ -261,6 +314,9 @@ func (w *world) nextEvent() (time.Time, bool) {
 	}
 	if len(w.cfg.Resends) > 0 {
 		consider(Epoch.Add(w.cfg.Resends[0].At))
+	}
+	if at, ok := w.replayAt(); ok {
+		consider(at)
 	}
 	if len(w.kills) > 0 && w.crashing {
 		consider(Epoch.Add(w.kills[0].From))

@@ -63,9 +63,12 @@ const (
 	ReplayedTwice Situation = "replayed-twice"
 	// FailureReported: a commit that failed came back as an error from the
 	// activity that made it (a relay's step or recovery, a delivery, a
-	// command): the process knows, and whoever runs it can see it. The
-	// failure sweep expects it of every run: a process that swallows a
-	// failed commit goes on as if it had committed.
+	// command): the process knows, and whoever runs it can see it; or the
+	// activity handled it itself: it made the same commit again (at the
+	// same boundary, about the same message) before it ended. Its count
+	// is of failed commits so handled. The failure sweep expects it of
+	// every run: a process that swallows a failed commit goes on as if it
+	// had committed.
 	FailureReported Situation = "failure-reported"
 )
 

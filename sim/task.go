@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"outboxlab/broker"
 	"outboxlab/effect"
 )
 
@@ -40,6 +41,16 @@ type worker struct {
 	// its process crashed under it ("" if none): the gate refused it, and
 	// whatever the activity returns, it went on after its crash.
 	crossedDead string
+	// failed are the activity's failed commits that it has not tried
+	// again (see retriedCommit).
+	failed []failedCommit
+}
+
+// failedCommit is a commit that failed in an activity: where, and about
+// which message (world.aboutMessage).
+type failedCommit struct {
+	at    *boundaryPoints
+	about broker.Target
 }
 
 // idle are the workers between activities that no process holds: at most
@@ -234,7 +245,7 @@ const CrashLoopCap = 5 * time.Minute
 // run runs the worker's job and keeps its result; a panic of the job is
 // kept too (see checkPanicked), so that it cannot unwind the simulator.
 func (wk *worker) run() {
-	wk.panicked, wk.crossedDead = nil, ""
+	wk.panicked, wk.crossedDead, wk.failed = nil, "", wk.failed[:0]
 	defer func() {
 		if r := recover(); r != nil {
 			wk.did, wk.err, wk.panicked = true, nil, r

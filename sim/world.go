@@ -101,7 +101,10 @@ type world struct {
 	killed   int              // kills that happened
 	failures []plannedFailure // commit failures still to happen
 	failed   int              // commit failures that happened
-	reported int              // commit failures a process reported (see FailureReported)
+	// replaysAt are the operator's replays during the run still to
+	// happen, in time order (FaultOperatorReplay).
+	replaysAt []time.Duration
+	reported  int // commit failures a process reported or tried again (see FailureReported)
 	// unhandled are the errors relays and consumers returned that they
 	// should have handled themselves (see Result.Unhandled).
 	unhandled []string

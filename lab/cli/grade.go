@@ -68,6 +68,9 @@ func writeGrade(w io.Writer, vd verdict.Verdict, v variant.Variant) {
 	}
 	fmt.Fprintln(w, hanging("", "  ", inf(w, lang.Text{EN: "%s: %d cause(s) in %s runs at depth %s (%s):", DE: "%s: %d Ursache(n) in %s Läufen, Tiefe %s (%s):"},
 		vd.Variant, len(groups), lang.Count(int64(vd.Runs())), vd.Depth, strings.Join(stages, ", "))))
+	if u := vd.Untested(); u.EN != "" {
+		fmt.Fprintln(w, hanging("  ", "  ", in(w, u)))
+	}
 	for _, g := range groups {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, g.Report(langOf(w), lang.Text{}, withLang(w, g.First().Run.Command(programName())), width))

@@ -129,6 +129,23 @@ func TestAPassingGradeSaysSoUnderV(t *testing.T) {
 	}
 }
 
+// TestAOneRelayGradeSaysNoRunHadTwoRelays: a learner's variant that
+// supports one relay is told, beside its OK, that no run had two: the
+// same words as labrun grade's.
+func TestAOneRelayGradeSaysNoRunHadTwoRelays(t *testing.T) {
+	v := variant.Outbox()
+	v.Name, v.MaxRelays = "one-relay", 1
+	for l, want := range map[string]string{
+		"en": "graded 63 runs at depth quick: OK; no run had two relays: the variant supports one (MaxRelays 1)",
+		"de": "63 Läufe bewertet, Tiefe quick: OK; kein Lauf hatte zwei Relays: die Variante unterstützt eines (MaxRelays 1)",
+	} {
+		r := gradeWith(t, v, grade.Options{}, map[string]string{"lab.depth": "quick", "lab.lang": l})
+		if len(r.errors) > 0 || len(r.logs) != 1 || r.logs[0] != want {
+			t.Errorf("%s: errors %q, log %q; want the log %q", l, r.errors, r.logs, want)
+		}
+	}
+}
+
 // forgetful is a learner's billing: the reference consumer behind a broker
 // client that drops every Nack, so a delivery whose commit failed is
 // neither acknowledged nor handed back. It claims to be correct.

@@ -109,7 +109,7 @@ func newGrader(v variant.Variant, opts Options) *grader {
 			c.StepBudget = b
 		}
 	}
-	g.out = Verdict{Variant: v.Name, Depth: opts.Depth, Correct: v.Correct()}
+	g.out = Verdict{Variant: v.Name, Depth: opts.Depth, Correct: v.Correct(), MaxRelays: v.MaxRelays}
 	return g
 }
 

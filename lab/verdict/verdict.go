@@ -148,6 +148,9 @@ type Verdict struct {
 	Findings []Finding
 	// Stopped says the grading stopped early (Options.Stop).
 	Stopped bool
+	// MaxRelays is how many relays the variant declares it supports
+	// (variant.Variant.MaxRelays, 0 for any number): why no run had more.
+	MaxRelays int
 }
 
 // StageResult says how one stage went.

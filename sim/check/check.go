@@ -158,6 +158,10 @@ type World struct {
 	// deleted the dead letter before the broker confirmed the send) lost
 	// it.
 	Vanished []variant.DeadLetter
+	// ReplayResets are the outbox rows an operator's replay of dead
+	// letters changed that were not dead letters: each is STORM (see
+	// ReplayReset).
+	ReplayResets []ReplayReset
 	// Relay and Consumer are the policies the variant declares (the
 	// course's where it declares none), and Exercise what the run put
 	// them to: what is wrong with a policy itself is a violation where the
@@ -261,8 +265,17 @@ func Check(w World) []Violation {
 	order, broke := brokerOrder(w, f, cs)
 	vs = append(vs, order...)
 	vs = append(vs, statusView(w.Published, w.Orders, broke)...)
+	// A replay's reset comes first of the storms it makes: it is their
+	// cause.
+	for _, r := range w.ReplayResets {
+		vs = append(vs, r.Violation())
+	}
 	vs = append(vs, liveness(w)...)
-	vs = append(vs, spacing(w.Tries, w.FailedMarks, w.Relay)...)
+	for _, v := range spacing(w.Tries, w.FailedMarks, w.Relay) {
+		if !resetByReplay(w.ReplayResets, v) {
+			vs = append(vs, v)
+		}
+	}
 	vs = append(vs, lazy(w.FailedMarks, w.Relay)...)
 	for _, u := range w.Unsafe {
 		vs = append(vs, Violation{Outcome: variant.Unsafe, Detail: u})
@@ -368,11 +381,19 @@ func liveness(w World) []Violation {
 		}
 		if budget > 0 && a.N > budget {
 			stormed[a.MessageID] = true
-			vs = append(vs, Violation{variant.Storm, a.AggregateID, a.Sequence,
-				lang.Textf(lang.Text{
-					EN: "message %s was published %s times, the retry policy allows %d: retries without backoff or limit hammer the broker",
-					DE: "die Nachricht %s wurde %s-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d: Retries ohne Backoff oder Grenze hämmern auf den Broker ein"},
-					a.MessageID, lang.Count(int64(a.N)), budget)})
+			detail := lang.Textf(lang.Text{
+				EN: "message %s was published %s times, the retry policy allows %d: retries without backoff or limit hammer the broker",
+				DE: "die Nachricht %s wurde %s-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d: Retries ohne Backoff oder Grenze hämmern auf den Broker ein"},
+				a.MessageID, lang.Count(int64(a.N)), budget)
+			if late, lease := sentPastLease(a.MessageID, w.Tries, w.FailedMarks); late > 0 && a.N-late <= budget {
+				// Not one of its sends failed for the retry policy to
+				// space: each went out under a claim that had run out.
+				detail = lang.Textf(lang.Text{
+					EN: "message %s was published %s times, the retry policy allows %d: %d of them were sent after the claim they were sent under had run out (claims that ran out within %s of their commit): a lease shorter than the relay's sends runs out before it records them, and the message is claimed and sent again, by this relay or another",
+					DE: "die Nachricht %s wurde %s-mal veröffentlicht, die Wiederholungsstrategie erlaubt %d: %d davon wurden gesendet, nachdem der Claim, unter dem sie gesendet wurden, abgelaufen war (Claims, die höchstens %s nach ihrem Commit abliefen): eine Lease, kürzer als die Sendungen des Relays, läuft ab, bevor es sie vermerkt, und die Nachricht wird erneut geclaimt und gesendet, von diesem Relay oder einem anderen"},
+					a.MessageID, lang.Count(int64(a.N)), budget, late, lang.Duration(lease.Round(time.Millisecond)))
+			}
+			vs = append(vs, Violation{variant.Storm, a.AggregateID, a.Sequence, detail})
 		}
 	}
 	if w.WhileDownBudget > 0 && w.WhileDown > w.WhileDownBudget {
@@ -393,4 +414,71 @@ func liveness(w World) []Violation {
 		}
 	}
 	return vs
+}
+
+// sentPastLease counts the tries of message id that went out after the
+// claim they were sent under had run out: the message's last claim
+// committed before the try was another process's (its own had run out,
+// and another relay took the message over), or the trying process's own
+// with its lease over before the try. It returns them with the longest
+// such claim's lease, measured from the commit that made it.
+func sentPastLease(id string, tries []Try, marks []FailedMark) (n int, lease time.Duration) {
+	for _, t := range tries {
+		if t.MessageID != id {
+			continue
+		}
+		var last *FailedMark
+		for i := range marks {
+			m := &marks[i]
+			if m.Claim && m.MessageID == id && !m.At.After(t.At) {
+				last = m
+			}
+		}
+		if last == nil || last.By == t.By && !last.LeaseUntil.Before(t.At) {
+			continue
+		}
+		lease = max(lease, last.LeaseUntil.Sub(last.At))
+		n++
+	}
+	return n, lease
+}
+
+// ReplayReset is an outbox row an operator's replay of dead letters
+// changed although it was no dead letter: Before and After the replay,
+// At its time. A replay must put back the dead letters it is asked for
+// and nothing else: a FAILED message's count of failed sends and its next
+// attempt are its retry history, and a replay that resets them has the
+// relay send it again at once and more often than its policy allows.
+type ReplayReset struct {
+	At            time.Time
+	Before, After outbox.Message
+}
+
+// Violation is r as STORM, naming the row and what the replay wrote.
+func (r ReplayReset) Violation() Violation {
+	was := lang.Textf(lang.Text{EN: "%s", DE: "%s"}, r.Before.Status)
+	if r.Before.Status == outbox.Failed {
+		was = lang.Textf(lang.Text{EN: "%s, not a dead letter (%d failed sends, its next attempt at %s)", DE: "%s, kein Dead Letter (%d gescheiterte Sendungen, ihr nächster Versuch um %s)"},
+			r.Before.Status, r.Before.Attempts, clock(r.Before.NextAttemptAt))
+	}
+	due := lang.Text{EN: "due at once", DE: "sofort fällig"}
+	if r.After.NextAttemptAt.After(r.At) {
+		due = lang.Textf(lang.Text{EN: "due at %s", DE: "fällig um %s"}, clock(r.After.NextAttemptAt))
+	}
+	return Violation{variant.Storm, r.Before.Event.AggregateID, r.Before.Event.Sequence, lang.Textf(lang.Text{
+		EN: "the operator's replay of the dead letters reset message %s, which was %s: it wrote it %s with %d attempts, %s, and the relay tries it again beyond its retry policy",
+		DE: "das Wiedereinspielen der Dead Letters durch den Operator setzte die Nachricht %s zurück, die %s war: es schrieb sie %s mit %d Versuchen, %s, und das Relay versucht sie erneut, über seine Wiederholungsstrategie hinaus"},
+		r.Before.ID, was, r.After.Status, r.After.Attempts, due)}
+}
+
+// resetByReplay reports whether v is about a message whose retry history
+// an operator's replay reset: its backoff broke because the replay erased
+// it, and the reset's violation names that cause.
+func resetByReplay(resets []ReplayReset, v Violation) bool {
+	for _, r := range resets {
+		if r.Before.Event.AggregateID == v.AggregateID && r.Before.Event.Sequence == v.Sequence {
+			return true
+		}
+	}
+	return false
 }
