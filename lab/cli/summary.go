@@ -83,28 +83,18 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 // the stages beyond the matrix found), or each outcome with the first
 // point that showed it.
 func summaryVerdict(w io.Writer, m sim.Matrix, v verdict.Verdict) string {
-	type seen struct {
-		first string
-		n     int
-	}
-	byOutcome := map[check.Outcome]*seen{}
-	var order []check.Outcome
+	var red []sim.Cell // in the matrix's order
 	bad := ""
 	for _, p := range m.Points {
 		c := cellAt(v.Cells, v.Variant, p.ID)
 		if !c.Matches() {
 			bad = "! "
 		}
-		if c.Outcome <= check.OK {
-			continue
+		if c.Outcome > check.OK {
+			red = append(red, c)
 		}
-		if s, ok := byOutcome[c.Outcome]; ok {
-			s.n++
-			continue
-		}
-		byOutcome[c.Outcome] = &seen{first: p.ID, n: 1}
-		order = append(order, c.Outcome)
 	}
+	byOutcome := verdict.GroupBy(red, func(c sim.Cell) check.Outcome { return c.Outcome })
 	beyond := ""
 	if v.Correct && v.Depth != verdict.Quick {
 		runs, failed := 0, 0
@@ -118,15 +108,14 @@ func summaryVerdict(w io.Writer, m sim.Matrix, v verdict.Verdict) string {
 			beyond = inf(w, lang.Text{EN: "; %s: %s of %s runs FAILED", DE: "; %s: %s von %s Läufen FEHLGESCHLAGEN"}, v.Depth, lang.Count(int64(failed)), lang.Count(int64(runs)))
 		}
 	}
-	if len(order) == 0 {
+	if len(byOutcome) == 0 {
 		return bad + in(w, lang.Text{EN: "✓ at every point", DE: "✓ an jedem Punkt"}) + beyond
 	}
 	var parts []string
-	for _, o := range order {
-		s := byOutcome[o]
-		part := inf(w, lang.Text{EN: "%s at %s", DE: "%s bei %s"}, o, s.first)
-		if s.n > 1 {
-			part += inf(w, lang.Text{EN: " (+%d)", DE: " (+%d)"}, s.n-1) // as the grading writes it: a row of the summary fits a line
+	for _, cells := range byOutcome {
+		part := inf(w, lang.Text{EN: "%s at %s", DE: "%s bei %s"}, cells[0].Outcome, cells[0].Point.ID)
+		if len(cells) > 1 {
+			part += inf(w, lang.Text{EN: " (+%d)", DE: " (+%d)"}, len(cells)-1) // as the grading writes it: a row of the summary fits a line
 		}
 		parts = append(parts, part)
 	}
