@@ -44,7 +44,7 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 	}
 	fmt.Fprint(w, inf(w, lang.Text{EN: "outboxlab: %d variants at %d crash points and faults (%s runs, seed %d)\n\n", DE: "outboxlab: %d Varianten an %d Absturzpunkten und Störungen (%s Läufe, Seed %d)\n\n"}, len(variants), len(m.Points), lang.Count(int64(runs)), m.Seed))
 	for _, v := range verdicts {
-		fmt.Fprintln(w, hanging(fmt.Sprintf("%-24s ", v.Variant), strings.Repeat(" ", 27), summaryVerdict(w, m, v)))
+		fmt.Fprintln(w, lang.Wrap(fmt.Sprintf("%-24s ", v.Variant), strings.Repeat(" ", 27), summaryVerdict(w, m, v), width))
 	}
 	fmt.Fprintln(w)
 	if mismatches == 0 {
@@ -58,7 +58,7 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 	}
 	writeLegend(w, false, omit...)
 	if len(verdicts) > 0 && verdicts[0].Depth != verdict.Quick {
-		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-13s ", verdicts[0].Depth), strings.Repeat(" ", 16), in(w, depthMeaning)))
+		fmt.Fprintln(w, lang.Wrap(fmt.Sprintf("  %-13s ", verdicts[0].Depth), strings.Repeat(" ", 16), in(w, depthMeaning), width))
 	}
 	fmt.Fprintln(w, in(w, lang.Text{EN: "\nNext:", DE: "\nAls Nächstes:"}))
 	// A command and what it shows side by side, or, where that does not
