@@ -81,7 +81,7 @@ func TestARelaySlowerThanItDeclaresIsLate(t *testing.T) {
 
 // TestTheLabBoundsEveryPolicy: a policy the variant declares is what its
 // budgets come from, and the lab bounds it: each case declares a policy
-// outside the lab's bounds (check.Findings), honestly (its relay or
+// outside the lab's bounds (check.PolicyFindings), honestly (its relay or
 // consumer does what it declares) or not, and the row that puts it to the
 // test says so. Before the budgets came from the declaration, each
 // honest one was judged by the reference's numbers; the dishonest one, by

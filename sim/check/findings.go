@@ -9,18 +9,18 @@ import (
 	"outboxlab/lang"
 )
 
-// Finding is something wrong with a declared policy itself, whatever the
+// PolicyFinding is something wrong with a declared policy itself, whatever the
 // run's messages did: a policy that hammers a down broker, retries for
 // ever, gives up within an outage the chapters call transient, pauses so
 // long that the broker's return goes unnoticed, keeps nothing for the
 // retention period, or parks a message at its first failure.
-type Finding struct {
+type PolicyFinding struct {
 	Outcome Outcome
 	Text    lang.Text
 }
 
 // Violation returns the finding as a violation of the run.
-func (f Finding) Violation() Violation { return Violation{Outcome: f.Outcome, Detail: f.Text} }
+func (f PolicyFinding) Violation() Violation { return Violation{Outcome: f.Outcome, Detail: f.Text} }
 
 // Exercise is what a run put the policies to: a finding is reported only
 // in a run that puts its part of the policy to the test (a run without a
@@ -34,11 +34,11 @@ type Exercise struct {
 	Kills int
 }
 
-// Findings returns the findings on the policies r and c that run e puts
+// PolicyFindings returns the findings on the policies r and c that run e puts
 // to the test, in the order of the policies' fields. A zero policy is not
 // judged.
-func Findings(r RelayPolicy, c ConsumerPolicy, e Exercise) []Finding {
-	var out []Finding
+func PolicyFindings(r RelayPolicy, c ConsumerPolicy, e Exercise) []PolicyFinding {
+	var out []PolicyFinding
 	if r != (RelayPolicy{}) {
 		out = relayFindings(r, e)
 	}
@@ -50,9 +50,9 @@ func Findings(r RelayPolicy, c ConsumerPolicy, e Exercise) []Finding {
 
 // relayFindings finds what is wrong with the relay's policy r where run e
 // puts it to the test.
-func relayFindings(r RelayPolicy, e Exercise) []Finding {
-	var out []Finding
-	add := func(o Outcome, t lang.Text, args ...any) { out = append(out, Finding{o, lang.Textf(t, args...)}) }
+func relayFindings(r RelayPolicy, e Exercise) []PolicyFinding {
+	var out []PolicyFinding
+	add := func(o Outcome, t lang.Text, args ...any) { out = append(out, PolicyFinding{o, lang.Textf(t, args...)}) }
 	transient := len(e.Faults.Outages) > 0 || e.Faults.Timeouts > 0
 	window, ends := r.RetryWindow()
 	switch {
@@ -99,11 +99,11 @@ func relayFindings(r RelayPolicy, e Exercise) []Finding {
 
 // hammering finds a relay policy that sends too often into a down broker,
 // per message or all together.
-func hammering(r RelayPolicy) []Finding {
-	var out []Finding
+func hammering(r RelayPolicy) []PolicyFinding {
+	var out []PolicyFinding
 	if n := r.TriesWithin(TransientOutage); n > MaxTriesPerOutage {
 		tries := times(n)
-		out = append(out, Finding{Storm, lang.Text{
+		out = append(out, PolicyFinding{Storm, lang.Text{
 			EN: fmt.Sprintf("the relay's policy tries one message %s during a %s outage (backoff from %s, capped at %s), the lab allows at most %d: retry without backoff amplifies the fault (chapter 000: Retry läuft ohne Backoff und verstärkt Störungen)",
 				tries.EN, span(TransientOutage).EN, span(r.BackoffBase).EN, span(r.BackoffCap).EN, MaxTriesPerOutage),
 			DE: fmt.Sprintf("die Strategie des Relays versucht eine Nachricht während eines Ausfalls von %s %s (Backoff ab %s, höchstens %s), das Lab erlaubt höchstens %d: Retry ohne Backoff verstärkt Störungen (Kapitel 000)",
@@ -112,7 +112,7 @@ func hammering(r RelayPolicy) []Finding {
 	}
 	if n := DownBudget(TransientOutage, r.Pause); n > MaxDownTries {
 		requests := times(n)
-		out = append(out, Finding{Storm, lang.Text{
+		out = append(out, PolicyFinding{Storm, lang.Text{
 			EN: fmt.Sprintf("the relay's policy sends requests %s into a %s outage, all messages together (pause from %s, capped at %s), the lab allows at most %d: a relay pauses as a whole after a failed send",
 				requests.EN, span(TransientOutage).EN, span(r.PauseBase).EN, span(r.PauseCap).EN, MaxDownTries),
 			DE: fmt.Sprintf("die Strategie des Relays schickt während eines Ausfalls von %s %s eine Anfrage, alle Nachrichten zusammen (Pause ab %s, höchstens %s), das Lab erlaubt höchstens %d: ein Relay pausiert nach einem gescheiterten Senden als Ganzes",
@@ -126,7 +126,7 @@ func hammering(r RelayPolicy) []Finding {
 // first failure, where a run corrupts one in transit, or never parks one,
 // or only after more tries than a relay may make (MaxTriesPerOutage),
 // where a run sends one it cannot process.
-func consumerFindings(c ConsumerPolicy, f Faults) []Finding {
+func consumerFindings(c ConsumerPolicy, f Faults) []PolicyFinding {
 	corrupted, unprocessable := false, false
 	for _, m := range f.Billing {
 		corrupted = corrupted || m.Corrupted > 0
@@ -134,17 +134,17 @@ func consumerFindings(c ConsumerPolicy, f Faults) []Finding {
 	}
 	switch {
 	case corrupted && c.MaxAttempts >= 1 && c.MaxAttempts < MinConsumerAttempts:
-		return []Finding{{GaveUp, lang.Textf(lang.Text{
+		return []PolicyFinding{{GaveUp, lang.Textf(lang.Text{
 			EN: "the consumer's policy parks a message after %d attempt(s), the lab wants at least %d: a message corrupted once in transit is given up (chapter 000, section 8: Retry ist ein Schutz gegen transiente Fehler)",
 			DE: "die Strategie des Consumers legt eine Nachricht nach %d Versuch(en) beiseite, das Labor verlangt mindestens %d: eine Nachricht, die unterwegs einmal beschädigt wurde, wird aufgegeben (Kapitel 000, Abschnitt 8: Retry ist ein Schutz gegen transiente Fehler)",
 		}, c.MaxAttempts, MinConsumerAttempts)}}
 	case unprocessable && c.MaxAttempts > MaxTriesPerOutage:
-		return []Finding{{Storm, lang.Textf(lang.Text{
+		return []PolicyFinding{{Storm, lang.Textf(lang.Text{
 			EN: "the consumer's policy tries a message it cannot process %d times before it parks it, the lab allows at most %d: retry without limit hammers billing's database and holds its order back (chapter 000, section 8)",
 			DE: "die Strategie des Consumers versucht eine Nachricht, die er nicht verarbeiten kann, %d-mal, bevor er sie beiseitelegt, das Labor erlaubt höchstens %d: Retry ohne Grenze belastet die Datenbank von Billing und hält ihre Bestellung zurück (Kapitel 000, Abschnitt 8)",
 		}, c.MaxAttempts, MaxTriesPerOutage)}}
 	case unprocessable && c.MaxAttempts < 1:
-		return []Finding{{Stuck, lang.Text{
+		return []PolicyFinding{{Stuck, lang.Text{
 			EN: "the consumer's policy never parks a message it cannot process (MaxAttempts 0): it is retried for ever and blocks its order (chapter 000, section 8)",
 			DE: "die Strategie des Consumers legt eine Nachricht, die er nicht verarbeiten kann, nie beiseite (MaxAttempts 0): sie wird endlos wiederholt und blockiert ihre Bestellung (Kapitel 000, Abschnitt 8)",
 		}}}
