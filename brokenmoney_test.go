@@ -10,6 +10,7 @@ import (
 	"outboxlab/billing"
 	"outboxlab/domain"
 	"outboxlab/internal/longtest"
+	"outboxlab/lab/labtest"
 	"outboxlab/sim/check"
 	"outboxlab/store"
 )
@@ -39,7 +40,7 @@ func TestTheLabCatchesConsumersThatAssumeSomethingAboutMoney(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			outcome, lines := cellAt(t, withConsumerEffect(strings.ReplaceAll(c.name, " ", "-"), c.effect), "duplicate-delivery")
+			outcome, lines := labtest.Cell(t, labtest.WithConsumerEffect(strings.ReplaceAll(c.name, " ", "-"), c.effect), "duplicate-delivery")
 			if outcome != check.Mismatch || !strings.Contains(lines, c.detail) {
 				t.Errorf("%s, want MISMATCH with %q:\n%s", outcome, c.detail, lines)
 			}
@@ -128,7 +129,7 @@ func amountsThrough(through func(domain.Money) domain.Money, tx *store.Tx, e dom
 // it. (With exploration's old amounts, up to 99.99, it passed every
 // stage at depth course, tried.)
 func TestExplorationCatchesAmountsThroughFloat32(t *testing.T) {
-	caughtByExploration(t, withConsumerEffect("float32-money", float32Amounts), check.Mismatch, "billed", longtest.Long(t, "long_explore"))
+	labtest.CaughtByExploration(t, labtest.WithConsumerEffect("float32-money", float32Amounts), check.Mismatch, "billed", longtest.Long(t, "long_explore"))
 }
 
 // float32Amounts is billing's effect reading each amount as float32

@@ -12,6 +12,7 @@ import (
 	"outboxlab/effect"
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/explore"
+	"outboxlab/lab/labtest"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
 	"outboxlab/sim/check"
@@ -72,7 +73,7 @@ func TestTheLabCatchesBrokenOperatorCode(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			outcome, lines := cellAt(t, c.v, "rejected")
+			outcome, lines := labtest.Cell(t, c.v, "rejected")
 			if outcome != c.want || !strings.Contains(lines, c.detail) {
 				t.Errorf("%s at rejected: %s, want %s with %q:\n%s", c.v.Name, outcome, c.want, c.detail, lines)
 			}
@@ -254,7 +255,7 @@ func TestExplorationCatchesACleanupInAnAgeWindow(t *testing.T) {
 		age := now.Sub(m.SentAt)
 		return m.Status == outbox.Sent && (m.SentAt.Before(cutoff) || age >= 24*time.Hour && age < 48*time.Hour)
 	})
-	caughtByExploration(t, v, check.Unsafe, "after it was SENT", longtest.Long(t, "long_explore"))
+	labtest.CaughtByExploration(t, v, check.Unsafe, "after it was SENT", longtest.Long(t, "long_explore"))
 }
 
 // TestExplorationFindsAnHourWindowAtTenSeeds: a cleanup that deletes

@@ -11,6 +11,7 @@ import (
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/grade"
+	"outboxlab/lab/labtest"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
@@ -217,7 +218,7 @@ func TestEveryShippedVariantReplays(t *testing.T) {
 // differ from run to run.
 func wallClockJitter() variant.Variant {
 	jitter := func(c *outbox.Config) { c.Jitter = 0.5 }
-	v := declaring(withRelayConfig("wall-clock-jitter", jitter), jitter)
+	v := labtest.Declaring(labtest.WithRelayConfig("wall-clock-jitter", jitter), jitter)
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		cfg := outbox.DefaultConfig(env.Owner)
 		jitter(&cfg)

@@ -18,6 +18,7 @@ import (
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/explore"
+	"outboxlab/lab/labtest"
 	"outboxlab/mistakes"
 	"outboxlab/orders"
 	"outboxlab/outbox"
@@ -44,21 +45,21 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 	}{
 		{
 			name:   "a consumer that bills amendments as 0.00",
-			v:      withConsumerEffect("zero-amendments", billZeroForAmendments),
+			v:      labtest.WithConsumerEffect("zero-amendments", billZeroForAmendments),
 			point:  "duplicate-delivery",
 			want:   check.Mismatch,
 			detail: "MISMATCH o-1#2: billed line +0.00 EUR, the change was line +19.99 EUR",
 		},
 		{
 			name:   "a relay that gives up after two attempts",
-			v:      withRelayConfig("impatient-relay", func(c *outbox.Config) { c.MaxAttempts = 2 }),
+			v:      labtest.WithRelayConfig("impatient-relay", func(c *outbox.Config) { c.MaxAttempts = 2 }),
 			point:  "broker-outage",
 			want:   check.GaveUp,
 			detail: "was dead-lettered in the outbox (broker: publish",
 		},
 		{
 			name: "a relay that retries every second, without growing backoff or a limit",
-			v: withRelayConfig("hammering-relay", func(c *outbox.Config) {
+			v: labtest.WithRelayConfig("hammering-relay", func(c *outbox.Config) {
 				c.BackoffBase, c.BackoffCap, c.PauseCap, c.MaxAttempts = time.Second, time.Second, time.Second, 1<<30
 			}),
 			point:  "broker-outage",
@@ -88,7 +89,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 		},
 		{
 			name: "a relay whose claims never expire, though it releases its own after a restart",
-			v: withRelayConfig("endless-lease", func(c *outbox.Config) {
+			v: labtest.WithRelayConfig("endless-lease", func(c *outbox.Config) {
 				c.Lease = 100 * 365 * 24 * time.Hour
 			}),
 			point:  "relay-lost",
@@ -126,7 +127,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 		},
 		{
 			name: "a relay that pauses as a whole for up to five minutes after failed sends",
-			v: withRelayConfig("long-pause", func(c *outbox.Config) {
+			v: labtest.WithRelayConfig("long-pause", func(c *outbox.Config) {
 				c.PauseCap = 5 * time.Minute
 			}),
 			point:  "broker-outage",
@@ -135,7 +136,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 		},
 		{
 			name:   "a consumer that puts a message aside at its first failure",
-			v:      withConsumerConfig("no-second-try", func(c *inbox.Config) { c.MaxAttempts = 1 }),
+			v:      labtest.WithConsumerConfig("no-second-try", func(c *inbox.Config) { c.MaxAttempts = 1 }),
 			point:  "corrupt-once",
 			want:   check.GaveUp,
 			detail: "aside as a dead letter after 1 attempt(s), though its fault was transient",
@@ -152,7 +153,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			// own claims and this was OK: two processes sent the message
 			// under two live leases.
 			name:   "relays that all write the owner name \"relay\"",
-			v:      withRelayConfig("one-name-for-all", func(c *outbox.Config) { c.Owner = "relay" }),
+			v:      labtest.WithRelayConfig("one-name-for-all", func(c *outbox.Config) { c.Owner = "relay" }),
 			point:  "relay-restart",
 			want:   check.Unsafe,
 			detail: "set PENDING by relay-1 at 00:00:09.000, while relay-2's lease ran until",
@@ -161,7 +162,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			// Judged by the owner names, this was LATE at every point
 			// (relay-1 seemed to hold relay-2's claims) and OK here.
 			name: "a second relay deployed with the first one's name",
-			v: withRelayConfig("copied-name", func(c *outbox.Config) {
+			v: labtest.WithRelayConfig("copied-name", func(c *outbox.Config) {
 				if c.Owner == "relay-2" {
 					c.Owner = "relay-1"
 				}
@@ -246,17 +247,6 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 	}
 }
 
-// withConsumerEffect is the reference with billing's effect replaced.
-func withConsumerEffect(name string, effect inbox.Effect) variant.Variant {
-	v := variant.Outbox()
-	v.Name = name
-	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
-		return inbox.NewConsumer(inbox.DefaultConfig(env.Owner, variant.Subscription),
-			inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: effect})
-	}
-	return v
-}
-
 // replaysElsewhere is the reference consumer whose operator's replay
 // redelivers to "billing-dlq", a subscription the broker does not have
 // (a name from another environment's configuration): the broker refuses
@@ -277,19 +267,6 @@ func (b otherReplaySubscription) Redeliver(_, messageID string) error {
 	return b.Broker.Redeliver("billing-dlq", messageID)
 }
 
-// withConsumerConfig is the reference with billing's consumer configured
-// otherwise.
-func withConsumerConfig(name string, change func(*inbox.Config)) variant.Variant {
-	v := variant.Outbox()
-	v.Name = name
-	v.NewConsumer = func(env variant.Env) (variant.Consumer, error) {
-		cfg := inbox.DefaultConfig(env.Owner, variant.Subscription)
-		change(&cfg)
-		return inbox.NewConsumer(cfg, inbox.Deps{DB: env.BillingDB, Broker: env.Broker, Gate: env.Gate, Clock: env.Clock, Effect: billing.ApplyEffect})
-	}
-	return v
-}
-
 // billZeroForAmendments is billing's effect with one slip: an amendment's
 // line is written with a zero amount.
 func billZeroForAmendments(tx *store.Tx, e domain.Event, messageID string, now time.Time) error {
@@ -298,20 +275,6 @@ func billZeroForAmendments(tx *store.Tx, e domain.Event, messageID string, now t
 		e = a
 	}
 	return billing.ApplyEffect(tx, e, messageID, now)
-}
-
-// withRelayConfig is the reference with its relay's configuration changed.
-func withRelayConfig(name string, change func(*outbox.Config)) variant.Variant {
-	v := variant.Outbox()
-	v.Name = name
-	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		r, err := variant.ReferenceRelay(env, change)
-		if err != nil {
-			return nil, err
-		}
-		return variant.AdaptRelay(r), nil
-	}
-	return v
 }
 
 // keepsTheRest is a learner's relay (see learnerRelay) that, when a send
@@ -330,7 +293,7 @@ func keepsTheRest() variant.Variant {
 func backoffOverflow() variant.Variant {
 	thirty := func(c *outbox.Config) { c.MaxAttempts = 30 }
 	v := learner("backoff-overflow", func(r *learnerRelay) { thirty(&r.cfg); r.backoff32 = true })
-	return declaring(v, thirty)
+	return labtest.Declaring(v, thirty)
 }
 
 // pausesOnlyInNextWake is a learner's relay (see learnerRelay) that pauses
@@ -672,48 +635,13 @@ func hostClockLeases() variant.Variant {
 	return v
 }
 
-// okEverywhere fails t at every row of the matrix where v's cell does not
-// match its declaration (OK, or n/a).
-func okEverywhere(t *testing.T, v variant.Variant) {
-	t.Helper()
-	m := scenarios.Matrix()
-	for _, p := range m.Points {
-		cell, err := m.RunCell(v, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !cell.Matches() {
-			t.Errorf("%s at %s: %s, want OK: %v", v.Name, p.ID, cell.Outcome, cell.Violations)
-		}
-	}
-}
-
-// cellAt runs v at the matrix row point and returns the cell's outcome
-// and its violations, one a line.
-func cellAt(t *testing.T, v variant.Variant, point string) (check.Outcome, string) {
-	t.Helper()
-	p, err := scenarios.FindPoint(point)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cell, err := scenarios.Matrix().RunCell(v, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, v := range cell.Violations {
-		lines = append(lines, v.String())
-	}
-	return cell.Outcome, strings.Join(lines, "\n")
-}
-
 // TestSleepingWhileTheBrokerIsDownIsNotLate: a relay that pauses up to 20
 // s after failed sends, longer than the course's 10 s, sleeps only while
 // the broker is down at broker-outage, and nothing could have been sent
 // then: OK. (It was LATE when the wait was counted from the message's due
 // time regardless of the outage, tried.)
 func TestSleepingWhileTheBrokerIsDownIsNotLate(t *testing.T) {
-	v := withRelayConfig("pause-20s", func(c *outbox.Config) { c.PauseCap = 20 * time.Second })
+	v := labtest.WithRelayConfig("pause-20s", func(c *outbox.Config) { c.PauseCap = 20 * time.Second })
 	p, err := scenarios.FindPoint("broker-outage")
 	if err != nil {
 		t.Fatal(err)
