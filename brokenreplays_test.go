@@ -145,7 +145,7 @@ func TestAReplayOfARunThatDoesNotReplaySaysSo(t *testing.T) {
 // replayFailureSample): before it did, this relay was graded OK at depth
 // course and full.
 func TestARunThatPartsOnlyAfterAFailedCommitIsCaught(t *testing.T) {
-	v := learner("wall-pause-after-failed-claim", func(r *learnerRelay) { r.wallPause = true })
+	v := labtest.Learner("wall-pause-after-failed-claim", func(r *labtest.LearnerRelay) { r.WallPause = true })
 	sc, err := scenarios.FindScenario("commit-failure:relay.claim@1")
 	if err != nil {
 		t.Fatal(err)
@@ -236,23 +236,10 @@ type hostClock struct{}
 
 func (hostClock) Float64() float64 { return float64(time.Now().UnixNano()%1_000_000) / 1_000_000 }
 
-// mapOrderBatch is a learner's relay (see learnerRelay) that keeps its
+// mapOrderBatch is a learner's relay (see labtest.LearnerRelay) that keeps its
 // claimed batch in a map by message id and sends it as the map ranges.
 func mapOrderBatch() variant.Variant {
-	return learner("map-order-batch", func(r *learnerRelay) { r.mapOrder = true })
-}
-
-// inMapOrder returns batch as a map keyed by message id ranges over it.
-func inMapOrder(batch []outbox.Message) []outbox.Message {
-	byID := map[string]outbox.Message{}
-	for _, m := range batch {
-		byID[m.ID] = m
-	}
-	var out []outbox.Message
-	for _, m := range byID {
-		out = append(out, m)
-	}
-	return out
+	return labtest.Learner("map-order-batch", func(r *labtest.LearnerRelay) { r.MapOrder = true })
 }
 
 // remembered are the message ids packageStateConsumer handled, in every

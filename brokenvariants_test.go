@@ -14,7 +14,6 @@ import (
 	"outboxlab/billing"
 	"outboxlab/broker"
 	"outboxlab/domain"
-	"outboxlab/effect"
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/explore"
@@ -98,7 +97,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 		},
 		{
 			name:   "a relay whose recovery does nothing",
-			v:      learner("no-recover", func(r *learnerRelay) { r.noRecover = true }),
+			v:      labtest.Learner("no-recover", func(r *labtest.LearnerRelay) { r.NoRecover = true }),
 			point:  "relay.after-claim",
 			want:   check.Late,
 			detail: "relay-1 restarted at 00:00:05.017 and ended a step at 00:00:05.081 still holding its own claim from before its crash",
@@ -119,7 +118,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 		},
 		{
 			name:   "a relay that pauses only in NextWake, polled as its production loop polls it",
-			v:      pausesOnlyInNextWake(),
+			v:      labtest.PausesOnlyInNextWake(),
 			point:  "outage-backlog",
 			polled: true,
 			want:   check.Storm,
@@ -143,7 +142,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 		},
 		{
 			name:   "a relay whose recovery hands its caller the refusal of its release",
-			v:      learner("recovery-conflict-is-an-error", func(r *learnerRelay) { r.recoverStrictly = true }),
+			v:      labtest.Learner("recovery-conflict-is-an-error", func(r *labtest.LearnerRelay) { r.RecoverStrictly = true }),
 			point:  "recover-conflict",
 			want:   check.OK,
 			detail: "relay-1: outbox: recover: store orders: commit: outbox/000000000002: write conflict",
@@ -277,46 +276,23 @@ func billZeroForAmendments(tx *store.Tx, e domain.Event, messageID string, now t
 	return billing.ApplyEffect(tx, e, messageID, now)
 }
 
-// keepsTheRest is a learner's relay (see learnerRelay) that, when a send
+// keepsTheRest is a learner's relay (see labtest.LearnerRelay) that, when a send
 // fails, marks that message FAILED and stops, leaving the rest of the
 // batch claimed: nobody sends those until their lease runs out, though the
 // broker may be back in a second.
 func keepsTheRest() variant.Variant {
-	return learner("keeps-the-rest", func(r *learnerRelay) { r.keepRest = true })
+	return labtest.Learner("keeps-the-rest", func(r *labtest.LearnerRelay) { r.KeepRest = true })
 }
 
-// backoffOverflow is a learner's relay (see learnerRelay) that tries a
+// backoffOverflow is a learner's relay (see labtest.LearnerRelay) that tries a
 // message 30 times, declares so, and computes its backoff in int32
 // milliseconds: from the 22nd failed send on the message is retried at
 // the relay's pause (10 s), not every 300 s. Its count of tries stays
 // within the policy's budget; their spacing does not.
 func backoffOverflow() variant.Variant {
 	thirty := func(c *outbox.Config) { c.MaxAttempts = 30 }
-	v := learner("backoff-overflow", func(r *learnerRelay) { thirty(&r.cfg); r.backoff32 = true })
+	v := labtest.Learner("backoff-overflow", func(r *labtest.LearnerRelay) { thirty(&r.Cfg); r.Backoff32 = true })
 	return labtest.Declaring(v, thirty)
-}
-
-// pausesOnlyInNextWake is a learner's relay (see learnerRelay) that pauses
-// after a failed send by telling the simulator to wake it later
-// (NextWake), and not in Step: woken by the simulator it keeps the pause,
-// polled as its production loop polls it (every IdlePoll) it does not.
-func pausesOnlyInNextWake() variant.Variant {
-	return learner("pauses-only-in-next-wake", func(r *learnerRelay) { r.wakeLater = true })
-}
-
-func learner(name string, change func(*learnerRelay)) variant.Variant {
-	v := variant.Outbox()
-	v.Name = name
-	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		ref, err := variant.ReferenceRelay(env, nil)
-		if err != nil {
-			return nil, err
-		}
-		r := &learnerRelay{RelayAdapter: variant.AdaptRelay(ref), env: env, cfg: outbox.DefaultConfig(env.Owner)}
-		change(r)
-		return r, nil
-	}
-	return v
 }
 
 // newNameEachStart is the reference relay whose owner name gets a suffix
@@ -336,148 +312,6 @@ func newNameEachStart() variant.Variant {
 		return variant.AdaptRelay(r), nil
 	}
 	return v
-}
-
-// learnerRelay is a relay a learner writes on the reference's ClaimDue: it
-// sends a batch in order and marks each message SENT or, when the send
-// fails, FAILED with the reference's backoff, releases the rest of the
-// batch and pauses as a whole (outbox.Config.Pause), checking the pause
-// at the start of Step and in NextWake. keepRest drops the release, and
-// wakeLater the check in Step; recoverStrictly gives it a recovery of its
-// own that returns every error of its commit; mapOrder sends its batch in
-// the order a map of it by message id ranges; wallPause pauses after a
-// failed claim for as long as the host's clock draws (up to 400 ms);
-// noRecover gives nothing back after a restart; scanLimit claims with
-// claimScanLimited; replayOnStart puts every dead letter back in its
-// recovery, as the operator's replay does.
-type learnerRelay struct {
-	*variant.RelayAdapter
-	env             variant.Env
-	cfg             outbox.Config
-	failed          int
-	pausedUntil     time.Time
-	keepRest        bool
-	wakeLater       bool
-	recoverStrictly bool
-	backoff32       bool
-	mapOrder        bool
-	wallPause       bool
-	noRecover       bool
-	scanLimit       bool
-	replayOnStart   bool
-}
-
-// Recover releases the claims the relay holds from before a restart. With
-// recoverStrictly it returns the database's refusal, when another relay
-// took a claim over between its read and its commit, as an error.
-func (r *learnerRelay) Recover() error {
-	if r.noRecover {
-		return nil
-	}
-	if r.replayOnStart {
-		if _, err := r.RelayAdapter.ReplayDeadLetters(); err != nil {
-			return err
-		}
-	}
-	if !r.recoverStrictly {
-		return r.RelayAdapter.Recover()
-	}
-	tx := r.env.OrderDB.Begin(r.env.Owner)
-	defer tx.Rollback()
-	released := false
-	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
-		if m := v.(outbox.Message); m.LeaseOwner == r.env.Owner && m.Release(r.env.Owner) == nil {
-			tx.Put(outbox.Table, m.Key, m)
-			released = true
-		}
-		return true
-	})
-	if !released {
-		return nil
-	}
-	if err := r.env.Gate.Cross(outbox.BoundaryRecover, tx.Commit); err != nil {
-		return fmt.Errorf("outbox: recover: %w", err)
-	}
-	return nil
-}
-
-func (r *learnerRelay) Step() (bool, error) {
-	if !r.wakeLater && r.env.DBClock.Now().Before(r.pausedUntil) {
-		return false, nil
-	}
-	claim := r.ClaimDue
-	if r.scanLimit {
-		claim = r.claimScanLimited
-	}
-	batch, err := claim()
-	if err != nil && r.wallPause {
-		r.pausedUntil = r.env.DBClock.Now().Add(time.Duration(time.Now().UnixNano()%400) * time.Millisecond)
-	}
-	if err != nil || len(batch) == 0 {
-		return false, err
-	}
-	if r.mapOrder {
-		batch = inMapOrder(batch)
-	}
-	for i, m := range batch {
-		sendErr := r.env.Gate.Cross(outbox.BoundarySend, func() error {
-			return r.env.Broker.Publish(broker.Envelope{ID: m.ID, Event: m.Event})
-		})
-		if errors.Is(sendErr, effect.ErrCrashed) {
-			return true, sendErr
-		}
-		now := r.env.DBClock.Now()
-		tx := r.env.OrderDB.Begin(r.env.Owner)
-		cur, _ := outbox.Get(tx, m.Key)
-		if sendErr != nil {
-			retryAt := now.Add(r.backoff(cur.Attempts + 1))
-			if cur.MarkFailed(r.env.Owner, now, sendErr.Error(), retryAt, r.cfg.MaxAttempts) == nil {
-				tx.Put(outbox.Table, cur.Key, cur)
-			}
-			for _, u := range batch[i+1:] {
-				if rest, ok := outbox.Get(tx, u.Key); ok && !r.keepRest && rest.Release(r.env.Owner) == nil {
-					tx.Put(outbox.Table, rest.Key, rest)
-				}
-			}
-			r.failed++
-			r.pausedUntil = now.Add(r.cfg.Pause(r.failed))
-		} else if cur.MarkSent(r.env.Owner, now) == nil {
-			r.failed = 0
-			tx.Put(outbox.Table, cur.Key, cur)
-		}
-		err := r.env.Gate.Cross(outbox.BoundaryMark, tx.Commit)
-		tx.Rollback()
-		if errors.Is(err, store.ErrConflict) {
-			err = nil // another relay wrote these rows meanwhile: they are its now
-		}
-		if err != nil || sendErr != nil {
-			return true, err
-		}
-	}
-	return true, nil
-}
-
-// backoff is the reference's backoff after the n-th failed send; with
-// backoff32 it is computed in int32 milliseconds, which overflow from
-// the 22nd (1 s·2^22): the wait turns negative, and the message is due at
-// once.
-func (r *learnerRelay) backoff(n int) time.Duration {
-	if !r.backoff32 {
-		return r.cfg.Backoff(n, 0)
-	}
-	ms := int32(r.cfg.BackoffBase/time.Millisecond) << n
-	if limit := int32(r.cfg.BackoffCap / time.Millisecond); ms > limit {
-		ms = limit
-	}
-	return time.Duration(ms) * time.Millisecond
-}
-
-func (r *learnerRelay) NextWake() (time.Time, bool) {
-	at, ok := r.RelayAdapter.NextWake()
-	if ok && at.Before(r.pausedUntil) {
-		at = r.pausedUntil
-	}
-	return at, ok
 }
 
 // replayByTypeAlone is the reference relay whose selective replay forgets

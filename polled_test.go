@@ -3,6 +3,7 @@ package outboxlab_test
 import (
 	"testing"
 
+	"outboxlab/lab/labtest"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/sim/check"
@@ -41,7 +42,7 @@ func TestOnlyPollingCatchesAPauseKeptInNextWake(t *testing.T) {
 		m    sim.Matrix
 		want check.Outcome
 	}{{scenarios.Matrix(), check.OK}, {polled(), check.Storm}} {
-		cell, err := c.m.RunCell(pausesOnlyInNextWake(), p)
+		cell, err := c.m.RunCell(labtest.PausesOnlyInNextWake(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,11 +53,11 @@ func TestOnlyPollingCatchesAPauseKeptInNextWake(t *testing.T) {
 }
 
 // TestTheLearnerRelayIsOKWithoutItsSlip: the learner's relay the broken
-// variants are made of (learnerRelay) holds, woken by NextWake and polled,
+// variants are made of (labtest.LearnerRelay) holds, woken by NextWake and polled,
 // where its slips are caught: each of those is one change from a relay
 // the lab grades OK.
 func TestTheLearnerRelayIsOKWithoutItsSlip(t *testing.T) {
-	v := learner("learner-relay", func(*learnerRelay) {})
+	v := labtest.Learner("learner-relay", func(*labtest.LearnerRelay) {})
 	for _, id := range []string{"broker-outage", "outage-backlog", "rejected", "stall"} {
 		p, err := scenarios.FindPoint(id)
 		if err != nil {
