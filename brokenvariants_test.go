@@ -218,7 +218,7 @@ func TestTheLabCatchesBrokenVariantsItDoesNotShip(t *testing.T) {
 			}
 			m := scenarios.Matrix()
 			if c.polled {
-				m = polled()
+				m = m.Polled()
 			}
 			cell, err := m.RunCell(c.v, p)
 			if err != nil {
