@@ -1,4 +1,4 @@
-package outboxlab_test
+package verdict_test
 
 import (
 	"strings"
