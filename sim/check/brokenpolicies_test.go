@@ -337,3 +337,23 @@ func TestAPolicyNoRelayCanHaveIsRefused(t *testing.T) {
 		t.Errorf("%v, want the field named", err)
 	}
 }
+
+// TestSleepingWhileTheBrokerIsDownIsNotLate: a relay that pauses up to 20
+// s after failed sends, longer than the course's 10 s, sleeps only while
+// the broker is down at broker-outage, and nothing could have been sent
+// then: OK. (It was LATE when the wait was counted from the message's due
+// time regardless of the outage, tried.)
+func TestSleepingWhileTheBrokerIsDownIsNotLate(t *testing.T) {
+	v := labtest.WithRelayConfig("pause-20s", func(c *outbox.Config) { c.PauseCap = 20 * time.Second })
+	p, err := scenarios.FindPoint("broker-outage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell, err := scenarios.Matrix().RunCell(v, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cell.Outcome != check.OK {
+		t.Errorf("%s: %s, want OK: %v", p.ID, cell.Outcome, cell.Violations)
+	}
+}
