@@ -39,6 +39,7 @@
 //	  verdict     the one grader: a variant at a depth, a typed verdict
 //	    verdicttest  broken frames (relay, consumer, service) to test graders with
 //	  grade       the grader as one call in a Go test, with replay flags
+//	  labtest     what the broken-variant tests ask the lab (a cell, exploration) and the frames they build on
 //	  cli         labrun, the command line, as a library a course's own labrun uses
 //	cmd/labrun  the lab's labrun: one line
 //	cmd/labwhy  the mutation analysis and the annotated reference
@@ -93,5 +94,7 @@
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash
 // matrix against the variants' declarations; brokenvariants_test.go keeps
-// faulty variants outside the catalogue that the lab must catch.
+// faulty variants outside the catalogue that the lab must catch, one row
+// of each check; a test that breaks one check lives beside it (sim/check's
+// brokenmoney_test.go, sim's polled_test.go, ...).
 package outboxlab
