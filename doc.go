@@ -93,8 +93,7 @@
 //	  cmd/labrun-real  the crash matrix on real parts, beside the simulator's; verify
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash
-// matrix against the variants' declarations; brokenvariants_test.go keeps
-// faulty variants outside the catalogue that the lab must catch, one row
-// of each check; a test that breaks one check lives beside it (sim/check's
-// brokenmoney_test.go, sim's polled_test.go, ...).
+// matrix against the variants' declarations. The faulty variants outside
+// the catalogue that the lab must catch live beside what catches them
+// (sim/check's brokenvariants_test.go, sim's polled_test.go, ...).
 package outboxlab

@@ -1,4 +1,4 @@
-package outboxlab_test
+package check_test
 
 import (
 	"errors"
