@@ -44,8 +44,8 @@ func (f Finding) cause() causeKey {
 // GroupBy returns items grouped by key: the groups in the order each key
 // was first met, the items of a group in their order. It is the lab's one
 // grouping of what went wrong: the findings by cause (Groups), the red
-// cells of labrun's summary by outcome, a mutant's red matrix cells by row
-// (internal/mutation).
+// cells by outcome (Failures, labrun's summary), a mutant's red matrix
+// cells by row (internal/mutation).
 func GroupBy[T any, K comparable](items []T, key func(T) K) [][]T {
 	var out [][]T
 	at := map[K]int{}
