@@ -44,6 +44,7 @@
 //	  explore     random schedules, shrunk counterexamples, the fuzz target
 //	  verdict     the one grader: a variant at a depth, a typed verdict
 //	  grade       the grader as one call in a Go test, with replay flags
+//	  labtest     what the broken-variant tests ask the lab (a cell, exploration) and the frames they build on
 //	  cli         labrun, the command line, as a library a course's own labrun uses
 //	cmd/labrun  the lab's labrun: one line
 //	cmd/labwhy  the mutation analysis and the annotated reference
@@ -97,6 +98,7 @@
 //	  cmd/labrun-real  the crash matrix on real parts, beside the simulator's; verify
 //
 // crashmatrix_test.go in this directory asserts every cell of the crash
-// matrix against the variants' declarations; brokenvariants_test.go keeps
-// faulty variants outside the catalogue that the lab must catch.
+// matrix against the variants' declarations. The faulty variants outside
+// the catalogue that the lab must catch live beside what catches them
+// (sim/check's brokenvariants_test.go, sim's polled_test.go, ...).
 package outboxlab

@@ -22,7 +22,7 @@ var labPackages = []string{
 	"exercises", "exercises/dedup", "exercises/frame", "exercises/internal/startertest", "exercises/ordering", "exercises/recovery", "exercises/sendfirst",
 	"inbox", "insurance",
 	"internal/backlog", "internal/golden", "internal/metrics", "internal/mutation", "internal/mutation/on", "internal/report", "internal/longtest", "internal/shard",
-	"sim/check", "lab/cli", "lab/explore", "lab/grade", "lang", "lang/langtest", "variant", "lab/verdict", "variant/varianttest",
+	"sim/check", "lab/cli", "lab/explore", "lab/grade", "lab/labtest", "lang", "lang/langtest", "variant", "lab/verdict", "variant/varianttest",
 	"mistakes", "orders", "outbox", "scenarios", "sim", "store",
 	"real", "real/cleanup", "real/cmd/labrun-real", "real/internal/realtest", "real/kafkalab", "real/pglab", "real/sqlitelab",
 	"real/verify", "real/verify/relays/claim-without-lock", "real/verify/relays/mark-before-send", "real/verify/relays/no-backoff", "real/verify/relays/no-fencing", "real/verify/relays/no-inflight-recovery", "real/verify/relays/recover-all", "real/verify/relays/reference", "real/verify/relays/relay", "real/verify/relays/unordered-claim",

@@ -12,7 +12,7 @@ import (
 // in check from them and the faults the run plans: how often a message
 // may be published (STORM), whether a dead letter was giving up
 // (GAVE_UP), how long a relay may pause (LATE), how long a SENT message
-// must be kept (UNSAFE). The lab bounds every policy (check.Findings).
+// must be kept (UNSAFE). The lab bounds every policy (check.PolicyFindings).
 
 // plannedFaults returns what the run's faults ask of the policies.
 func (w *world) plannedFaults() check.Faults {
@@ -53,7 +53,7 @@ func (w *world) downFaults(f check.Faults) check.Faults {
 // and failed commit of the run.
 func (w *world) interruptions() int { return len(w.fired) + w.stalled + w.killed + w.failed }
 
-// exercise is what the run put the policies to (check.Findings).
+// exercise is what the run put the policies to (check.PolicyFindings).
 func (w *world) exercise() check.Exercise {
 	_, refused := w.broker.Publishes()
 	return check.Exercise{Faults: w.plannedFaults(), Refused: refused, Kills: w.killed}

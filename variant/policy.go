@@ -15,7 +15,7 @@ import (
 // keeps messages. The budgets of a run (STORM, GAVE_UP, LATE, and how long
 // a SENT message must be kept) are derived from it, so that a relay with
 // another legitimate policy is judged by its own numbers; the lab bounds
-// every policy (see the limits below and Findings).
+// every policy (see the limits below and PolicyFindings).
 //
 // The shape is the chapters': an exponential backoff per message and a
 // pause of the relay as a whole, each with a cap. A policy is judged both
@@ -60,7 +60,7 @@ type ConsumerPolicy struct {
 }
 
 // The lab's bounds on every declared policy, from the chapters. A policy
-// outside them is a finding (Findings) in every run that puts it to the
+// outside them is a finding (PolicyFindings) in every run that puts it to the
 // test, whatever the run's messages did.
 const (
 	// TransientOutage is the broker outage the chapters call transient:
@@ -105,7 +105,7 @@ const (
 // Validate names every field of a declared relay policy that no relay can
 // have: a negative count or duration, a cap below its base, jitter outside
 // [0, 1). (A policy within these that hammers, retries for ever or keeps
-// nothing is valid, and a finding: Findings.)
+// nothing is valid, and a finding: PolicyFindings.)
 func (p RelayPolicy) Validate() error {
 	var errs []error
 	bad := func(field string, value any, want string) {

@@ -18,7 +18,7 @@ func keepConfig(*outbox.Config) {}
 // change, after what v's own RelayConfig changes, and its declared relay
 // policy following it, so that the judge's budgets are the changed
 // relay's (RelayPolicyOf) and the lab's bounds apply to them
-// (check.Findings). A configuration no relay can have is an error naming
+// (check.PolicyFindings). A configuration no relay can have is an error naming
 // the field and what is valid (outbox.Config.Validate).
 func WithRelayConfig(v Variant, change func(*outbox.Config)) (Variant, error) {
 	if v.RelayConfig == nil {

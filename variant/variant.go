@@ -137,7 +137,7 @@ type Variant struct {
 	// how the consumer retries before it parks one: the lab judges the
 	// variant by it (its budgets of STORM, GAVE_UP and LATE, the
 	// retention its cleanup must keep), within the bounds it sets every
-	// policy (check.Findings). A zero part is the course's policy
+	// policy (check.PolicyFindings). A zero part is the course's policy
 	// (CourseRelayPolicy, CourseConsumerPolicy).
 	Policy Policy
 	// Install creates the variant's tables.

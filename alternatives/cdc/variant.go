@@ -2,6 +2,7 @@ package cdc
 
 import (
 	"errors"
+
 	"outboxlab/lang"
 	"outboxlab/outbox"
 	"outboxlab/store"

@@ -2,6 +2,7 @@ package legacycdc
 
 import (
 	"errors"
+
 	"outboxlab/alternatives/cdc"
 	"outboxlab/billing"
 	"outboxlab/inbox"

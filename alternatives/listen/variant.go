@@ -2,6 +2,8 @@ package listen
 
 import (
 	"errors"
+	"time"
+
 	"outboxlab/billing"
 	"outboxlab/effect"
 	"outboxlab/inbox"
@@ -9,7 +11,6 @@ import (
 	"outboxlab/orders"
 	"outboxlab/store"
 	"outboxlab/variant"
-	"time"
 )
 
 // Variant is the correct alternative for a service without a

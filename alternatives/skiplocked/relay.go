@@ -34,7 +34,7 @@ type Relay struct {
 	// transaction holds it: FOR UPDATE SKIP LOCKED, (*store.Tx).LockSkip,
 	// as New sets it. It is a field so that the chapter's relay can be
 	// run without its lock, as a plain SELECT: the lab's broken variant
-	// skip-locked-tx-without-lock (brokenvariants_test.go) replaces it,
+	// skip-locked-tx-without-lock (sim/check/brokenvariants_test.go) replaces it,
 	// and the lab must catch two relays publishing the same rows.
 	Lock func(tx *store.Tx, key string) bool
 

@@ -2,6 +2,7 @@ package synccall
 
 import (
 	"errors"
+
 	"outboxlab/billing"
 	"outboxlab/lang"
 	"outboxlab/orders"

@@ -2,6 +2,7 @@ package twophase
 
 import (
 	"errors"
+
 	"outboxlab/billing"
 	"outboxlab/lang"
 	"outboxlab/orders"

@@ -136,13 +136,15 @@ func firstMatrixPoint(v verdict.Verdict) string {
 // rows names what went red in v, as the results list it: a row per red
 // matrix cell, and a row per cause (up to maxStageRows) of a later stage.
 func rows(v verdict.Verdict) []string {
-	var out []string
-	seen := map[string]bool{}
+	var matrix []verdict.Finding
 	for _, f := range v.Findings {
-		if f.Stage == verdict.StageMatrix && !seen[f.Point] {
-			seen[f.Point] = true
-			out = append(out, row(f))
+		if f.Stage == verdict.StageMatrix {
+			matrix = append(matrix, f)
 		}
+	}
+	var out []string
+	for _, cell := range verdict.GroupBy(matrix, func(f verdict.Finding) string { return f.Point }) {
+		out = append(out, row(cell[0]))
 	}
 	n := 0
 	for _, g := range v.Groups() {

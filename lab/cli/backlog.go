@@ -209,21 +209,21 @@ func writeCapacity(w io.Writer, p backlog.Params, est backlog.Estimate) {
 		}
 		return rate(v).In(l) + "/s"
 	}
-	fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
+	fmt.Fprintln(w, lang.Wrap("", "", lang.Textf(lang.Text{
 		EN: "Relay %s/s, broker %s, receiver %s: the %s is the slowest (%s/s), and the backlog waits in front of it (%s).",
 		DE: "Relay %s/s, Broker %s, Empfänger %s: %s ist am langsamsten (%s/s), und der Rückstau wartet vor ihm (%s).",
-	}, rate(p.Relay), capacity(p.Broker), capacity(p.Consumer), bottleneckName(est.Bottleneck, l), rate(est.Capacity), waitsIn(est.Bottleneck, l)).In(l)))
+	}, rate(p.Relay), capacity(p.Broker), capacity(p.Consumer), bottleneckName(est.Bottleneck, l), rate(est.Capacity), waitsIn(est.Bottleneck, l)).In(l), width))
 	if est.Drains {
-		fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
+		fmt.Fprintln(w, lang.Wrap("", "", lang.Textf(lang.Text{
 			EN: "Drain at %s/s, %s/s net: %s (backlog / (C − R), C the slowest of relay, broker and receiver); chapter 001's P alone says %s.",
 			DE: "Abbau bei %s/s, netto %s/s: %s (Rückstau / (C − R), C das langsamste von Relay, Broker und Empfänger); P allein ergäbe laut Kapitel 001 %s.",
-		}, rate(est.Capacity), rate(est.Capacity-p.Rate), short(est.Drain), relayOnly(p, l)).In(l)))
+		}, rate(est.Capacity), rate(est.Capacity-p.Rate), short(est.Drain), relayOnly(p, l)).In(l), width))
 		return
 	}
-	fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
+	fmt.Fprintln(w, lang.Wrap("", "", lang.Textf(lang.Text{
 		EN: "The backlog never drains: the %s (%s/s) is not faster than the arrivals (%s/s), however fast the relay is; chapter 001's P alone says %s.",
 		DE: "Der Rückstau baut sich nie ab: %s (%s/s) ist nicht schneller als die Ankünfte (%s/s), wie schnell das Relay auch ist; P allein ergäbe laut Kapitel 001 %s.",
-	}, bottleneckName(est.Bottleneck, l), rate(est.Capacity), rate(p.Rate), relayOnly(p, l)).In(l)))
+	}, bottleneckName(est.Bottleneck, l), rate(est.Capacity), rate(p.Rate), relayOnly(p, l)).In(l), width))
 }
 
 // relayOnly is chapter 001's answer, with the relay's throughput alone.
@@ -259,16 +259,16 @@ func waitsIn(b string, l lang.Lang) string {
 func writeSimulation(w io.Writer, p backlog.Params, est backlog.Estimate, sim backlog.Simulation) {
 	l := langOf(w)
 	pl := sim.Plan
-	fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
+	fmt.Fprintln(w, lang.Wrap("", "", lang.Textf(lang.Text{
 		EN: "Simulated with the reference relay (outbox.DefaultConfig) claiming up to %d message(s) every %s (%s/s), changed in two things: a sent message is deleted at once (DeleteOnSend), and a message becomes a dead letter after %d failed attempts instead of %d, enough to outlast the outage, since the arithmetic assumes every message is delivered.",
 		DE: "Simuliert mit dem Referenz-Relay (outbox.DefaultConfig), das bis zu %d Nachricht(en) alle %s claimt (%s/s), in zwei Dingen geändert: eine gesendete Nachricht wird sofort gelöscht (DeleteOnSend), und eine Nachricht wird erst nach %d gescheiterten Versuchen statt %d ein Dead Letter, genug, um den Ausfall zu überdauern, denn die Rechnung nimmt an, dass jede Nachricht zugestellt wird.",
-	}, pl.Relay.BatchSize, short(pl.Step), rate(pl.Rate), pl.Relay.MaxAttempts, defaultMaxAttempts).In(l)))
+	}, pl.Relay.BatchSize, short(pl.Step), rate(pl.Rate), pl.Relay.MaxAttempts, defaultMaxAttempts).In(l), width))
 	if pl.Capped {
 		capped, _ := backlog.Compute(backlog.Params{Rate: p.Rate, Outage: p.Outage, Relay: pl.Rate})
-		fmt.Fprintln(w, hanging("", "", lang.Textf(lang.Text{
+		fmt.Fprintln(w, lang.Wrap("", "", lang.Textf(lang.Text{
 			EN: "The relay's %s/s is more than the simulation steps through (%d messages a claim every 125ms): it runs at %s/s, which drains the backlog by the arithmetic in %s, so a faster relay could save at most that.",
 			DE: "Die %s/s des Relays sind mehr, als die Simulation durchschreitet (%d Nachrichten je Claim alle 125 ms): sie läuft mit %s/s, was den Rückstau laut Rechnung in %s abbaut; ein schnelleres Relay spart also höchstens so viel.",
-		}, rate(p.Relay), backlog.MaxBatch, rate(pl.Rate), short(capped.Drain)).In(l)))
+		}, rate(p.Relay), backlog.MaxBatch, rate(pl.Rate), short(capped.Drain)).In(l), width))
 	}
 	if !sim.Drained {
 		fmt.Fprintln(w, in(w, lang.Text{EN: "Simulated with the real relay: not drained by the end of the simulation.", DE: "Mit dem echten Relay simuliert: bis zum Ende der Simulation nicht abgebaut."}))
@@ -285,7 +285,7 @@ func writeSimulation(w io.Writer, p backlog.Params, est backlog.Estimate, sim ba
 		if ratio > 1.1 {
 			text += backlogRetries.In(l)
 		}
-		fmt.Fprintln(w, hanging("", "", text))
+		fmt.Fprintln(w, lang.Wrap("", "", text, width))
 	}
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Peak age of the oldest unsent message: %s (of %s messages simulated in all, %s were waiting when the broker came back)\n", DE: "Höchstes Alter der ältesten ungesendeten Nachricht: %s (von %s simulierten Nachrichten warteten %s, als der Broker zurückkam)\n"},
 		short(sim.PeakOldestAge), lang.Count(int64(sim.Messages)), lang.Count(int64(sim.Backlog))))

@@ -123,9 +123,9 @@ func writeClaimsText(w io.Writer, cs []scenarios.Claim) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s\n", hanging(c.Where+":", "  ", c.Text.In(l)))
+		fmt.Fprintf(w, "%s\n", lang.Wrap(c.Where+":", "  ", c.Text.In(l), width))
 		fmt.Fprintf(w, "%s\n", command("  ", commandIn(w, c)))
-		fmt.Fprintf(w, "%s\n", hanging("  →", "    ", shows(c, l, quoteIn(l))))
+		fmt.Fprintf(w, "%s\n", lang.Wrap("  →", "    ", shows(c, l, quoteIn(l)), width))
 	}
 	fmt.Fprint(w, lang.Textf(lang.Text{
 		EN: "\n%d claims. `labrun claims --check` runs every command above and says whether it still prints what its claim says.\n",
@@ -218,7 +218,7 @@ func checkClaims(w io.Writer, cs []scenarios.Claim) error {
 		}
 		failed++
 		fmt.Fprintf(w, "✗ %-8s %s\n", c.Where, commandIn(w, c))
-		fmt.Fprintf(w, "%s\n", hanging("    ", "    ", c.Text.In(l)))
+		fmt.Fprintf(w, "%s\n", lang.Wrap("    ", "    ", c.Text.In(l), width))
 		for _, s := range wrong {
 			fmt.Fprintf(w, "    %s\n", s)
 		}

@@ -91,7 +91,7 @@ func runExplore(args []string, stdout io.Writer) error {
 
 // writeExplore writes an exploration's finding, if any, in format, and
 // returns errMismatch when a variant that claims to be correct broke.
-func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, seed uint64, f *explore.Finding, reached map[sim.Situation]int) error {
+func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, seed uint64, f *explore.BrokenSchedule, reached map[sim.Situation]int) error {
 	var err error
 	var trace sim.Result
 	var d *sim.Divergence // where the replay of the finding parts from it
@@ -131,7 +131,7 @@ func writeExplore(stdout io.Writer, format string, v variant.Variant, runs int, 
 
 // writeExploreHTML writes the shrunk counterexample as a page, or a page
 // that says there was none.
-func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, expected variant.Outcome, reached map[sim.Situation]int) error {
+func writeExploreHTML(w io.Writer, variantName string, runs int, seed uint64, f *explore.BrokenSchedule, trace sim.Result, expected variant.Outcome, reached map[sim.Situation]int) error {
 	if f == nil {
 		// The sentence once, as the page's title, and what the
 		// schedules went through, as the text says it.
@@ -164,7 +164,7 @@ func progressLine(total int) func(int) {
 	}
 }
 
-func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int) {
+func writeExploreText(w io.Writer, variantName string, runs int, seed uint64, f *explore.BrokenSchedule, trace sim.Result, reached map[sim.Situation]int) {
 	if f == nil {
 		fmt.Fprint(w, inf(w, lang.Text{EN: "No counterexample for %s in %s random schedules (seed %d).\n", DE: "Kein Gegenbeispiel für %s in %s zufälligen Abläufen (Seed %d).\n"}, variantName, lang.Count(int64(runs)), seed))
 		writeSituations(w, runs, reached)
@@ -203,7 +203,7 @@ func writeSituations(w io.Writer, tried int, reached map[sim.Situation]int) {
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Situations reached, in how many of the %s schedules: %s\n", DE: "Erreichte Situationen, in wie vielen der %s Abläufe: %s\n"}, lang.Count(int64(tried)), strings.Join(parts, ", ")))
 }
 
-func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.Finding, trace sim.Result, reached map[sim.Situation]int, d *sim.Divergence) error {
+func writeExploreJSON(w io.Writer, variantName string, runs int, f *explore.BrokenSchedule, trace sim.Result, reached map[sim.Situation]int, d *sim.Divergence) error {
 	type counterexample struct {
 		Outcome    string     `json:"outcome"`
 		Violations []string   `json:"violations"`

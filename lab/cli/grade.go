@@ -62,14 +62,14 @@ func writeGrade(w io.Writer, vd verdict.Verdict, v variant.Variant) {
 	}
 	groups := vd.Groups()
 	if len(groups) == 0 {
-		fmt.Fprintln(w, hanging("", "  ", inf(w, lang.Text{EN: "%s: graded %s runs at depth %s (%s): %s", DE: "%s: %s Läufe bewertet, Tiefe %s (%s): %s"},
-			vd.Variant, lang.Count(int64(vd.Runs())), vd.Depth, strings.Join(stages, ", "), passedText(vd, v))))
+		fmt.Fprintln(w, lang.Wrap("", "  ", inf(w, lang.Text{EN: "%s: graded %s runs at depth %s (%s): %s", DE: "%s: %s Läufe bewertet, Tiefe %s (%s): %s"},
+			vd.Variant, lang.Count(int64(vd.Runs())), vd.Depth, strings.Join(stages, ", "), passedText(vd, v)), width))
 		return
 	}
-	fmt.Fprintln(w, hanging("", "  ", inf(w, lang.Text{EN: "%s: %d cause(s) in %s runs at depth %s (%s):", DE: "%s: %d Ursache(n) in %s Läufen, Tiefe %s (%s):"},
-		vd.Variant, len(groups), lang.Count(int64(vd.Runs())), vd.Depth, strings.Join(stages, ", "))))
+	fmt.Fprintln(w, lang.Wrap("", "  ", inf(w, lang.Text{EN: "%s: %d cause(s) in %s runs at depth %s (%s):", DE: "%s: %d Ursache(n) in %s Läufen, Tiefe %s (%s):"},
+		vd.Variant, len(groups), lang.Count(int64(vd.Runs())), vd.Depth, strings.Join(stages, ", ")), width))
 	if u := vd.Untested(); u.EN != "" {
-		fmt.Fprintln(w, hanging("  ", "  ", in(w, u)))
+		fmt.Fprintln(w, lang.Wrap("  ", "  ", in(w, u), width))
 	}
 	for _, g := range groups {
 		fmt.Fprintln(w)

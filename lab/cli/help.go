@@ -60,14 +60,14 @@ func (f *flags) help() {
 	}
 	l := langOf(w)
 	fmt.Fprintf(w, "%s\n\n", lang.WrapParts(lang.Text{EN: "usage:", DE: "Aufruf:"}.In(l), "        ", f.synopsisParts(), width))
-	fmt.Fprintf(w, "%s\n", hanging("", "", f.about.In(l)))
+	fmt.Fprintf(w, "%s\n", lang.Wrap("", "", f.about.In(l), width))
 	fmt.Fprintln(w)
 	for _, d := range append(f.docs, langDoc) {
 		head := "  --" + d.name
 		if d.value != "" {
 			head += " " + d.value
 		}
-		fmt.Fprintf(w, "%s\n%s\n", head, hanging("      ", "      ", d.text.In(l)))
+		fmt.Fprintf(w, "%s\n%s\n", head, lang.Wrap("      ", "      ", d.text.In(l), width))
 	}
 }
 
@@ -149,13 +149,13 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w)
 	for _, c := range commands() {
 		parts, about := synopsisOf(c)
-		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-9s", c.name), strings.Repeat(" ", 12), about.In(l)))
+		fmt.Fprintln(w, lang.Wrap(fmt.Sprintf("  %-9s", c.name), strings.Repeat(" ", 12), about.In(l), width))
 		fmt.Fprintln(w, lang.WrapParts(strings.Repeat(" ", 12), strings.Repeat(" ", 16), parts[:len(parts)-1], width)) // --lang: below
 	}
-	fmt.Fprintln(w, hanging("  help     ", strings.Repeat(" ", 12), lang.Text{
+	fmt.Fprintln(w, lang.Wrap("  help     ", strings.Repeat(" ", 12), lang.Text{
 		EN: "What a command does and each of its flags.",
 		DE: "Was ein Befehl tut und jeder seiner Schalter.",
-	}.In(l)))
+	}.In(l), width))
 	fmt.Fprintln(w, strings.Repeat(" ", 12)+lang.Text{EN: "labrun help [COMMAND]", DE: "labrun help [BEFEHL]"}.In(l))
 	fmt.Fprintln(w)
 	for _, t := range []lang.Text{
@@ -166,7 +166,7 @@ func printUsage(w io.Writer) {
 		{EN: "Exit codes: 0 when everything matches what the variants declare (a mistake that fails where it declares exits 0 too: the output says \"fails as declared\", and OK only where every run is OK), 1 when a cell or check disagrees, 2 on bad usage.",
 			DE: "Exit-Codes: 0, wenn alles zu dem passt, was die Varianten erwarten (auch ein Fehler, der scheitert, wo er es erwartet, endet mit 0: die Ausgabe sagt „scheitert wie erwartet“, und OK nur, wo jeder Lauf OK ist), 1, wenn eine Zelle oder Prüfung widerspricht, 2 bei falscher Bedienung."},
 	} {
-		fmt.Fprintln(w, hanging("", "", t.In(l)))
+		fmt.Fprintln(w, lang.Wrap("", "", t.In(l), width))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, lang.Text{EN: "The lab's words:", DE: "Die Begriffe des Labors:"}.In(l))
@@ -175,7 +175,7 @@ func printUsage(w io.Writer) {
 		column = max(column, len([]rune(g.word.In(l))))
 	}
 	for _, g := range glossary {
-		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-*s ", column, g.word.In(l)), strings.Repeat(" ", column+4), g.text.In(l)))
+		fmt.Fprintln(w, lang.Wrap(fmt.Sprintf("  %-*s ", column, g.word.In(l)), strings.Repeat(" ", column+4), g.text.In(l), width))
 	}
 }
 
@@ -206,10 +206,10 @@ func helpFor(def lang.Lang, args []string, stdout, stderr io.Writer) int {
 		l := langOf(out)
 		fmt.Fprintln(stdout, lang.Text{EN: "usage: labrun help [COMMAND] [--lang en|de]", DE: "Aufruf: labrun help [BEFEHL] [--lang en|de]"}.In(l))
 		fmt.Fprintln(stdout)
-		fmt.Fprintln(stdout, hanging("", "", lang.Textf(lang.Text{
+		fmt.Fprintln(stdout, lang.Wrap("", "", lang.Textf(lang.Text{
 			EN: "What a command does and each of its flags (the same as labrun COMMAND -h); without a COMMAND, every command, the exit codes and the lab's words. COMMAND is one of: %s. Exit 0; 2 for a COMMAND that is none of them.",
 			DE: "Was ein Befehl tut und jeder seiner Schalter (dasselbe wie labrun BEFEHL -h); ohne BEFEHL jeder Befehl, die Exit-Codes und die Begriffe des Labors. BEFEHL ist einer von: %s. Ende mit 0; mit 2 für einen BEFEHL, der keiner davon ist.",
-		}, commandNames()+", help").In(l)))
+		}, commandNames()+", help").In(l), width))
 		return exitOK
 	}
 	if len(words) > 0 && !strings.HasPrefix(words[0], "-") {

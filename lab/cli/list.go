@@ -75,7 +75,7 @@ func runList(args []string, stdout io.Writer) error {
 			DE: "erklärt sich korrekt: eine Variante des Kurses, die überall OK erwartet, korrekt erst, wenn labrun grade --variant V OK sagt",
 		}}, "; ")
 	}
-	fmt.Fprintln(stdout, hanging("", " ", "("+note.In(langOf(stdout))+")"))
+	fmt.Fprintln(stdout, lang.Wrap("", " ", "("+note.In(langOf(stdout))+")", width))
 	return nil
 }
 

@@ -306,16 +306,12 @@ func writeLegend(w io.Writer, letters bool, omit ...string) {
 		column = max(column, len([]rune(word)))
 	}
 	for i, word := range words {
-		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-*s  ", column, word), strings.Repeat(" ", column+4), meanings[i]))
+		fmt.Fprintln(w, lang.Wrap(fmt.Sprintf("  %-*s  ", column, word), strings.Repeat(" ", column+4), meanings[i], width))
 	}
 }
 
 // width is what labrun's default outputs fit in.
 const width = 100
-
-// hanging wraps text at width: the first line after first, the others
-// after rest.
-func hanging(first, rest, text string) string { return lang.Wrap(first, rest, text, width) }
 
 // command prints a shell command after prefix, continued with a backslash
 // where it would pass width, so that it still pastes as one command.
@@ -355,13 +351,13 @@ func writeFindings(w io.Writer, cells []sim.Cell) {
 		}
 		fmt.Fprint(w, inf(w, lang.Text{EN: "%s at %s: %s (%s)\n", DE: "%s bei %s: %s (%s)\n"}, c.Variant, c.Point.ID, c.Outcome, declared(w, c)))
 		for _, v := range c.Violations {
-			fmt.Fprintln(w, hanging("  ", "    ", v.In(langOf(w))))
+			fmt.Fprintln(w, lang.Wrap("  ", "    ", v.In(langOf(w)), width))
 		}
 		if c.Counterexample != nil {
 			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.Counterexample.Command(programName()))))
 		}
 		for _, m := range missteps(w, c.Missteps) {
-			fmt.Fprintln(w, hanging("  ", "    ", m))
+			fmt.Fprintln(w, lang.Wrap("  ", "    ", m, width))
 		}
 		if c.MisstepRun != nil {
 			fmt.Fprintln(w, command(in(w, lang.Text{EN: "  replay: ", DE: "  Wiederholen: "}), withLang(w, c.MisstepRun.Command(programName()))))
@@ -394,12 +390,12 @@ func writeBeyond(w io.Writer, verdicts []verdict.Verdict, d verdict.Depth) {
 		return
 	}
 	if d == verdict.Quick {
-		fmt.Fprintln(w, "\n"+hanging("", "", in(w, lang.Text{
+		fmt.Fprintln(w, "\n"+lang.Wrap("", "", in(w, lang.Text{
 			EN: "Depth quick: the matrix alone. --depth course also crashes twice, fails each commit once, polls the relays and explores random schedules.",
-			DE: "Tiefe quick: nur die Matrix. --depth course stürzt auch zweimal ab, lässt jeden Commit einmal scheitern, pollt die Relays und erkundet zufällige Abläufe."})))
+			DE: "Tiefe quick: nur die Matrix. --depth course stürzt auch zweimal ab, lässt jeden Commit einmal scheitern, pollt die Relays und erkundet zufällige Abläufe."}), width))
 		return
 	}
-	fmt.Fprintln(w, "\n"+hanging("", "", fmt.Sprintf(in(w, beyondIntro), d)))
+	fmt.Fprintln(w, "\n"+lang.Wrap("", "", fmt.Sprintf(in(w, beyondIntro), d), width))
 	for _, v := range correct {
 		beyond := v
 		beyond.Findings = nil
@@ -408,7 +404,7 @@ func writeBeyond(w io.Writer, verdicts []verdict.Verdict, d verdict.Depth) {
 				beyond.Findings = append(beyond.Findings, f)
 			}
 		}
-		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-20s ", v.Variant), strings.Repeat(" ", 25), stagesText(w, beyond)))
+		fmt.Fprintln(w, lang.Wrap(fmt.Sprintf("  %-20s ", v.Variant), strings.Repeat(" ", 25), stagesText(w, beyond), width))
 		for _, g := range beyond.Groups() {
 			fmt.Fprintln(w, indent("    ", g.Report(langOf(w), lang.Text{}, withLang(w, g.First().Run.Command(programName())), width-4)))
 		}

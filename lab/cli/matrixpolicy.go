@@ -66,7 +66,7 @@ func tunedMatrix(stdout io.Writer, fs *flags, r tunedRun) error {
 	}
 	if r.format == "table" || r.format == "markdown" {
 		for _, v := range tuned {
-			fmt.Fprintln(stdout, hanging(v.Name+": ", "  ", describePolicy(v).In(langOf(stdout))))
+			fmt.Fprintln(stdout, lang.Wrap(v.Name+": ", "  ", describePolicy(v).In(langOf(stdout)), width))
 		}
 		fmt.Fprintln(stdout)
 	}

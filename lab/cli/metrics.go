@@ -37,7 +37,7 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Res
 	}, sc.Name, variantName, seed, lang.Duration(step)).In(l))
 	fmt.Fprintf(w, "%s\n", summary)
 	if r.tuned {
-		fmt.Fprintf(w, "%s\n", hanging("", "", describePolicy(r.v).In(l)))
+		fmt.Fprintf(w, "%s\n", lang.Wrap("", "", describePolicy(r.v).In(l), width))
 	}
 	fmt.Fprintln(w)
 	head := lang.Text{
@@ -62,10 +62,10 @@ func writeMetrics(w io.Writer, sc scenarios.Scenario, r scenarioRun, res sim.Res
 		}
 		fmt.Fprintln(w, line)
 	}
-	fmt.Fprintf(w, "%s\n", hanging("", "", lang.Textf(lang.Text{
+	fmt.Fprintf(w, "%s\n", lang.Wrap("", "", lang.Textf(lang.Text{
 		EN: "(oldest unsent: the age of the oldest message not yet SENT; blocked: aggregates whose oldest unsent message cannot be sent now, their later ones waiting behind it; held: messages billing holds unapplied, parked or dead; sent: messages sent in the %s before; read: the most rows one claim of a relay read in the database in that time, measured; locked, for: the most outbox rows one transaction held locked until its commit in that time, and how long it was open, measured: chapter 003's relay holds its batch's locks across the publish, the reference's lease needs none; missing: the changes the service committed that have no effect downstream yet, measured)",
 		DE: "(älteste offen: das Alter der ältesten noch nicht gesendeten Nachricht; blockiert: Aggregate, deren älteste ungesendete Nachricht gerade nicht gesendet werden kann, ihre späteren warten dahinter; hält: Nachrichten, die Billing unangewendet hält, geparkt oder als Dead Letter; ges.: in den %s davor gesendete Nachrichten; gelesen: die meisten Zeilen, die ein Claim eines Relays in der Zeit in der Datenbank las, gemessen; Sperre, Dauer: die meisten Outbox-Zeilen, die eine Transaktion in der Zeit bis zu ihrem Commit gesperrt hielt, und wie lange sie offen war, gemessen: das Relay aus Kapitel 003 hält die Sperren seines Batches über das Senden hinweg, die Lease der Referenz braucht keine; fehlt: die committeten Änderungen des Service, die noch keine Wirkung beim Empfänger haben, gemessen)",
-	}, lang.Duration(step)).In(l)))
+	}, lang.Duration(step)).In(l), width))
 	writeAlerts(w, samples, metricsRules(limit), step)
 	fmt.Fprintf(w, "\n%s\n", inf(w, scenarios.OutcomeLine, res.Outcome, expected))
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Replay: %s\n", DE: "Wiederholen: %s\n"}, replay))
@@ -91,11 +91,11 @@ func writeAlerts(w io.Writer, samples []metrics.Sample, rules []metrics.Rule, st
 			i = j
 		}
 		if len(spans) == 0 {
-			fmt.Fprintf(w, "%s\n", hanging("  "+r.Name+":", "    ", lang.Text{EN: "never fired", DE: "nie ausgelöst"}.In(l)))
+			fmt.Fprintf(w, "%s\n", lang.Wrap("  "+r.Name+":", "    ", lang.Text{EN: "never fired", DE: "nie ausgelöst"}.In(l), width))
 			continue
 		}
-		fmt.Fprintf(w, "%s\n", hanging("  "+r.Name+":", "    ", lang.Textf(lang.Text{EN: "FIRED %s (sampled every %s): %s", DE: "AUSGELÖST %s (alle %s gemessen): %s"},
-			strings.Join(spans, ", "), lang.Duration(step), r.Text.In(l)).In(l)))
+		fmt.Fprintf(w, "%s\n", lang.Wrap("  "+r.Name+":", "    ", lang.Textf(lang.Text{EN: "FIRED %s (sampled every %s): %s", DE: "AUSGELÖST %s (alle %s gemessen): %s"},
+			strings.Join(spans, ", "), lang.Duration(step), r.Text.In(l)).In(l), width))
 	}
 }
 

@@ -43,7 +43,7 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 	}
 	fmt.Fprint(w, inf(w, lang.Text{EN: "outboxlab: %d variants at %d crash points and faults (%s runs, seed %d)\n\n", DE: "outboxlab: %d Varianten an %d Absturzpunkten und Störungen (%s Läufe, Seed %d)\n\n"}, len(variants), len(m.Points), lang.Count(int64(runs)), m.Seed))
 	for _, v := range verdicts {
-		fmt.Fprintln(w, hanging(fmt.Sprintf("%-24s ", v.Variant), strings.Repeat(" ", 27), summaryVerdict(w, m, v)))
+		fmt.Fprintln(w, lang.Wrap(fmt.Sprintf("%-24s ", v.Variant), strings.Repeat(" ", 27), summaryVerdict(w, m, v), width))
 	}
 	fmt.Fprintln(w)
 	if mismatches == 0 {
@@ -57,7 +57,7 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 	}
 	writeLegend(w, false, omit...)
 	if len(verdicts) > 0 && verdicts[0].Depth != verdict.Quick {
-		fmt.Fprintln(w, hanging(fmt.Sprintf("  %-13s ", verdicts[0].Depth), strings.Repeat(" ", 16), in(w, depthMeaning)))
+		fmt.Fprintln(w, lang.Wrap(fmt.Sprintf("  %-13s ", verdicts[0].Depth), strings.Repeat(" ", 16), in(w, depthMeaning), width))
 	}
 	fmt.Fprintln(w, in(w, lang.Text{EN: "\nNext:", DE: "\nAls Nächstes:"}))
 	// A command and what it shows side by side, or, where that does not
@@ -82,28 +82,18 @@ func writeSummary(w io.Writer, m sim.Matrix, variants []variant.Variant, verdict
 // the stages beyond the matrix found), or each outcome with the first
 // point that showed it.
 func summaryVerdict(w io.Writer, m sim.Matrix, v verdict.Verdict) string {
-	type seen struct {
-		first string
-		n     int
-	}
-	byOutcome := map[variant.Outcome]*seen{}
-	var order []variant.Outcome
+	var red []sim.Cell // in the matrix's order
 	bad := ""
 	for _, p := range m.Points {
 		c := cellAt(v.Cells, v.Variant, p.ID)
 		if !c.Matches() {
 			bad = "! "
 		}
-		if c.Outcome <= variant.OK {
-			continue
+		if c.Outcome > variant.OK {
+			red = append(red, c)
 		}
-		if s, ok := byOutcome[c.Outcome]; ok {
-			s.n++
-			continue
-		}
-		byOutcome[c.Outcome] = &seen{first: p.ID, n: 1}
-		order = append(order, c.Outcome)
 	}
+	byOutcome := verdict.GroupBy(red, func(c sim.Cell) variant.Outcome { return c.Outcome })
 	beyond := ""
 	if v.Correct && v.Depth != verdict.Quick {
 		runs, failed := 0, 0
@@ -117,15 +107,14 @@ func summaryVerdict(w io.Writer, m sim.Matrix, v verdict.Verdict) string {
 			beyond = inf(w, lang.Text{EN: "; %s: %s of %s runs FAILED", DE: "; %s: %s von %s Läufen FEHLGESCHLAGEN"}, v.Depth, lang.Count(int64(failed)), lang.Count(int64(runs)))
 		}
 	}
-	if len(order) == 0 {
+	if len(byOutcome) == 0 {
 		return bad + in(w, lang.Text{EN: "✓ at every point", DE: "✓ an jedem Punkt"}) + beyond
 	}
 	var parts []string
-	for _, o := range order {
-		s := byOutcome[o]
-		part := inf(w, lang.Text{EN: "%s at %s", DE: "%s bei %s"}, o, s.first)
-		if s.n > 1 {
-			part += inf(w, lang.Text{EN: " (+%d)", DE: " (+%d)"}, s.n-1) // as the grading writes it: a row of the summary fits a line
+	for _, cells := range byOutcome {
+		part := inf(w, lang.Text{EN: "%s at %s", DE: "%s bei %s"}, cells[0].Outcome, cells[0].Point.ID)
+		if len(cells) > 1 {
+			part += inf(w, lang.Text{EN: " (+%d)", DE: " (+%d)"}, len(cells)-1) // as the grading writes it: a row of the summary fits a line
 		}
 		parts = append(parts, part)
 	}

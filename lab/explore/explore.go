@@ -25,8 +25,9 @@ func Broken(res sim.Result) bool {
 	return res.Outcome != variant.OK || len(res.Unsafe) > 0 || res.Missteps.Any()
 }
 
-// Finding is a schedule that broke an invariant, shrunk.
-type Finding struct {
+// BrokenSchedule is what an exploration finds: a schedule that broke
+// something (Options.Keep, Broken by default), shrunk.
+type BrokenSchedule struct {
 	Variant string
 	// Schedule is the shrunk counterexample; Original the schedule it was
 	// shrunk from.
@@ -42,7 +43,7 @@ type Finding struct {
 // Run is the run that finds it again (its Command is the labrun command
 // that does): the exploration's runs and seed, with the shrunk schedule
 // and its kinds of fault for the reader.
-func (f Finding) Run() sim.RunID {
+func (f BrokenSchedule) Run() sim.RunID {
 	run := sim.RunID{Variant: f.Variant, Explore: true, ExploreRuns: f.Runs, ExploreSeed: f.Seed, Schedule: f.Schedule.StoryLines()}
 	for _, flt := range f.Schedule.Faults {
 		run.Faults = append(run.Faults, flt.Kind)
@@ -76,7 +77,7 @@ const Shrunk = 5
 // Explore runs up to runs random schedules for v, drawn from seed, until
 // Shrunk of them broke something (see Options.Keep), shrinks each and
 // returns the smallest (the first of equals); nil if none broke.
-func Explore(v variant.Variant, runs int, seed uint64, opts Options) (*Finding, error) {
+func Explore(v variant.Variant, runs int, seed uint64, opts Options) (*BrokenSchedule, error) {
 	keep := keepOf(opts)
 	f := finder{v: v, seed: seed, keep: keep}
 	err := draw(v, runs, seed, opts, func(int) bool { return true }, func(number int, s Schedule, res sim.Result) (bool, error) {
@@ -184,7 +185,7 @@ type finder struct {
 	v    variant.Variant
 	seed uint64
 	keep func(sim.Result) bool
-	best *Finding
+	best *BrokenSchedule
 }
 
 // add shrinks s, the schedule numbered number (from 1, in drawing order),
@@ -203,7 +204,7 @@ func (f *finder) add(s Schedule, number int) error {
 		found = f.best.Found + 1
 	}
 	if f.best == nil || shrunk.Size() < f.best.Schedule.Size() {
-		f.best = &Finding{Variant: f.v.Name, Schedule: shrunk, Original: s, Result: sres, Seed: f.seed}
+		f.best = &BrokenSchedule{Variant: f.v.Name, Schedule: shrunk, Original: s, Result: sres, Seed: f.seed}
 	}
 	f.best.Found, f.best.Runs = found, number
 	return nil
@@ -211,7 +212,7 @@ func (f *finder) add(s Schedule, number int) error {
 
 // finish returns the finding of an exploration of runs schedules: one
 // that stopped short of Shrunk broken ones tried them all.
-func (f *finder) finish(runs int) *Finding {
+func (f *finder) finish(runs int) *BrokenSchedule {
 	if f.best != nil && f.best.Found < Shrunk {
 		f.best.Runs = runs
 	}
@@ -258,7 +259,7 @@ func ExploreShard(v variant.Variant, runs int, seed uint64, sh shard.Shard, opts
 // (up to the last one Explore tried): it takes the first Shrunk broken
 // schedules of all the parts, draws them again from seed and shrinks
 // them as Explore does.
-func Merge(v variant.Variant, runs int, seed uint64, parts []Part, opts Options) (*Finding, map[sim.Situation]int, error) {
+func Merge(v variant.Variant, runs int, seed uint64, parts []Part, opts Options) (*BrokenSchedule, map[sim.Situation]int, error) {
 	var broken []int
 	for _, p := range parts {
 		broken = append(broken, p.Broken...)

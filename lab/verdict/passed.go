@@ -1,7 +1,11 @@
 package verdict
 
 import (
+	"cmp"
+	"slices"
+
 	"outboxlab/lang"
+	"outboxlab/sim"
 	"outboxlab/variant"
 )
 
@@ -16,19 +20,17 @@ type Failure struct {
 // worst first (the legends' order). In a verdict without findings every
 // one of them is as the variant declares.
 func (v Verdict) Failures() []Failure {
-	outcomes := variant.Outcomes()[1:]
-	var out []Failure
-	for i := len(outcomes) - 1; i >= 0; i-- {
-		n := 0
-		for _, c := range v.Cells {
-			if c.Outcome == outcomes[i] {
-				n++
-			}
-		}
-		if n > 0 {
-			out = append(out, Failure{outcomes[i], n})
+	var red []sim.Cell
+	for _, c := range v.Cells {
+		if c.Outcome > variant.OK {
+			red = append(red, c)
 		}
 	}
+	var out []Failure
+	for _, cells := range GroupBy(red, func(c sim.Cell) variant.Outcome { return c.Outcome }) {
+		out = append(out, Failure{cells[0].Outcome, len(cells)})
+	}
+	slices.SortFunc(out, func(a, b Failure) int { return cmp.Compare(b.Outcome, a.Outcome) })
 	return out
 }
 

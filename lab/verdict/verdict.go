@@ -182,37 +182,3 @@ func (v Verdict) Stage(s Stage) (StageResult, bool) {
 	}
 	return StageResult{}, false
 }
-
-// Group is every finding of one cause (for CauseOutcome, of one outcome):
-// what a learner fixes at once.
-type Group struct {
-	Cause   Cause
-	Outcome variant.Outcome
-	// Findings are in stage order; the first is the one to replay.
-	Findings []Finding
-}
-
-// First returns the group's first finding: the simplest run that shows
-// the cause (the stages go from single crashes to random schedules).
-func (g Group) First() Finding { return g.Findings[0] }
-
-// Groups returns the findings by cause, in the order each cause was first
-// found.
-func (v Verdict) Groups() []Group {
-	var out []Group
-	for _, f := range v.Findings {
-		outcome := variant.NotApplicable
-		if f.Cause == CauseOutcome {
-			outcome = f.Outcome
-		}
-		i := 0
-		for i < len(out) && (out[i].Cause != f.Cause || out[i].Outcome != outcome) {
-			i++
-		}
-		if i == len(out) {
-			out = append(out, Group{Cause: f.Cause, Outcome: outcome})
-		}
-		out[i].Findings = append(out[i].Findings, f)
-	}
-	return out
-}

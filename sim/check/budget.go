@@ -10,7 +10,7 @@ import (
 // Faults is what a run's planned faults ask of the declared policies: the
 // budgets of the run are derived from them and the policies (Transient,
 // OutageBudget, Allowed), and they say which
-// policy findings the run puts to the test (Findings).
+// policy findings the run puts to the test (PolicyFindings).
 type Faults struct {
 	// Outages are the lengths of the broker's outages.
 	Outages []time.Duration

@@ -165,7 +165,7 @@ type World struct {
 	// Relay and Consumer are the policies the variant declares (the
 	// course's where it declares none), and Exercise what the run put
 	// them to: what is wrong with a policy itself is a violation where the
-	// run puts it to the test (see Findings). Zero policies are not
+	// run puts it to the test (see PolicyFindings). Zero policies are not
 	// judged.
 	Relay    variant.RelayPolicy
 	Consumer variant.ConsumerPolicy

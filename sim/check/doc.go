@@ -41,7 +41,7 @@
 // cleanup must keep come from the policy the variant declares
 // (RelayPolicy, ConsumerPolicy; the course's when it declares none), and
 // the lab bounds every policy (the limits in policy.go): a policy outside
-// them is a finding of its own where a run puts it to the test (Findings,
+// them is a finding of its own where a run puts it to the test (PolicyFindings,
 // in English and German). A declared policy is judged both ways: a relay
 // that does more than it declares is STORM or GAVE_UP, one that writes a
 // later retry time or a longer lease than it declares is LATE (lazy.go).

@@ -10,18 +10,18 @@ import (
 	"outboxlab/variant"
 )
 
-// Finding is something wrong with a declared policy itself, whatever the
+// PolicyFinding is something wrong with a declared policy itself, whatever the
 // run's messages did: a policy that hammers a down broker, retries for
 // ever, gives up within an outage the chapters call transient, pauses so
 // long that the broker's return goes unnoticed, keeps nothing for the
 // retention period, or parks a message at its first failure.
-type Finding struct {
+type PolicyFinding struct {
 	Outcome variant.Outcome
 	Text    lang.Text
 }
 
 // Violation returns the finding as a violation of the run.
-func (f Finding) Violation() Violation { return Violation{Outcome: f.Outcome, Detail: f.Text} }
+func (f PolicyFinding) Violation() Violation { return Violation{Outcome: f.Outcome, Detail: f.Text} }
 
 // Exercise is what a run put the policies to: a finding is reported only
 // in a run that puts its part of the policy to the test (a run without a
@@ -35,11 +35,11 @@ type Exercise struct {
 	Kills int
 }
 
-// Findings returns the findings on the policies r and c that run e puts
+// PolicyFindings returns the findings on the policies r and c that run e puts
 // to the test, in the order of the policies' fields. A zero policy is not
 // judged.
-func Findings(r variant.RelayPolicy, c variant.ConsumerPolicy, e Exercise) []Finding {
-	var out []Finding
+func PolicyFindings(r variant.RelayPolicy, c variant.ConsumerPolicy, e Exercise) []PolicyFinding {
+	var out []PolicyFinding
 	if r != (variant.RelayPolicy{}) {
 		out = relayFindings(r, e)
 	}
@@ -51,10 +51,10 @@ func Findings(r variant.RelayPolicy, c variant.ConsumerPolicy, e Exercise) []Fin
 
 // relayFindings finds what is wrong with the relay's policy r where run e
 // puts it to the test.
-func relayFindings(r variant.RelayPolicy, e Exercise) []Finding {
-	var out []Finding
+func relayFindings(r variant.RelayPolicy, e Exercise) []PolicyFinding {
+	var out []PolicyFinding
 	add := func(o variant.Outcome, t lang.Text, args ...any) {
-		out = append(out, Finding{o, lang.Textf(t, args...)})
+		out = append(out, PolicyFinding{o, lang.Textf(t, args...)})
 	}
 	transient := len(e.Faults.Outages) > 0 || e.Faults.Timeouts > 0
 	window, ends := r.RetryWindow()
@@ -102,11 +102,11 @@ func relayFindings(r variant.RelayPolicy, e Exercise) []Finding {
 
 // hammering finds a relay policy that sends too often into a down broker,
 // per message or all together.
-func hammering(r variant.RelayPolicy) []Finding {
-	var out []Finding
+func hammering(r variant.RelayPolicy) []PolicyFinding {
+	var out []PolicyFinding
 	if n := r.TriesWithin(variant.TransientOutage); n > variant.MaxTriesPerOutage {
 		tries := times(n)
-		out = append(out, Finding{variant.Storm, lang.Text{
+		out = append(out, PolicyFinding{variant.Storm, lang.Text{
 			EN: fmt.Sprintf("the relay's policy tries one message %s during a %s outage (backoff from %s, capped at %s), the lab allows at most %d: retry without backoff amplifies the fault (chapter 000: Retry läuft ohne Backoff und verstärkt Störungen)",
 				tries.EN, span(variant.TransientOutage).EN, span(r.BackoffBase).EN, span(r.BackoffCap).EN, variant.MaxTriesPerOutage),
 			DE: fmt.Sprintf("die Strategie des Relays versucht eine Nachricht während eines Ausfalls von %s %s (Backoff ab %s, höchstens %s), das Lab erlaubt höchstens %d: Retry ohne Backoff verstärkt Störungen (Kapitel 000)",
@@ -115,7 +115,7 @@ func hammering(r variant.RelayPolicy) []Finding {
 	}
 	if n := DownBudget(variant.TransientOutage, r.Pause); n > variant.MaxDownTries {
 		requests := times(n)
-		out = append(out, Finding{variant.Storm, lang.Text{
+		out = append(out, PolicyFinding{variant.Storm, lang.Text{
 			EN: fmt.Sprintf("the relay's policy sends requests %s into a %s outage, all messages together (pause from %s, capped at %s), the lab allows at most %d: a relay pauses as a whole after a failed send",
 				requests.EN, span(variant.TransientOutage).EN, span(r.PauseBase).EN, span(r.PauseCap).EN, variant.MaxDownTries),
 			DE: fmt.Sprintf("die Strategie des Relays schickt während eines Ausfalls von %s %s eine Anfrage, alle Nachrichten zusammen (Pause ab %s, höchstens %s), das Lab erlaubt höchstens %d: ein Relay pausiert nach einem gescheiterten Senden als Ganzes",
@@ -129,7 +129,7 @@ func hammering(r variant.RelayPolicy) []Finding {
 // first failure, where a run corrupts one in transit, or never parks one,
 // or only after more tries than a relay may make (MaxTriesPerOutage),
 // where a run sends one it cannot process.
-func consumerFindings(c variant.ConsumerPolicy, f Faults) []Finding {
+func consumerFindings(c variant.ConsumerPolicy, f Faults) []PolicyFinding {
 	corrupted, unprocessable := false, false
 	for _, m := range f.Billing {
 		corrupted = corrupted || m.Corrupted > 0
@@ -137,17 +137,17 @@ func consumerFindings(c variant.ConsumerPolicy, f Faults) []Finding {
 	}
 	switch {
 	case corrupted && c.MaxAttempts >= 1 && c.MaxAttempts < variant.MinConsumerAttempts:
-		return []Finding{{variant.GaveUp, lang.Textf(lang.Text{
+		return []PolicyFinding{{variant.GaveUp, lang.Textf(lang.Text{
 			EN: "the consumer's policy parks a message after %d attempt(s), the lab wants at least %d: a message corrupted once in transit is given up (chapter 000, section 8: Retry ist ein Schutz gegen transiente Fehler)",
 			DE: "die Strategie des Consumers legt eine Nachricht nach %d Versuch(en) beiseite, das Labor verlangt mindestens %d: eine Nachricht, die unterwegs einmal beschädigt wurde, wird aufgegeben (Kapitel 000, Abschnitt 8: Retry ist ein Schutz gegen transiente Fehler)",
 		}, c.MaxAttempts, variant.MinConsumerAttempts)}}
 	case unprocessable && c.MaxAttempts > variant.MaxTriesPerOutage:
-		return []Finding{{variant.Storm, lang.Textf(lang.Text{
+		return []PolicyFinding{{variant.Storm, lang.Textf(lang.Text{
 			EN: "the consumer's policy tries a message it cannot process %d times before it parks it, the lab allows at most %d: retry without limit hammers billing's database and holds its order back (chapter 000, section 8)",
 			DE: "die Strategie des Consumers versucht eine Nachricht, die er nicht verarbeiten kann, %d-mal, bevor er sie beiseitelegt, das Labor erlaubt höchstens %d: Retry ohne Grenze belastet die Datenbank von Billing und hält ihre Bestellung zurück (Kapitel 000, Abschnitt 8)",
 		}, c.MaxAttempts, variant.MaxTriesPerOutage)}}
 	case unprocessable && c.MaxAttempts < 1:
-		return []Finding{{variant.Stuck, lang.Text{
+		return []PolicyFinding{{variant.Stuck, lang.Text{
 			EN: "the consumer's policy never parks a message it cannot process (MaxAttempts 0): it is retried for ever and blocks its order (chapter 000, section 8)",
 			DE: "die Strategie des Consumers legt eine Nachricht, die er nicht verarbeiten kann, nie beiseite (MaxAttempts 0): sie wird endlos wiederholt und blockiert ihre Bestellung (Kapitel 000, Abschnitt 8)",
 		}}}

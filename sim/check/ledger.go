@@ -87,7 +87,7 @@ func policies(w World) []Violation {
 				lang.Textf(terms.ParkedStorm, p.MessageID, p.Attempts, p.Allowed)})
 		}
 	}
-	for _, f := range Findings(w.Relay, w.Consumer, w.Exercise) {
+	for _, f := range PolicyFindings(w.Relay, w.Consumer, w.Exercise) {
 		vs = append(vs, f.Violation())
 	}
 	for _, d := range w.Unreplayed {

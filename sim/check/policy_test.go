@@ -27,7 +27,7 @@ func TestTheCoursePolicyIsWithinTheLabsBounds(t *testing.T) {
 	}
 	all := check.Exercise{Refused: 1, Faults: check.Faults{Outages: []time.Duration{time.Hour}, Timeouts: 1, Rejected: true,
 		Billing: []check.MessageFaults{{AggregateID: "o-1", Sequence: 1, Corrupted: 1, Unprocessable: true}}}}
-	if fs := check.Findings(r, c, all); len(fs) > 0 {
+	if fs := check.PolicyFindings(r, c, all); len(fs) > 0 {
 		t.Errorf("findings on the course's policies: %v", fs)
 	}
 }
@@ -66,7 +66,7 @@ func TestFindingsNeedARunThatPutsThePolicyToTheTest(t *testing.T) {
 	}
 	for _, c := range cases {
 		var got []variant.Outcome
-		for _, f := range check.Findings(c.r, c.c, c.e) {
+		for _, f := range check.PolicyFindings(c.r, c.c, c.e) {
 			got = append(got, f.Outcome)
 			if f.Text.EN == "" || f.Text.DE == "" || f.Text.EN == f.Text.DE {
 				t.Errorf("%s: %q: want the finding in English and German", c.name, f.Text)

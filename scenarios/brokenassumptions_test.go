@@ -1,8 +1,7 @@
-package outboxlab_test
+package scenarios_test
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"outboxlab/domain"
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
+	"outboxlab/lab/labtest"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
@@ -50,7 +50,7 @@ func TestTheLabContradictsWhatCodeMayAssume(t *testing.T) {
 		},
 		{
 			name:   "a relay that reads a batch of unsent rows before it looks for due ones",
-			v:      learner("scan-limit", func(r *learnerRelay) { r.scanLimit = true }),
+			v:      labtest.Learner("scan-limit", func(r *labtest.LearnerRelay) { r.ScanLimit = true }),
 			row:    "blocked-backlog",
 			want:   variant.Stuck,
 			detail: "still busy at the end of the horizon",
@@ -66,7 +66,7 @@ func TestTheLabContradictsWhatCodeMayAssume(t *testing.T) {
 			// From a second examiner: no run restarted a relay once a
 			// dead letter existed.
 			name:   "a relay that replays its dead letters at every start",
-			v:      learner("replay-on-start", func(r *learnerRelay) { r.replayOnStart = true }),
+			v:      labtest.Learner("replay-on-start", func(r *labtest.LearnerRelay) { r.ReplayOnStart = true }),
 			row:    "restarts-after-dead-letter",
 			want:   variant.Storm,
 			detail: "STORM o-1#1",
@@ -81,7 +81,7 @@ func TestTheLabContradictsWhatCodeMayAssume(t *testing.T) {
 		})
 	}
 	// The frames without their mistake pass every row.
-	for _, v := range []variant.Variant{learner("learner", func(*learnerRelay) {}), peeking("peeking", nil, nil), cleaning("cleaning", func(m outbox.Message, cutoff time.Time) bool {
+	for _, v := range []variant.Variant{labtest.Learner("learner", func(*labtest.LearnerRelay) {}), peeking("peeking", nil, nil), labtest.Cleaning("cleaning", func(m outbox.Message, cutoff time.Time) bool {
 		return m.Status == outbox.Sent && m.SentAt.Before(cutoff)
 	})} {
 		for _, p := range scenarios.Assumptions() {
@@ -143,7 +143,7 @@ func TestEveryCorrectVariantHoldsAtTheAssumptions(t *testing.T) {
 // passed every other stage, and so passed before the stage existed).
 func TestTheAssumptionsAloneCatchTheExaminersMistakes(t *testing.T) {
 	longtest.Only(t, "long_caught", "TestAGradingPlaysTheAssumptions")
-	for _, v := range []variant.Variant{sequencesAsText(), strictFields(), learner("scan-limit", func(r *learnerRelay) { r.scanLimit = true }), cleaningByHostClock()} {
+	for _, v := range []variant.Variant{sequencesAsText(), strictFields(), labtest.Learner("scan-limit", func(r *labtest.LearnerRelay) { r.ScanLimit = true }), cleaningByHostClock()} {
 		vd, err := verdict.Grade(v, verdict.Options{Depth: verdict.Course})
 		if err != nil {
 			t.Fatal(err)
@@ -303,7 +303,7 @@ func (s *heldSource) Receive(string) (broker.Delivery, bool) {
 // cleaningByHostClock is the reference whose retention cleanup takes its
 // cutoff from the relay's own clock (the host's), not the database's.
 func cleaningByHostClock() variant.Variant {
-	v := cleaning("cleanup-by-host-clock", func(m outbox.Message, cutoff time.Time) bool {
+	v := labtest.Cleaning("cleanup-by-host-clock", func(m outbox.Message, cutoff time.Time) bool {
 		return m.Status == outbox.Sent && m.SentAt.Before(cutoff)
 	})
 	build := v.NewRelay
@@ -312,50 +312,9 @@ func cleaningByHostClock() variant.Variant {
 		if err != nil {
 			return nil, err
 		}
-		c := r.(cleaner)
-		c.hostClock = true
+		c := r.(labtest.Cleaner)
+		c.HostClock = true
 		return c, nil
 	}
 	return v
-}
-
-// claimScanLimited is the reference's ClaimDue with a LIMIT before the
-// filter: it reads at most a batch's worth of unsent rows, in key order,
-// and only then looks for the due ones among them. Behind more waiting
-// messages than a batch it never sees a due one.
-func (r *learnerRelay) claimScanLimited() ([]outbox.Message, error) {
-	now := r.env.DBClock.Now()
-	tx := r.env.OrderDB.Begin(r.env.Owner)
-	defer tx.Rollback()
-	var batch []outbox.Message
-	blocked := map[string]bool{}
-	scanned := 0
-	tx.ScanIndex(outbox.Table, outbox.IndexUnsent, func(_ string, v any) bool {
-		m := v.(outbox.Message)
-		scanned++
-		if scanned > r.cfg.BatchSize {
-			return false
-		}
-		if blocked[m.Event.AggregateID] {
-			return true
-		}
-		if err := m.Claim(r.env.Owner, now, now.Add(r.cfg.Lease)); err != nil {
-			blocked[m.Event.AggregateID] = true
-			return true
-		}
-		tx.Put(outbox.Table, m.Key, m)
-		batch = append(batch, m)
-		return len(batch) < r.cfg.BatchSize
-	})
-	if len(batch) == 0 {
-		return nil, nil
-	}
-	err := r.env.Gate.Cross(outbox.BoundaryClaim, tx.Commit)
-	if errors.Is(err, store.ErrConflict) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("outbox: claim: %w", err)
-	}
-	return batch, nil
 }

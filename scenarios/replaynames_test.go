@@ -1,4 +1,4 @@
-package outboxlab_test
+package scenarios_test
 
 import (
 	"testing"

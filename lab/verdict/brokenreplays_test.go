@@ -1,4 +1,4 @@
-package outboxlab_test
+package verdict_test
 
 import (
 	"strings"
@@ -11,6 +11,7 @@ import (
 	"outboxlab/inbox"
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/grade"
+	"outboxlab/lab/labtest"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
@@ -143,7 +144,7 @@ func TestAReplayOfARunThatDoesNotReplaySaysSo(t *testing.T) {
 // replayFailureSample): before it did, this relay was graded OK at depth
 // course and full.
 func TestARunThatPartsOnlyAfterAFailedCommitIsCaught(t *testing.T) {
-	v := learner("wall-pause-after-failed-claim", func(r *learnerRelay) { r.wallPause = true })
+	v := labtest.Learner("wall-pause-after-failed-claim", func(r *labtest.LearnerRelay) { r.WallPause = true })
 	sc, err := scenarios.FindScenario("commit-failure:relay.claim@1")
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +217,7 @@ func TestEveryShippedVariantReplays(t *testing.T) {
 // differ from run to run.
 func wallClockJitter() variant.Variant {
 	jitter := func(c *outbox.Config) { c.Jitter = 0.5 }
-	v := declaring(withRelayConfig("wall-clock-jitter", jitter), jitter)
+	v := labtest.Declaring(labtest.WithRelayConfig("wall-clock-jitter", jitter), jitter)
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		cfg := outbox.DefaultConfig(env.Owner)
 		jitter(&cfg)
@@ -234,23 +235,10 @@ type hostClock struct{}
 
 func (hostClock) Float64() float64 { return float64(time.Now().UnixNano()%1_000_000) / 1_000_000 }
 
-// mapOrderBatch is a learner's relay (see learnerRelay) that keeps its
+// mapOrderBatch is a learner's relay (see labtest.LearnerRelay) that keeps its
 // claimed batch in a map by message id and sends it as the map ranges.
 func mapOrderBatch() variant.Variant {
-	return learner("map-order-batch", func(r *learnerRelay) { r.mapOrder = true })
-}
-
-// inMapOrder returns batch as a map keyed by message id ranges over it.
-func inMapOrder(batch []outbox.Message) []outbox.Message {
-	byID := map[string]outbox.Message{}
-	for _, m := range batch {
-		byID[m.ID] = m
-	}
-	var out []outbox.Message
-	for _, m := range byID {
-		out = append(out, m)
-	}
-	return out
+	return labtest.Learner("map-order-batch", func(r *labtest.LearnerRelay) { r.MapOrder = true })
 }
 
 // remembered are the message ids packageStateConsumer handled, in every

@@ -1,8 +1,9 @@
-package outboxlab_test
+package sim_test
 
 import (
 	"testing"
 
+	"outboxlab/lab/labtest"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/variant"
@@ -40,7 +41,7 @@ func TestOnlyPollingCatchesAPauseKeptInNextWake(t *testing.T) {
 		m    sim.Matrix
 		want variant.Outcome
 	}{{scenarios.Matrix(), variant.OK}, {polled(), variant.Storm}} {
-		cell, err := c.m.RunCell(pausesOnlyInNextWake(), p)
+		cell, err := c.m.RunCell(labtest.PausesOnlyInNextWake(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,11 +52,11 @@ func TestOnlyPollingCatchesAPauseKeptInNextWake(t *testing.T) {
 }
 
 // TestTheLearnerRelayIsOKWithoutItsSlip: the learner's relay the broken
-// variants are made of (learnerRelay) holds, woken by NextWake and polled,
+// variants are made of (labtest.LearnerRelay) holds, woken by NextWake and polled,
 // where its slips are caught: each of those is one change from a relay
 // the lab grades OK.
 func TestTheLearnerRelayIsOKWithoutItsSlip(t *testing.T) {
-	v := learner("learner-relay", func(*learnerRelay) {})
+	v := labtest.Learner("learner-relay", func(*labtest.LearnerRelay) {})
 	for _, id := range []string{"broker-outage", "outage-backlog", "rejected", "stall"} {
 		p, err := scenarios.FindPoint(id)
 		if err != nil {

@@ -1,4 +1,4 @@
-package outboxlab_test
+package check_test
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 	"outboxlab/billing"
 	"outboxlab/effect"
 	"outboxlab/inbox"
+	"outboxlab/lab/labtest"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
@@ -23,13 +24,13 @@ import (
 // outage-backlog and rejected.
 func TestAPolicyIsJudgedByItsOwnNumbers(t *testing.T) {
 	patient := func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap = 20, time.Minute }
-	okEverywhere(t, declaring(withRelayConfig("patient-relay", patient), patient))
+	labtest.OKEverywhere(t, labtest.Declaring(labtest.WithRelayConfig("patient-relay", patient), patient))
 	// Judged both ways: a relay that keeps to its jitter, its cap and a
 	// lease of its own writes retry times and leases within them.
 	jittered := func(c *outbox.Config) {
 		c.MaxAttempts, c.BackoffCap, c.Jitter, c.Lease = 20, time.Minute, 0.3, 10*time.Second
 	}
-	okEverywhere(t, declaring(withRelayConfig("jittered-short-lease", jittered), jittered))
+	labtest.OKEverywhere(t, labtest.Declaring(labtest.WithRelayConfig("jittered-short-lease", jittered), jittered))
 }
 
 // TestARelaySlowerThanItDeclaresIsLate: a declared policy is judged both
@@ -46,14 +47,14 @@ func TestARelaySlowerThanItDeclaresIsLate(t *testing.T) {
 	}{
 		{
 			name: "a relay that declares a 30 s backoff cap and waits longer",
-			v: declaring(withRelayConfig("slower-backoff", func(c *outbox.Config) { c.MaxAttempts = 30 }),
+			v: labtest.Declaring(labtest.WithRelayConfig("slower-backoff", func(c *outbox.Config) { c.MaxAttempts = 30 }),
 				func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap, c.Jitter = 30, 30*time.Second, 0.1 }),
 			point:  "broker-outage",
 			detail: "LATE o-1#1: after its failed send 5, message e-6aaa407bc219b7cd waited 32s, until 00:01:07.209, where its policy says 30s (backoff from 1s, capped at 30s)",
 		},
 		{
 			name: "a relay that declares a 10 s lease and claims for a minute",
-			v: declaring(withRelayConfig("longer-lease", func(c *outbox.Config) { c.Lease = time.Minute }),
+			v: labtest.Declaring(labtest.WithRelayConfig("longer-lease", func(c *outbox.Config) { c.Lease = time.Minute }),
 				func(c *outbox.Config) { c.Lease = 10 * time.Second }),
 			point:  "service.after-commit",
 			detail: "where its policy says a lease of 10s",
@@ -62,7 +63,7 @@ func TestARelaySlowerThanItDeclaresIsLate(t *testing.T) {
 			// From an examiner: declaring no lease was the way around
 			// the lab's bound; relay-lost's o-2#1 waited an hour, OK.
 			name: "a relay that declares no lease and claims for an hour",
-			v: declaring(withRelayConfig("lease-hidden", func(c *outbox.Config) { c.Lease = time.Hour }),
+			v: labtest.Declaring(labtest.WithRelayConfig("lease-hidden", func(c *outbox.Config) { c.Lease = time.Hour }),
 				func(c *outbox.Config) { c.Lease = 0 }),
 			point:  "service.after-commit",
 			detail: "its policy declares no lease, and the lab accepts at most 1m",
@@ -70,7 +71,7 @@ func TestARelaySlowerThanItDeclaresIsLate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			outcome, lines := cellAt(t, c.v, c.point)
+			outcome, lines := labtest.Cell(t, c.v, c.point)
 			if outcome != variant.Late || !strings.Contains(lines, c.detail) {
 				t.Errorf("%s at %s: %s, want LATE with %q:\n%s", c.v.Name, c.point, outcome, c.detail, lines)
 			}
@@ -80,7 +81,7 @@ func TestARelaySlowerThanItDeclaresIsLate(t *testing.T) {
 
 // TestTheLabBoundsEveryPolicy: a policy the variant declares is what its
 // budgets come from, and the lab bounds it: each case declares a policy
-// outside the lab's bounds (check.Findings), honestly (its relay or
+// outside the lab's bounds (check.PolicyFindings), honestly (its relay or
 // consumer does what it declares) or not, and the row that puts it to the
 // test says so. Before the budgets came from the declaration, each
 // honest one was judged by the reference's numbers; the dishonest one, by
@@ -95,7 +96,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 	}{
 		{
 			name: "a relay that declares 20 attempts and gives up after ten",
-			v: declaring(withRelayConfig("says-20-does-10", func(c *outbox.Config) { c.BackoffCap = time.Minute }),
+			v: labtest.Declaring(labtest.WithRelayConfig("says-20-does-10", func(c *outbox.Config) { c.BackoffCap = time.Minute }),
 				func(c *outbox.Config) { c.MaxAttempts, c.BackoffCap = 20, time.Minute }),
 			point:  "broker-outage",
 			want:   variant.GaveUp,
@@ -103,21 +104,21 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 		},
 		{
 			name:   "a relay that claims under a one-hour lease: relay-lost's o-2#1 leaves an hour late",
-			v:      honest("lease-1h", func(c *outbox.Config) { c.Lease = time.Hour }),
+			v:      labtest.Honest("lease-1h", func(c *outbox.Config) { c.Lease = time.Hour }),
 			point:  "relay-lost",
 			want:   variant.Late,
 			detail: "the relay's policy claims messages under a lease of 1h, the lab allows at most 1m",
 		},
 		{
 			name:   "a relay that claims under a one-day lease",
-			v:      honest("lease-1d", func(c *outbox.Config) { c.Lease = 24 * time.Hour }),
+			v:      labtest.Honest("lease-1d", func(c *outbox.Config) { c.Lease = 24 * time.Hour }),
 			point:  "relay-lost",
 			want:   variant.Stuck, // still waiting at the horizon; the finding names the lease
 			detail: "the relay's policy claims messages under a lease of 24h, the lab allows at most 1m",
 		},
 		{
 			name: "a relay that declares a retry every second, for ever",
-			v: honest("hammering-declared", func(c *outbox.Config) {
+			v: labtest.Honest("hammering-declared", func(c *outbox.Config) {
 				c.BackoffBase, c.BackoffCap, c.PauseCap, c.MaxAttempts = time.Second, time.Second, time.Second, 1<<30
 			}),
 			point:  "broker-outage",
@@ -126,35 +127,35 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 		},
 		{
 			name:   "a relay that declares it pauses a second after a failed send",
-			v:      honest("short-pause-declared", func(c *outbox.Config) { c.PauseCap = time.Second }),
+			v:      labtest.Honest("short-pause-declared", func(c *outbox.Config) { c.PauseCap = time.Second }),
 			point:  "outage-backlog",
 			want:   variant.Storm,
 			detail: "the relay's policy sends requests 600 times into a 10m outage, all messages together (pause from 1s, capped at 1s), the lab allows at most 120",
 		},
 		{
 			name:   "a relay that declares it never gives up",
-			v:      honest("forever-declared", func(c *outbox.Config) { c.MaxAttempts = math.MaxInt }),
+			v:      labtest.Honest("forever-declared", func(c *outbox.Config) { c.MaxAttempts = math.MaxInt }),
 			point:  "rejected",
 			want:   variant.Stuck,
 			detail: "the relay's policy retries a message for more than 24h before it gives it up",
 		},
 		{
 			name:   "a relay that declares two attempts",
-			v:      honest("impatient-declared", func(c *outbox.Config) { c.MaxAttempts = 2 }),
+			v:      labtest.Honest("impatient-declared", func(c *outbox.Config) { c.MaxAttempts = 2 }),
 			point:  "broker-outage",
 			want:   variant.GaveUp,
 			detail: "the relay's policy gives a message up after 2 attempts within 2s of failures, but the chapters call a 10m outage transient",
 		},
 		{
 			name:   "a relay that declares a pause of up to five minutes",
-			v:      honest("long-pause-declared", func(c *outbox.Config) { c.PauseCap = 5 * time.Minute }),
+			v:      labtest.Honest("long-pause-declared", func(c *outbox.Config) { c.PauseCap = 5 * time.Minute }),
 			point:  "broker-outage",
 			want:   variant.Late,
 			detail: "the relay's policy pauses up to 5m after failed sends, the lab allows at most 1m",
 		},
 		{
 			name:   "a relay that declares it keeps a SENT message an hour",
-			v:      honest("hour-retention", func(c *outbox.Config) { c.Retention = time.Hour }),
+			v:      labtest.Honest("hour-retention", func(c *outbox.Config) { c.Retention = time.Hour }),
 			point:  "service.after-commit",
 			want:   variant.Unsafe,
 			detail: "the relay's policy keeps a SENT message 1h, the chapters at least 72h",
@@ -162,7 +163,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 		{
 			name: "a consumer that declares it parks at the first failure",
 			v: func() variant.Variant {
-				v := withConsumerConfig("parks-at-once-declared", func(c *inbox.Config) { c.MaxAttempts = 1 })
+				v := labtest.WithConsumerConfig("parks-at-once-declared", func(c *inbox.Config) { c.MaxAttempts = 1 })
 				v.Policy.Consumer = variant.ConsumerPolicy{MaxAttempts: 1, UnknownAtOnce: true}
 				return v
 			}(),
@@ -175,7 +176,7 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 			// not; 1,000 attempts at poison passed, o-1#2 and #3 waiting.
 			name: "a consumer that declares a thousand attempts before it parks",
 			v: func() variant.Variant {
-				v := withConsumerConfig("thousand-attempts", func(c *inbox.Config) { c.MaxAttempts = 1000 })
+				v := labtest.WithConsumerConfig("thousand-attempts", func(c *inbox.Config) { c.MaxAttempts = 1000 })
 				v.Policy.Consumer = variant.ConsumerPolicy{MaxAttempts: 1000, UnknownAtOnce: true}
 				return v
 			}(),
@@ -214,27 +215,12 @@ func TestTheLabBoundsEveryPolicy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			outcome, lines := cellAt(t, c.v, c.point)
+			outcome, lines := labtest.Cell(t, c.v, c.point)
 			if outcome != c.want || !strings.Contains(lines, c.detail) {
 				t.Errorf("%s at %s: %s, want %s with %q:\n%s", c.v.Name, c.point, outcome, c.want, c.detail, lines)
 			}
 		})
 	}
-}
-
-// declaring is v declaring the policy of the reference relay configured
-// with change.
-func declaring(v variant.Variant, change func(*outbox.Config)) variant.Variant {
-	cfg := outbox.DefaultConfig("relay")
-	change(&cfg)
-	v.Policy.Relay = variant.RelayPolicyOf(cfg)
-	return v
-}
-
-// honest is the reference relay configured with change, declaring what it
-// does.
-func honest(name string, change func(*outbox.Config)) variant.Variant {
-	return declaring(withRelayConfig(name, change), change)
 }
 
 // quarantining is the reference consumer (configured with change, if not
@@ -348,5 +334,25 @@ func TestAPolicyNoRelayCanHaveIsRefused(t *testing.T) {
 	_, err := sim.Run(scenarios.Matrix().Config(v))
 	if err == nil || !strings.Contains(err.Error(), "variant outbox: relay policy: MaxAttempts = -1, want >= 0") {
 		t.Errorf("%v, want the field named", err)
+	}
+}
+
+// TestSleepingWhileTheBrokerIsDownIsNotLate: a relay that pauses up to 20
+// s after failed sends, longer than the course's 10 s, sleeps only while
+// the broker is down at broker-outage, and nothing could have been sent
+// then: OK. (It was LATE when the wait was counted from the message's due
+// time regardless of the outage, tried.)
+func TestSleepingWhileTheBrokerIsDownIsNotLate(t *testing.T) {
+	v := labtest.WithRelayConfig("pause-20s", func(c *outbox.Config) { c.PauseCap = 20 * time.Second })
+	p, err := scenarios.FindPoint("broker-outage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell, err := scenarios.Matrix().RunCell(v, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cell.Outcome != variant.OK {
+		t.Errorf("%s: %s, want OK: %v", p.ID, cell.Outcome, cell.Violations)
 	}
 }

@@ -1,4 +1,4 @@
-package outboxlab_test
+package sim_test
 
 import (
 	"errors"

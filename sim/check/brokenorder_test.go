@@ -1,10 +1,11 @@
-package outboxlab_test
+package check_test
 
 import (
 	"strings"
 	"testing"
 
 	"outboxlab/alternatives/cdc"
+	"outboxlab/lab/labtest"
 	"outboxlab/mistakes"
 	"outboxlab/variant"
 )
@@ -39,7 +40,7 @@ func TestAnAggregatesOrderIsJudgedAtTheBroker(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			outcome, lines := cellAt(t, c.v, c.point)
+			outcome, lines := labtest.Cell(t, c.v, c.point)
 			if outcome != c.want || !strings.Contains(lines, c.detail) {
 				t.Errorf("%s at %s: %s, want %s with %q:\n%s", c.v.Name, c.point, outcome, c.want, c.detail, lines)
 			}

@@ -1,4 +1,4 @@
-package outboxlab_test
+package check_test
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"outboxlab/effect"
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/explore"
+	"outboxlab/lab/labtest"
 	"outboxlab/lab/verdict"
 	"outboxlab/outbox"
 	"outboxlab/store"
@@ -35,7 +36,7 @@ func TestTheLabCatchesBrokenOperatorCode(t *testing.T) {
 	}{
 		{
 			name: "a cleanup that deletes SENT messages two hours early",
-			v: cleaning("cleanup-early", func(m outbox.Message, cutoff time.Time) bool {
+			v: labtest.Cleaning("cleanup-early", func(m outbox.Message, cutoff time.Time) bool {
 				return m.Status == outbox.Sent && m.SentAt.Before(cutoff.Add(2*time.Hour))
 			}),
 			want:   variant.Unsafe,
@@ -43,7 +44,7 @@ func TestTheLabCatchesBrokenOperatorCode(t *testing.T) {
 		},
 		{
 			name: "a cleanup that archives every message older than four retention periods",
-			v: cleaning("cleanup-archives", func(m outbox.Message, cutoff time.Time) bool {
+			v: labtest.Cleaning("cleanup-archives", func(m outbox.Message, cutoff time.Time) bool {
 				old := cutoff.Add(-3 * outbox.DefaultConfig("").Retention)
 				return m.Status == outbox.Sent && m.SentAt.Before(cutoff) || m.CreatedAt.Before(old)
 			}),
@@ -71,58 +72,12 @@ func TestTheLabCatchesBrokenOperatorCode(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			outcome, lines := cellAt(t, c.v, "rejected")
+			outcome, lines := labtest.Cell(t, c.v, "rejected")
 			if outcome != c.want || !strings.Contains(lines, c.detail) {
 				t.Errorf("%s at rejected: %s, want %s with %q:\n%s", c.v.Name, outcome, c.want, c.detail, lines)
 			}
 		})
 	}
-}
-
-// cleaning is the reference whose retention cleanup deletes what goes
-// says goes, given the reference's cutoff (now minus the retention).
-func cleaning(name string, goes func(m outbox.Message, cutoff time.Time) bool) variant.Variant {
-	v := variant.Outbox()
-	v.Name = name
-	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		r, err := variant.ReferenceRelay(env, nil)
-		if err != nil {
-			return nil, err
-		}
-		return cleaner{RelayAdapter: variant.AdaptRelay(r), env: env, goes: goes}, nil
-	}
-	return v
-}
-
-// cleaner is a relay with the cleanup of cleaning; with hostClock its
-// cutoff is from the relay's own clock (the host's), not the database's.
-type cleaner struct {
-	*variant.RelayAdapter
-	env       variant.Env
-	goes      func(outbox.Message, time.Time) bool
-	hostClock bool
-}
-
-func (c cleaner) Cleanup() (int, error) {
-	clock := outbox.Clock(c.env.DBClock)
-	if c.hostClock {
-		clock = c.env.Clock
-	}
-	cutoff := clock.Now().Add(-outbox.DefaultConfig("").Retention)
-	tx := c.env.OrderDB.Begin(c.env.Owner)
-	defer tx.Rollback()
-	n := 0
-	tx.Scan(outbox.Table, func(key string, v any) bool {
-		if c.goes(v.(outbox.Message), cutoff) {
-			tx.Delete(outbox.Table, key)
-			n++
-		}
-		return true
-	})
-	if n == 0 {
-		return 0, nil
-	}
-	return n, c.env.Gate.Cross(outbox.BoundaryCleanup, tx.Commit)
 }
 
 // replaying is the reference whose operator's replay puts back what put
@@ -248,12 +203,12 @@ func (r deletingReplay) ReplayDeadLetters() (int, error) {
 // the window. (Without agedCleanups it passed every stage at depth
 // course, tried.)
 func TestExplorationCatchesACleanupInAnAgeWindow(t *testing.T) {
-	v := cleaning("cleanup-day-window", func(m outbox.Message, cutoff time.Time) bool {
+	v := labtest.Cleaning("cleanup-day-window", func(m outbox.Message, cutoff time.Time) bool {
 		now := cutoff.Add(outbox.DefaultConfig("").Retention)
 		age := now.Sub(m.SentAt)
 		return m.Status == outbox.Sent && (m.SentAt.Before(cutoff) || age >= 24*time.Hour && age < 48*time.Hour)
 	})
-	caughtByExploration(t, v, variant.Unsafe, "after it was SENT", longtest.Long(t, "long_explore"))
+	labtest.CaughtByExploration(t, v, variant.Unsafe, "after it was SENT", longtest.Long(t, "long_explore"))
 }
 
 // TestExplorationFindsAnHourWindowAtTenSeeds: a cleanup that deletes
@@ -264,7 +219,7 @@ func TestExplorationCatchesACleanupInAnAgeWindow(t *testing.T) {
 func TestExplorationFindsAnHourWindowAtTenSeeds(t *testing.T) {
 	longtest.Only(t, "long_explore", "TestExplorationCatchesACleanupInAnAgeWindow at one seed")
 	for _, from := range []time.Duration{6 * time.Hour, 30 * time.Hour, 150 * time.Hour} {
-		v := cleaning(fmt.Sprintf("cleanup-window-%s", from), func(m outbox.Message, cutoff time.Time) bool {
+		v := labtest.Cleaning(fmt.Sprintf("cleanup-window-%s", from), func(m outbox.Message, cutoff time.Time) bool {
 			age := cutoff.Add(outbox.DefaultConfig("").Retention).Sub(m.SentAt)
 			return m.Status == outbox.Sent && (m.SentAt.Before(cutoff) || age >= from && age < from+time.Hour)
 		})

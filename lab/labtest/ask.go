@@ -1,4 +1,4 @@
-package outboxlab_test
+package labtest
 
 import (
 	"strings"
@@ -6,17 +6,53 @@ import (
 
 	"outboxlab/lab/explore"
 	"outboxlab/lab/verdict"
+	"outboxlab/scenarios"
 	"outboxlab/sim/check"
 	"outboxlab/variant"
 )
 
-// caughtByExploration wants v caught by exploration with outcome want
+// OKEverywhere fails t at every row of the matrix where v's cell does not
+// match its declaration (OK, or n/a).
+func OKEverywhere(t *testing.T, v variant.Variant) {
+	t.Helper()
+	m := scenarios.Matrix()
+	for _, p := range m.Points {
+		cell, err := m.RunCell(v, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cell.Matches() {
+			t.Errorf("%s at %s: %s, want OK: %v", v.Name, p.ID, cell.Outcome, cell.Violations)
+		}
+	}
+}
+
+// Cell runs v at the matrix row point and returns the cell's outcome and
+// its violations, one a line.
+func Cell(t *testing.T, v variant.Variant, point string) (variant.Outcome, string) {
+	t.Helper()
+	p, err := scenarios.FindPoint(point)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell, err := scenarios.Matrix().RunCell(v, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, v := range cell.Violations {
+		lines = append(lines, v.String())
+	}
+	return cell.Outcome, strings.Join(lines, "\n")
+}
+
+// CaughtByExploration wants v caught by exploration with outcome want
 // and a violation that says detail: at the first of the course's seeds,
 // within the course's schedules; in its long form (.ci/run's long_explore
 // step, a few seconds more: long) graded at depth course, where the
 // matrix, the sweeps and the polled matrix pass it and exploration alone
 // catches it.
-func caughtByExploration(t *testing.T, v variant.Variant, want variant.Outcome, detail string, long bool) {
+func CaughtByExploration(t *testing.T, v variant.Variant, want variant.Outcome, detail string, long bool) {
 	t.Helper()
 	if !long {
 		f, err := explore.Explore(v, verdict.CourseRuns, 1, explore.Options{})

@@ -1,10 +1,11 @@
-package outboxlab_test
+package check_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"outboxlab/lab/labtest"
 	"outboxlab/lang"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
@@ -23,7 +24,7 @@ import (
 // which are claimed and sent again, 32 times: that read "retries without
 // backoff or limit" although no send failed. Each message now names the claim, in both languages.
 func TestTheLabNamesWhatALeaseDid(t *testing.T) {
-	hidden2h := declaring(withRelayConfig("lease-hidden-2h", func(c *outbox.Config) { c.Lease = 2 * time.Hour }),
+	hidden2h := labtest.Declaring(labtest.WithRelayConfig("lease-hidden-2h", func(c *outbox.Config) { c.Lease = 2 * time.Hour }),
 		func(c *outbox.Config) { c.Lease = 0 })
 	short := func(c *outbox.Config) { c.Lease = 50 * time.Millisecond }
 	cases := []struct {
@@ -43,7 +44,7 @@ func TestTheLabNamesWhatALeaseDid(t *testing.T) {
 			not: "spins",
 		},
 		{
-			v: declaring(withRelayConfig("lease-50ms", short), short), m: withAssumptions(), point: "blocked-backlog", outcome: variant.Storm,
+			v: labtest.Declaring(labtest.WithRelayConfig("lease-50ms", short), short), m: withAssumptions(), point: "blocked-backlog", outcome: variant.Storm,
 			want: lang.Text{
 				EN: "was published 32 times, the retry policy allows 30: 30 of them were sent after the claim they were sent under had run out (claims that ran out within 50ms of their commit): a lease shorter than the relay's sends runs out before it records them, and the message is claimed and sent again, by this relay or another",
 				DE: "wurde 32-mal veröffentlicht, die Wiederholungsstrategie erlaubt 30: 30 davon wurden gesendet, nachdem der Claim, unter dem sie gesendet wurden, abgelaufen war (Claims, die höchstens 50 ms nach ihrem Commit abliefen): eine Lease, kürzer als die Sendungen des Relays, läuft ab, bevor es sie vermerkt, und die Nachricht wird erneut geclaimt und gesendet, von diesem Relay oder einem anderen",
