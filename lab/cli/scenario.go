@@ -289,14 +289,14 @@ func writeScenarioText(w io.Writer, sc scenarios.Scenario, r scenarioRun, expect
 	fmt.Fprint(w, inf(w, lang.Text{EN: "Scenario %s, variant %s, seed %d\n", DE: "Szenario %s, Variante %s, Seed %d\n"}, sc.Name, r.v.Name, r.seed))
 	fmt.Fprintf(w, "%s\n", summary)
 	if policy != "" {
-		fmt.Fprintf(w, "%s\n", wrap(policy, 78))
+		fmt.Fprintf(w, "%s\n", lang.Wrap("", "", policy, 78))
 	}
 	note, narrative := runNote(w, sc, r, res, expected)
 	if note != "" {
-		fmt.Fprintf(w, "\n%s\n", wrap(note, 78))
+		fmt.Fprintf(w, "\n%s\n", lang.Wrap("", "", note, 78))
 	}
 	if narrative != "" {
-		fmt.Fprintf(w, "\n%s\n", wrap(narrative, 78))
+		fmt.Fprintf(w, "\n%s\n", lang.Wrap("", "", narrative, 78))
 	}
 	fmt.Fprintln(w)
 	verdict.Transcript{Result: res, Expected: expected, Replay: replay, Divergence: d}.Write(w, langOf(w))
@@ -345,9 +345,6 @@ func relaysText(n int) lang.Text {
 func scenarioText(w io.Writer, sc scenarios.Scenario) (summary, narrative string) {
 	return sc.Summary.In(langOf(w)), sc.Narrative.In(langOf(w))
 }
-
-// wrap breaks text into lines of at most width runes at spaces.
-func wrap(text string, width int) string { return lang.Wrap("", "", text, width) }
 
 type jsonStep struct {
 	At       string   `json:"at"`
