@@ -36,8 +36,8 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // shrunk again in the merge).
 func TestExploreShardsMerge(t *testing.T) {
 	for _, args := range [][]string{
-		{"--variant", "outbox", "--runs", "300", "--seed", "1"},
-		{"--variant", "no-fencing", "--runs", "200", "--seed", "1"},
+		{"--variant", "outbox", "--runs", "120", "--seed", "1"},
+		{"--variant", "no-fencing", "--runs", "80", "--seed", "1"},
 	} {
 		t.Run(args[1], func(t *testing.T) {
 			wholeCode, whole, stderr := runLabrun(append([]string{"explore", "--format", "json"}, args...)...)
