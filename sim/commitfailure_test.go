@@ -378,22 +378,9 @@ func (r rewritesDeadLetters) Cleanup() (int, error) {
 // a row the cleanup itself wrote, and kept, counts as it was (the rejected
 // row's dead letter: dead-letter-kept), whatever else the rewrite breaks.
 func TestACleanupThatRewritesWhatItKeepsStillCountsIt(t *testing.T) {
-	v := variant.Outbox()
-	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
-		r, err := variant.ReferenceRelay(env, nil)
-		if err != nil {
-			return nil, err
-		}
-		return rewritesDeadLetters{variant.AdaptRelay(r), env.Clock}, nil
-	}
-	p, err := scenarios.FindPoint(string(sim.FaultRejected))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cell, err := scenarios.Matrix().RunCell(v, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cell := rejectedWithCleanup(t, func(r *variant.RelayAdapter, clock variant.Clock) variant.Relay {
+		return rewritesDeadLetters{r, clock}
+	})
 	if slices.Contains(cell.Missing(), sim.DeadLetterKept) {
 		t.Errorf("a cleanup that rewrites the dead letters it keeps: missing %v, want %s reached", cell.Missing(), sim.DeadLetterKept)
 	}
@@ -429,13 +416,26 @@ func (r deletesOldDeadLetters) Cleanup() (int, error) {
 // that the cleanup deleted is not one (dead-letter-kept not reached),
 // whatever the delete breaks.
 func TestADeadLetterACleanupDeletedIsNotKept(t *testing.T) {
+	cell := rejectedWithCleanup(t, func(r *variant.RelayAdapter, clock variant.Clock) variant.Relay {
+		return deletesOldDeadLetters{r, clock}
+	})
+	if n := cell.Situations[sim.DeadLetterKept]; n > 0 {
+		t.Errorf("a cleanup that deletes the old dead letters: %s reached %d time(s), want none", sim.DeadLetterKept, n)
+	}
+}
+
+// rejectedWithCleanup runs the reference, its relay wrapped by wrap (a
+// cleanup of its own beside the reference's), at the rejected row, where
+// a dead letter is old enough to be kept.
+func rejectedWithCleanup(t *testing.T, wrap func(*variant.RelayAdapter, variant.Clock) variant.Relay) sim.Cell {
+	t.Helper()
 	v := variant.Outbox()
 	v.NewRelay = func(env variant.Env) (variant.Relay, error) {
 		r, err := variant.ReferenceRelay(env, nil)
 		if err != nil {
 			return nil, err
 		}
-		return deletesOldDeadLetters{variant.AdaptRelay(r), env.Clock}, nil
+		return wrap(variant.AdaptRelay(r), env.Clock), nil
 	}
 	p, err := scenarios.FindPoint(string(sim.FaultRejected))
 	if err != nil {
@@ -445,7 +445,5 @@ func TestADeadLetterACleanupDeletedIsNotKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := cell.Situations[sim.DeadLetterKept]; n > 0 {
-		t.Errorf("a cleanup that deletes the old dead letters: %s reached %d time(s), want none", sim.DeadLetterKept, n)
-	}
+	return cell
 }
