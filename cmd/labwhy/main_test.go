@@ -175,7 +175,7 @@ func TestCheckGradesWhatCanLowerTheScore(t *testing.T) {
 func TestCheckFailsWhenTheLabWeakens(t *testing.T) {
 	longtest.Only(t, "mutation_weakened", "no case: it builds and grades billing/ledger.go's mutants with a weakened checker")
 	t.Chdir("../..")
-	const checker, content = "sim/check/check.go", "\tvs = append(vs, content(w, effects)...)\n"
+	const checker, content = "sim/check/check.go", "\tvs = append(vs, content(w, f)...)\n"
 	src, err := os.ReadFile(checker)
 	if err != nil {
 		t.Fatal(err)
