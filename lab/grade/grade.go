@@ -112,6 +112,11 @@ func Grade(t testing.TB, v variant.Variant, opts Options) {
 	if opts.Flags != "" {
 		command += " " + opts.Flags
 	}
+	if u := vd.Untested(); u.EN != "" && !vd.Passed() {
+		// A failing grade says it too, as labrun grade's header does: its
+		// findings were found without a second relay.
+		t.Log(u.In(l))
+	}
 	for _, g := range vd.Groups() {
 		hint := lang.Text{}
 		if g.Cause == verdict.CauseOutcome {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"outboxlab/internal/longtest"
 	"outboxlab/lab/grade"
 	"outboxlab/lab/verdict"
+	"outboxlab/mistakes"
 	"outboxlab/outbox"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
@@ -143,6 +145,19 @@ func TestAOneRelayGradeSaysNoRunHadTwoRelays(t *testing.T) {
 		if len(r.errors) > 0 || len(r.logs) != 1 || r.logs[0] != want {
 			t.Errorf("%s: errors %q, log %q; want the log %q", l, r.errors, r.logs, want)
 		}
+	}
+}
+
+// TestAFailingOneRelayGradeSaysNoRunHadTwoRelays: a failing grade of a
+// variant that supports one relay says it too, as labrun grade's header
+// does (it said it only when the grade passed).
+func TestAFailingOneRelayGradeSaysNoRunHadTwoRelays(t *testing.T) {
+	v := mistakes.MarkBeforeSend()
+	v.Name, v.Expect, v.MaxRelays = "mark-before-send-one-relay", nil, 1
+	r := gradeWith(t, v, grade.Options{}, map[string]string{"lab.depth": "quick", "lab.lang": "en"})
+	want := "no run had two relays: the variant supports one (MaxRelays 1)"
+	if len(r.errors) == 0 || !slices.Contains(r.logs, want) {
+		t.Errorf("errors %q, log %q; want errors and the log %q", r.errors, r.logs, want)
 	}
 }
 
