@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -92,12 +93,18 @@ func ParseRun(name string) (sim.RunID, error) {
 // parseExplore reads an exploration's "RUNS:SEED".
 func parseExplore(rest string) (sim.RunID, error) {
 	runs, seed, found := strings.Cut(rest, ":")
-	n, err1 := strconv.Atoi(runs)
+	n, err1 := strconv.ParseUint(runs, 10, 64)
 	s, err2 := strconv.ParseUint(seed, 10, 64)
+	if found && err1 == nil && err2 == nil && n > sim.MaxExploreRuns {
+		return sim.RunID{}, fmt.Errorf("%s%s:%s: %s runs are too many (at most %d)", sim.ExplorePrefix, runs, seed, runs, sim.MaxExploreRuns)
+	}
+	if found && err2 == nil && errors.Is(err1, strconv.ErrRange) {
+		return sim.RunID{}, fmt.Errorf("%s%s:%s: the runs are too many (at most %d)", sim.ExplorePrefix, runs, seed, sim.MaxExploreRuns)
+	}
 	if !found || err1 != nil || err2 != nil || n < 1 {
 		return sim.RunID{}, fmt.Errorf("want %sRUNS:SEED, e.g. %s300:1", sim.ExplorePrefix, sim.ExplorePrefix)
 	}
-	return sim.RunID{Explore: true, ExploreRuns: n, ExploreSeed: s}, nil
+	return sim.RunID{Explore: true, ExploreRuns: int(n), ExploreSeed: s}, nil
 }
 
 // parseCrashes reads "P@K+Q@M": a crash at the K-th time P is reached
@@ -131,6 +138,9 @@ func parseFailure(name string) (sim.RunID, error) {
 		}
 	}
 	f, err := sim.ParseFault([]string{string(sim.FaultCommitFailure), strings.TrimPrefix(failure, FailurePrefix)}, known)
+	if strings.HasPrefix(failure, FailurePrefix) && errors.Is(err, sim.ErrBurstTooLong) {
+		return sim.RunID{}, fmt.Errorf("scenario %q: %w", name, err)
+	}
 	if !strings.HasPrefix(failure, FailurePrefix) || err != nil {
 		return sim.RunID{}, fmt.Errorf("scenario %q: want %sBOUNDARY@K, e.g. %srelay.claim@2 (boundaries: %s), or %sBOUNDARY@K-L, the K-th to the L-th commit in a row",
 			name, FailurePrefix, FailurePrefix, strings.Join(CommitBoundaries, ", "), FailurePrefix)

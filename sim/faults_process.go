@@ -256,6 +256,9 @@ var commitFailure = FaultSpec{
 		if convErr != nil || k < 1 || l < k || !slices.Contains(known.CommitBoundaries, boundary) {
 			return fmt.Errorf("fault commit-failure %q: want BOUNDARY@K with K >= 1 and a boundary of %s (or BOUNDARY@K-L, K <= L: the K-th to the L-th in a row)", args[0], strings.Join(known.CommitBoundaries, ", "))
 		}
+		if f.Burst > MaxCommitBurst {
+			return fmt.Errorf("fault commit-failure %q: a burst of %d failed commits in a row: %w (at most %d)", args[0], f.Burst, ErrBurstTooLong, MaxCommitBurst)
+		}
 		if len(args) == 2 {
 			t, err := ParseTarget(args[1])
 			if err != nil {
@@ -266,6 +269,9 @@ var commitFailure = FaultSpec{
 		return nil
 	},
 	validate: func(f Fault, _ Config) error {
+		if f.Burst > MaxCommitBurst {
+			return fmt.Errorf("sim: %s %s@%d: a burst of %d failed commits in a row: %w (at most %d)", f.Kind, f.Point, f.Occurrence, f.Burst, ErrBurstTooLong, MaxCommitBurst)
+		}
 		if process, effect, ok := strings.Cut(f.Point, "."); !ok || process == "" || effect == "" || f.Occurrence < 1 || f.Burst < 0 {
 			return fmt.Errorf("sim: %s: needs a commit boundary (PROCESS.EFFECT: relay.claim), Occurrence >= 1 and Burst >= 0; got %q@%d, Burst %d", f.Kind, f.Point, f.Occurrence, f.Burst)
 		}
@@ -287,6 +293,17 @@ var commitFailure = FaultSpec{
 	},
 	NotDrawn: "drawn on its own, up to twice a schedule, aimed at a commit boundary of any variant (scenarios.CommitBoundaries), and in one schedule of four as a burst of two to five in a row (lab/explore's widen)",
 }
+
+// MaxCommitBurst bounds a burst of failed commits: a database that fails
+// more commits in a row than this is down, not flickering, and a variant
+// that waits it out would be charged with what the lab's bound of steps
+// did (the reference is OK at bursts of thousands; exploration draws two
+// to five).
+const MaxCommitBurst = 100
+
+// ErrBurstTooLong is the error of a burst of failed commits longer than
+// MaxCommitBurst.
+var ErrBurstTooLong = errors.New("a database that fails this many commits in a row is down, not flickering")
 
 // pastHorizon refuses a freeze as long as the run's horizon: the frozen
 // process would never move again in its phase, and the run would charge

@@ -73,6 +73,11 @@ const FailurePrefix = "commit-failure:"
 // -lab.replay flag names it: "explore:RUNS:SEED".
 const ExplorePrefix = "explore:"
 
+// MaxExploreRuns bounds an exploration's schedules, as labrun explore
+// --runs and a replayed exploration's RUNS take them: a billion
+// schedules take days.
+const MaxExploreRuns = 1_000_000_000
+
 // Name is the run's name as labrun scenario and -lab.replay take it:
 // "relay.after-send@2", "P@1+Q@1", "poison+commit-failure:relay.mark@1",
 // a row ("broker-outage"), a story ("happy-path"), or an exploration's

@@ -18,7 +18,7 @@ import (
 )
 
 // maxRuns bounds --runs: a billion schedules take days.
-const maxRuns = 1_000_000_000
+const maxRuns = sim.MaxExploreRuns
 
 func runExplore(args []string, stdout io.Writer) error {
 	if len(args) > 0 && args[0] == "merge" {
