@@ -2,6 +2,7 @@ package sim
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"outboxlab/lang"
@@ -57,6 +58,19 @@ func (r Result) ReachedPoints() []string {
 	}
 	sort.Strings(points)
 	return points
+}
+
+// NeverReached names the crash points a run reached, for a planned crash
+// at a point it never reached ("" when it reached it at least once: it
+// fired too few times, and the count says so): a point of no boundary
+// the variant crosses (a typo, billing.after-commit for
+// consumer.after-commit) is told which it has.
+func (r Result) NeverReached(point string) lang.Text {
+	if r.Reached[point] > 0 {
+		return lang.Text{}
+	}
+	points := strings.Join(r.ReachedPoints(), ", ")
+	return lang.Textf(lang.Text{EN: "; %s is no point this run reaches; it reaches %s", DE: "; %s ist kein Punkt, den dieser Lauf erreicht; er erreicht %s"}, point, points)
 }
 
 // Run executes one run and checks it. It returns an error only for a

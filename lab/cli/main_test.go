@@ -224,6 +224,7 @@ func TestBadUsageExitsTwoNamingTheValidChoices(t *testing.T) {
 		{[]string{"scenario", "nope+commit-failure:consumer.commit@1"}, `"nope" is not a fault row; want ROW+commit-failure:BOUNDARY@K with one of broker-outage, poison, stall, mark-conflict, failure-conflict`},
 		{[]string{"scenario", "relay.after-send+commit-failure:consumer.commit@1"}, `"relay.after-send" is not a fault row`},
 		{[]string{"scenario", "relay.after-send@99"}, "the planned crash relay.after-send@99 never fired: with variant outbox and seed 1 the run reaches relay.after-send 6 time(s)"},
+		{[]string{"scenario", "billing.after-commit@1"}, "billing.after-commit is no point this run reaches; it reaches consumer.after-ack, consumer.after-commit,"},
 		{[]string{"scenario", "happy-path", "--seed", "-1"}, `--seed "-1" is not a whole number`},
 		{[]string{"scenario", "happy-path", "--seed", "1x"}, `--seed "1x" is not a whole number`},
 		{[]string{"scenario", "happy-path", "--seed", "99999999999999999999999"}, `--seed "99999999999999999999999" is too large (at most 18446744073709551615)`},

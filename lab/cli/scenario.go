@@ -35,8 +35,8 @@ func runScenario(args []string, stdout io.Writer) error {
 		return err
 	}
 	if missed, ok := res.Missed(r.cfg); ok {
-		return usagef(lang.Text{EN: "the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)", DE: "der geplante Absturz %s@%d kam nie: mit Variante %s und Seed %d erreicht der Lauf %s %d-mal"},
-			missed.Point, missed.Occurrence, r.v.Name, r.seed, missed.Point, res.Reached[missed.Point])
+		return usagef(lang.Text{EN: "the planned crash %s@%d never fired: with variant %s and seed %d the run reaches %s %d time(s)%s", DE: "der geplante Absturz %s@%d kam nie: mit Variante %s und Seed %d erreicht der Lauf %s %d-mal%s"},
+			missed.Point, missed.Occurrence, r.v.Name, r.seed, missed.Point, res.Reached[missed.Point], res.NeverReached(missed.Point))
 	}
 	if err := writeScenario(stdout, sc, r, res, d, opt.format.value); err != nil {
 		return err

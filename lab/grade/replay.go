@@ -7,6 +7,7 @@ import (
 
 	"outboxlab/lab/explore"
 	"outboxlab/lab/verdict"
+	"outboxlab/lang"
 	"outboxlab/scenarios"
 	"outboxlab/sim"
 	"outboxlab/variant"
@@ -74,7 +75,7 @@ func logRun(t testing.TB, cfg sim.Config, want variant.Outcome, title string) er
 		return err
 	}
 	if missed, ok := res.Missed(cfg); ok {
-		return fmt.Errorf("the planned crash %s@%d never fired: the run reaches %s %d time(s)", missed.Point, missed.Occurrence, missed.Point, res.Reached[missed.Point])
+		return fmt.Errorf("the planned crash %s@%d never fired: the run reaches %s %d time(s)%s", missed.Point, missed.Occurrence, missed.Point, res.Reached[missed.Point], res.NeverReached(missed.Point).In(lang.English))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n", title)
