@@ -117,6 +117,9 @@ func parseCrashes(name string) (sim.RunID, error) {
 		if err != nil {
 			return sim.RunID{}, err
 		}
+		if p, err := findRow(id); !crashLike(id) && err == nil && p.Kind == sim.KindFault {
+			return sim.RunID{}, fmt.Errorf("scenario %q: %q is a fault row, and a row combines with a failed commit only (ROW+%sBOUNDARY@K, ROW one of %s); crash points join crash points (P@K+Q@M)", name, id, FailurePrefix, strings.Join(Matrix().FailureRows, ", "))
+		}
 		if !crashLike(id) {
 			return sim.RunID{}, fmt.Errorf("scenario %q: %q is not a crash point of the form process.before-effect or process.after-effect", name, id)
 		}

@@ -139,6 +139,7 @@ func TestAnUnknownRunNamesWhatIsValid(t *testing.T) {
 		{"commit-failure:relay.claim@3-2", "or commit-failure:BOUNDARY@K-L, the K-th to the L-th commit in a row"},
 		{"explore:many:1", "want explore:RUNS:SEED, e.g. explore:300:1"},
 		{"explore:0:1", "want explore:RUNS:SEED"},
+		{"poison+relay.after-send@1", `"poison" is a fault row, and a row combines with a failed commit only (ROW+commit-failure:BOUNDARY@K, ROW one of broker-outage, poison,`},
 		{"commit-failure:relay.claim@1-101", "a burst of 101 failed commits in a row: a database that fails this many commits in a row is down, not flickering (at most 100)"},
 		{"explore:1000000001:1", "explore:1000000001:1: 1000000001 runs are too many (at most 1000000000)"},
 		{"explore:99999999999999999999:1", "the runs are too many (at most 1000000000)"},
