@@ -19,16 +19,6 @@ import (
 // the row that judges it) and Config into its sim.Config, from the run's
 // fields alone: nothing is read back from the name.
 
-// FailurePrefix starts the name of a failure sweep's run (see
-// sim.FailurePrefix).
-const FailurePrefix = sim.FailurePrefix
-
-// FailureName names the failure sweep's run in which the commit f fails,
-// under the fault row row ("" for the workload alone).
-func FailureName(row string, f sim.Fault) string {
-	return sim.RunID{Row: row, Failure: &f}.Name()
-}
-
 // ParseRun reads a run's name, as labrun scenario and -lab.replay take
 // it: a named scenario of the catalogue (a story, "mistake/V"), a matrix
 // row ("broker-outage", "relay.after-send"), a crash point with an
@@ -61,7 +51,7 @@ func ParseRun(name string) (sim.RunID, error) {
 	if rest, ok := strings.CutPrefix(name, sim.ExplorePrefix); ok {
 		return parseExplore(rest)
 	}
-	if strings.Contains(name, FailurePrefix) {
+	if strings.Contains(name, sim.FailurePrefix) {
 		return parseFailure(name)
 	}
 	if strings.Contains(name, "+") {
@@ -118,7 +108,7 @@ func parseCrashes(name string) (sim.RunID, error) {
 			return sim.RunID{}, err
 		}
 		if p, err := findRow(id); !crashLike(id) && err == nil && p.Kind == sim.KindFault {
-			return sim.RunID{}, fmt.Errorf("scenario %q: %q is a fault row, and a row combines with a failed commit only (ROW+%sBOUNDARY@K, ROW one of %s); crash points join crash points (P@K+Q@M)", name, id, FailurePrefix, strings.Join(Matrix().FailureRows, ", "))
+			return sim.RunID{}, fmt.Errorf("scenario %q: %q is a fault row, and a row combines with a failed commit only (ROW+%sBOUNDARY@K, ROW one of %s); crash points join crash points (P@K+Q@M)", name, id, sim.FailurePrefix, strings.Join(Matrix().FailureRows, ", "))
 		}
 		if !crashLike(id) {
 			return sim.RunID{}, fmt.Errorf("scenario %q: %q is not a crash point of the form process.before-effect or process.after-effect", name, id)
@@ -137,16 +127,16 @@ func parseFailure(name string) (sim.RunID, error) {
 	if row != "" {
 		if p, err := FindPoint(row); err != nil || p.Kind != sim.KindFault {
 			return sim.RunID{}, fmt.Errorf("scenario %q: %q is not a fault row; want ROW+%sBOUNDARY@K with one of %s, or %sBOUNDARY@K alone",
-				name, row, FailurePrefix, strings.Join(Matrix().FailureRows, ", "), FailurePrefix)
+				name, row, sim.FailurePrefix, strings.Join(Matrix().FailureRows, ", "), sim.FailurePrefix)
 		}
 	}
-	f, err := sim.ParseFault([]string{string(sim.FaultCommitFailure), strings.TrimPrefix(failure, FailurePrefix)}, known)
-	if strings.HasPrefix(failure, FailurePrefix) && errors.Is(err, sim.ErrBurstTooLong) {
+	f, err := sim.ParseFault([]string{string(sim.FaultCommitFailure), strings.TrimPrefix(failure, sim.FailurePrefix)}, known)
+	if strings.HasPrefix(failure, sim.FailurePrefix) && errors.Is(err, sim.ErrBurstTooLong) {
 		return sim.RunID{}, fmt.Errorf("scenario %q: %w", name, err)
 	}
-	if !strings.HasPrefix(failure, FailurePrefix) || err != nil {
+	if !strings.HasPrefix(failure, sim.FailurePrefix) || err != nil {
 		return sim.RunID{}, fmt.Errorf("scenario %q: want %sBOUNDARY@K, e.g. %srelay.claim@2 (boundaries: %s), or %sBOUNDARY@K-L, the K-th to the L-th commit in a row",
-			name, FailurePrefix, FailurePrefix, strings.Join(CommitBoundaries, ", "), FailurePrefix)
+			name, sim.FailurePrefix, sim.FailurePrefix, strings.Join(CommitBoundaries, ", "), sim.FailurePrefix)
 	}
 	return sim.RunID{Row: row, Failure: &f}, nil
 }

@@ -38,7 +38,7 @@ func commitFailures(t *testing.T, v variant.Variant) (bad []string, runs int) {
 				what += fmt.Sprintf("; never reached %v", f.Missing)
 			}
 		}
-		bad = append(bad, fmt.Sprintf("%s with %d relay(s): %s", scenarios.FailureName(f.Row, *f.Failure), f.Relays, what))
+		bad = append(bad, fmt.Sprintf("%s with %d relay(s): %s", sim.RunID{Row: f.Row, Failure: f.Failure}.Name(), f.Relays, what))
 	}
 	return bad, sw.Runs
 }
@@ -314,7 +314,7 @@ func TestARelayThatTakesALostRaceForAnErrorIsCaught(t *testing.T) {
 	claim, mark, failure := false, false, false
 	for _, f := range sw.Failures {
 		if f.Relays == 1 || f.Outcome != variant.OK || len(f.Missing) > 0 {
-			t.Errorf("%s, %d relay(s): %s, missing %v; want only two relays, OK, with an unhandled error", scenarios.FailureName(f.Row, *f.Failure), f.Relays, f.Outcome, f.Missing)
+			t.Errorf("%s, %d relay(s): %s, missing %v; want only two relays, OK, with an unhandled error", sim.RunID{Row: f.Row, Failure: f.Failure}.Name(), f.Relays, f.Outcome, f.Missing)
 		}
 		for _, u := range f.Unhandled {
 			claim = claim || strings.Contains(u, "outbox: claim: driver: serialization failure")

@@ -89,7 +89,7 @@ func TestAConsumerThatRetriesAFailedCommitInItsStepIsNotFlagged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := c.v.Name + " at " + scenarios.FailureName("", c.failure)
+		name := c.v.Name + " at " + sim.RunID{Failure: &c.failure}.Name()
 		if res.CommitFailures != max(c.failure.Burst, 1) {
 			t.Fatalf("%s: %d commits failed, want %d", name, res.CommitFailures, max(c.failure.Burst, 1))
 		}

@@ -14,10 +14,6 @@ import (
 // `labrun -h` and `labrun help` list every command with its synopsis;
 // `labrun help CMD` and `labrun CMD -h` say what each flag does.
 
-// synopsis is the command's usage line without "usage: ": every flag,
-// --lang last.
-func (f *flags) synopsis() string { return strings.Join(f.synopsisParts(), " ") }
-
 // synopsisParts are the synopsis's words, a flag and its value one part:
 // a wrapped synopsis breaks between them.
 func (f *flags) synopsisParts() []string {

@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,25 +17,6 @@ import (
 	"outboxlab/variant"
 	"outboxlab/variant/varianttest"
 )
-
-// checks is how many cases the property tries unless -rapid.checks says:
-// each grades one stage of one broken frame (the long form: 100).
-const checks = "5"
-
-// fewerChecks lowers rapid's number of checks to checks, unless the test
-// runs with -rapid.checks or in its long form.
-func fewerChecks(t *testing.T, long bool) {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "rapid.checks" })
-	if set || long {
-		return
-	}
-	old := flag.Lookup("rapid.checks").Value.String()
-	if err := flag.Set("rapid.checks", checks); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { flag.Set("rapid.checks", old) })
-}
 
 // TestEveryFailureOfEveryStageBecomesFindings: for a broken frame drawn
 // by the property (a relay, consumer or service with one slip, from its
@@ -244,7 +224,7 @@ func rawCauses(g *grader, stage Stage) []cause {
 		for _, f := range sw.Failures {
 			name := "happy-path"
 			if f.Failure != nil {
-				name = scenarios.FailureName(f.Row, *f.Failure)
+				name = sim.RunID{Row: f.Row, Failure: f.Failure}.Name()
 			} else if len(f.Crashes) > 0 {
 				var parts []string
 				for _, c := range f.Crashes {
